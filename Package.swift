@@ -1,0 +1,23 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "OpenCoreData",
+    products: [
+        .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
+        .executable(name: "ocd", targets: ["ocd"]),
+        .executable(name: "ocd-bench", targets: ["ocd-bench"]),
+    ],
+    targets: [
+        // The system SQLite (Debian: libsqlite3-dev).
+        .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // The SQLite layer: connections, statements, transactions. Knows nothing of Core Data.
+        .target(name: "OCDSQLite", dependencies: ["CSQLite"]),
+        .target(name: "OpenCoreData", dependencies: ["OCDSQLite"]),
+        .executableTarget(name: "ocd", dependencies: ["OpenCoreData"]),
+        .executableTarget(name: "ocd-bench", dependencies: ["OpenCoreData", "OCDSQLite", "CSQLite"]),
+        .testTarget(name: "OCDSQLiteTests", dependencies: ["OCDSQLite"]),
+        .testTarget(name: "OpenCoreDataTests", dependencies: ["OpenCoreData", "OCDSQLite"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

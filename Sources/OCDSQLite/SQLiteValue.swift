@@ -1,0 +1,51 @@
+import Foundation
+
+/// One value as SQLite stores it: its five storage classes.
+public enum SQLiteValue: Sendable, Hashable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob(Data)
+}
+
+extension SQLiteValue: ExpressibleByNilLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
+    ExpressibleByStringLiteral
+{
+    public init(nilLiteral: ()) { self = .null }
+    public init(integerLiteral value: Int64) { self = .integer(value) }
+    public init(floatLiteral value: Double) { self = .real(value) }
+    public init(stringLiteral value: String) { self = .text(value) }
+}
+
+extension SQLiteValue {
+    /// The integer, if this is an integer (or a real with an integral value).
+    public var int64Value: Int64? {
+        switch self {
+        case .integer(let value): value
+        case .real(let value): Int64(exactly: value)
+        default: nil
+        }
+    }
+
+    /// The number as a Double, if this is an integer or a real.
+    public var doubleValue: Double? {
+        switch self {
+        case .integer(let value): Double(value)
+        case .real(let value): value
+        default: nil
+        }
+    }
+
+    /// The text, if this is text.
+    public var stringValue: String? {
+        if case .text(let value) = self { return value }
+        return nil
+    }
+
+    /// The bytes, if this is a blob.
+    public var dataValue: Data? {
+        if case .blob(let value) = self { return value }
+        return nil
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import OCDSQLite
+import Testing
+
+/// A fresh directory per test, removed afterwards, so tests can run in parallel.
+final class TemporaryDirectory {
+    let url: URL
+    init() {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("ocd-sqlite-tests-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
+
+@Suite struct SQLiteConnectionTests {
+    let directory = TemporaryDirectory()
+
+    @Test func valuesRoundTripThroughEveryStorageClass() throws {
+        let connection = try SQLiteConnection(path: directory.path("values.sqlite"))
+        try connection.execute("CREATE TABLE t (a, b, c, d, e)")
+        let blob = Data([0, 1, 2, 255])
+        try connection.run("INSERT INTO t VALUES (?, ?, ?, ?, ?)", [.integer(-7), .real(2.5), .text("héllo"), .blob(blob), .null])
+        try connection.run("INSERT INTO t VALUES (?, ?, ?, ?, ?)", [.integer(Int64.max), .real(0), .text(""), .blob(Data()), .null])
+        let rows = try connection.rows("SELECT a, b, c, d, e FROM t ORDER BY rowid")
+        #expect(rows[0] == [.integer(-7), .real(2.5), .text("héllo"), .blob(blob), .null])
+        #expect(rows[1] == [.integer(Int64.max), .real(0), .text(""), .blob(Data()), .null])
+    }
+
+    @Test func connectionUsesWALAndNormalSynchronous() throws {
+        let connection = try SQLiteConnection(path: directory.path("wal.sqlite"))
+        #expect(try connection.scalar("PRAGMA journal_mode") == .text("wal"))
+        #expect(try connection.scalar("PRAGMA synchronous") == .integer(1))
+    }
+
+    @Test func failingTransactionRollsBackEverything() throws {
+        let connection = try SQLiteConnection(path: directory.path("tx.sqlite"))
+        try connection.execute("CREATE TABLE t (a INTEGER UNIQUE)")
+        #expect(throws: SQLiteError.self) {
+            try connection.transaction {
+                try connection.run("INSERT INTO t VALUES (1)")
+                try connection.run("INSERT INTO t VALUES (1)")
+            }
+        }
+        #expect(try connection.scalar("SELECT count(*) FROM t") == .integer(0))
+        #expect(!connection.isInTransaction)
+    }
+
+    @Test func nestedTransactionBecomesSavepoint() throws {
+        let connection = try SQLiteConnection(path: directory.path("sp.sqlite"))
+        try connection.execute("CREATE TABLE t (a INTEGER)")
+        try connection.transaction {
+            try connection.run("INSERT INTO t VALUES (1)")
+            _ = try? connection.transaction {
+                try connection.run("INSERT INTO t VALUES (2)")
+                throw SQLiteError(extendedCode: 1, message: "inner failure")
+            }
+        }
+        #expect(try connection.rows("SELECT a FROM t") == [[.integer(1)]])
+    }
+
+    @Test func constraintErrorCarriesCodeMessageAndSQL() throws {
+        let connection = try SQLiteConnection(path: directory.path("err.sqlite"))
+        try connection.execute("CREATE TABLE t (a INTEGER UNIQUE)")
+        try connection.run("INSERT INTO t VALUES (1)")
+        do {
+            try connection.run("INSERT INTO t VALUES (1)")
+            Issue.record("expected a constraint error")
+        } catch let error as SQLiteError {
+            #expect(error.isUniqueConstraintViolation)
+            #expect(error.message.contains("UNIQUE"))
+            #expect(error.sql == "INSERT INTO t VALUES (1)")
+        }
+    }
+
+    @Test func syntaxErrorNamesTheSQL() throws {
+        let connection = try SQLiteConnection(path: directory.path("syntax.sqlite"))
+        let error = #expect(throws: SQLiteError.self) { try connection.prepare("SELEC 1") }
+        #expect(error?.sql == "SELEC 1")
+        #expect(error?.message.contains("syntax error") == true)
+    }
+
+    @Test func fileThatIsNotADatabaseIsRefusedAndLeftUntouched() throws {
+        let path = directory.path("notes.txt")
+        let original = Data(String(repeating: "not a database at all. ", count: 100).utf8)
+        try original.write(to: URL(fileURLWithPath: path))
+        let error = #expect(throws: SQLiteError.self) { try SQLiteConnection(path: path) }
+        #expect(error?.isNotADatabase == true)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+    }
+
+    @Test func cachedStatementIsReusedAndReset() throws {
+        let connection = try SQLiteConnection(path: directory.path("cache.sqlite"))
+        try connection.execute("CREATE TABLE t (a INTEGER)")
+        let first = try connection.cachedStatement("INSERT INTO t VALUES (?)")
+        try first.bind(1, at: 1)
+        try first.run()
+        let second = try connection.cachedStatement("INSERT INTO t VALUES (?)")
+        #expect(first === second)
+        try second.run()  // bindings were cleared: inserts NULL
+        #expect(try connection.rows("SELECT a FROM t ORDER BY rowid") == [[.integer(1)], [.null]])
+    }
+
+    @Test func swiftFunctionsAndTracing() throws {
+        let connection = try SQLiteConnection(path: directory.path("fn.sqlite"))
+        try connection.createFunction("twice", argumentCount: 1) { .integer(($0[0].int64Value ?? 0) * 2) }
+        var traced: [String] = []
+        connection.trace { traced.append($0) }
+        #expect(try connection.scalar("SELECT twice(?)", [.integer(21)]) == .integer(42))
+        #expect(traced == ["SELECT twice(21)"])
+        connection.trace(nil)
+    }
+}
