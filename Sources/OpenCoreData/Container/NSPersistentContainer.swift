@@ -1,0 +1,116 @@
+import Foundation
+
+/// A whole Core Data stack: a model, a coordinator, its stores and a main-queue context.
+///
+/// ```swift
+/// let container = NSPersistentContainer(name: "Journal", managedObjectModel: model)
+/// try await container.loadPersistentStores()
+/// let context = container.viewContext
+/// // … insert, fetch, change …
+/// try context.saveIfChanged()
+/// ```
+/// By default the store is a SQLite file named after the container in `defaultDirectoryURL()`.
+/// Failures are thrown (or passed to the completion handler) with their reason, never fatal.
+open class NSPersistentContainer: @unchecked Sendable {
+    // @unchecked Sendable: descriptions are set up before loading; the coordinator and the
+    // contexts are Sendable themselves.
+
+    /// The container's name: it names the default store file.
+    public let name: String
+    /// The model.
+    public let managedObjectModel: NSManagedObjectModel
+    /// The coordinator of the container's stores.
+    public let persistentStoreCoordinator: NSPersistentStoreCoordinator
+    /// How `loadPersistentStores` opens the stores; one SQLite store by default.
+    public var persistentStoreDescriptions: [NSPersistentStoreDescription]
+    private let viewContextStorage: NSManagedObjectContext
+
+    /// A container named `name` for `model`.
+    public init(name: String, managedObjectModel model: NSManagedObjectModel) {
+        self.name = name
+        self.managedObjectModel = model
+        self.persistentStoreCoordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        self.persistentStoreDescriptions = [
+            NSPersistentStoreDescription(url: Self.defaultDirectoryURL().appendingPathComponent("\(name).sqlite"))
+        ]
+        viewContextStorage = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        viewContextStorage.persistentStoreCoordinator = persistentStoreCoordinator
+        viewContextStorage.name = "viewContext"
+    }
+
+    /// The main-queue context, attached to the coordinator.
+    public var viewContext: NSManagedObjectContext { viewContextStorage }
+
+    /// Where stores live by default: `$XDG_DATA_HOME` (or `~/.local/share`) on Linux, Application
+    /// Support on Apple systems. The directory is created if missing.
+    open class func defaultDirectoryURL() -> URL {
+        let directory: URL
+        #if os(Linux) || os(Android) || os(FreeBSD)
+            if let data = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], !data.isEmpty {
+                directory = URL(fileURLWithPath: data, isDirectory: true)
+            } else {
+                directory = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
+            }
+        #else
+            directory = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+        #endif
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory
+    }
+
+    /// Adds every store not yet loaded, calling `block` once per store with its description and
+    /// the error, if any. Stores whose description says `shouldAddStoreAsynchronously` are added
+    /// on a background queue.
+    open func loadPersistentStores(completionHandler block: @escaping @Sendable (NSPersistentStoreDescription, Error?) -> Void) {
+        for description in persistentStoreDescriptions {
+            if description.shouldAddStoreAsynchronously {
+                DispatchQueue.global().async { block(description, self.load(description)) }
+            } else {
+                block(description, load(description))
+            }
+        }
+    }
+
+    /// Adds every store not yet loaded, off the calling thread; throws the first failure.
+    public func loadPersistentStores() async throws {
+        for description in persistentStoreDescriptions {
+            let error: Error? = await withCheckedContinuation { continuation in
+                DispatchQueue.global().async { continuation.resume(returning: self.load(description)) }
+            }
+            if let error { throw error }
+        }
+    }
+
+    private func load(_ description: NSPersistentStoreDescription) -> Error? {
+        if let url = description.url, description.type != NSInMemoryStoreType,
+           persistentStoreCoordinator.persistentStore(for: url) != nil {
+            return nil
+        }
+        do {
+            try persistentStoreCoordinator.addPersistentStore(ofType: description.type, configurationName: description.configuration,
+                                                              at: description.url, options: description.storeOptions)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// A new private-queue context attached to the coordinator.
+    open func newBackgroundContext() -> NSManagedObjectContext {
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = persistentStoreCoordinator
+        return context
+    }
+
+    /// Runs `block` on a new private-queue context.
+    open func performBackgroundTask(_ block: @escaping @Sendable (NSManagedObjectContext) -> Void) {
+        let context = newBackgroundContext()
+        context.perform { block(context) }
+    }
+
+    /// Runs `block` on a new private-queue context and returns its result.
+    public func performBackgroundTask<T: Sendable>(_ block: @escaping @Sendable (NSManagedObjectContext) throws -> T) async throws -> T {
+        let context = newBackgroundContext()
+        return try await context.perform { try block(context) }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// How a container opens one store: its type, location and options.
+///
+/// ```swift
+/// let description = NSPersistentStoreDescription(url: url)
+/// description.type = NSInMemoryStoreType
+/// container.persistentStoreDescriptions = [description]
+/// ```
+public final class NSPersistentStoreDescription: @unchecked Sendable, CustomStringConvertible {
+    // @unchecked Sendable: configured before `loadPersistentStores` and only read afterwards.
+
+    /// The store type (`NSSQLiteStoreType` by default).
+    public var type: String = NSSQLiteStoreType
+    /// The model configuration the store holds; nil for every entity.
+    public var configuration: String?
+    /// Where the store lives.
+    public var url: URL?
+    /// Options passed to `addPersistentStore`.
+    public private(set) var options: [String: NSObject] = [:]
+    /// Whether the store is opened read-only.
+    public var isReadOnly = false
+    /// Timeout for obtaining the store's lock, in seconds.
+    public var timeout: TimeInterval = 240
+    /// SQLite pragmas to set on the store's connection.
+    public private(set) var sqlitePragmas: [String: NSObject] = [:]
+    /// Whether `loadPersistentStores` adds the store on a background queue and returns at once.
+    public var shouldAddStoreAsynchronously = false
+    /// Whether an older store is migrated to the model automatically (lightweight migration).
+    public var shouldMigrateStoreAutomatically = true
+    /// Whether the mapping for automatic migration is inferred.
+    public var shouldInferMappingModelAutomatically = true
+
+    /// A description of a SQLite store at `url`.
+    public init(url: URL) {
+        self.url = url
+    }
+
+    public init() {}
+
+    public func setOption(_ option: NSObject?, forKey key: String) {
+        options[key] = option
+    }
+
+    public func setValue(_ value: NSObject?, forPragmaNamed name: String) {
+        sqlitePragmas[name] = value
+    }
+
+    /// The options as `addPersistentStore` takes them.
+    var storeOptions: [AnyHashable: Any] {
+        var result: [AnyHashable: Any] = [:]
+        for (key, value) in options { result[key] = value }
+        result[NSReadOnlyPersistentStoreOption] = isReadOnly
+        result[NSMigratePersistentStoresAutomaticallyOption] = shouldMigrateStoreAutomatically
+        result[NSInferMappingModelAutomaticallyOption] = shouldInferMappingModelAutomatically
+        return result
+    }
+
+    public var description: String {
+        "<NSPersistentStoreDescription type: \(type), url: \(url?.path ?? "nil"), readOnly: \(isReadOnly)>"
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// What kind of results a fetch returns. Raw values as Core Data's.
+public struct NSFetchRequestResultType: OptionSet, Sendable {
+    public let rawValue: UInt
+    public init(rawValue: UInt) { self.rawValue = rawValue }
+    public static let managedObjectResultType = NSFetchRequestResultType([])
+    public static let managedObjectIDResultType = NSFetchRequestResultType(rawValue: 1 << 0)
+    public static let dictionaryResultType = NSFetchRequestResultType(rawValue: 1 << 1)
+    public static let countResultType = NSFetchRequestResultType(rawValue: 1 << 2)
+}
+
+/// A description of what to fetch: an entity, a predicate, an order, limits.
+///
+/// ```swift
+/// let request = NSFetchRequest<NSManagedObject>(entityName: "Entry")
+/// request.predicate = NSComparisonPredicate(key: "age", .greaterThan, 30)
+/// request.sortDescriptors = [NSSortDescriptor(key: "time", ascending: false)]
+/// request.fetchLimit = 20
+/// let entries = try context.fetch(request)
+/// ```
+public final class NSFetchRequest<ResultType: NSFetchRequestResult> {
+    /// The name of the entity to fetch.
+    public var entityName: String?
+    /// The entity to fetch; found from `entityName` through the context's model when nil.
+    public var entity: NSEntityDescription?
+    /// Which objects to fetch; nil for all.
+    public var predicate: NSPredicate?
+    /// The order of the results; unordered when nil or empty.
+    public var sortDescriptors: [NSSortDescriptor]?
+    /// At most this many results; 0 for no limit.
+    public var fetchLimit = 0
+    /// Skip this many results first.
+    public var fetchOffset = 0
+    /// Load objects' values in batches of this size as they are used; 0 loads all at once.
+    public var fetchBatchSize = 0
+    /// Objects, object IDs, dictionaries or a count.
+    public var resultType: NSFetchRequestResultType = .managedObjectResultType
+    /// Whether instances of sub-entities are included (default true).
+    public var includesSubentities = true
+    /// Whether unsaved changes of the context are taken into account (default true): unsaved
+    /// matching inserts are included, deleted objects left out, changed objects matched on
+    /// their current values.
+    public var includesPendingChanges = true
+    /// Whether objects come back as faults whose values load on first use (default true; the
+    /// values are fetched along anyway, so firing costs no I/O).
+    public var returnsObjectsAsFaults = true
+    /// Whether the fetch brings the objects' values along (default true).
+    public var includesPropertyValues = true
+    /// For dictionary results: the properties to return, as names or descriptions.
+    public var propertiesToFetch: [Any]?
+    /// For dictionary results: whether to drop duplicate dictionaries.
+    public var returnsDistinctResults = false
+    /// Relationships (key paths) whose destinations are loaded along with the results.
+    public var relationshipKeyPathsForPrefetching: [String]?
+    /// Whether refetched objects that are already registered take the store's newest values.
+    public var shouldRefreshRefetchedObjects = false
+
+    /// A request with no entity yet.
+    public init() {}
+
+    /// A request for objects of the entity named `entityName`.
+    public init(entityName: String) {
+        self.entityName = entityName
+    }
+}
+
+extension NSFetchRequest where ResultType: NSManagedObject {
+    /// A request for objects of the entity `ResultType` is registered for.
+    public convenience init(entity: NSEntityDescription) {
+        self.init()
+        self.entity = entity
+        self.entityName = entity.name
+    }
+}
+
+@available(*, unavailable)
+extension NSFetchRequest: Sendable {}

@@ -1,0 +1,55 @@
+import Foundation
+
+extension NSManagedObject {
+    /// Loads the object's values if it is still a fault. Every property access goes through here.
+    @inline(__always)
+    func willAccess() {
+        if state.contains(.fault) { fulfillFault() }
+    }
+
+    /// Turns a fault into a realized object: from the snapshot the fetch brought along when there
+    /// is one (no I/O), otherwise from the store.
+    func fulfillFault() {
+        if snapshot == nil, let context {
+            snapshot = context.loadSnapshot(for: objectID)
+        }
+        state.remove(.fault)
+        if let snapshot {
+            values = snapshot.values
+            if entity.layout.hasTransientAttributes { applyTransientDefaults() }
+        } else {
+            // The row is gone (deleted elsewhere): like Core Data with shouldDeleteInaccessibleFaults,
+            // the object reads as deleted, with nil properties.
+            values = [PrimitiveValue](repeating: .null, count: entity.layout.attributes.count)
+            state.insert(.inaccessible)
+        }
+        withTrackingSuspended { awakeFromFetch() }
+    }
+
+    private func applyTransientDefaults() {
+        for attribute in entity.layout.attributes where attribute.isTransient {
+            values[attribute.attributeSlot] = attribute.defaultPrimitive
+        }
+    }
+
+    /// Runs `body` with change tracking off, as Core Data does around `awakeFromFetch`.
+    func withTrackingSuspended(_ body: () -> Void) {
+        let wasSuspended = state.contains(.trackingSuspended)
+        state.insert(.trackingSuspended)
+        body()
+        if !wasSuspended { state.remove(.trackingSuspended) }
+    }
+
+    /// Turns the object back into a fault, dropping its values (and, unless `keepingChanges`, its
+    /// unsaved changes). Used by `refresh(_:mergeChanges:)` and after a save.
+    func turnIntoFault(snapshot newSnapshot: RowSnapshot?) {
+        willTurnIntoFault()
+        snapshot = newSnapshot
+        values = []
+        relations = []
+        rejectedValues = [:]
+        state.insert(.fault)
+        state.remove(.updated)
+        didTurnIntoFault()
+    }
+}

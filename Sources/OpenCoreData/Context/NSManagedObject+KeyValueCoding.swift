@@ -1,0 +1,275 @@
+import Foundation
+
+extension NSManagedObject {
+    // MARK: Values by key
+
+    /// The value of the property `key`: attribute values as Core Data gives them (numbers as
+    /// `NSNumber`), a to-one destination as an `NSManagedObject`, a to-many as a
+    /// `Set<NSManagedObject>` (an `NSOrderedSet` when ordered).
+    ///
+    /// An unknown key returns nil. (Core Data raises `NSUnknownKeyException`, which Swift cannot
+    /// catch; use `checkedValue(forKey:)` to get a thrown error instead.)
+    public func value(forKey key: String) -> Any? {
+        guard let property = entity.layout.propertiesByName[key] else { return nil }
+        return value(of: property)
+    }
+
+    /// Like `value(forKey:)`, but an unknown key throws an error naming the entity and the key.
+    public func checkedValue(forKey key: String) throws -> Any? {
+        guard let property = entity.layout.propertiesByName[key] else { throw unknownKeyError(key) }
+        return value(of: property)
+    }
+
+    /// Sets the property `key`, keeping inverse relationships in step and marking the object
+    /// changed.
+    ///
+    /// A value of the wrong type, or an unknown key, leaves the object unchanged and is
+    /// reported as a validation error (code 1550, naming entity and key) when the object is next
+    /// validated or saved: Core Data raises an exception here, which Swift cannot catch. Use
+    /// `setCheckedValue(_:forKey:)` to get the error at once.
+    public func setValue(_ value: Any?, forKey key: String) {
+        do {
+            try setCheckedValue(value, forKey: key)
+        } catch let error as CocoaError {
+            rejectedValues[key] = (error as NSError).localizedDescription
+        } catch {
+            rejectedValues[key] = "\(error)"
+        }
+    }
+
+    /// Sets the property `key`, throwing for an unknown key or a value of the wrong type.
+    public func setCheckedValue(_ value: Any?, forKey key: String) throws {
+        guard let property = entity.layout.propertiesByName[key] else { throw unknownKeyError(key) }
+        switch property {
+        case let attribute as NSAttributeDescription:
+            let primitive: PrimitiveValue
+            do {
+                primitive = try PrimitiveValue(value, for: attribute.attributeType)
+            } catch {
+                throw CoreDataError.validation(.managedObjectValidation, object: self, key: key, value: value,
+                                               "unacceptable value: \(error.reason)")
+            }
+            rejectedValues[key] = nil
+            setPrimitive(primitive, at: attribute.attributeSlot)
+        case let relationship as NSRelationshipDescription:
+            try setRelationship(relationship, value)
+            rejectedValues[key] = nil
+        default:
+            break
+        }
+    }
+
+    /// The value at a dotted key path, following to-one relationships (`"owner.name"`).
+    public func value(forKeyPath keyPath: String) -> Any? {
+        var current: Any? = self
+        for key in keyPath.split(separator: ".") {
+            switch current {
+            case let object as NSManagedObject: current = object.value(forKey: String(key))
+            case let dictionary as [String: Any]: current = dictionary[String(key)]
+            default: return nil
+            }
+        }
+        return current
+    }
+
+    /// Sets the value at a dotted key path (`"owner.name"`).
+    public func setValue(_ value: Any?, forKeyPath keyPath: String) {
+        let keys = keyPath.split(separator: ".").map(String.init)
+        guard let last = keys.last else { return }
+        var target: NSManagedObject = self
+        for key in keys.dropLast() {
+            guard let next = target.value(forKey: key) as? NSManagedObject else { return }
+            target = next
+        }
+        target.setValue(value, forKey: last)
+    }
+
+    // MARK: Primitive values
+
+    /// The value of `key` without change notifications (the same as `value(forKey:)` here, as
+    /// OpenCoreData has no key-value observing).
+    public func primitiveValue(forKey key: String) -> Any? { value(forKey: key) }
+
+    /// Sets `key` without marking the object changed and without maintaining inverses. Use it
+    /// in `awakeFromInsert` and `willSave`, as in Core Data.
+    public func setPrimitiveValue(_ value: Any?, forKey key: String) {
+        guard let property = entity.layout.propertiesByName[key] else {
+            rejectedValues[key] = unknownKeyError(key).localizedDescription
+            return
+        }
+        willAccess()
+        switch property {
+        case let attribute as NSAttributeDescription:
+            guard let primitive = try? PrimitiveValue(value, for: attribute.attributeType) else {
+                rejectedValues[key] = "unacceptable value \(value ?? "nil") for \(attribute.attributeType.modelName)"
+                return
+            }
+            values[attribute.attributeSlot] = primitive
+        case let relationship as NSRelationshipDescription:
+            withTrackingSuspended { try? setRelationship(relationship, value) }
+        default:
+            break
+        }
+    }
+
+    // Core Data's change-notification brackets. OpenCoreData has no key-value observing, so they
+    // only fire the fault where Core Data would.
+    public func willAccessValue(forKey key: String?) { willAccess() }
+    public func didAccessValue(forKey key: String?) {}
+    public func willChangeValue(forKey key: String) { willAccess() }
+    public func didChangeValue(forKey key: String) {}
+
+    // MARK: Slots (the fast path for typed accessors)
+
+    /// The stored value of attribute slot `slot`.
+    @inline(__always)
+    func primitive(at slot: Int) -> PrimitiveValue {
+        willAccess()
+        return values[slot]
+    }
+
+    /// Stores `value` in attribute slot `slot` and marks the object changed.
+    @inline(__always)
+    func setPrimitive(_ value: PrimitiveValue, at slot: Int) {
+        willAccess()
+        values[slot] = value
+        markUpdated()
+    }
+
+    /// Marks the object as changed (once), telling its context.
+    @inline(__always)
+    func markUpdated() {
+        if state.contains(.updated) || state.contains(.trackingSuspended) { return }
+        state.insert(.updated)
+        if !state.contains(.inserted), let context { context.noteUpdated(self) }
+    }
+
+    // MARK: Helpers
+
+    private func value(of property: NSPropertyDescription) -> Any? {
+        switch property {
+        case let attribute as NSAttributeDescription:
+            return primitive(at: attribute.attributeSlot).objectValue(for: attribute.attributeType)
+        case let relationship as NSRelationshipDescription:
+            if !relationship.isToMany { return toOneDestination(relationship) }
+            let storage = toManyMembers(relationship)
+            if relationship.isOrdered { return NSOrderedSet(array: storage.orderedMembers) }
+            return storage.members
+        default:
+            return nil
+        }
+    }
+
+    private func setRelationship(_ relationship: NSRelationshipDescription, _ value: Any?) throws {
+        if !relationship.isToMany {
+            guard value == nil || value is NSNull || value is NSManagedObject else {
+                throw CoreDataError.validation(.managedObjectValidation, object: self, key: relationship.name, value: value,
+                                               "expected an object of entity \(relationship.destinationEntity?.name ?? "?"), got \(type(of: value!))")
+            }
+            let destination = value as? NSManagedObject
+            try checkDestination(destination, of: relationship)
+            setToOne(relationship, to: destination)
+            return
+        }
+        let objects: [NSManagedObject]
+        switch value {
+        case nil, is NSNull: objects = []
+        case let set as Set<NSManagedObject>: objects = Array(set)
+        case let array as [NSManagedObject]: objects = array
+        case let ordered as NSOrderedSet: objects = ordered.array.compactMap { $0 as? NSManagedObject }
+        case let set as NSSet: objects = set.allObjects.compactMap { $0 as? NSManagedObject }
+        default:
+            throw CoreDataError.validation(.managedObjectValidation, object: self, key: relationship.name, value: value,
+                                           "expected a set of objects, got \(type(of: value!))")
+        }
+        for object in objects { try checkDestination(object, of: relationship) }
+        replaceToMany(relationship, with: objects)
+    }
+
+    func checkDestination(_ object: NSManagedObject?, of relationship: NSRelationshipDescription) throws {
+        guard let object else { return }
+        if let destination = relationship.destinationEntity, !object.entity.isKindOf(entity: destination) {
+            throw CoreDataError.validation(.managedObjectValidation, object: self, key: relationship.name, value: object,
+                                           "expected an object of entity \(destination.name ?? "?"), got one of \(object.entity.name ?? "?")")
+        }
+        if let context, let other = object.context, other !== context {
+            throw CoreDataError.validation(.managedObjectValidation, object: self, key: relationship.name, value: object,
+                                           "the object belongs to another context")
+        }
+    }
+
+    private func unknownKeyError(_ key: String) -> CocoaError {
+        CoreDataError.make(.managedObjectValidation,
+                           "The entity \(entity.name ?? "?") is not key value coding-compliant for the key \"\(key)\"",
+                           [NSValidationObjectErrorKey: self, NSValidationKeyErrorKey: key])
+    }
+
+    // MARK: Mutable relationship proxies
+
+    /// A live, mutable view of a to-many relationship: adding and removing through it keeps
+    /// inverses in step and marks the object changed. Adding does not load the relationship.
+    public func mutableSetValue(forKey key: String) -> NSManagedObjectSet {
+        NSManagedObjectSet(owner: self, relationship: toManyRelationship(key))
+    }
+
+    /// A live, mutable, ordered view of an ordered to-many relationship.
+    public func mutableOrderedSetValue(forKey key: String) -> NSManagedObjectOrderedSet {
+        NSManagedObjectOrderedSet(owner: self, relationship: toManyRelationship(key))
+    }
+
+    private func toManyRelationship(_ key: String) -> NSRelationshipDescription {
+        guard let relationship = entity.layout.propertiesByName[key] as? NSRelationshipDescription, relationship.isToMany else {
+            preconditionFailure("\(entity.name ?? "?").\(key) is not a to-many relationship")
+        }
+        return relationship
+    }
+
+    // MARK: Changes
+
+    /// The persistent properties changed since the object was last fetched or saved, with their
+    /// new values (to-many relationships as sets of objects).
+    public func changedValues() -> [String: Any] {
+        guard !isFault else { return [:] }
+        var changes: [String: Any] = [:]
+        let layout = entity.layout
+        for attribute in layout.attributes where !attribute.isTransient {
+            let current = values[attribute.attributeSlot]
+            let committed = snapshot?.values[attribute.attributeSlot] ?? .null
+            if current != committed || (snapshot == nil && !current.isNull) {
+                changes[attribute.name] = current.objectValue(for: attribute.attributeType) ?? NSNull()
+            }
+        }
+        guard !relations.isEmpty else { return changes }
+        for relationship in layout.relationships where !relationship.isTransient {
+            switch relations[relationship.relationshipSlot] {
+            case .unresolved: break
+            case .toOne(let destination):
+                if destination?.objectID != snapshot?.toOne[relationship.relationshipSlot] ?? nil {
+                    changes[relationship.name] = destination ?? NSNull()
+                }
+            case .toMany(let storage):
+                if storage.hasChanges { changes[relationship.name] = storage.isLoaded ? storage.members : Set() }
+            }
+        }
+        return changes
+    }
+
+    /// The last saved values of `keys` (all persistent properties when nil); nil values as `NSNull`.
+    public func committedValues(forKeys keys: [String]?) -> [String: Any] {
+        let layout = entity.layout
+        let wanted = keys.map(Set.init)
+        var result: [String: Any] = [:]
+        for attribute in layout.attributes where !attribute.isTransient && (wanted?.contains(attribute.name) ?? true) {
+            let value = snapshot?.values[attribute.attributeSlot] ?? .null
+            result[attribute.name] = value.objectValue(for: attribute.attributeType) ?? NSNull()
+        }
+        for relationship in layout.relationships where !relationship.isToMany && (wanted?.contains(relationship.name) ?? true) {
+            if let id = snapshot?.toOne[relationship.relationshipSlot], let context {
+                result[relationship.name] = context.object(with: id)
+            } else {
+                result[relationship.name] = NSNull()
+            }
+        }
+        return result
+    }
+}

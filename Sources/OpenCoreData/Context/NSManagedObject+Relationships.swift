@@ -1,0 +1,181 @@
+import Foundation
+
+extension NSManagedObject {
+    // MARK: Reading
+
+    /// The state slot of `relationship`, creating the relationship array on first use.
+    private func relationState(_ relationship: NSRelationshipDescription) -> RelationshipState {
+        let slot = relationship.relationshipSlot
+        if relations.isEmpty { return .unresolved }
+        return relations[slot]
+    }
+
+    private func setRelationState(_ newState: RelationshipState, for relationship: NSRelationshipDescription) {
+        if relations.isEmpty {
+            relations = [RelationshipState](repeating: .unresolved, count: entity.layout.relationships.count)
+        }
+        relations[relationship.relationshipSlot] = newState
+    }
+
+    /// The destination of a to-one relationship, resolved through the context.
+    func toOneDestination(_ relationship: NSRelationshipDescription) -> NSManagedObject? {
+        willAccess()
+        switch relationState(relationship) {
+        case .toOne(let object): return object
+        case .toMany: return nil
+        case .unresolved:
+            guard let id = snapshot?.toOne[relationship.relationshipSlot], let context else { return nil }
+            let object = context.object(with: id)
+            setRelationState(.toOne(object), for: relationship)
+            return object
+        }
+    }
+
+    /// The object ID of a to-one destination without firing the destination.
+    func toOneDestinationID(_ relationship: NSRelationshipDescription) -> NSManagedObjectID? {
+        willAccess()
+        switch relationState(relationship) {
+        case .toOne(let object): return object?.objectID
+        case .toMany: return nil
+        case .unresolved: return snapshot?.toOne[relationship.relationshipSlot] ?? nil
+        }
+    }
+
+    /// The storage of a to-many relationship, loaded or still a fault.
+    func toManyStorage(_ relationship: NSRelationshipDescription) -> ToManyStorage {
+        willAccess()
+        if case .toMany(let storage) = relationState(relationship) { return storage }
+        // A never-saved object has no stored members: its relationship starts loaded and empty.
+        let storage = ToManyStorage(loaded: snapshot == nil, ordered: relationship.isOrdered)
+        setRelationState(.toMany(storage), for: relationship)
+        return storage
+    }
+
+    /// The loaded members of a to-many relationship (loading them from the store if needed).
+    func toManyMembers(_ relationship: NSRelationshipDescription) -> ToManyStorage {
+        let storage = toManyStorage(relationship)
+        if !storage.isLoaded, let context {
+            context.loadToMany(relationship, of: [self])
+        }
+        return storage
+    }
+
+    /// Whether a to-many relationship has not been loaded yet.
+    public func hasFault(forRelationshipNamed key: String) -> Bool {
+        guard let relationship = entity.layout.propertiesByName[key] as? NSRelationshipDescription else { return false }
+        if isFault { return true }
+        guard relationship.isToMany else {
+            if case .toOne = relationState(relationship) { return false }
+            return snapshot?.toOne[relationship.relationshipSlot] != nil
+        }
+        if case .toMany(let storage) = relationState(relationship) { return !storage.isLoaded }
+        return snapshot != nil
+    }
+
+    /// The IDs of a relationship's destinations, loading them from the store if needed.
+    public func objectIDs(forRelationshipNamed key: String) -> [NSManagedObjectID] {
+        guard let relationship = entity.layout.propertiesByName[key] as? NSRelationshipDescription else { return [] }
+        if relationship.isToMany { return toManyMembers(relationship).orderedMembers.map(\.objectID) }
+        return toOneDestinationID(relationship).map { [$0] } ?? []
+    }
+
+    // MARK: Writing, with inverse maintenance
+
+    /// Sets a to-one relationship and keeps the inverse side in step.
+    func setToOne(_ relationship: NSRelationshipDescription, to destination: NSManagedObject?) {
+        let old = toOneDestination(relationship)
+        guard old !== destination else { return }
+        setToOneRaw(relationship, destination)
+        guard let inverse = relationship.inverseRelationship, !state.contains(.trackingSuspended) else { return }
+        if let old { old.detachInverse(inverse, from: self, relationship: relationship) }
+        if let destination { destination.attachInverse(inverse, to: self, relationship: relationship) }
+    }
+
+    /// Adds `object` to a to-many relationship and keeps the inverse side in step.
+    func addToMany(_ relationship: NSRelationshipDescription, _ object: NSManagedObject) {
+        let storage = toManyStorage(relationship)
+        if storage.isLoaded && storage.contains(object) { return }
+        storage.add(object)
+        markUpdated()
+        guard let inverse = relationship.inverseRelationship, !state.contains(.trackingSuspended) else { return }
+        object.attachInverse(inverse, to: self, relationship: relationship)
+    }
+
+    /// Inserts `object` at `index` of an ordered to-many relationship.
+    func insertToMany(_ relationship: NSRelationshipDescription, _ object: NSManagedObject, at index: Int) {
+        let storage = toManyMembers(relationship)
+        let wasMember = storage.contains(object)
+        storage.insert(object, at: index)
+        markUpdated()
+        guard !wasMember, let inverse = relationship.inverseRelationship, !state.contains(.trackingSuspended) else { return }
+        object.attachInverse(inverse, to: self, relationship: relationship)
+    }
+
+    /// Removes `object` from a to-many relationship and keeps the inverse side in step.
+    func removeFromToMany(_ relationship: NSRelationshipDescription, _ object: NSManagedObject) {
+        let storage = toManyStorage(relationship)
+        if storage.isLoaded && !storage.contains(object) { return }
+        storage.remove(object)
+        markUpdated()
+        guard let inverse = relationship.inverseRelationship, !state.contains(.trackingSuspended) else { return }
+        object.detachInverse(inverse, from: self, relationship: relationship)
+    }
+
+    /// Replaces the whole membership of a to-many relationship.
+    func replaceToMany(_ relationship: NSRelationshipDescription, with objects: [NSManagedObject]) {
+        let current = toManyMembers(relationship).orderedMembers
+        let incoming = Set(objects)
+        for object in current where !incoming.contains(object) { removeFromToMany(relationship, object) }
+        if relationship.isOrdered {
+            for (index, object) in objects.enumerated() { insertToMany(relationship, object, at: index) }
+        } else {
+            for object in objects { addToMany(relationship, object) }
+        }
+    }
+
+    /// `self` is the destination of `partner.relationship`; make `self.inverse` point back.
+    private func attachInverse(_ inverse: NSRelationshipDescription, to partner: NSManagedObject,
+                               relationship: NSRelationshipDescription) {
+        if inverse.isToMany {
+            toManyStorage(inverse).add(partner)
+            markUpdated()
+        } else {
+            // One-to-one or many-to-one: self leaves its previous partner first.
+            let previous = toOneDestination(inverse)
+            guard previous !== partner else { return }
+            if let previous {
+                if relationship.isToMany {
+                    previous.toManyStorage(relationship).remove(self)
+                    previous.markUpdated()
+                } else {
+                    previous.setToOneRaw(relationship, nil)
+                }
+            }
+            setToOneRaw(inverse, partner)
+        }
+    }
+
+    /// `self` stops being a destination of `partner.relationship`; drop `self.inverse`'s link.
+    func detachInverse(_ inverse: NSRelationshipDescription, from partner: NSManagedObject,
+                       relationship: NSRelationshipDescription) {
+        if inverse.isToMany {
+            toManyStorage(inverse).remove(partner)
+            markUpdated()
+        } else if toOneDestination(inverse) === partner {
+            setToOneRaw(inverse, nil)
+        }
+    }
+
+    /// Sets a to-one slot without touching the inverse.
+    func setToOneRaw(_ relationship: NSRelationshipDescription, _ destination: NSManagedObject?) {
+        willAccess()
+        setRelationState(.toOne(destination), for: relationship)
+        markUpdated()
+    }
+
+    /// Installs loaded to-many members (from a fault firing or a prefetch).
+    func installToMany(_ relationship: NSRelationshipDescription, members: [NSManagedObject]) {
+        let storage = toManyStorage(relationship)
+        storage.load(members)
+    }
+}

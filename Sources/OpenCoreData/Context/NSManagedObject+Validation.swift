@@ -1,0 +1,135 @@
+import Foundation
+
+extension NSManagedObject {
+    /// Every rule of the model the object's current values break (codes 1550–1690).
+    func propertyValidationErrors() -> [Error] {
+        willAccess()
+        var errors: [Error] = []
+        for (key, reason) in rejectedValues.sorted(by: { $0.key < $1.key }) {
+            errors.append(CoreDataError.validation(.managedObjectValidation, object: self, key: key, reason))
+        }
+        let layout = entity.layout
+        for attribute in layout.attributes {
+            errors.append(contentsOf: validationErrors(of: attribute, value: values[attribute.attributeSlot]))
+        }
+        for relationship in layout.relationships {
+            errors.append(contentsOf: validationErrors(of: relationship))
+        }
+        return errors
+    }
+
+    private func validationErrors(of attribute: NSAttributeDescription, value: PrimitiveValue) -> [Error] {
+        let key = attribute.name
+        if value.isNull {
+            if attribute.isOptional { return [] }
+            return [CoreDataError.validation(.validationMissingMandatoryProperty, object: self, key: key,
+                                             "the attribute is required but has no value")]
+        }
+        var errors: [Error] = []
+        switch value {
+        case .integer, .double:
+            let number = value.numericValue
+            if let min = (attribute.minValue as? NSNumber)?.doubleValue ?? (attribute.minValue as? Double), number < min {
+                errors.append(CoreDataError.validation(.validationNumberTooSmall, object: self, key: key, value: number,
+                                                       "\(number) is less than the minimum \(min)"))
+            }
+            if let max = (attribute.maxValue as? NSNumber)?.doubleValue ?? (attribute.maxValue as? Double), number > max {
+                errors.append(CoreDataError.validation(.validationNumberTooLarge, object: self, key: key, value: number,
+                                                       "\(number) is greater than the maximum \(max)"))
+            }
+        case .date(let date):
+            if let min = attribute.minValue as? Date, date < min {
+                errors.append(CoreDataError.validation(.validationDateTooSoon, object: self, key: key, value: date,
+                                                       "\(date) is earlier than \(min)"))
+            }
+            if let max = attribute.maxValue as? Date, date > max {
+                errors.append(CoreDataError.validation(.validationDateTooLate, object: self, key: key, value: date,
+                                                       "\(date) is later than \(max)"))
+            }
+        case .string(let string):
+            errors.append(contentsOf: lengthErrors(of: attribute, length: string.count, value: string))
+            if let pattern = attribute.regularExpression, !string.matchesWhole(pattern: pattern) {
+                errors.append(CoreDataError.validation(.validationStringPatternMatching, object: self, key: key, value: string,
+                                                       "\"\(string)\" does not match the pattern \(pattern)"))
+            }
+        case .data(let data):
+            errors.append(contentsOf: lengthErrors(of: attribute, length: data.count, value: data))
+        default:
+            break
+        }
+        return errors
+    }
+
+    private func lengthErrors(of attribute: NSAttributeDescription, length: Int, value: Any) -> [Error] {
+        var errors: [Error] = []
+        if let min = (attribute.minValue as? NSNumber)?.intValue ?? (attribute.minValue as? Int), length < min {
+            errors.append(CoreDataError.validation(.validationStringTooShort, object: self, key: attribute.name, value: value,
+                                                   "the length \(length) is less than the minimum \(min)"))
+        }
+        if let max = (attribute.maxValue as? NSNumber)?.intValue ?? (attribute.maxValue as? Int), length > max {
+            errors.append(CoreDataError.validation(.validationStringTooLong, object: self, key: attribute.name, value: value,
+                                                   "the length \(length) is greater than the maximum \(max)"))
+        }
+        return errors
+    }
+
+    private func validationErrors(of relationship: NSRelationshipDescription) -> [Error] {
+        let key = relationship.name
+        if !relationship.isToMany {
+            if relationship.isOptional || toOneDestinationID(relationship) != nil { return [] }
+            return [CoreDataError.validation(.validationMissingMandatoryProperty, object: self, key: key,
+                                             "the relationship is required but has no destination")]
+        }
+        let minimum = max(relationship.minCount, relationship.isOptional ? 0 : 1)
+        let maximum = relationship.maxCount
+        guard minimum > 0 || maximum > 1 else { return [] }
+        let count = toManyMembers(relationship).members.count
+        if count < minimum {
+            return [CoreDataError.validation(.validationRelationshipLacksMinimumCount, object: self, key: key,
+                                             "has \(count) objects, fewer than the minimum \(minimum)")]
+        }
+        if maximum > 1 && count > maximum {
+            return [CoreDataError.validation(.validationRelationshipExceedsMaximumCount, object: self, key: key,
+                                             "has \(count) objects, more than the maximum \(maximum)")]
+        }
+        return []
+    }
+
+    func deleteValidationErrors() -> [Error] {
+        var errors: [Error] = []
+        for relationship in entity.layout.relationships where relationship.deleteRule == .denyDeleteRule {
+            let hasDestination: Bool
+            if relationship.isToMany {
+                hasDestination = toManyMembers(relationship).members.contains { !$0.isDeleted }
+            } else {
+                hasDestination = toOneDestination(relationship).map { !$0.isDeleted } ?? false
+            }
+            if hasDestination {
+                errors.append(CoreDataError.validation(.validationRelationshipDeniedDelete, object: self, key: relationship.name,
+                                                       "the object can't be deleted while '\(relationship.name)' has a destination (deny rule)"))
+            }
+        }
+        return errors
+    }
+}
+
+extension PrimitiveValue {
+    /// The value as a Double, for range checks.
+    var numericValue: Double {
+        switch self {
+        case .integer(let value): Double(value)
+        case .double(let value): value
+        case .bool(let value): value ? 1 : 0
+        case .decimal(let value): NSDecimalNumber(decimal: value).doubleValue
+        default: 0
+        }
+    }
+}
+
+extension String {
+    /// Whether the whole string matches the regular expression `pattern`.
+    func matchesWhole(pattern: String) -> Bool {
+        guard let expression = try? NSRegularExpression(pattern: "^(?:\(pattern))$") else { return false }
+        return expression.firstMatch(in: self, range: NSRange(startIndex..., in: self)) != nil
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+
+/// An object of the model: an instance of an entity, living in a context.
+///
+/// ```swift
+/// let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context)
+/// entry.setValue(42, forKey: "age")
+/// let age = entry.value(forKey: "age") as? Int
+/// ```
+/// Subclass it per entity (register the class with `entity.managedObjectClass = Entry.self`)
+/// to add typed properties and to override the life-cycle hooks (`awakeFromInsert`,
+/// `willSave`, …). Objects belong to their context's thread and are not `Sendable`; pass
+/// `objectID`s between threads instead.
+open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConvertible {
+    /// The object's entity.
+    public let entity: NSEntityDescription
+
+    /// The context the object is registered in; nil once it has been deleted and saved, or
+    /// when it was created without a context.
+    public var managedObjectContext: NSManagedObjectContext? { context }
+
+    // The context keeps unowned references to its registered objects, and objects to their
+    // context: each side clears the other when it goes away (see `deinit` here and in the
+    // context), which avoids a weak-reference side table per object.
+    unowned(unsafe) var context: NSManagedObjectContext?
+    var storedObjectID: NSManagedObjectID?
+    var state: ObjectState = []
+    /// The last saved state (nil for an object never saved). Its arrays are shared with
+    /// `values` until the object changes.
+    var snapshot: RowSnapshot?
+    /// Current attribute values by slot; meaningful once the object is not a fault.
+    var values: [PrimitiveValue] = []
+    /// Relationship states by slot; empty until a relationship is touched.
+    var relations: [RelationshipState] = []
+    /// Values `setValue(_:forKey:)` could not accept, reported at validation (key → reason).
+    var rejectedValues: [String: String] = [:]
+
+    /// Creates an object of `entity` and inserts it into `context` (if any).
+    public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        self.entity = entity
+        entity.managedObjectModel?.freeze()
+        if let context {
+            becomeNew()
+            context.insert(self)
+        }
+    }
+
+    /// Creates an object of the entity this class is registered for, inserted into `context`.
+    public convenience init(context: NSManagedObjectContext) {
+        guard let entity = context.model?.entity(for: Self.self) else {
+            preconditionFailure("No entity of the context's model is registered for class \(Self.self); set entity.managedObjectClass")
+        }
+        self.init(entity: entity, insertInto: context)
+    }
+
+    deinit {
+        if let context, let id = storedObjectID {
+            context.forget(id, object: self)
+        }
+    }
+
+    /// The entity description of the entity this class is registered for, found through `context`.
+    public class func entity(in context: NSManagedObjectContext) -> NSEntityDescription? {
+        context.model?.entity(for: self)
+    }
+
+    /// The object's ID: temporary until it is saved, permanent afterwards.
+    public var objectID: NSManagedObjectID {
+        if let storedObjectID { return storedObjectID }
+        let id = NSManagedObjectID(temporaryFor: entity)
+        storedObjectID = id
+        return id
+    }
+
+    // MARK: State
+
+    /// True from insertion until the save that writes the object.
+    public var isInserted: Bool { state.contains(.inserted) }
+    /// True when some property changed since the last save.
+    public var isUpdated: Bool { state.contains(.updated) && !state.contains(.inserted) && !state.contains(.deleted) }
+    /// True when the object is marked for deletion in the next save.
+    public var isDeleted: Bool { state.contains(.deleted) }
+    /// True when the object's values have not been loaded yet.
+    public var isFault: Bool { state.contains(.fault) }
+    /// `isInserted || isUpdated || isDeleted`.
+    public var hasChanges: Bool { isInserted || isUpdated || isDeleted }
+    /// True when a persistent property differs from its last saved value.
+    public var hasPersistentChangedValues: Bool { !changedValues().isEmpty }
+    /// How many properties are loaded… Core Data's `faultingState`: 0 when fully realized.
+    public var faultingState: Int { isFault ? 1 : 0 }
+
+    /// Makes the object a fresh insert: default values, loaded empty relationships.
+    func becomeNew() {
+        let layout = entity.layout
+        values = layout.defaultValues
+        state = [.inserted]
+        snapshot = nil
+    }
+
+    // MARK: Life-cycle hooks
+
+    /// Called once, when the object is first inserted into a context. Set initial values here
+    /// with primitive setters so they do not count as changes.
+    open func awakeFromInsert() {}
+    /// Called when the object's values are first loaded from the store.
+    open func awakeFromFetch() {}
+    /// Called for every inserted, updated and deleted object at the start of a save.
+    open func willSave() {}
+    /// Called for every saved object after the save.
+    open func didSave() {}
+    /// Called before the delete rules of a deleted object run; its relationships are intact.
+    open func prepareForDeletion() {}
+    /// Called before the object turns into a fault.
+    open func willTurnIntoFault() {}
+    /// Called after the object turned into a fault.
+    open func didTurnIntoFault() {}
+
+    // MARK: Validation
+
+    /// Checks the object's values against the model before it is first saved.
+    /// Throws the single error, or `NSValidationMultipleErrorsError` (1560) listing several.
+    open func validateForInsert() throws {
+        if let error = CoreDataError.combine(propertyValidationErrors()) { throw error }
+    }
+
+    /// Checks the object's values against the model before its changes are saved.
+    open func validateForUpdate() throws {
+        if let error = CoreDataError.combine(propertyValidationErrors()) { throw error }
+    }
+
+    /// Checks that the object may be deleted: no deny-rule relationship still has a destination.
+    open func validateForDelete() throws {
+        if let error = CoreDataError.combine(deleteValidationErrors()) { throw error }
+    }
+
+    // MARK: Identity
+
+    public static func == (lhs: NSManagedObject, rhs: NSManagedObject) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    open var description: String {
+        let name = entity.name ?? "?"
+        if isFault { return "<\(name): \(objectID.uriRepresentation().absoluteString); data: <fault>>" }
+        let fields = entity.layout.attributes.map { attribute in
+            "\(attribute.name) = \(values[attribute.attributeSlot].displayText)"
+        }
+        return "<\(name): \(objectID.uriRepresentation().absoluteString); data: {\(fields.joined(separator: ", "))}>"
+    }
+}
+
+@available(*, unavailable)
+extension NSManagedObject: Sendable {}
+
+/// The state flags of an object.
+struct ObjectState: OptionSet {
+    let rawValue: UInt8
+    static let inserted = ObjectState(rawValue: 1 << 0)
+    static let updated = ObjectState(rawValue: 1 << 1)
+    static let deleted = ObjectState(rawValue: 1 << 2)
+    static let fault = ObjectState(rawValue: 1 << 3)
+    /// Delete rules have run for this deleted object.
+    static let deletionPropagated = ObjectState(rawValue: 1 << 4)
+    /// Changes are not tracked (during awakeFromFetch and while the store's values are applied).
+    static let trackingSuspended = ObjectState(rawValue: 1 << 5)
+    /// The row is gone from the store: properties read as nil.
+    static let inaccessible = ObjectState(rawValue: 1 << 6)
+}
+
+extension NSEntityDescription {
+    /// The entity's storage layout, freezing the model on first use.
+    var layout: EntityLayout {
+        if let frozenLayout { return frozenLayout }
+        managedObjectModel?.freeze()
+        if frozenLayout == nil { freezeLayout() }
+        return frozenLayout!
+    }
+}
+
+extension PrimitiveValue {
+    var displayText: String {
+        switch self {
+        case .null: "nil"
+        case .integer(let value): "\(value)"
+        case .double(let value): "\(value)"
+        case .bool(let value): value ? "1" : "0"
+        case .string(let value): "\"\(value)\""
+        case .date(let value): "\(value)"
+        case .data(let value): "<\(value.count) bytes>"
+        case .uuid(let value): value.uuidString
+        case .url(let value): value.absoluteString
+        case .decimal(let value): "\(value)"
+        case .transformable(let box): "\(box.value)"
+        }
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+
+extension NSEntityDescription {
+    /// Creates an object of the entity named `entityName` and inserts it into `context`.
+    ///
+    /// ```swift
+    /// let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context)
+    /// ```
+    /// The model must have such an entity; a missing one stops the program as in Core Data
+    /// (use `entity(forEntityName:in:)` to check first).
+    public class func insertNewObject(forEntityName entityName: String, into context: NSManagedObjectContext) -> NSManagedObject {
+        guard let entity = entity(forEntityName: entityName, in: context) else {
+            preconditionFailure("The model of the context has no entity named '\(entityName)'")
+        }
+        return entity.layout.objectClass.init(entity: entity, insertInto: context)
+    }
+
+    /// The entity named `entityName` in the model of `context`'s coordinator.
+    public class func entity(forEntityName entityName: String, in context: NSManagedObjectContext) -> NSEntityDescription? {
+        context.model?.entity(named: entityName)
+    }
+}
+
+extension NSManagedObjectContext {
+    // MARK: Inserting and deleting
+
+    /// Registers a new object to be saved with the next save.
+    public func insert(_ object: NSManagedObject) {
+        checkQueue()
+        if object.context === self {
+            // Re-inserting a deleted object undeletes it.
+            if object.state.contains(.deleted) {
+                object.state.remove(.deleted)
+                deleted.remove(object)
+                if object.snapshot == nil { inserted.insert(object) }
+            }
+            return
+        }
+        precondition(object.context == nil, "An object can't be inserted into a second context")
+        if model == nil { model = object.entity.managedObjectModel }
+        if object.values.isEmpty { object.becomeNew() }
+        object.state.insert(.inserted)
+        object.context = self
+        registry[object.objectID] = Unmanaged.passUnretained(object)
+        inserted.insert(object)
+        eventInserted.append(object)
+        object.withTrackingSuspended { object.awakeFromInsert() }
+    }
+
+    /// Marks `object` for deletion. Delete rules run at the end of the event
+    /// (`processPendingChanges()`, which `save()` calls); the row goes with the next save.
+    /// Deleting an object that was never saved just forgets it.
+    public func delete(_ object: NSManagedObject) {
+        checkQueue()
+        guard object.context === self, !object.state.contains(.deleted) else { return }
+        object.willAccess()
+        object.state.insert(.deleted)
+        updated.remove(object)
+        if object.state.contains(.inserted) {
+            inserted.remove(object)
+        } else {
+            deleted.insert(object)
+            eventDeleted.append(object)
+        }
+        pendingDeletions.append(object)
+    }
+
+    /// Runs pending delete rules and posts `NSManagedObjectContextObjectsDidChange` for the
+    /// changes since the last call.
+    public func processPendingChanges() {
+        propagateDeletions()
+        postObjectsDidChange()
+    }
+
+    /// Applies delete rules to the objects deleted since the last call, including the objects
+    /// cascades delete in turn.
+    func propagateDeletions() {
+        while !pendingDeletions.isEmpty {
+            let batch = pendingDeletions
+            pendingDeletions = []
+            for object in batch { object.prepareForDeletion() }
+            for relationship in Set(batch.flatMap { $0.entity.layout.relationships }) where relationship.isToMany {
+                let owners = batch.filter { $0.entity.layout.relationships.contains { $0 === relationship } }
+                if relationship.deleteRule != .noActionDeleteRule { loadToMany(relationship, of: owners) }
+            }
+            for object in batch { applyDeleteRules(of: object) }
+        }
+    }
+
+    private func applyDeleteRules(of object: NSManagedObject) {
+        object.state.insert(.deletionPropagated)
+        for relationship in object.entity.layout.relationships {
+            let destinations: [NSManagedObject]
+            if relationship.isToMany {
+                destinations = object.toManyMembers(relationship).orderedMembers
+            } else {
+                destinations = object.toOneDestination(relationship).map { [$0] } ?? []
+            }
+            switch relationship.deleteRule {
+            case .cascadeDeleteRule:
+                for destination in destinations where !destination.state.contains(.deleted) { delete(destination) }
+                nullifyInverse(of: relationship, from: object, destinations: destinations)
+            case .nullifyDeleteRule:
+                nullifyInverse(of: relationship, from: object, destinations: destinations)
+            case .denyDeleteRule, .noActionDeleteRule:
+                break  // deny is checked by validateForDelete at save
+            }
+        }
+    }
+
+    private func nullifyInverse(of relationship: NSRelationshipDescription, from object: NSManagedObject,
+                                destinations: [NSManagedObject]) {
+        guard let inverse = relationship.inverseRelationship else { return }
+        for destination in destinations {
+            destination.detachInverse(inverse, from: object, relationship: relationship)
+        }
+    }
+
+    // MARK: Discarding changes
+
+    /// Discards every unsaved change: inserted objects leave the context, deleted ones come
+    /// back, and changed ones return to their last saved values.
+    public func rollback() {
+        checkQueue()
+        pendingDeletions = []
+        let neverSaved = registry.values.map { $0.takeUnretainedValue() }.filter { $0.snapshot == nil && !$0.isFault }
+        for object in inserted.union(neverSaved) {
+            object.state = []
+            object.context = nil
+            if let id = object.storedObjectID { registry[id] = nil }
+        }
+        for object in deleted.union(updated) {
+            object.turnIntoFault(snapshot: object.snapshot)
+            object.state = .fault
+        }
+        // Objects touched only through inverse maintenance of an inserted object carry stale
+        // relationship state; refaulting every realized object is the simple, safe answer.
+        for (_, reference) in registry {
+            let object = reference.takeUnretainedValue()
+            if !object.isFault { object.turnIntoFault(snapshot: object.snapshot) }
+        }
+        inserted = []
+        updated = []
+        deleted = []
+        clearEvent()
+    }
+
+    /// Forgets every registered object; objects you still hold become invalid (they no longer
+    /// belong to a context).
+    public func reset() {
+        checkQueue()
+        for (_, reference) in registry {
+            reference.takeUnretainedValue().context = nil
+        }
+        registry = [:]
+        inserted = []
+        updated = []
+        deleted = []
+        pendingDeletions = []
+        retainedObjects = []
+        clearEvent()
+    }
+
+    /// Refreshes an object from its last saved state. With `mergeChanges` false the object
+    /// becomes a fault and loses its unsaved changes; with true it takes the store's current
+    /// values and keeps its own unsaved changes on top.
+    public func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
+        checkQueue()
+        guard object.context === self, !object.isInserted else { return }
+        let latest = loadSnapshot(for: object.objectID)
+        if flag && object.hasChanges && !object.isFault {
+            let changes = object.changedValues()
+            object.turnIntoFault(snapshot: latest)
+            object.fulfillFault()
+            object.state.remove(.updated)
+            for (key, value) in changes { object.setValue(value is NSNull ? nil : value, forKey: key) }
+        } else {
+            updated.remove(object)
+            if object.isDeleted {
+                object.state.remove(.deleted)
+                deleted.remove(object)
+            }
+            object.turnIntoFault(snapshot: latest)
+        }
+    }
+
+    /// Refreshes every registered object, keeping unsaved changes.
+    public func refreshAllObjects() {
+        for object in registeredObjects { refresh(object, mergeChanges: true) }
+    }
+
+    func clearEvent() {
+        eventInserted = []
+        eventUpdated = []
+        eventDeleted = []
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+
+extension NSManagedObjectContext {
+    /// Runs a fetch request and returns its results: managed objects, object IDs, dictionaries
+    /// or a count, as the request's `resultType` says.
+    ///
+    /// ```swift
+    /// let request = NSFetchRequest<NSManagedObject>(entityName: "Entry")
+    /// request.predicate = NSComparisonPredicate(key: "age", .greaterThan, 30)
+    /// let entries = try context.fetch(request)
+    /// ```
+    /// With `includesPendingChanges` (the default), unsaved inserts that match are included,
+    /// deleted objects are left out, and changed objects are matched on their current values.
+    public func fetch<T: NSFetchRequestResult>(_ request: NSFetchRequest<T>) throws -> [T] {
+        checkQueue()
+        let entity = try entity(of: request)
+        let results: [Any]
+        switch request.resultType {
+        case .countResultType:
+            results = [NSNumber(value: try count(for: request))]
+        case .dictionaryResultType:
+            results = try fetchDictionaries(request, entity: entity).map { NSDictionary(dictionary: $0) }
+        case .managedObjectIDResultType:
+            results = try fetchObjects(request, entity: entity).map(\.objectID)
+        default:
+            results = try fetchObjects(request, entity: entity)
+        }
+        return results.compactMap { $0 as? T }
+    }
+
+    /// The number of objects `fetch(_:)` would return for `request`.
+    public func count<T: NSFetchRequestResult>(for request: NSFetchRequest<T>) throws -> Int {
+        checkQueue()
+        let entity = try entity(of: request)
+        if request.includesPendingChanges && hasPendingChanges(affecting: entity) {
+            return try fetchObjects(request, entity: entity).count
+        }
+        var total = 0
+        for store in try coordinatorOrThrow().stores(for: entity) {
+            let fetch = storeFetch(request, entity: entity, result: .count, pushLimits: true)
+            if case .count(let count) = try store.lock.withLock({ try store.execute(fetch) }) { total += count }
+        }
+        return total
+    }
+
+    // MARK: Objects
+
+    func fetchObjects<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> [NSManagedObject] {
+        let coordinator = try coordinatorOrThrow()
+        let stores = coordinator.stores(for: entity)
+        let mergesPending = request.includesPendingChanges && hasPendingChanges(affecting: entity)
+        // Limits can only be pushed into the store when its answer is final.
+        let pushLimits = !mergesPending && stores.count == 1
+        let sorts = request.sortDescriptors ?? []
+        var objects: [NSManagedObject] = []
+        for store in stores {
+            let fetch = storeFetch(request, entity: entity, result: request.includesPropertyValues ? .snapshots : .objectIDs,
+                                   pushLimits: pushLimits)
+            switch try store.lock.withLock({ try store.execute(fetch) }) {
+            case .snapshots(let snapshots):
+                objects.reserveCapacity(objects.count + snapshots.count)
+                for snapshot in snapshots { objects.append(object(for: snapshot)) }
+            case .objectIDs(let ids):
+                for id in ids { objects.append(object(with: id)) }
+            default:
+                break
+            }
+        }
+        if mergesPending {
+            objects = mergePendingChanges(into: objects, entity: entity, request: request)
+        } else if stores.count > 1 {
+            objects = objects.sorted(by: sorts)
+        }
+        if !pushLimits { objects = applyLimits(objects, request: request) }
+        if !request.returnsObjectsAsFaults {
+            for object in objects where object.isFault { object.fulfillFault() }
+        }
+        if let keyPaths = request.relationshipKeyPathsForPrefetching, !keyPaths.isEmpty {
+            prefetch(keyPaths, for: objects)
+        }
+        if request.shouldRefreshRefetchedObjects {
+            for object in objects where !object.hasChanges && !object.isFault { refresh(object, mergeChanges: false) }
+        }
+        return objects
+    }
+
+    /// Applies this context's unsaved changes to what the store returned (Core Data's
+    /// `includesPendingChanges`): drops deleted objects, rechecks changed ones in memory, adds
+    /// matching inserted ones, and sorts again.
+    private func mergePendingChanges<T>(into stored: [NSManagedObject], entity: NSEntityDescription,
+                                        request: NSFetchRequest<T>) -> [NSManagedObject] {
+        let predicate = request.predicate
+        func belongs(_ object: NSManagedObject) -> Bool {
+            let kindMatches = request.includesSubentities ? object.entity.isKindOf(entity: entity) : object.entity === entity
+            return kindMatches && !object.isDeleted && (predicate?.evaluate(with: object) ?? true)
+        }
+        var seen: Set<ObjectIdentifier> = []
+        var result: [NSManagedObject] = []
+        for object in stored where !object.isDeleted {
+            // Changed objects are judged on their current values, not the stored ones.
+            if object.isUpdated && !belongs(object) { continue }
+            if seen.insert(ObjectIdentifier(object)).inserted { result.append(object) }
+        }
+        for object in updated where belongs(object) && seen.insert(ObjectIdentifier(object)).inserted { result.append(object) }
+        for object in inserted where belongs(object) && seen.insert(ObjectIdentifier(object)).inserted { result.append(object) }
+        return result.sorted(by: request.sortDescriptors ?? [])
+    }
+
+    private func applyLimits<T>(_ objects: [NSManagedObject], request: NSFetchRequest<T>) -> [NSManagedObject] {
+        var sliced = ArraySlice(objects)
+        if request.fetchOffset > 0 { sliced = sliced.dropFirst(request.fetchOffset) }
+        if request.fetchLimit > 0 { sliced = sliced.prefix(request.fetchLimit) }
+        return Array(sliced)
+    }
+
+    /// Whether unsaved changes could change the answer of a fetch of `entity`.
+    func hasPendingChanges(affecting entity: NSEntityDescription) -> Bool {
+        let root = entity.rootEntity
+        return inserted.contains { $0.entity.rootEntity === root } || updated.contains { $0.entity.rootEntity === root }
+            || deleted.contains { $0.entity.rootEntity === root }
+    }
+
+    /// Loads the destinations of relationship key paths for all `objects` at once (no N+1).
+    private func prefetch(_ keyPaths: [String], for objects: [NSManagedObject]) {
+        for keyPath in keyPaths {
+            var level = objects
+            for key in keyPath.split(separator: ".").map(String.init) {
+                guard let first = level.first,
+                      let relationship = first.entity.layout.propertiesByName[key] as? NSRelationshipDescription else { break }
+                let owners = level.filter { $0.entity.layout.propertiesByName[key] === relationship }
+                if relationship.isToMany {
+                    loadToMany(relationship, of: owners)
+                    level = owners.flatMap { $0.toManyStorage(relationship).orderedMembers }
+                } else {
+                    let ids = owners.compactMap { $0.toOneDestinationID(relationship) }
+                    prefetchRows(for: ids)
+                    level = owners.compactMap { $0.toOneDestination(relationship) }
+                }
+            }
+        }
+    }
+
+    /// Brings the rows of unloaded faults among `ids` in with one query per store.
+    private func prefetchRows(for ids: [NSManagedObjectID]) {
+        let missing = ids.filter { id in
+            guard let object = registry[id]?.takeUnretainedValue() else { return true }
+            return object.isFault && object.snapshot == nil
+        }
+        let byStore = Dictionary(grouping: missing.filter { $0.persistentStore != nil }) { ObjectIdentifier($0.persistentStore!) }
+        for group in byStore.values {
+            guard let store = group.first?.persistentStore, let snapshots = try? store.snapshots(for: group) else { continue }
+            for snapshot in snapshots { _ = object(for: snapshot) }
+        }
+    }
+
+    // MARK: Dictionaries
+
+    private func fetchDictionaries<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> [[String: Any]] {
+        let keys: [String] = (request.propertiesToFetch ?? entity.layout.properties.filter { !$0.isTransient && !(($0 as? NSRelationshipDescription)?.isToMany ?? false) })
+            .map { ($0 as? NSPropertyDescription)?.name ?? "\($0)" }
+        var rows: [[String: Any]] = []
+        let stores = try coordinatorOrThrow().stores(for: entity)
+        for store in stores {
+            // As in Core Data, dictionary results reflect the store only, not pending changes.
+            let fetch = storeFetch(request, entity: entity, result: .dictionaries(keys), pushLimits: stores.count == 1)
+            if case .dictionaries(let found) = try store.lock.withLock({ try store.execute(fetch) }) { rows += found }
+        }
+        return rows
+    }
+
+    // MARK: Helpers
+
+    func entity<T>(of request: NSFetchRequest<T>) throws -> NSEntityDescription {
+        if let entity = request.entity { return entity }
+        guard let name = request.entityName else {
+            throw CoreDataError.make(.persistentStoreUnsupportedRequestType, "The fetch request has neither an entity nor an entity name")
+        }
+        guard let entity = model?.entity(named: name) else {
+            throw CoreDataError.make(.persistentStoreUnsupportedRequestType, "The model has no entity named '\(name)'")
+        }
+        return entity
+    }
+
+    private func storeFetch<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, result: StoreFetch.Result,
+                               pushLimits: Bool) -> StoreFetch {
+        StoreFetch(entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
+                   sortDescriptors: request.sortDescriptors ?? [], fetchLimit: pushLimits ? request.fetchLimit : 0,
+                   fetchOffset: pushLimits ? request.fetchOffset : 0, returnsDistinctResults: request.returnsDistinctResults,
+                   result: result)
+    }
+}

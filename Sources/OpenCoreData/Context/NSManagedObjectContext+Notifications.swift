@@ -1,0 +1,49 @@
+import Foundation
+
+extension Notification.Name {
+    /// Posted by `processPendingChanges()` when registered objects changed; `object` is the context.
+    public static let NSManagedObjectContextObjectsDidChange = Notification.Name("NSManagedObjectContextObjectsDidChangeNotification")
+    /// Posted at the start of a save, before validation; no userInfo.
+    public static let NSManagedObjectContextWillSave = Notification.Name("NSManagedObjectContextWillSaveNotification")
+    /// Posted after a successful save, with the saved objects under `NSInsertedObjectsKey`,
+    /// `NSUpdatedObjectsKey` and `NSDeletedObjectsKey`.
+    public static let NSManagedObjectContextDidSave = Notification.Name("NSManagedObjectContextDidSaveNotification")
+}
+
+extension NSManagedObjectContext {
+    /// Posted after a successful save with the object IDs of the saved objects (safe to pass
+    /// between threads) under `NSInsertedObjectIDsKey`, `NSUpdatedObjectIDsKey`, `NSDeletedObjectIDsKey`.
+    public static let didSaveObjectIDsNotification = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
+}
+
+public let NSInsertedObjectsKey = "inserted"
+public let NSUpdatedObjectsKey = "updated"
+public let NSDeletedObjectsKey = "deleted"
+public let NSRefreshedObjectsKey = "refreshed"
+public let NSInvalidatedObjectsKey = "invalidated"
+public let NSInvalidatedAllObjectsKey = "invalidatedAll"
+public let NSInsertedObjectIDsKey = "inserted_objectIDs"
+public let NSUpdatedObjectIDsKey = "updated_objectIDs"
+public let NSDeletedObjectIDsKey = "deleted_objectIDs"
+
+extension NSManagedObjectContext {
+    func postObjectsDidChange() {
+        guard !eventInserted.isEmpty || !eventUpdated.isEmpty || !eventDeleted.isEmpty else { return }
+        var info: [AnyHashable: Any] = [:]
+        if !eventInserted.isEmpty { info[NSInsertedObjectsKey] = Set(eventInserted.filter { $0.context === self }) }
+        if !eventUpdated.isEmpty { info[NSUpdatedObjectsKey] = Set(eventUpdated.filter { !$0.isDeleted }) }
+        if !eventDeleted.isEmpty { info[NSDeletedObjectsKey] = Set(eventDeleted) }
+        clearEvent()
+        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: info)
+    }
+
+    func postDidSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+        NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
+            NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted),
+        ])
+        NotificationCenter.default.post(name: NSManagedObjectContext.didSaveObjectIDsNotification, object: self, userInfo: [
+            NSInsertedObjectIDsKey: Set(inserted.map(\.objectID)), NSUpdatedObjectIDsKey: Set(updated.map(\.objectID)),
+            NSDeletedObjectIDsKey: Set(deleted.compactMap(\.storedObjectID)),
+        ])
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+
+extension NSManagedObjectContext {
+    /// Writes every pending insert, update and delete to the persistent stores, atomically per
+    /// store.
+    ///
+    /// Runs delete rules, calls `willSave` on changed objects, validates them (throwing
+    /// Core Data's validation errors, several as `NSValidationMultipleErrorsError`), then writes.
+    /// A failed save writes nothing and leaves every pending change in the context, so you can
+    /// fix the problem and save again. Saving with no changes does nothing.
+    public func save() throws {
+        checkQueue()
+        guard !isSaving else {
+            throw CoreDataError.make(.coreData, "save() was called while the context was already saving (from willSave or a notification)")
+        }
+        processPendingChanges()
+        guard hasChanges else { return }
+        isSaving = true
+        defer { isSaving = false }
+        let coordinator = try coordinatorOrThrow()
+
+        NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
+        callWillSave()
+        try validatePendingChanges()
+
+        let plan = try SavePlan(context: self, coordinator: coordinator)
+        var outcomes: [SaveOutcome] = []
+        for (store, changes) in plan.changesByStore {
+            do {
+                outcomes.append(try store.lock.withLock { try store.save(changes) })
+            } catch {
+                throw translateSaveError(error, store: store)
+            }
+        }
+        finishSave(plan: plan, outcomes: outcomes)
+    }
+
+    /// Saves only when there is something to save; the convenience every Core Data stack writes
+    /// by hand. Returns whether anything was saved.
+    @discardableResult
+    public func saveIfChanged() throws -> Bool {
+        processPendingChanges()
+        guard hasChanges else { return false }
+        try save()
+        return true
+    }
+
+    /// Gives the objects permanent IDs now, without saving them (they stay inserted).
+    public func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
+        checkQueue()
+        let coordinator = try coordinatorOrThrow()
+        let temporary = objects.filter { $0.context === self && $0.objectID.isTemporaryID }
+        let byStore = try Dictionary(grouping: temporary) { ObjectIdentifier(try coordinator.assignedStore(for: $0.entity)) }
+        for group in byStore.values {
+            let store = try coordinator.assignedStore(for: group[0].entity)
+            let ids = try store.lock.withLock { try store.newPermanentIDs(for: group.map(\.entity)) }
+            for (object, id) in zip(group, ids) { changeID(of: object, to: id) }
+        }
+    }
+
+    // MARK: Steps
+
+    private func callWillSave() {
+        var called: Set<ObjectIdentifier> = []
+        var round = 0
+        // willSave may change or insert objects; those get their willSave too (a bounded
+        // number of rounds, so a willSave that always changes something cannot loop forever).
+        while round < 10 {
+            let pending = (Array(inserted) + Array(updated) + Array(deleted)).filter { !called.contains(ObjectIdentifier($0)) }
+            if pending.isEmpty { break }
+            for object in pending {
+                called.insert(ObjectIdentifier(object))
+                object.willSave()
+            }
+            propagateDeletions()
+            round += 1
+        }
+    }
+
+    private func validatePendingChanges() throws {
+        var errors: [Error] = []
+        for object in inserted { errors += object.propertyValidationErrors() }
+        for object in updated { errors += object.propertyValidationErrors() }
+        for object in deleted { errors += object.deleteValidationErrors() }
+        if let error = CoreDataError.combine(errors) { throw error }
+    }
+
+    private func translateSaveError(_ error: Error, store: NSPersistentStore) -> Error {
+        switch error {
+        case let failure as OptimisticLockingFailure:
+            let object = registeredObject(for: failure.objectID)
+            let what = failure.storeVersion == 0 ? "was deleted" : "was changed (version \(failure.storeVersion))"
+            return CoreDataError.make(.managedObjectMerge,
+                                      "Could not merge changes: \(failure.objectID.uriRepresentation().absoluteString) \(what) in the store since this context read it",
+                                      ["conflictList": [object as Any], NSAffectedObjectsErrorKey: [failure.objectID]])
+        case let violation as UniquenessConstraintViolation:
+            let keys = violation.properties.joined(separator: ", ")
+            return CoreDataError.make(.managedObjectConstraintMerge,
+                                      "Uniqueness constraint violated: another \(violation.entity.name ?? "?") already has the same value for \(keys)",
+                                      [NSValidationKeyErrorKey: keys, "conflictList": [violation.objectID as Any]])
+        case is CocoaError:
+            return error
+        default:
+            return CoreDataError.store(.persistentStoreSave, "The save to \(store.url?.path ?? "the store") failed", url: store.url,
+                                       underlying: error)
+        }
+    }
+
+    private func finishSave(plan: SavePlan, outcomes: [SaveOutcome]) {
+        for outcome in outcomes {
+            for (temporary, permanent) in outcome.permanentIDs {
+                if let object = registry[temporary]?.takeUnretainedValue() { changeID(of: object, to: permanent) }
+            }
+        }
+        for object in plan.insertedObjects {
+            object.snapshot = plan.committedSnapshot(of: object, version: 1)
+            object.state = []
+            object.markRelationshipsCommitted()
+        }
+        for object in plan.updatedObjects {
+            object.snapshot = plan.committedSnapshot(of: object, version: (object.snapshot?.version ?? 0) + 1)
+            object.state = []
+            object.markRelationshipsCommitted()
+        }
+        for object in plan.deletedObjects {
+            if let id = object.storedObjectID { registry[id] = nil }
+            object.context = nil
+            object.state = []
+        }
+        inserted = []
+        updated = []
+        deleted = []
+        clearEvent()
+        for object in plan.insertedObjects { object.didSave() }
+        for object in plan.updatedObjects { object.didSave() }
+        for object in plan.deletedObjects { object.didSave() }
+        postDidSave(inserted: plan.insertedObjects, updated: plan.updatedObjects, deleted: plan.deletedObjects)
+    }
+}
+
+extension NSManagedObject {
+    func markRelationshipsCommitted() {
+        for case .toMany(let storage) in relations { storage.hasChanges = false }
+    }
+}

@@ -1,0 +1,294 @@
+import Dispatch
+import Foundation
+
+/// A scratch pad of managed objects: fetch them, change them, and save the changes together.
+///
+/// ```swift
+/// let context = container.viewContext
+/// let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context)
+/// entry.setValue(42, forKey: "age")
+/// try context.save()
+/// ```
+/// A context and its objects belong to one queue: the main queue (`.mainQueueConcurrencyType`)
+/// or a private one (`.privateQueueConcurrencyType`). Use `perform` or `performAndWait` to work
+/// on a private-queue context. In debug builds a private-queue context used outside its queue
+/// stops the program with a message (set `OCD_CONCURRENCY_DEBUG=1` to check main-queue
+/// contexts too, like Core Data's `-com.apple.CoreData.ConcurrencyDebug 1`).
+open class NSManagedObjectContext: @unchecked Sendable {
+    // @unchecked Sendable: the context may be handed to any thread, but its state is only read
+    // and written on its own queue (`perform`, `performAndWait`), which the debug check enforces.
+
+    /// Where a context runs its work.
+    public enum ConcurrencyType: UInt, Sendable {
+        /// Core Data's deprecated thread confinement: the creating thread owns the context.
+        case confinementConcurrencyType = 0
+        /// A private serial queue; use `perform` / `performAndWait`.
+        case privateQueueConcurrencyType = 1
+        /// The main queue.
+        case mainQueueConcurrencyType = 2
+    }
+
+    /// When an async `perform` runs its block.
+    public enum ScheduledTaskType: Sendable {
+        /// As soon as possible.
+        case immediate
+        /// After the work already queued.
+        case enqueued
+    }
+
+    public let concurrencyType: ConcurrencyType
+    /// A name for debugging.
+    public var name: String?
+    /// The coordinator whose stores this context fetches from and saves to.
+    public var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
+        didSet { model = persistentStoreCoordinator?.managedObjectModel }
+    }
+    /// Whether the context keeps every registered object alive (default false: only changed
+    /// objects are kept; unchanged ones go away when the application lets go of them).
+    public var retainsRegisteredObjects = false {
+        didSet { retainedObjects = retainsRegisteredObjects ? Set(registeredObjects) : [] }
+    }
+    /// Whether delete rules run at the end of each event (`processPendingChanges`); when false
+    /// they run at save.
+    public var propagatesDeletesAtEndOfEvent = true
+    /// Whether a fault whose row has disappeared reads as a deleted object with nil values
+    /// (true, the default) rather than failing.
+    public var shouldDeleteInaccessibleFaults = true
+    /// How old cached row data may be before a fault refetches it; negative means no limit.
+    public var stalenessInterval: TimeInterval = -1
+
+    var model: NSManagedObjectModel?
+    let queue: DispatchQueue?
+    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// Every registered object by ID. Unowned: objects remove themselves when they go away.
+    var registry: [NSManagedObjectID: Unmanaged<NSManagedObject>] = [:]
+    var inserted: Set<NSManagedObject> = []
+    var updated: Set<NSManagedObject> = []
+    var deleted: Set<NSManagedObject> = []
+    /// Deleted objects whose delete rules have not run yet.
+    var pendingDeletions: [NSManagedObject] = []
+    var retainedObjects: Set<NSManagedObject> = []
+    /// Objects changed since the last `processPendingChanges` (for ObjectsDidChange).
+    var eventInserted: [NSManagedObject] = []
+    var eventUpdated: [NSManagedObject] = []
+    var eventDeleted: [NSManagedObject] = []
+    var isSaving = false
+
+    /// Creates a context of the given type. Attach a coordinator before using it.
+    public init(concurrencyType: ConcurrencyType) {
+        self.concurrencyType = concurrencyType
+        switch concurrencyType {
+        case .privateQueueConcurrencyType:
+            let queue = DispatchQueue(label: "OpenCoreData.NSManagedObjectContext")
+            self.queue = queue
+            queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+        case .mainQueueConcurrencyType:
+            self.queue = DispatchQueue.main
+        case .confinementConcurrencyType:
+            self.queue = nil
+        }
+    }
+
+    deinit {
+        for (_, object) in registry {
+            object.takeUnretainedValue().context = nil
+        }
+    }
+
+    // MARK: Queues
+
+    /// Runs `block` on the context's queue, asynchronously.
+    public func perform(_ block: @escaping @Sendable () -> Void) {
+        guard let queue else { return block() }
+        queue.async { self.withProcessedChanges(block) }
+    }
+
+    /// Runs `block` on the context's queue and waits for it; runs it at once when already there.
+    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        if isOnOwnQueue { return try block() }
+        guard let queue else { return try block() }
+        return try queue.sync { try block() }
+    }
+
+    /// Runs `block` on the context's queue and returns its result.
+    ///
+    /// ```swift
+    /// let count = try await context.perform { try context.count(for: request) }
+    /// ```
+    public func perform<T: Sendable, E: Error>(schedule: ScheduledTaskType = .immediate,
+                                              _ block: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+        if schedule == .immediate, isOnOwnQueue { return try block() }
+        let result: Result<T, E> = await withCheckedContinuation { continuation in
+            perform {
+                do throws(E) {
+                    continuation.resume(returning: .success(try block()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    private func withProcessedChanges(_ block: () -> Void) {
+        block()
+        processPendingChanges()
+    }
+
+    /// True when the caller runs on the queue this context belongs to.
+    var isOnOwnQueue: Bool {
+        switch concurrencyType {
+        case .privateQueueConcurrencyType: DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
+        case .mainQueueConcurrencyType: Thread.isMainThread
+        case .confinementConcurrencyType: true
+        }
+    }
+
+    /// Stops the program when the context is used off its queue (debug builds only).
+    @inline(__always)
+    func checkQueue(_ function: StaticString = #function) {
+        #if DEBUG
+            guard ConcurrencyDebug.isEnabled(for: concurrencyType), !isOnOwnQueue else { return }
+            preconditionFailure("NSManagedObjectContext.\(function) called outside the context's queue (\(concurrencyType)); use perform or performAndWait")
+        #endif
+    }
+
+    // MARK: Registered objects
+
+    /// Every object registered in the context (fetched, inserted, or reached through a relationship).
+    public var registeredObjects: Set<NSManagedObject> {
+        Set(registry.values.map { $0.takeUnretainedValue() })
+    }
+
+    /// Objects inserted since the last save.
+    public var insertedObjects: Set<NSManagedObject> { inserted }
+    /// Objects changed since the last save (not counting inserted or deleted ones).
+    public var updatedObjects: Set<NSManagedObject> { updated }
+    /// Objects marked for deletion in the next save.
+    public var deletedObjects: Set<NSManagedObject> { deleted }
+
+    /// Whether the context has unsaved changes.
+    public var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
+
+    /// The registered object for `objectID`, or nil. Never does I/O.
+    public func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
+        registry[objectID]?.takeUnretainedValue()
+    }
+
+    /// The object for `objectID`: the registered one, or a fault that loads on first use.
+    /// Never does I/O; if the object does not exist, the fault reads as deleted when fired.
+    public func object(with objectID: NSManagedObjectID) -> NSManagedObject {
+        if let object = registry[objectID]?.takeUnretainedValue() { return object }
+        return register(objectID: objectID, snapshot: nil)
+    }
+
+    /// The object for `objectID`, loaded: throws when it exists neither in the context nor in
+    /// the store (code 133000, `NSManagedObjectReferentialIntegrityError`).
+    public func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
+        checkQueue()
+        if let object = registry[objectID]?.takeUnretainedValue() {
+            if object.isFault { object.fulfillFault() }
+            if !object.state.contains(.inaccessible) { return object }
+        } else if !objectID.isTemporaryID, let snapshot = try fetchSnapshot(for: objectID) {
+            let object = register(objectID: objectID, snapshot: snapshot)
+            object.fulfillFault()
+            return object
+        }
+        throw CoreDataError.make(.managedObjectReferentialIntegrity,
+                                 "No object with ID \(objectID.uriRepresentation().absoluteString) exists",
+                                 [NSAffectedObjectsErrorKey: [objectID]])
+    }
+
+    /// Registers a new fault for `objectID`, carrying `snapshot` when the caller has one.
+    func register(objectID: NSManagedObjectID, snapshot: RowSnapshot?) -> NSManagedObject {
+        let object = objectID.entity.layout.objectClass.init(entity: objectID.entity, insertInto: nil)
+        object.context = self
+        object.storedObjectID = objectID
+        object.snapshot = snapshot
+        object.state = .fault
+        registry[objectID] = Unmanaged.passUnretained(object)
+        if retainsRegisteredObjects { retainedObjects.insert(object) }
+        return object
+    }
+
+    /// The registered object for a fetched row (uniquing), or a new fault carrying the row.
+    func object(for snapshot: RowSnapshot) -> NSManagedObject {
+        if let object = registry[snapshot.objectID]?.takeUnretainedValue() {
+            if object.isFault && object.snapshot == nil { object.snapshot = snapshot }
+            return object
+        }
+        return register(objectID: snapshot.objectID, snapshot: snapshot)
+    }
+
+    /// Called by an object going away.
+    func forget(_ objectID: NSManagedObjectID, object: NSManagedObject) {
+        if registry[objectID]?.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
+            registry[objectID] = nil
+        }
+    }
+
+    /// Re-keys an object whose ID became permanent.
+    func changeID(of object: NSManagedObject, to newID: NSManagedObjectID) {
+        if let old = object.storedObjectID, registry[old]?.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
+            registry[old] = nil
+        }
+        object.storedObjectID = newID
+        registry[newID] = Unmanaged.passUnretained(object)
+    }
+
+    /// Called when a registered object first changes.
+    func noteUpdated(_ object: NSManagedObject) {
+        guard !object.state.contains(.deleted) else { return }
+        updated.insert(object)
+        eventUpdated.append(object)
+    }
+
+    // MARK: Loading through the coordinator
+
+    func coordinatorOrThrow() throws -> NSPersistentStoreCoordinator {
+        guard let coordinator = persistentStoreCoordinator else {
+            throw CoreDataError.make(.coreData, "The context has no persistent store coordinator")
+        }
+        return coordinator
+    }
+
+    func fetchSnapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
+        guard let store = objectID.persistentStore else { return nil }
+        return try store.snapshot(for: objectID)
+    }
+
+    /// The saved state of a fault being fired; nil when the row is gone or cannot be read.
+    func loadSnapshot(for objectID: NSManagedObjectID) -> RowSnapshot? {
+        (try? fetchSnapshot(for: objectID)) ?? nil
+    }
+
+    /// Loads a to-many relationship of several objects at once (fault firing and prefetching).
+    func loadToMany(_ relationship: NSRelationshipDescription, of objects: [NSManagedObject]) {
+        let pending = objects.filter { !$0.toManyStorage(relationship).isLoaded }
+        let byStore = Dictionary(grouping: pending.filter { !$0.objectID.isTemporaryID }) { ObjectIdentifier($0.objectID.persistentStore!) }
+        for group in byStore.values {
+            guard let store = group.first?.objectID.persistentStore else { continue }
+            let related = (try? store.relatedSnapshots(of: group.map(\.objectID), through: relationship)) ?? [:]
+            for object in group {
+                let members = (related[object.objectID] ?? []).map { self.object(for: $0) }
+                object.installToMany(relationship, members: members)
+            }
+        }
+        for object in pending where object.objectID.isTemporaryID {
+            object.installToMany(relationship, members: [])
+        }
+    }
+}
+
+/// Whether the debug queue check is on for a kind of context.
+enum ConcurrencyDebug {
+    static let everywhere: Bool = {
+        let environment = ProcessInfo.processInfo.environment
+        return environment["OCD_CONCURRENCY_DEBUG"] == "1" || environment["com.apple.CoreData.ConcurrencyDebug"] == "1"
+    }()
+
+    static func isEnabled(for type: NSManagedObjectContext.ConcurrencyType) -> Bool {
+        type == .privateQueueConcurrencyType || (everywhere && type == .mainQueueConcurrencyType)
+    }
+}

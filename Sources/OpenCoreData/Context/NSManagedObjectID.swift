@@ -1,0 +1,77 @@
+import Foundation
+
+/// The identity of a managed object: its entity, its store, and its key in that store.
+///
+/// Object IDs are values you can pass between threads and contexts:
+/// ```swift
+/// let id = person.objectID
+/// background.perform { let same = background.object(with: id) }
+/// ```
+/// A new object has a temporary ID until it is saved (or `obtainPermanentIDs(for:)` is called);
+/// then it has a permanent one whose URI is `x-coredata://<store UUID>/<Entity>/p<key>`.
+public final class NSManagedObjectID: Hashable, Sendable, CustomStringConvertible, NSFetchRequestResult {
+    /// The entity of the object.
+    public let entity: NSEntityDescription
+    /// The store the object lives in; nil for a temporary ID.
+    public let persistentStore: NSPersistentStore?
+    let key: Key
+
+    enum Key: Hashable, Sendable {
+        case temporary(UUID)
+        case permanent(Int64)
+    }
+
+    init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
+        self.entity = entity
+        self.persistentStore = store
+        self.key = .permanent(primaryKey)
+    }
+
+    init(temporaryFor entity: NSEntityDescription) {
+        self.entity = entity
+        self.persistentStore = nil
+        self.key = .temporary(UUID())
+    }
+
+    /// True until the object is saved or given a permanent ID.
+    public var isTemporaryID: Bool {
+        if case .temporary = key { return true }
+        return false
+    }
+
+    /// The key in the store (`Z_PK` in the SQLite store); nil for a temporary ID.
+    var primaryKey: Int64? {
+        if case .permanent(let value) = key { return value }
+        return nil
+    }
+
+    /// `x-coredata://<store UUID>/<Entity>/p<key>`, or `x-coredata:///<Entity>/t<UUID>` while temporary.
+    public func uriRepresentation() -> URL {
+        let entityName = entity.name ?? ""
+        switch key {
+        case .temporary(let uuid):
+            return URL(string: "x-coredata:///\(entityName)/t\(uuid.uuidString)")!
+        case .permanent(let pk):
+            return URL(string: "x-coredata://\(persistentStore?.identifier ?? "")/\(entityName)/p\(pk)")!
+        }
+    }
+
+    public static func == (lhs: NSManagedObjectID, rhs: NSManagedObjectID) -> Bool {
+        if lhs === rhs { return true }
+        guard lhs.key == rhs.key else { return false }
+        switch lhs.key {
+        case .temporary: return true
+        case .permanent:
+            // Keys are unique per inheritance tree of one store.
+            return lhs.persistentStore === rhs.persistentStore && lhs.entity.rootEntity === rhs.entity.rootEntity
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(key)
+    }
+
+    public var description: String {
+        "<NSManagedObjectID \(uriRepresentation().absoluteString)>"
+    }
+}

@@ -1,0 +1,110 @@
+/// The changes of one save, sorted by store and turned into rows, before anything is written.
+struct SavePlan {
+    let insertedObjects: [NSManagedObject]
+    let updatedObjects: [NSManagedObject]
+    let deletedObjects: [NSManagedObject]
+    private(set) var changesByStore: [(NSPersistentStore, SaveChanges)] = []
+
+    init(context: NSManagedObjectContext, coordinator: NSPersistentStoreCoordinator) throws {
+        insertedObjects = Array(context.inserted)
+        updatedObjects = Array(context.updated)
+        deletedObjects = Array(context.deleted)
+
+        var byStore: [ObjectIdentifier: (NSPersistentStore, SaveChanges)] = [:]
+        func append(_ object: NSManagedObject, _ add: (inout SaveChanges) -> Void) throws {
+            let store = try object.objectID.persistentStore ?? coordinator.assignedStore(for: object.entity)
+            let key = ObjectIdentifier(store)
+            var entry = byStore[key] ?? (store, SaveChanges())
+            add(&entry.1)
+            byStore[key] = entry
+        }
+        for object in insertedObjects {
+            let row = Self.row(for: object, onlyChanges: false)
+            let toMany = Self.toManyChanges(of: object)
+            try append(object) { $0.inserted.append(row); $0.toMany += toMany }
+        }
+        for object in updatedObjects {
+            let row = Self.row(for: object, onlyChanges: true)
+            let toMany = Self.toManyChanges(of: object)
+            try append(object) { $0.updated.append(row); $0.toMany += toMany }
+        }
+        for object in deletedObjects {
+            let row = SaveChanges.Row(objectID: object.objectID, values: [], toOne: [], changedAttributeSlots: [],
+                                      changedRelationshipSlots: [], expectedVersion: object.snapshot?.version ?? 0)
+            try append(object) { $0.deleted.append(row) }
+        }
+        changesByStore = Array(byStore.values)
+        if let readOnly = changesByStore.first(where: { $0.0.isReadOnly })?.0 {
+            throw CoreDataError.store(.persistentStoreSave, "The store at \(readOnly.url?.path ?? "?") is read-only", url: readOnly.url)
+        }
+    }
+
+    /// The values a store writes for `object`: persistent attributes, to-one destinations, and
+    /// (for updates) which of them changed.
+    private static func row(for object: NSManagedObject, onlyChanges: Bool) -> SaveChanges.Row {
+        let layout = object.entity.layout
+        let values = persistentValues(of: object)
+        let toOne = toOneIDs(of: object)
+        var changedAttributes: [Int] = []
+        var changedRelationships: [Int] = []
+        if onlyChanges, let snapshot = object.snapshot {
+            for attribute in layout.attributes where !attribute.isTransient {
+                let slot = attribute.attributeSlot
+                if values[slot] != snapshot.values[slot] { changedAttributes.append(slot) }
+            }
+            for relationship in layout.relationships where !relationship.isToMany && !relationship.isTransient {
+                let slot = relationship.relationshipSlot
+                if toOne[slot] != snapshot.toOne[slot] { changedRelationships.append(slot) }
+            }
+        }
+        return SaveChanges.Row(objectID: object.objectID, values: values, toOne: toOne,
+                               changedAttributeSlots: changedAttributes, changedRelationshipSlots: changedRelationships,
+                               expectedVersion: object.snapshot?.version ?? 0)
+    }
+
+    private static func persistentValues(of object: NSManagedObject) -> [PrimitiveValue] {
+        let layout = object.entity.layout
+        guard layout.hasTransientAttributes else { return object.values }
+        var values = object.values
+        for attribute in layout.attributes where attribute.isTransient { values[attribute.attributeSlot] = .null }
+        return values
+    }
+
+    private static func toOneIDs(of object: NSManagedObject) -> [NSManagedObjectID?] {
+        let relationships = object.entity.layout.relationships
+        if relationships.isEmpty { return [] }
+        return relationships.map { relationship in
+            relationship.isToMany || relationship.isTransient ? nil : object.toOneDestinationID(relationship)
+        }
+    }
+
+    /// Full memberships of changed to-many relationships that the store keeps apart from the
+    /// members' rows (ordered ones, many-to-many ones, ones without inverse).
+    private static func toManyChanges(of object: NSManagedObject) -> [SaveChanges.ToMany] {
+        guard !object.relations.isEmpty else { return [] }
+        var changes: [SaveChanges.ToMany] = []
+        for relationship in object.entity.layout.relationships where relationship.isToMany && !relationship.isTransient {
+            guard case .toMany(let storage) = object.relations[relationship.relationshipSlot], storage.hasChanges,
+                  relationship.needsOwnStorage else { continue }
+            let members = object.toManyMembers(relationship).orderedMembers.filter { !$0.isDeleted }
+            changes.append(SaveChanges.ToMany(source: object.objectID, relationship: relationship, members: members.map(\.objectID)))
+        }
+        return changes
+    }
+
+    /// The snapshot an object has after the save: its values, with permanent IDs.
+    func committedSnapshot(of object: NSManagedObject, version: Int64) -> RowSnapshot {
+        RowSnapshot(objectID: object.objectID, version: version, values: Self.persistentValues(of: object),
+                    toOne: Self.toOneIDs(of: object))
+    }
+}
+
+extension NSRelationshipDescription {
+    /// Whether the membership of this to-many relationship is stored on its own (join table or
+    /// order keys) rather than only in the members' to-one keys.
+    var needsOwnStorage: Bool {
+        guard isToMany else { return false }
+        guard let inverse = inverseRelationship else { return true }
+        return isOrdered || inverse.isToMany
+    }
+}

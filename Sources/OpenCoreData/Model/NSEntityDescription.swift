@@ -1,0 +1,211 @@
+import Foundation
+
+/// An entity: a kind of object, with its properties, its place in an inheritance tree, and the
+/// class that represents its objects.
+///
+/// ```swift
+/// let entry = NSEntityDescription(name: "Entry")
+/// entry.properties = [
+///     NSAttributeDescription(name: "age", type: .integer64AttributeType),
+///     NSAttributeDescription(name: "time", type: .dateAttributeType),
+/// ]
+/// ```
+open class NSEntityDescription: @unchecked Sendable {
+    // @unchecked Sendable: mutated only while the model is being built; frozen afterwards.
+
+    /// The entity's name, unique within its model.
+    public var name: String? { didSet { checkEditable("name") } }
+    /// Abstract entities have no instances of their own, only of their sub-entities.
+    public var isAbstract = false { didSet { checkEditable("isAbstract") } }
+    /// The name of the `NSManagedObject` subclass for this entity's objects.
+    public var managedObjectClassName: String = "NSManagedObject" { didSet { checkEditable("managedObjectClassName") } }
+    /// Free-form information for the application.
+    public var userInfo: [AnyHashable: Any]?
+    /// A string that changes the version hash without changing the schema.
+    public var versionHashModifier: String?
+    /// The name this entity had in an earlier model version (for migration).
+    public var renamingIdentifier: String?
+    /// Groups of property names whose values must be unique together, as `[["email"], ["first", "last"]]`.
+    /// Elements may be names or property descriptions, as in Core Data.
+    public var uniquenessConstraints: [[Any]] = [] { didSet { checkEditable("uniquenessConstraints") } }
+    /// Fetch indexes (compound indexes) the store creates for this entity.
+    public var indexes: [NSFetchIndexDescription] = [] { didSet { checkEditable("indexes") } }
+
+    /// The model the entity belongs to.
+    public internal(set) weak var managedObjectModel: NSManagedObjectModel?
+    /// The entity this one inherits from.
+    public internal(set) weak var superentity: NSEntityDescription?
+
+    private var ownProperties: [NSPropertyDescription] = []
+    private var ownSubentities: [NSEntityDescription] = []
+    private var registeredClass: NSManagedObject.Type?
+
+    public init(name: String? = nil) {
+        self.name = name
+    }
+
+    public convenience init() { self.init(name: nil) }
+
+    /// The properties declared on this entity (not the inherited ones).
+    public var properties: [NSPropertyDescription] {
+        get { ownProperties }
+        set {
+            checkEditable("properties")
+            ownProperties = newValue
+            for property in newValue { property.entity = self }
+        }
+    }
+
+    /// The entities that inherit from this one.
+    public var subentities: [NSEntityDescription] {
+        get { ownSubentities }
+        set {
+            checkEditable("subentities")
+            for old in ownSubentities where old.superentity === self { old.superentity = nil }
+            ownSubentities = newValue
+            for entity in newValue { entity.superentity = self }
+        }
+    }
+
+    /// The class whose instances represent this entity's objects; setting it also sets
+    /// `managedObjectClassName`.
+    ///
+    /// On Linux, Swift cannot look a class up by name for every kind of class, so registering the
+    /// class itself is the reliable way; a name alone is resolved with the Swift runtime
+    /// (`Module.ClassName`) when possible, and falls back to `NSManagedObject`.
+    public var managedObjectClass: NSManagedObject.Type {
+        get {
+            if let registeredClass { return registeredClass }
+            if let found = _typeByName(managedObjectClassName) as? NSManagedObject.Type { return found }
+            return superentity?.managedObjectClass ?? NSManagedObject.self
+        }
+        set {
+            registeredClass = newValue
+            managedObjectClassName = String(reflecting: newValue)
+        }
+    }
+
+    // MARK: Properties including inherited ones
+
+    /// Every property, inherited ones included, by name.
+    public var propertiesByName: [String: NSPropertyDescription] {
+        if let layout = frozenLayout { return layout.propertiesByName }
+        return Dictionary(allProperties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Every attribute, inherited ones included, by name.
+    public var attributesByName: [String: NSAttributeDescription] {
+        propertiesByName.compactMapValues { $0 as? NSAttributeDescription }
+    }
+
+    /// Every relationship, inherited ones included, by name.
+    public var relationshipsByName: [String: NSRelationshipDescription] {
+        propertiesByName.compactMapValues { $0 as? NSRelationshipDescription }
+    }
+
+    /// The relationships (inherited ones included) whose destination is `entity`.
+    public func relationships(forDestination entity: NSEntityDescription) -> [NSRelationshipDescription] {
+        allRelationships.filter { $0.destinationEntity === entity }
+    }
+
+    /// Whether this entity is `entity` or inherits from it.
+    public func isKindOf(entity: NSEntityDescription) -> Bool {
+        var current: NSEntityDescription? = self
+        while let candidate = current {
+            if candidate === entity { return true }
+            current = candidate.superentity
+        }
+        return false
+    }
+
+    /// Properties in storage order: inherited ones first, then this entity's own.
+    var allProperties: [NSPropertyDescription] {
+        if let layout = frozenLayout { return layout.properties }
+        return (superentity?.allProperties ?? []) + ownProperties
+    }
+
+    var allAttributes: [NSAttributeDescription] {
+        if let layout = frozenLayout { return layout.attributes }
+        return allProperties.compactMap { $0 as? NSAttributeDescription }
+    }
+
+    var allRelationships: [NSRelationshipDescription] {
+        if let layout = frozenLayout { return layout.relationships }
+        return allProperties.compactMap { $0 as? NSRelationshipDescription }
+    }
+
+    /// The top of this entity's inheritance tree.
+    var rootEntity: NSEntityDescription {
+        var entity = self
+        while let parent = entity.superentity { entity = parent }
+        return entity
+    }
+
+    /// This entity followed by all its sub-entities, depth first.
+    var selfAndDescendants: [NSEntityDescription] {
+        [self] + ownSubentities.flatMap(\.selfAndDescendants)
+    }
+
+    // MARK: Freezing
+
+    /// Storage layout, computed once when the model is frozen.
+    private(set) var frozenLayout: EntityLayout?
+
+    func freezeLayout() {
+        guard frozenLayout == nil else { return }
+        superentity?.freezeLayout()
+        let properties = (superentity?.allProperties ?? []) + ownProperties
+        let attributes = properties.compactMap { $0 as? NSAttributeDescription }
+        let relationships = properties.compactMap { $0 as? NSRelationshipDescription }
+        for (index, attribute) in attributes.enumerated() where attribute.entity === self {
+            attribute.attributeSlot = index
+            attribute.slot = index
+            attribute.defaultPrimitive = (try? PrimitiveValue(attribute.defaultValue, for: attribute.attributeType)) ?? .null
+        }
+        for (index, relationship) in relationships.enumerated() where relationship.entity === self {
+            relationship.relationshipSlot = index
+            relationship.slot = index
+        }
+        frozenLayout = EntityLayout(
+            properties: properties,
+            attributes: attributes,
+            relationships: relationships,
+            propertiesByName: Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }),
+            defaultValues: attributes.map(\.defaultPrimitive),
+            hasTransientAttributes: attributes.contains(where: \.isTransient),
+            objectClass: managedObjectClass,
+            uniquenessConstraintNames: uniquenessConstraints.map { $0.map { ($0 as? NSPropertyDescription)?.name ?? "\($0)" } }
+        )
+    }
+
+    func checkEditable(_ property: String) {
+        if let model = managedObjectModel, model.isFrozen {
+            preconditionFailure("Can't change \(property) of entity '\(name ?? "?")': its model is in use and can no longer be edited")
+        }
+    }
+}
+
+/// Where an entity's values live in its objects: attributes and relationships each in an
+/// array indexed by slot, inherited properties first so a slot means the same property in
+/// every entity of an inheritance tree.
+struct EntityLayout {
+    let properties: [NSPropertyDescription]
+    let attributes: [NSAttributeDescription]
+    let relationships: [NSRelationshipDescription]
+    let propertiesByName: [String: NSPropertyDescription]
+    /// The values a newly inserted object starts with.
+    let defaultValues: [PrimitiveValue]
+    let hasTransientAttributes: Bool
+    /// The class instantiated for this entity's objects.
+    let objectClass: NSManagedObject.Type
+    let uniquenessConstraintNames: [[String]]
+}
+
+extension NSEntityDescription: CustomStringConvertible {
+    public var description: String { "NSEntityDescription(\(name ?? "unnamed"))" }
+}
+
+extension NSEntityDescription: Hashable {
+    public static func == (lhs: NSEntityDescription, rhs: NSEntityDescription) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

@@ -1,0 +1,38 @@
+/// A named index over one or more properties of an entity (Core Data's compound fetch index).
+///
+/// ```swift
+/// entity.indexes = [NSFetchIndexDescription(name: "byScore", elements: [
+///     NSFetchIndexElementDescription(property: score, collationType: .binary)])]
+/// ```
+public final class NSFetchIndexDescription: @unchecked Sendable {
+    // @unchecked Sendable: like every model description, frozen once the model is in use.
+    public var name: String
+    public var elements: [NSFetchIndexElementDescription]
+    /// Indexes only the rows that match this predicate (a partial index), when set.
+    public var partialIndexPredicate: NSPredicate?
+
+    public init(name: String, elements: [NSFetchIndexElementDescription]?) {
+        self.name = name
+        self.elements = elements ?? []
+    }
+}
+
+/// One column of a fetch index.
+public final class NSFetchIndexElementDescription: @unchecked Sendable {
+    // @unchecked Sendable: frozen once the model is in use.
+    public enum CollationType: UInt, Sendable {
+        case binary = 0
+        case rTree = 1
+    }
+
+    public var property: NSPropertyDescription?
+    public var propertyName: String?
+    public var collationType: CollationType
+    public var isAscending = true
+
+    public init(property: NSPropertyDescription, collationType: CollationType) {
+        self.property = property
+        self.propertyName = property.name
+        self.collationType = collationType
+    }
+}

@@ -1,0 +1,59 @@
+import Foundation
+
+/// A property value as OpenCoreData keeps it in objects and row snapshots: a closed set of
+/// value types, so that reading one is a switch rather than a dynamic cast, and snapshots can be
+/// shared across threads.
+///
+/// The attribute's type says how a value is presented: `.integer` is an `Int16`, `Int32` or
+/// `Int64` attribute; `.double` is a `Double` or `Float`.
+enum PrimitiveValue: Sendable {
+    case null
+    case integer(Int64)
+    case double(Double)
+    case bool(Bool)
+    case string(String)
+    case date(Date)
+    case data(Data)
+    case uuid(UUID)
+    case url(URL)
+    indirect case decimal(Decimal)
+    /// A value of a transformable attribute, as the application gave it.
+    case transformable(TransformableValue)
+
+    var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+}
+
+/// A transformable attribute's value: any Swift value, compared with `==` when it is `Hashable`.
+struct TransformableValue: @unchecked Sendable {
+    // @unchecked Sendable: Core Data treats attribute values as immutable values; an application
+    // that mutates a shared reference type stored in a transformable attribute is already outside
+    // Core Data's contract (changes are only noticed when a new value is set).
+    let value: Any
+}
+
+extension PrimitiveValue: Equatable {
+    /// Value equality with `isEqual:` semantics: numbers compare by value.
+    static func == (lhs: PrimitiveValue, rhs: PrimitiveValue) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): return true
+        case let (.integer(a), .integer(b)): return a == b
+        case let (.double(a), .double(b)): return a == b
+        case let (.integer(a), .double(b)), let (.double(b), .integer(a)): return Double(a) == b
+        case let (.bool(a), .bool(b)): return a == b
+        case let (.string(a), .string(b)): return a == b
+        case let (.date(a), .date(b)): return a == b
+        case let (.data(a), .data(b)): return a == b
+        case let (.uuid(a), .uuid(b)): return a == b
+        case let (.url(a), .url(b)): return a == b
+        case let (.decimal(a), .decimal(b)): return a == b
+        case let (.transformable(a), .transformable(b)):
+            if let a = a.value as? AnyHashable, let b = b.value as? AnyHashable { return a == b }
+            if let a = a.value as? NSObject, let b = b.value as? NSObject { return a.isEqual(b) }
+            return false
+        default: return false
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+
+/// A value in a predicate: a constant, a key path, the evaluated object, a variable, or a
+/// collection of expressions.
+///
+/// ```swift
+/// NSExpression(forKeyPath: "owner.name")
+/// NSExpression(forConstantValue: 42)
+/// ```
+open class NSExpression: @unchecked Sendable, CustomStringConvertible {
+    // @unchecked Sendable: immutable once built.
+
+    /// The kinds of expression. Raw values as Foundation's.
+    public enum ExpressionType: UInt, Sendable {
+        case constantValue = 0
+        case evaluatedObject = 1
+        case variable = 2
+        case keyPath = 3
+        case function = 4
+        case aggregate = 14
+    }
+
+    public let expressionType: ExpressionType
+    private let constant: Any?
+    private let name: String?
+    private let elements: [NSExpression]?
+
+    private init(type: ExpressionType, constant: Any? = nil, name: String? = nil, elements: [NSExpression]? = nil) {
+        self.expressionType = type
+        self.constant = constant
+        self.name = name
+        self.elements = elements
+    }
+
+    /// A constant: a number, string, date, object, `nil`, or an array of such.
+    public convenience init(forConstantValue value: Any?) {
+        self.init(type: .constantValue, constant: value)
+    }
+
+    /// A key path (`"age"`, `"owner.name"`) read from the evaluated object.
+    public convenience init(forKeyPath keyPath: String) {
+        self.init(type: .keyPath, name: keyPath)
+    }
+
+    /// A `$variable` replaced through `withSubstitutionVariables(_:)`.
+    public convenience init(forVariable name: String) {
+        self.init(type: .variable, name: name)
+    }
+
+    /// A collection of expressions (`{1, 2, 3}`).
+    public convenience init(forAggregate subexpressions: [NSExpression]) {
+        self.init(type: .aggregate, elements: subexpressions)
+    }
+
+    /// The evaluated object itself (`SELF`).
+    public class func expressionForEvaluatedObject() -> NSExpression {
+        NSExpression(type: .evaluatedObject)
+    }
+
+    /// The constant of a constant expression (the array of values of an aggregate of constants).
+    public var constantValue: Any? {
+        if expressionType == .aggregate { return elements?.map { $0.constantValue as Any } }
+        return constant
+    }
+
+    /// The key path of a key-path expression.
+    public var keyPath: String { name ?? "" }
+
+    /// The name of a variable expression.
+    public var variable: String { name ?? "" }
+
+    /// The subexpressions of an aggregate expression.
+    public var collection: [NSExpression] { elements ?? [] }
+
+    /// The value of the expression for `object`.
+    open func expressionValue(with object: Any?, context: NSMutableDictionary?) -> Any? {
+        value(for: object, variables: nil)
+    }
+
+    func value(for object: Any?, variables: [String: Any]?) -> Any? {
+        switch expressionType {
+        case .constantValue: return constant
+        case .evaluatedObject: return object
+        case .keyPath: return KeyPathValue.value(of: object, keyPath: keyPath)
+        case .variable: return variables?[variable]
+        case .aggregate: return collection.map { $0.value(for: object, variables: variables) as Any }
+        case .function: return nil
+        }
+    }
+
+    func substituting(_ variables: [String: Any]) -> NSExpression {
+        switch expressionType {
+        case .variable:
+            guard let value = variables[variable] else { return self }
+            return NSExpression(forConstantValue: value)
+        case .aggregate:
+            return NSExpression(forAggregate: collection.map { $0.substituting(variables) })
+        default:
+            return self
+        }
+    }
+
+    /// The expression in format-string syntax.
+    public var description: String {
+        switch expressionType {
+        case .constantValue: return PredicateFormatting.literal(constant)
+        case .evaluatedObject: return "SELF"
+        case .keyPath: return keyPath
+        case .variable: return "$\(variable)"
+        case .aggregate: return "{" + collection.map(\.description).joined(separator: ", ") + "}"
+        case .function: return name ?? "FUNCTION()"
+        }
+    }
+}
+
+/// Reads a value at a key path from whatever a predicate is evaluated against.
+enum KeyPathValue {
+    static func value(of object: Any?, keyPath: String?) -> Any? {
+        guard let keyPath, !keyPath.isEmpty, keyPath != "self", keyPath != "SELF" else { return object }
+        var current: Any? = object
+        for key in keyPath.split(separator: ".") {
+            current = value(of: current, key: String(key))
+            if current == nil { return nil }
+        }
+        return current
+    }
+
+    private static func value(of object: Any?, key: String) -> Any? {
+        switch object {
+        case let object as NSManagedObject: return object.value(forKey: key)
+        case let dictionary as [String: Any]: return dictionary[key]
+        case let dictionary as NSDictionary: return dictionary[key]
+        case let source as KeyValueReadable: return source.value(forKey: key)
+        case let collection as Set<NSManagedObject>:
+            return collection.map { value(of: $0, key: key) as Any }
+        case let rows as [StoredRow]:
+            return rows.map { value(of: $0, key: key) as Any }
+        default:
+            return Mirror(reflecting: object as Any).children.first { $0.label == key }?.value
+        }
+    }
+}
+
+/// Something a predicate can read keys from (the in-memory store's rows, for instance).
+protocol KeyValueReadable {
+    func value(forKey key: String) -> Any?
+    /// The identity of the object the values belong to, when there is one.
+    var rowObjectID: NSManagedObjectID? { get }
+}
+
+/// Formats constants the way `predicateFormat` prints them.
+enum PredicateFormatting {
+    static func literal(_ value: Any?) -> String {
+        switch value {
+        case nil, is NSNull: return "nil"
+        case let string as String: return "\"" + string.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        case let bool as Bool: return bool ? "1" : "0"
+        case let date as Date: return "CAST(\(date.timeIntervalSinceReferenceDate), \"NSDate\")"
+        case let array as [Any]: return "{" + array.map(literal).joined(separator: ", ") + "}"
+        case let object as NSManagedObject: return object.objectID.description
+        case let number as NSNumber: return number.stringValue
+        default: return "\(value!)"
+        }
+    }
+}

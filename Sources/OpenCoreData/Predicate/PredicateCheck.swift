@@ -1,0 +1,78 @@
+import Foundation
+
+/// Checks a predicate against the model before a store runs it, so that a key the entity does
+/// not have is a clear error (Core Data raises "keypath … not found in entity …").
+enum PredicateCheck {
+    static func validate(_ predicate: NSPredicate, for entity: NSEntityDescription) throws {
+        switch predicate {
+        case let compound as NSCompoundPredicate:
+            for subpredicate in compound.subpredicates { try validate(subpredicate, for: entity) }
+        case let comparison as NSComparisonPredicate:
+            let allowsToMany = comparison.comparisonPredicateModifier != .direct
+            try validate(comparison.leftExpression, for: entity, allowsToMany: allowsToMany, in: predicate)
+            try validate(comparison.rightExpression, for: entity, allowsToMany: false, in: predicate)
+        default:
+            break
+        }
+    }
+
+    private static func validate(_ expression: NSExpression, for entity: NSEntityDescription, allowsToMany: Bool,
+                                 in predicate: NSPredicate) throws {
+        switch expression.expressionType {
+        case .keyPath:
+            _ = try resolve(keyPath: expression.keyPath, from: entity, allowsToMany: allowsToMany, in: predicate)
+        case .aggregate:
+            for element in expression.collection { try validate(element, for: entity, allowsToMany: false, in: predicate) }
+        default:
+            break
+        }
+    }
+
+    /// The properties a key path walks through, checked against the model.
+    static func resolve(keyPath: String, from entity: NSEntityDescription, allowsToMany: Bool,
+                        in predicate: NSPredicate?) throws -> [NSPropertyDescription] {
+        var properties: [NSPropertyDescription] = []
+        var current: NSEntityDescription? = entity
+        let keys = keyPath.split(separator: ".").map(String.init)
+        for (index, key) in keys.enumerated() {
+            guard let here = current else {
+                throw invalid("keypath \(keyPath) continues after attribute '\(keys[index - 1])'", predicate)
+            }
+            guard let property = here.layout.propertiesByName[key] else {
+                throw invalid("keypath \(keyPath) not found in entity \(here.name ?? "?")", predicate)
+            }
+            properties.append(property)
+            if let relationship = property as? NSRelationshipDescription {
+                if relationship.isToMany && !allowsToMany {
+                    throw invalid("to-many key not allowed here: \(keyPath) (use ANY, ALL or NONE)", predicate)
+                }
+                current = relationship.destinationEntity
+            } else {
+                current = nil
+            }
+        }
+        return properties
+    }
+
+    static func invalid(_ message: String, _ predicate: NSPredicate?) -> CocoaError {
+        let suffix = predicate.map { " in predicate \($0.predicateFormat)" } ?? ""
+        return CoreDataError.make(.persistentStoreUnsupportedRequestType, "Invalid fetch request: \(message)\(suffix)")
+    }
+}
+
+/// Helpers for dictionary results.
+enum DictionaryResults {
+    /// Drops dictionaries equal to an earlier one (for `returnsDistinctResults`).
+    static func distinct(_ dictionaries: [[String: Any]]) -> [[String: Any]] {
+        var seen: [[String: String]] = []
+        var result: [[String: Any]] = []
+        for dictionary in dictionaries {
+            let key = dictionary.mapValues { "\($0)" }
+            if !seen.contains(key) {
+                seen.append(key)
+                result.append(dictionary)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,217 @@
+import Foundation
+
+/// How predicates compare values in memory: numbers by value whatever their Swift type, strings
+/// with the predicate's case and diacritic options, dates by time, objects by identity.
+enum ValueComparison {
+    /// The result of `left <operator> right`.
+    static func evaluate(_ left: Any?, _ type: NSComparisonPredicate.Operator, _ right: Any?,
+                         options: NSComparisonPredicate.Options) -> Bool {
+        switch type {
+        case .equalTo: return isEqual(left, right, options: options)
+        case .notEqualTo: return !isEqual(left, right, options: options)
+        case .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
+            guard let order = order(left, right, options: options) else { return false }
+            switch type {
+            case .lessThan: return order == .orderedAscending
+            case .lessThanOrEqualTo: return order != .orderedDescending
+            case .greaterThan: return order == .orderedDescending
+            default: return order != .orderedAscending
+            }
+        case .between:
+            let bounds = elements(of: right)
+            guard bounds.count == 2, let low = order(left, bounds[0], options: options),
+                  let high = order(left, bounds[1], options: options) else { return false }
+            return low != .orderedAscending && high != .orderedDescending
+        case .in:
+            if let haystack = string(right), let needle = string(left) {
+                return fold(haystack, options).contains(fold(needle, options))
+            }
+            guard right != nil, !(right is NSNull) else { return false }
+            return elements(of: right).contains { isEqual(left, $0, options: options) }
+        case .contains:
+            if let haystack = string(left), let needle = string(right) {
+                return needle.isEmpty ? false : fold(haystack, options).contains(fold(needle, options))
+            }
+            guard isCollection(left) else { return false }
+            return elements(of: left).contains { isEqual($0, right, options: options) }
+        case .beginsWith:
+            guard let text = string(left), let prefix = string(right) else { return false }
+            return fold(text, options).hasPrefix(fold(prefix, options))
+        case .endsWith:
+            guard let text = string(left), let suffix = string(right) else { return false }
+            return fold(text, options).hasSuffix(fold(suffix, options))
+        case .like:
+            guard let text = string(left), let pattern = string(right) else { return false }
+            return WildcardPattern(fold(pattern, options)).matches(fold(text, options))
+        case .matches:
+            guard let text = string(left), let pattern = string(right) else { return false }
+            return text.matchesWhole(pattern: options.contains(.caseInsensitive) ? "(?i)" + pattern : pattern)
+        case .customSelector:
+            return false
+        }
+    }
+
+    // MARK: Equality and order
+
+    static func isEqual(_ left: Any?, _ right: Any?, options: NSComparisonPredicate.Options = []) -> Bool {
+        let leftIsNil = left == nil || left is NSNull
+        let rightIsNil = right == nil || right is NSNull
+        if leftIsNil || rightIsNil { return leftIsNil && rightIsNil }
+        if let a = objectID(left), let b = objectID(right) { return a == b }
+        if let a = string(left), let b = string(right) { return fold(a, options) == fold(b, options) }
+        if let order = order(left, right, options: options) { return order == .orderedSame }
+        if let a = left as? AnyHashable, let b = right as? AnyHashable { return a == b }
+        return false
+    }
+
+    /// The order of two comparable values, or nil when they cannot be ordered (nil, mixed types).
+    static func order(_ left: Any?, _ right: Any?, options: NSComparisonPredicate.Options = []) -> ComparisonResult? {
+        if let a = number(left), let b = number(right) { return compareNumbers(a, b) }
+        if let a = string(left), let b = string(right) { return compareStrings(fold(a, options), fold(b, options)) }
+        if let a = date(left), let b = date(right) { return a < b ? .orderedAscending : (a > b ? .orderedDescending : .orderedSame) }
+        if let a = left as? Data, let b = right as? Data { return compareBytes(Array(a), Array(b)) }
+        if let a = left as? UUID, let b = right as? UUID { return compareBytes(a.bytes, b.bytes) }
+        return nil
+    }
+
+    /// The order used for sorting: like `order`, with nil before everything (as SQLite sorts
+    /// NULL first when ascending).
+    static func sortOrder(_ left: Any?, _ right: Any?, caseInsensitive: Bool) -> ComparisonResult {
+        let leftIsNil = left == nil || left is NSNull
+        let rightIsNil = right == nil || right is NSNull
+        if leftIsNil || rightIsNil {
+            if leftIsNil && rightIsNil { return .orderedSame }
+            return leftIsNil ? .orderedAscending : .orderedDescending
+        }
+        return order(left, right, options: caseInsensitive ? .caseInsensitive : []) ?? .orderedSame
+    }
+
+    // MARK: Reading values
+
+    /// Numbers (and Booleans) as exact integers when possible, else as doubles.
+    enum Number { case integer(Int64), double(Double) }
+
+    static func number(_ value: Any?) -> Number? {
+        switch value {
+        case let value as Int: .integer(Int64(value))
+        case let value as Int64: .integer(value)
+        case let value as Int32: .integer(Int64(value))
+        case let value as Int16: .integer(Int64(value))
+        case let value as Bool: .integer(value ? 1 : 0)
+        case let value as Double: .double(value)
+        case let value as Float: .double(Double(value))
+        case let value as Decimal: .double(NSDecimalNumber(decimal: value).doubleValue)
+        case let value as NSNumber:
+            if let exact = Int64(exactly: value.doubleValue), Double(exact) == value.doubleValue { .integer(value.int64Value) } else { .double(value.doubleValue) }
+        default: nil
+        }
+    }
+
+    private static func compareNumbers(_ a: Number, _ b: Number) -> ComparisonResult {
+        switch (a, b) {
+        case let (.integer(x), .integer(y)): x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
+        default:
+            a.double < b.double ? .orderedAscending : (a.double > b.double ? .orderedDescending : .orderedSame)
+        }
+    }
+
+    static func string(_ value: Any?) -> String? {
+        switch value {
+        case let value as String: value
+        case let value as Substring: String(value)
+        case let value as NSString: value as String
+        default: nil
+        }
+    }
+
+    private static func date(_ value: Any?) -> Date? { value as? Date }
+
+    private static func objectID(_ value: Any?) -> NSManagedObjectID? {
+        switch value {
+        case let object as NSManagedObject: object.objectID
+        case let id as NSManagedObjectID: id
+        case let row as KeyValueReadable: row.rowObjectID
+        default: nil
+        }
+    }
+
+    /// Strings compare by Unicode code point, as SQLite's BINARY collation compares UTF-8 bytes.
+    static func compareStrings(_ a: String, _ b: String) -> ComparisonResult {
+        compareBytes(Array(a.utf8), Array(b.utf8))
+    }
+
+    private static func compareBytes(_ a: [UInt8], _ b: [UInt8]) -> ComparisonResult {
+        for (x, y) in zip(a, b) where x != y { return x < y ? .orderedAscending : .orderedDescending }
+        return a.count < b.count ? .orderedAscending : (a.count > b.count ? .orderedDescending : .orderedSame)
+    }
+
+    /// Applies `[c]` and `[d]`: case folding and diacritic removal.
+    static func fold(_ string: String, _ options: NSComparisonPredicate.Options) -> String {
+        var foldOptions: String.CompareOptions = []
+        if options.contains(.caseInsensitive) { foldOptions.insert(.caseInsensitive) }
+        if options.contains(.diacriticInsensitive) { foldOptions.insert(.diacriticInsensitive) }
+        if foldOptions.isEmpty || options.contains(.normalized) { return string }
+        return string.folding(options: foldOptions, locale: nil)
+    }
+
+    static func isCollection(_ value: Any?) -> Bool {
+        value is [Any] || value is Set<NSManagedObject> || value is NSOrderedSet || value is NSSet || value is NSArray
+    }
+
+    /// The members of a collection value (array, set, ordered set, dictionary values).
+    static func elements(of value: Any?) -> [Any?] {
+        switch value {
+        case let array as [Any?]: array
+        case let array as [Any]: array.map { $0 }
+        case let set as Set<NSManagedObject>: Array(set)
+        case let ordered as NSOrderedSet: ordered.array
+        case let set as NSSet: set.allObjects
+        case let array as NSArray: array.map { $0 }
+        case let dictionary as [String: Any]: Array(dictionary.values)
+        default: []
+        }
+    }
+}
+
+extension ValueComparison.Number {
+    var double: Double {
+        switch self {
+        case .integer(let value): Double(value)
+        case .double(let value): value
+        }
+    }
+}
+
+extension UUID {
+    var bytes: [UInt8] {
+        withUnsafeBytes(of: uuid) { Array($0) }
+    }
+}
+
+/// Core Data's LIKE wildcards: `*` matches any run of characters, `?` one character.
+struct WildcardPattern {
+    private let pattern: [Character]
+
+    init(_ pattern: String) { self.pattern = Array(pattern) }
+
+    func matches(_ text: String) -> Bool {
+        let text = Array(text)
+        var memo: [[Bool?]] = Array(repeating: Array(repeating: nil, count: text.count + 1), count: pattern.count + 1)
+        func match(_ p: Int, _ t: Int) -> Bool {
+            if let known = memo[p][t] { return known }
+            let result: Bool
+            if p == pattern.count {
+                result = t == text.count
+            } else if pattern[p] == "*" {
+                result = match(p + 1, t) || (t < text.count && match(p, t + 1))
+            } else if pattern[p] == "\\" && p + 1 < pattern.count {
+                result = t < text.count && text[t] == pattern[p + 1] && match(p + 2, t + 1)
+            } else {
+                result = t < text.count && (pattern[p] == "?" || pattern[p] == text[t]) && match(p + 1, t + 1)
+            }
+            memo[p][t] = result
+            return result
+        }
+        return match(0, 0)
+    }
+}

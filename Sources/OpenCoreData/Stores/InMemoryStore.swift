@@ -1,0 +1,233 @@
+import Foundation
+
+/// The in-memory store (`NSInMemoryStoreType`): the same behaviour as the SQLite store, kept in
+/// memory and gone when the store is removed. Predicates and sorts are evaluated in memory.
+final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
+    // @unchecked Sendable: all state is guarded by `lock` (the coordinator and contexts call in
+    // under it).
+
+    override var type: String { NSInMemoryStoreType }
+
+    /// Rows by root entity, then by primary key.
+    private var rows: [ObjectIdentifier: [Int64: RowSnapshot]] = [:]
+    /// The last primary key handed out, per root entity.
+    private var lastKeys: [ObjectIdentifier: Int64] = [:]
+    /// Memberships of to-many relationships stored on their own, by relationship and source key.
+    private var toManyMembers: [ObjectIdentifier: [Int64: [NSManagedObjectID]]] = [:]
+
+    override func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws {
+        storedMetadata = [NSStoreTypeKey: NSInMemoryStoreType, NSStoreUUIDKey: identifier]
+    }
+
+    // MARK: Reading
+
+    override func execute(_ fetch: StoreFetch) throws -> StoreFetchResult {
+        lock.lock()
+        defer { lock.unlock() }
+        if let predicate = fetch.predicate { try PredicateCheck.validate(predicate, for: fetch.entity) }
+        var matches = candidates(for: fetch.entity, includesSubentities: fetch.includesSubentities)
+        if let predicate = fetch.predicate {
+            matches = matches.filter { predicate.evaluate(with: StoredRow(store: self, snapshot: $0)) }
+        }
+        var ordered = matches.map { StoredRow(store: self, snapshot: $0) }
+        if fetch.sortDescriptors.isEmpty {
+            ordered.sort { ($0.snapshot.objectID.primaryKey ?? 0) < ($1.snapshot.objectID.primaryKey ?? 0) }
+        } else {
+            ordered = ordered.sorted(by: fetch.sortDescriptors)
+        }
+        let sliced = Array(ordered.dropFirst(fetch.fetchOffset).prefix(fetch.fetchLimit > 0 ? fetch.fetchLimit : Int.max))
+        switch fetch.result {
+        case .snapshots: return .snapshots(sliced.map(\.snapshot))
+        case .objectIDs: return .objectIDs(sliced.map(\.snapshot.objectID))
+        case .count: return .count(sliced.count)
+        case .dictionaries(let keys):
+            var dictionaries = sliced.map { row in
+                var dictionary: [String: Any] = [:]
+                for key in keys { if let value = row.value(forKey: key) { dictionary[key] = (value as? StoredRow)?.snapshot.objectID ?? value } }
+                return dictionary
+            }
+            if fetch.returnsDistinctResults { dictionaries = DictionaryResults.distinct(dictionaries) }
+            return .dictionaries(dictionaries)
+        }
+    }
+
+    private func candidates(for entity: NSEntityDescription, includesSubentities: Bool) -> [RowSnapshot] {
+        let table = rows[ObjectIdentifier(entity.rootEntity)] ?? [:]
+        return table.values.filter { row in
+            includesSubentities ? row.objectID.entity.isKindOf(entity: entity) : row.objectID.entity === entity
+        }
+    }
+
+    override func snapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
+        lock.withLock { row(for: objectID) }
+    }
+
+    fileprivate func row(for objectID: NSManagedObjectID) -> RowSnapshot? {
+        guard let key = objectID.primaryKey else { return nil }
+        return rows[ObjectIdentifier(objectID.entity.rootEntity)]?[key]
+    }
+
+    override func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription) throws
+        -> [NSManagedObjectID: [RowSnapshot]] {
+        lock.withLock {
+            var result: [NSManagedObjectID: [RowSnapshot]] = [:]
+            for source in sources { result[source] = members(of: source, through: relationship) }
+            return result
+        }
+    }
+
+    fileprivate func members(of source: NSManagedObjectID, through relationship: NSRelationshipDescription) -> [RowSnapshot] {
+        if relationship.needsOwnStorage {
+            let ids = toManyMembers[ObjectIdentifier(relationship)]?[source.primaryKey ?? 0] ?? []
+            return ids.compactMap(row(for:))
+        }
+        guard let inverse = relationship.inverseRelationship, let destination = relationship.destinationEntity else { return [] }
+        return candidates(for: destination, includesSubentities: true)
+            .filter { $0.toOne[inverse.relationshipSlot] == source }
+            .sorted { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
+    }
+
+    // MARK: Writing
+
+    override func newPermanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
+        lock.withLock { entities.map(allocateID) }
+    }
+
+    private func allocateID(for entity: NSEntityDescription) -> NSManagedObjectID {
+        let root = ObjectIdentifier(entity.rootEntity)
+        let key = (lastKeys[root] ?? 0) + 1
+        lastKeys[root] = key
+        return NSManagedObjectID(entity: entity, store: self, primaryKey: key)
+    }
+
+    override func save(_ changes: SaveChanges) throws -> SaveOutcome {
+        lock.lock()
+        defer { lock.unlock() }
+        // Check everything before changing anything, so that a failed save leaves no trace.
+        for row in changes.updated + changes.deleted {
+            let current = self.row(for: row.objectID)
+            if current?.version != row.expectedVersion {
+                throw OptimisticLockingFailure(objectID: row.objectID, storeVersion: current?.version ?? 0)
+            }
+        }
+        let savedLastKeys = lastKeys
+        var outcome = SaveOutcome()
+        for row in changes.inserted where row.objectID.isTemporaryID {
+            outcome.permanentIDs[row.objectID] = allocateID(for: row.objectID.entity)
+        }
+        func permanent(_ id: NSManagedObjectID?) -> NSManagedObjectID? { id.map { outcome.permanentIDs[$0] ?? $0 } }
+
+        var staged = rows
+        for row in changes.deleted {
+            staged[ObjectIdentifier(row.objectID.entity.rootEntity)]?[row.objectID.primaryKey!] = nil
+        }
+        for row in changes.inserted {
+            let id = permanent(row.objectID)!
+            staged[ObjectIdentifier(id.entity.rootEntity), default: [:]][id.primaryKey!] =
+                RowSnapshot(objectID: id, version: 1, values: row.values, toOne: row.toOne.map(permanent))
+        }
+        for row in changes.updated {
+            staged[ObjectIdentifier(row.objectID.entity.rootEntity)]?[row.objectID.primaryKey!] =
+                RowSnapshot(objectID: row.objectID, version: row.expectedVersion + 1, values: row.values, toOne: row.toOne.map(permanent))
+        }
+        do {
+            try checkUniqueness(in: staged, changed: changes.inserted.map { permanent($0.objectID)! } + changes.updated.map(\.objectID))
+        } catch {
+            lastKeys = savedLastKeys
+            throw error
+        }
+        rows = staged
+        for change in changes.toMany {
+            let source = permanent(change.source)!
+            toManyMembers[ObjectIdentifier(change.relationship), default: [:]][source.primaryKey!] = change.members.compactMap(permanent)
+            if let inverse = change.relationship.inverseRelationship, inverse.needsOwnStorage, inverse.isToMany {
+                mirror(change, source: source, inverse: inverse, permanent: permanent)
+            }
+        }
+        for row in changes.deleted { removeMemberships(of: row.objectID) }
+        return outcome
+    }
+
+    /// Keeps the other side of a many-to-many relationship in step with a saved membership.
+    private func mirror(_ change: SaveChanges.ToMany, source: NSManagedObjectID, inverse: NSRelationshipDescription,
+                        permanent: (NSManagedObjectID?) -> NSManagedObjectID?) {
+        let members = Set(change.members.compactMap(permanent))
+        var inverseTable = toManyMembers[ObjectIdentifier(inverse)] ?? [:]
+        for (key, var list) in inverseTable where list.contains(source) && !members.contains(where: { $0.primaryKey == key }) {
+            list.removeAll { $0 == source }
+            inverseTable[key] = list
+        }
+        for member in members {
+            var list = inverseTable[member.primaryKey!] ?? []
+            if !list.contains(source) { list.append(source) }
+            inverseTable[member.primaryKey!] = list
+        }
+        toManyMembers[ObjectIdentifier(inverse)] = inverseTable
+    }
+
+    private func removeMemberships(of objectID: NSManagedObjectID) {
+        for (relationship, var table) in toManyMembers {
+            for (key, list) in table {
+                let kept = list.filter { $0 != objectID }
+                if kept.count != list.count { table[key] = kept }
+            }
+            toManyMembers[relationship] = table
+        }
+    }
+
+    private func checkUniqueness(in staged: [ObjectIdentifier: [Int64: RowSnapshot]], changed: [NSManagedObjectID]) throws {
+        for id in changed {
+            var entity: NSEntityDescription? = id.entity
+            while let constrained = entity {
+                for names in constrained.layout.uniquenessConstraintNames {
+                    try checkConstraint(names, of: constrained, for: id, in: staged)
+                }
+                entity = constrained.superentity
+            }
+        }
+    }
+
+    private func checkConstraint(_ names: [String], of entity: NSEntityDescription, for id: NSManagedObjectID,
+                                 in staged: [ObjectIdentifier: [Int64: RowSnapshot]]) throws {
+        let table = staged[ObjectIdentifier(entity.rootEntity)] ?? [:]
+        guard let mine = table[id.primaryKey!] else { return }
+        let properties = names.compactMap { entity.layout.propertiesByName[$0] }
+        func key(_ row: RowSnapshot) -> [String] {
+            properties.map { property in
+                if let attribute = property as? NSAttributeDescription { return row.values[attribute.attributeSlot].displayText }
+                if let relationship = property as? NSRelationshipDescription { return row.toOne[relationship.relationshipSlot]?.description ?? "nil" }
+                return ""
+            }
+        }
+        let myKey = key(mine)
+        // As with SQLite's unique indexes, a missing value never conflicts.
+        if myKey.contains("nil") { return }
+        for other in table.values where other.objectID != id && other.objectID.entity.isKindOf(entity: entity) && key(other) == myKey {
+            throw UniquenessConstraintViolation(entity: entity, properties: names, objectID: id, underlying: nil)
+        }
+    }
+}
+
+/// A stored row seen by predicates and sort descriptors: attributes as values, to-ones as rows.
+struct StoredRow: KeyValueReadable {
+    let store: InMemoryStore
+    let snapshot: RowSnapshot
+
+    func value(forKey key: String) -> Any? {
+        let entity = snapshot.objectID.entity
+        switch entity.layout.propertiesByName[key] {
+        case let attribute as NSAttributeDescription:
+            return snapshot.values[attribute.attributeSlot].objectValue(for: attribute.attributeType)
+        case let relationship as NSRelationshipDescription:
+            if relationship.isToMany {
+                return store.members(of: snapshot.objectID, through: relationship).map { StoredRow(store: store, snapshot: $0) }
+            }
+            guard let id = snapshot.toOne[relationship.relationshipSlot], let row = store.row(for: id) else { return nil }
+            return StoredRow(store: store, snapshot: row)
+        default:
+            return nil
+        }
+    }
+
+    var rowObjectID: NSManagedObjectID? { snapshot.objectID }
+}

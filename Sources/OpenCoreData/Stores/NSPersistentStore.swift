@@ -1,0 +1,110 @@
+import Foundation
+
+/// The type names of the stores OpenCoreData provides.
+public let NSSQLiteStoreType = "SQLite"
+public let NSInMemoryStoreType = "InMemory"
+/// Store metadata keys.
+public let NSStoreTypeKey = "NSStoreType"
+public let NSStoreUUIDKey = "NSStoreUUID"
+/// Store options.
+public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
+public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
+public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
+public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
+public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
+
+/// A persistent store: where a coordinator keeps the objects of some entities.
+///
+/// This class is also the seam between the object graph and storage: the coordinator talks to
+/// every store through the methods below (fetch rows, load one row, load a to-many, save a set
+/// of changes, hand out permanent IDs), which is the role `NSIncrementalStore` plays in Core
+/// Data. Each store serializes its own work with a lock, so one store can serve contexts on
+/// several threads.
+open class NSPersistentStore: @unchecked Sendable {
+    // @unchecked Sendable: every mutable field is touched only under `lock`.
+
+    /// A store type, as in `NSPersistentStore.StoreType` (iOS 15+).
+    public struct StoreType: Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public static let sqlite = StoreType(rawValue: NSSQLiteStoreType)
+        public static let inMemory = StoreType(rawValue: NSInMemoryStoreType)
+    }
+
+    /// The store's type name (`NSSQLiteStoreType`, `NSInMemoryStoreType`).
+    open var type: String { "" }
+    /// The store's unique identifier (`NSStoreUUID`), which appears in object ID URIs.
+    public internal(set) var identifier: String
+    /// Where the store lives; nil or `/dev/null` for an in-memory store.
+    public let url: URL?
+    /// The options the store was added with.
+    public let options: [AnyHashable: Any]?
+    /// The model configuration whose entities this store holds; nil for all entities.
+    public let configurationName: String
+    /// Whether the store refuses saves.
+    public var isReadOnly: Bool
+    /// The coordinator the store belongs to.
+    public internal(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+
+    let lock = NSRecursiveLock()
+    var storedMetadata: [String: Any] = [:]
+
+    /// Creates a store; nothing is read or written until the coordinator loads it.
+    public required init(persistentStoreCoordinator root: NSPersistentStoreCoordinator?, configurationName name: String?,
+                         at url: URL, options: [AnyHashable: Any]? = nil) {
+        self.persistentStoreCoordinator = root
+        self.configurationName = name ?? "PF_DEFAULT_CONFIGURATION_NAME"
+        self.url = url
+        self.options = options
+        self.isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
+        self.identifier = UUID().uuidString
+    }
+
+    /// The store's metadata: `NSStoreType`, `NSStoreUUID`, the model's version hashes, and
+    /// anything the application put there.
+    open var metadata: [String: Any]! {
+        get { lock.withLock { storedMetadata } }
+        set { lock.withLock { storedMetadata = newValue ?? [:] } }
+    }
+
+    // MARK: The store seam
+
+    /// Opens the store for `model`: reads or creates its schema and metadata.
+    func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws {}
+
+    /// Closes the store.
+    func unload() {}
+
+    /// Runs a fetch.
+    func execute(_ fetch: StoreFetch) throws -> StoreFetchResult { .snapshots([]) }
+
+    /// The saved state of one object, or nil when it is not (or no longer) in the store.
+    func snapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? { nil }
+
+    /// The saved states of several objects; missing rows are left out.
+    func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [RowSnapshot] {
+        try objectIDs.compactMap { try snapshot(for: $0) }
+    }
+
+    /// The members of a to-many relationship for each of `sources` (in order, for ordered
+    /// relationships), with their saved states so they need no further loading.
+    func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription) throws
+        -> [NSManagedObjectID: [RowSnapshot]] { [:] }
+
+    /// Writes one save's changes atomically: all of them or none.
+    func save(_ changes: SaveChanges) throws -> SaveOutcome { SaveOutcome() }
+
+    /// Reserves permanent IDs for new objects of the given entities, one per element.
+    func newPermanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] { [] }
+
+    /// Whether this store holds objects of `entity` (its configuration includes it).
+    func holds(_ entity: NSEntityDescription) -> Bool {
+        guard let model = persistentStoreCoordinator?.managedObjectModel,
+              let entities = model.entities(forConfigurationName: configurationName) else { return true }
+        return entities.contains { entity.isKindOf(entity: $0) || $0 === entity }
+    }
+}
+
+extension NSPersistentStore: CustomStringConvertible {
+    public var description: String { "<\(type) store \(identifier) at \(url?.path ?? "memory")>" }
+}

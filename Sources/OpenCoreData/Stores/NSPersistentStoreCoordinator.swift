@@ -1,0 +1,112 @@
+import Foundation
+
+/// Connects a model to its persistent stores and hands their rows to contexts.
+///
+/// ```swift
+/// let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+/// try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+/// ```
+/// A coordinator is shared by every context of a stack, across threads.
+open class NSPersistentStoreCoordinator: @unchecked Sendable {
+    // @unchecked Sendable: `stores` is guarded by `lock`; the model is frozen.
+
+    /// The model the coordinator's stores hold objects of.
+    public let managedObjectModel: NSManagedObjectModel
+    /// A name for debugging.
+    public var name: String?
+    private let lock = NSLock()
+    private var stores: [NSPersistentStore] = []
+
+    /// Creates a coordinator; the model is frozen from now on.
+    public init(managedObjectModel model: NSManagedObjectModel) {
+        self.managedObjectModel = model
+        model.freeze()
+    }
+
+    /// The stores added so far, in order.
+    public var persistentStores: [NSPersistentStore] { lock.withLock { stores } }
+
+    /// Adds and opens a store of `storeType` at `url`.
+    ///
+    /// Throws when the model is invalid, when the file is not a store of that type (the file is
+    /// left as it was), or when the store was written for an incompatible model.
+    @discardableResult
+    open func addPersistentStore(ofType storeType: String, configurationName: String? = nil, at storeURL: URL?,
+                                 options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
+        try managedObjectModel.validate()
+        if let configurationName, configurationName != "PF_DEFAULT_CONFIGURATION_NAME",
+           managedObjectModel.entities(forConfigurationName: configurationName) == nil {
+            throw CoreDataError.make(.persistentStoreInvalidType, "The model has no configuration named '\(configurationName)'")
+        }
+        let url = storeURL ?? URL(fileURLWithPath: "/dev/null")
+        let store: NSPersistentStore
+        switch storeType {
+        case NSSQLiteStoreType:
+            store = SQLiteStore(persistentStoreCoordinator: self, configurationName: configurationName, at: url, options: options)
+        case NSInMemoryStoreType:
+            store = InMemoryStore(persistentStoreCoordinator: self, configurationName: configurationName, at: url, options: options)
+        default:
+            throw CoreDataError.make(.persistentStoreInvalidType, "Unknown store type '\(storeType)'")
+        }
+        if let url = storeURL, storeType != NSInMemoryStoreType, persistentStore(for: url) != nil {
+            throw CoreDataError.store(.persistentStoreOpen, "The store at \(url.path) is already added to this coordinator", url: url)
+        }
+        let entities = managedObjectModel.entities(forConfigurationName: configurationName) ?? managedObjectModel.entities
+        try store.load(model: managedObjectModel, entities: entities)
+        lock.withLock { stores.append(store) }
+        return store
+    }
+
+    /// Adds a store of a `StoreType` (the iOS 15 spelling).
+    @discardableResult
+    public func addPersistentStore(type: NSPersistentStore.StoreType, configuration: String? = nil, at storeURL: URL,
+                                   options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
+        try addPersistentStore(ofType: type.rawValue, configurationName: configuration, at: storeURL, options: options)
+    }
+
+    /// Removes a store; its objects can no longer be fetched or saved.
+    open func remove(_ store: NSPersistentStore) throws {
+        lock.withLock { stores.removeAll { $0 === store } }
+        store.unload()
+    }
+
+    /// The store at `url`, if it has been added.
+    public func persistentStore(for url: URL) -> NSPersistentStore? {
+        persistentStores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
+    }
+
+    /// The object ID a URI names (`x-coredata://<store>/<Entity>/p<key>`), or nil if the URI
+    /// does not name an entity of this model in one of this coordinator's stores.
+    public func managedObjectID(forURIRepresentation url: URL) -> NSManagedObjectID? {
+        guard url.scheme == "x-coredata", let host = url.host, !host.isEmpty else { return nil }
+        let parts = url.path.split(separator: "/")
+        guard parts.count == 2, let entity = managedObjectModel.entity(named: String(parts[0])),
+              parts[1].first == "p", let key = Int64(parts[1].dropFirst()), key > 0,
+              let store = persistentStores.first(where: { $0.identifier == host }) else { return nil }
+        return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
+    }
+
+    /// The metadata of one of this coordinator's stores.
+    public func metadata(for store: NSPersistentStore) -> [String: Any] { store.metadata ?? [:] }
+
+    /// Replaces a store's metadata; it is written with the next save.
+    public func setMetadata(_ metadata: [String: Any]?, for store: NSPersistentStore) {
+        store.metadata = metadata
+    }
+
+    // MARK: Routing
+
+    /// The stores that hold objects of `entity`.
+    func stores(for entity: NSEntityDescription) -> [NSPersistentStore] {
+        persistentStores.filter { $0.holds(entity) }
+    }
+
+    /// The store a new object of `entity` is saved to: the first writable one that holds it.
+    func assignedStore(for entity: NSEntityDescription) throws -> NSPersistentStore {
+        guard let store = persistentStores.first(where: { $0.holds(entity) && !$0.isReadOnly }) else {
+            throw CoreDataError.make(.persistentStoreSave,
+                                     "No writable persistent store holds entity '\(entity.name ?? "?")'")
+        }
+        return store
+    }
+}

@@ -1,0 +1,263 @@
+import Foundation
+import OCDSQLite
+
+/// Turns a predicate and sort descriptors into SQL over Core Data's tables: a WHERE clause with
+/// bound arguments, the joins that key paths through to-one relationships need, and an ORDER BY.
+///
+/// Identifiers come only from the schema; every value is a bound argument. String comparisons
+/// with options, and the string operators, call SQL functions registered on the connection
+/// (`SQLiteStore.registerFunctions`) that share their implementation with in-memory
+/// evaluation, so both give the same answer.
+///
+/// Difference from in-memory evaluation, as in Core Data: SQL's three-valued logic makes
+/// `key != value` false for rows whose `key` is NULL.
+struct PredicateSQLCompiler {
+    let schema: SQLiteSchema
+    let mapping: SQLiteSchema.EntityMapping
+    private(set) var joins: [String] = []
+    private(set) var arguments: [SQLiteValue] = []
+    private var aliases: [String: (alias: String, mapping: SQLiteSchema.EntityMapping)] = [:]
+
+    init(schema: SQLiteSchema, mapping: SQLiteSchema.EntityMapping) {
+        self.schema = schema
+        self.mapping = mapping
+    }
+
+    static let rootAlias = "t0"
+
+    // MARK: Predicates
+
+    mutating func whereClause(for predicate: NSPredicate) throws -> String {
+        try PredicateCheck.validate(predicate, for: mapping.entity)
+        return try compile(predicate)
+    }
+
+    private mutating func compile(_ predicate: NSPredicate) throws -> String {
+        switch predicate {
+        case let compound as NSCompoundPredicate:
+            let parts = try compound.subpredicates.map { try compile($0) }
+            switch compound.compoundPredicateType {
+            case .and: return parts.isEmpty ? "1" : "(" + parts.joined(separator: " AND ") + ")"
+            case .or: return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
+            case .not: return "NOT (\(parts.first ?? "1"))"
+            }
+        case let comparison as NSComparisonPredicate:
+            return try compile(comparison)
+        default:
+            if let truth = predicate.constantTruth { return truth ? "1" : "0" }
+            throw PredicateCheck.invalid("block predicates can only be evaluated in memory, not by the SQLite store", predicate)
+        }
+    }
+
+    private mutating func compile(_ comparison: NSComparisonPredicate) throws -> String {
+        guard comparison.comparisonPredicateModifier == .direct else {
+            throw PredicateCheck.invalid("ANY/ALL on to-many relationships is not supported by the SQLite store yet", comparison)
+        }
+        var left = comparison.leftExpression
+        var right = comparison.rightExpression
+        var type = comparison.predicateOperatorType
+        // Put the key path on the left where the operator allows it (`5 < age` → `age > 5`).
+        if left.expressionType == .constantValue, right.expressionType == .keyPath || right.expressionType == .evaluatedObject,
+           let mirrored = type.mirrored {
+            swap(&left, &right)
+            type = mirrored
+        }
+        let column = try operand(left, in: comparison)
+        if right.expressionType == .keyPath || right.expressionType == .evaluatedObject {
+            let other = try operand(right, in: comparison)
+            guard let symbol = type.sqlSymbol else {
+                throw PredicateCheck.invalid("comparing two key paths with \(type.formatName) is not supported by the SQLite store yet", comparison)
+            }
+            return "\(folded(column.sql, comparison.options)) \(symbol) \(folded(other.sql, comparison.options))"
+        }
+        guard right.expressionType == .constantValue || right.expressionType == .aggregate else {
+            throw PredicateCheck.invalid("the right-hand side \(right) must be a constant (substitute variables first)", comparison)
+        }
+        return try compile(column: column, type, constant: right.constantValue, options: comparison.options, in: comparison)
+    }
+
+    private mutating func compile(column: Operand, _ type: NSComparisonPredicate.Operator, constant: Any?,
+                                  options: NSComparisonPredicate.Options, in predicate: NSPredicate) throws -> String {
+        let isNil = constant == nil || constant is NSNull
+        switch type {
+        case .equalTo where isNil: return "\(column.sql) IS NULL"
+        case .notEqualTo where isNil: return "\(column.sql) IS NOT NULL"
+        case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
+            let placeholder = try bind(constant, for: column, options: options, in: predicate)
+            return "\(folded(column.sql, options, for: column)) \(type.sqlSymbol!) \(placeholder)"
+        case .between:
+            let bounds = ValueComparison.elements(of: constant)
+            guard bounds.count == 2 else {
+                throw PredicateCheck.invalid("BETWEEN needs a collection of two bounds, got \(PredicateFormatting.literal(constant))", predicate)
+            }
+            let low = try bind(bounds[0], for: column, options: options, in: predicate)
+            let high = try bind(bounds[1], for: column, options: options, in: predicate)
+            return "\(folded(column.sql, options, for: column)) BETWEEN \(low) AND \(high)"
+        case .in:
+            if let text = ValueComparison.string(constant) {
+                return try stringFunction(.in, column: column, text: text, options: options)
+            }
+            let elements = ValueComparison.elements(of: constant)
+            if elements.isEmpty { return "0" }
+            let placeholders = try elements.map { try bind($0, for: column, options: options, in: predicate) }
+            return "\(folded(column.sql, options, for: column)) IN (\(placeholders.joined(separator: ", ")))"
+        case .beginsWith, .endsWith, .contains, .like, .matches:
+            guard let text = ValueComparison.string(constant) else {
+                if type == .contains, isNil { return "0" }
+                throw PredicateCheck.invalid("\(type.formatName) needs a string, got \(PredicateFormatting.literal(constant))", predicate)
+            }
+            return try stringFunction(type, column: column, text: text, options: options)
+        case .customSelector:
+            throw PredicateCheck.invalid("custom selectors are not supported by the SQLite store", predicate)
+        }
+    }
+
+    private mutating func stringFunction(_ type: NSComparisonPredicate.Operator, column: Operand, text: String,
+                                         options: NSComparisonPredicate.Options) throws -> String {
+        arguments.append(.text(text))
+        return "ocd_string_compare(\(column.sql), ?, \(type.rawValue), \(options.rawValue))"
+    }
+
+    /// `ocd_fold(column, options)` when the comparison ignores case or diacritics on strings.
+    private func folded(_ sql: String, _ options: NSComparisonPredicate.Options, for operand: Operand? = nil) -> String {
+        let foldable = options.subtracting(.normalized)
+        guard !foldable.isEmpty, operand?.attribute.map({ $0.attributeType == .stringAttributeType }) ?? true else { return sql }
+        return "ocd_fold(\(sql), \(foldable.rawValue))"
+    }
+
+    // MARK: Operands
+
+    struct Operand {
+        let sql: String
+        let attribute: NSAttributeDescription?
+        /// Set when the operand is an object reference (a to-one column or `SELF`).
+        let isObjectReference: Bool
+    }
+
+    private mutating func operand(_ expression: NSExpression, in predicate: NSPredicate) throws -> Operand {
+        switch expression.expressionType {
+        case .evaluatedObject:
+            return Operand(sql: "\(Self.rootAlias).Z_PK", attribute: nil, isObjectReference: true)
+        case .keyPath:
+            return try keyPathOperand(expression.keyPath, in: predicate)
+        default:
+            throw PredicateCheck.invalid("the left-hand side \(expression) must be a key path", predicate)
+        }
+    }
+
+    /// The column of a key path, joining the tables of the to-one relationships it walks.
+    mutating func keyPathOperand(_ keyPath: String, in predicate: NSPredicate?) throws -> Operand {
+        let properties = try PredicateCheck.resolve(keyPath: keyPath, from: mapping.entity, allowsToMany: false, in: predicate)
+        var alias = Self.rootAlias
+        var current = mapping
+        var path = ""
+        for (index, property) in properties.enumerated() {
+            let isLast = index == properties.count - 1
+            if let attribute = property as? NSAttributeDescription {
+                guard let column = current.attributeColumns[attribute.attributeSlot] else {
+                    throw PredicateCheck.invalid("transient attribute '\(attribute.name)' can't be used in a fetch from the SQLite store", predicate)
+                }
+                return Operand(sql: "\(alias).\(column)", attribute: attribute, isObjectReference: false)
+            }
+            let relationship = property as! NSRelationshipDescription
+            guard let foreignKey = current.toOneColumns[relationship.relationshipSlot] else {
+                throw PredicateCheck.invalid("relationship '\(relationship.name)' can't be used in a fetch from the SQLite store", predicate)
+            }
+            if isLast { return Operand(sql: "\(alias).\(foreignKey)", attribute: nil, isObjectReference: true) }
+            path += (path.isEmpty ? "" : ".") + relationship.name
+            guard let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else {
+                throw PredicateCheck.invalid("relationship '\(relationship.name)' has no destination", predicate)
+            }
+            if let existing = aliases[path] {
+                alias = existing.alias
+            } else {
+                let next = "t\(aliases.count + 1)"
+                joins.append("LEFT OUTER JOIN \(destination.table.name) \(next) ON \(alias).\(foreignKey) = \(next).Z_PK")
+                aliases[path] = (next, destination)
+                alias = next
+            }
+            current = destination
+        }
+        return Operand(sql: "\(alias).Z_PK", attribute: nil, isObjectReference: true)
+    }
+
+    // MARK: Values
+
+    private mutating func bind(_ value: Any?, for operand: Operand, options: NSComparisonPredicate.Options,
+                               in predicate: NSPredicate) throws -> String {
+        arguments.append(try sqliteValue(value, for: operand, options: options, in: predicate))
+        return "?"
+    }
+
+    private func sqliteValue(_ value: Any?, for operand: Operand, options: NSComparisonPredicate.Options,
+                             in predicate: NSPredicate) throws -> SQLiteValue {
+        if value == nil || value is NSNull { return .null }
+        if operand.isObjectReference {
+            let id: NSManagedObjectID? = (value as? NSManagedObject)?.objectID ?? (value as? NSManagedObjectID)
+            guard let id else {
+                throw PredicateCheck.invalid("\(PredicateFormatting.literal(value)) is not an object or object ID", predicate)
+            }
+            // An unsaved object has no row yet: it matches nothing in the store.
+            return .integer(id.primaryKey ?? -1)
+        }
+        guard let attribute = operand.attribute else { return .null }
+        if attribute.attributeType.isNumeric, let number = ValueComparison.number(value) {
+            switch number {
+            case .integer(let integer): return .integer(integer)
+            case .double(let double): return .real(double)
+            }
+        }
+        let primitive: PrimitiveValue
+        do {
+            primitive = try PrimitiveValue(value, for: attribute.attributeType)
+        } catch {
+            throw PredicateCheck.invalid("\(attribute.name) is \(attribute.attributeType.modelName): \(error.reason)", predicate)
+        }
+        let converted = try SQLiteValueCoding.sqliteValue(primitive, of: attribute)
+        if case .text(let text) = converted, !options.subtracting(.normalized).isEmpty {
+            return .text(ValueComparison.fold(text, options))
+        }
+        return converted
+    }
+
+    // MARK: Sorting
+
+    mutating func orderByClause(for descriptors: [NSSortDescriptor]) throws -> String {
+        let terms = try descriptors.map { descriptor -> String in
+            guard let key = descriptor.key else { return "\(Self.rootAlias).Z_PK \(descriptor.ascending ? "ASC" : "DESC")" }
+            let operand = try keyPathOperand(key, in: nil)
+            var sql = operand.sql
+            if descriptor.isCaseInsensitive, operand.attribute?.attributeType == .stringAttributeType {
+                sql = "ocd_fold(\(sql), 1)"
+            }
+            return "\(sql) \(descriptor.ascending ? "ASC" : "DESC")"
+        }
+        return terms.joined(separator: ", ")
+    }
+}
+
+extension NSComparisonPredicate.Operator {
+    /// The operator with its operands swapped (`a < b` ⇔ `b > a`), when there is one.
+    var mirrored: NSComparisonPredicate.Operator? {
+        switch self {
+        case .equalTo, .notEqualTo: self
+        case .lessThan: .greaterThan
+        case .lessThanOrEqualTo: .greaterThanOrEqualTo
+        case .greaterThan: .lessThan
+        case .greaterThanOrEqualTo: .lessThanOrEqualTo
+        default: nil
+        }
+    }
+
+    var sqlSymbol: String? {
+        switch self {
+        case .equalTo: "="
+        case .notEqualTo: "!="
+        case .lessThan: "<"
+        case .lessThanOrEqualTo: "<="
+        case .greaterThan: ">"
+        case .greaterThanOrEqualTo: ">="
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+import OCDSQLite
+
+extension SQLiteStore {
+    func executeFetch(_ fetch: StoreFetch) throws -> StoreFetchResult {
+        try lock.withLock {
+            let connection = try liveConnection()
+            guard let mapping = schema.mapping(for: fetch.entity) else {
+                throw CoreDataError.make(.persistentStoreUnsupportedRequestType, "The store does not hold entity '\(fetch.entity.name ?? "?")'")
+            }
+            var compiler = PredicateSQLCompiler(schema: schema, mapping: mapping)
+            var conditions: [String] = []
+            if let filter = entityFilter(for: mapping, includesSubentities: fetch.includesSubentities) { conditions.append(filter) }
+            if let predicate = fetch.predicate { conditions.append(try compiler.whereClause(for: predicate)) }
+            let orderBy = try compiler.orderByClause(for: fetch.sortDescriptors)
+            let alias = PredicateSQLCompiler.rootAlias
+
+            let columns: String
+            switch fetch.result {
+            case .snapshots: columns = schema.selectList(of: mapping.table, alias: alias)
+            case .objectIDs: columns = "\(alias).Z_PK, \(alias).Z_ENT"
+            case .count: columns = "\(alias).Z_PK"
+            case .dictionaries(let keys):
+                columns = try keys.map { try compiler.keyPathOperand($0, in: nil).sql }.joined(separator: ", ")
+            }
+            var sql = "SELECT \(fetch.returnsDistinctResults ? "DISTINCT " : "")\(columns) FROM \(mapping.table.name) \(alias)"
+            if !compiler.joins.isEmpty { sql += " " + compiler.joins.joined(separator: " ") }
+            if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+            if !orderBy.isEmpty { sql += " ORDER BY " + orderBy }
+            var arguments = compiler.arguments
+            if fetch.fetchLimit > 0 || fetch.fetchOffset > 0 {
+                sql += " LIMIT ? OFFSET ?"
+                arguments += [.integer(fetch.fetchLimit > 0 ? Int64(fetch.fetchLimit) : -1), .integer(Int64(fetch.fetchOffset))]
+            }
+            if case .count = fetch.result { sql = "SELECT COUNT(*) FROM (\(sql))" }
+
+            let statement = try connection.cachedStatement(sql)
+            defer { statement.reset() }
+            try statement.bind(arguments)
+            switch fetch.result {
+            case .snapshots:
+                var snapshots: [RowSnapshot] = []
+                while try statement.step() { snapshots.append(readSnapshot(statement, offset: 0)) }
+                return .snapshots(snapshots)
+            case .objectIDs:
+                var ids: [NSManagedObjectID] = []
+                while try statement.step() { ids.append(objectID(pk: statement.int64(at: 0), entityNumber: statement.int64(at: 1), fallback: mapping)) }
+                return .objectIDs(ids)
+            case .count:
+                _ = try statement.step()
+                return .count(Int(statement.int64(at: 0)))
+            case .dictionaries(let keys):
+                return .dictionaries(try readDictionaries(statement, keys: keys, mapping: mapping))
+            }
+        }
+    }
+
+    /// `Z_ENT` condition for a fetch of `mapping`'s entity; nil when the table holds nothing else.
+    func entityFilter(for mapping: SQLiteSchema.EntityMapping, includesSubentities: Bool, alias: String = PredicateSQLCompiler.rootAlias) -> String? {
+        guard mapping.table.isShared else { return nil }
+        let range = mapping.subtreeNumbers
+        if !includesSubentities || range.count == 1 { return "\(alias).Z_ENT = \(mapping.number)" }
+        if mapping.entity.superentity == nil { return nil }
+        return "\(alias).Z_ENT BETWEEN \(range.lowerBound) AND \(range.upperBound)"
+    }
+
+    func objectID(pk: Int64, entityNumber: Int64, fallback: SQLiteSchema.EntityMapping) -> NSManagedObjectID {
+        let entity = schema.entitiesByNumber[entityNumber]?.entity ?? fallback.entity
+        return NSManagedObjectID(entity: entity, store: self, primaryKey: pk)
+    }
+
+    /// Decodes a row selected with `schema.selectList`, starting at column `offset`.
+    func readSnapshot(_ statement: SQLiteStatement, offset: Int) -> RowSnapshot {
+        let entityNumber = statement.int64(at: offset + 1)
+        let mapping = schema.entitiesByNumber[entityNumber] ?? schema.tables[0].entities[0]
+        let layout = mapping.entity.layout
+        let id = NSManagedObjectID(entity: mapping.entity, store: self, primaryKey: statement.int64(at: offset))
+        var values: [PrimitiveValue] = []
+        values.reserveCapacity(layout.attributes.count)
+        for (slot, attribute) in layout.attributes.enumerated() {
+            if let index = mapping.attributeReadIndexes[slot] {
+                values.append(SQLiteValueCoding.read(statement, at: offset + index, as: attribute))
+            } else {
+                values.append(.null)
+            }
+        }
+        var toOne: [NSManagedObjectID?] = []
+        if !layout.relationships.isEmpty {
+            toOne.reserveCapacity(layout.relationships.count)
+            for (slot, relationship) in layout.relationships.enumerated() {
+                guard let index = mapping.toOneReadIndexes[slot], !statement.isNull(at: offset + index),
+                      let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else {
+                    toOne.append(nil)
+                    continue
+                }
+                var entity = destination.entity
+                if let entityIndex = mapping.toOneEntityReadIndexes[slot], !statement.isNull(at: offset + entityIndex),
+                   let concrete = schema.entitiesByNumber[statement.int64(at: offset + entityIndex)] {
+                    entity = concrete.entity
+                }
+                toOne.append(NSManagedObjectID(entity: entity, store: self, primaryKey: statement.int64(at: offset + index)))
+            }
+        }
+        return RowSnapshot(objectID: id, version: statement.int64(at: offset + 2), values: values, toOne: toOne)
+    }
+
+    private func readDictionaries(_ statement: SQLiteStatement, keys: [String], mapping: SQLiteSchema.EntityMapping) throws -> [[String: Any]] {
+        var compiler = PredicateSQLCompiler(schema: schema, mapping: mapping)
+        let operands = try keys.map { try compiler.keyPathOperand($0, in: nil) }
+        var result: [[String: Any]] = []
+        while try statement.step() {
+            var dictionary: [String: Any] = [:]
+            for (index, key) in keys.enumerated() where !statement.isNull(at: index) {
+                if let attribute = operands[index].attribute {
+                    dictionary[key] = SQLiteValueCoding.read(statement, at: index, as: attribute).objectValue(for: attribute.attributeType)
+                } else if let relationship = PredicateCheck.lastRelationship(of: key, from: mapping.entity),
+                          let destination = relationship.destinationEntity {
+                    dictionary[key] = NSManagedObjectID(entity: destination, store: self, primaryKey: statement.int64(at: index))
+                }
+            }
+            result.append(dictionary)
+        }
+        return result
+    }
+
+    func readSnapshots(for objectIDs: [NSManagedObjectID]) throws -> [RowSnapshot] {
+        try lock.withLock {
+            let connection = try liveConnection()
+            var result: [RowSnapshot] = []
+            let byTable = Dictionary(grouping: objectIDs.filter { $0.primaryKey != nil }) { ObjectIdentifier($0.entity.rootEntity) }
+            for ids in byTable.values {
+                guard let table = schema.mapping(for: ids[0].entity)?.table else { continue }
+                for chunk in ids.chunked(into: 500) {
+                    let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                    let sql = "SELECT \(schema.selectList(of: table, alias: "t0")) FROM \(table.name) t0 WHERE t0.Z_PK IN (\(placeholders))"
+                    let statement = try connection.cachedStatement(sql)
+                    defer { statement.reset() }
+                    try statement.bind(chunk.map { .integer($0.primaryKey!) })
+                    while try statement.step() { result.append(readSnapshot(statement, offset: 0)) }
+                }
+            }
+            return result
+        }
+    }
+
+    func readRelatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription) throws
+        -> [NSManagedObjectID: [RowSnapshot]] {
+        try lock.withLock {
+            let connection = try liveConnection()
+            guard let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else { return [:] }
+            var result: [NSManagedObjectID: [RowSnapshot]] = [:]
+            let byKey = Dictionary(sources.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { first, _ in first })
+            for chunk in Array(byKey.keys).chunked(into: 500) {
+                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                let sql: String
+                if let join = schema.joinTables[ObjectIdentifier(relationship)] {
+                    let order = join.orderColumn.map { "j.\($0), " } ?? ""
+                    sql = "SELECT j.\(join.sourceColumn), \(schema.selectList(of: destination.table, alias: "t0")) FROM \(join.name) j JOIN \(destination.table.name) t0 ON t0.Z_PK = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) IN (\(placeholders)) ORDER BY j.\(join.sourceColumn), \(order)t0.Z_PK"
+                } else if let inverse = relationship.inverseRelationship, let foreignKey = destination.toOneColumns[inverse.relationshipSlot] {
+                    let filter = entityFilter(for: destination, includesSubentities: true).map { " AND \($0)" } ?? ""
+                    let order = destination.table.orderColumns[ObjectIdentifier(relationship)].map { "t0.\($0), " } ?? ""
+                    sql = "SELECT t0.\(foreignKey), \(schema.selectList(of: destination.table, alias: "t0")) FROM \(destination.table.name) t0 WHERE t0.\(foreignKey) IN (\(placeholders))\(filter) ORDER BY t0.\(foreignKey), \(order)t0.Z_PK"
+                } else {
+                    continue
+                }
+                let statement = try connection.cachedStatement(sql)
+                defer { statement.reset() }
+                try statement.bind(chunk.map { .integer($0) })
+                while try statement.step() {
+                    guard let source = byKey[statement.int64(at: 0)] else { continue }
+                    result[source, default: []].append(readSnapshot(statement, offset: 1))
+                }
+            }
+            return result
+        }
+    }
+}
+
+extension Array {
+    func chunked(into size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}
+
+extension PredicateCheck {
+    /// The relationship a key path ends in, if it ends in one.
+    static func lastRelationship(of keyPath: String, from entity: NSEntityDescription) -> NSRelationshipDescription? {
+        (try? resolve(keyPath: keyPath, from: entity, allowsToMany: true, in: nil))?.last as? NSRelationshipDescription
+    }
+}

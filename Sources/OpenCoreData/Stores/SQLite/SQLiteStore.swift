@@ -1,0 +1,201 @@
+import Foundation
+import OCDSQLite
+
+/// The SQLite store (`NSSQLiteStoreType`), in Core Data's own file layout: a store written by
+/// Core Data on an Apple device opens here with the same model, and the other way round.
+///
+/// One connection per store, used under the store's lock. WAL journal, `synchronous=NORMAL`.
+final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
+    // @unchecked Sendable: the connection and all state are used only under `lock`.
+
+    override var type: String { NSSQLiteStoreType }
+
+    var connection: SQLiteConnection?
+    var schema: SQLiteSchema!
+
+    /// The framework version written to new stores' metadata (`NSPersistenceFrameworkVersion`).
+    static let frameworkVersion = 1
+
+    override func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws {
+        guard let url else { throw CoreDataError.make(.persistentStoreOpen, "A SQLite store needs a file URL") }
+        lock.lock()
+        defer { lock.unlock() }
+        schema = SQLiteSchema(entities: entities)
+        let path = url.path
+        let exists = FileManager.default.fileExists(atPath: path)
+        if !exists && isReadOnly {
+            throw CoreDataError.store(.persistentStoreOpen, "The read-only store \(path) does not exist", url: url)
+        }
+        if !exists {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+        var configuration = SQLiteConnection.Configuration()
+        configuration.readOnly = isReadOnly
+        // WAL is switched on only once the file is known to be a Core Data store, so that any
+        // other file is left exactly as it was.
+        configuration.walMode = false
+        let connection: SQLiteConnection
+        do {
+            connection = try SQLiteConnection(path: path, configuration: configuration)
+        } catch {
+            throw CoreDataError.store(.persistentStoreOpen, "The file \(path) is not a SQLite database", url: url, underlying: error)
+        }
+        do {
+            switch try StoreFileKind(of: connection) {
+            case .empty:
+                guard !isReadOnly else {
+                    throw CoreDataError.store(.persistentStoreOpen, "The read-only store \(path) is empty", url: url)
+                }
+                try connection.execute("PRAGMA journal_mode=WAL")
+                try createStore(on: connection, model: model)
+            case .coreDataStore:
+                if !isReadOnly { try connection.execute("PRAGMA journal_mode=WAL") }
+                try readMetadata(from: connection)
+                try StoreCompatibility(schema: schema, connection: connection, url: url).check()
+            case .otherDatabase:
+                throw CoreDataError.store(.persistentStoreInvalidType,
+                                          "The file \(path) is a SQLite database but not a Core Data store (it has no Z_METADATA and Z_PRIMARYKEY tables)",
+                                          url: url)
+            }
+            try registerFunctions(on: connection)
+        } catch let error as CocoaError {
+            throw error
+        } catch {
+            throw CoreDataError.store(.persistentStoreOpen, "The store \(path) could not be opened", url: url, underlying: error)
+        }
+        self.connection = connection
+    }
+
+    override func unload() {
+        lock.withLock { connection = nil }
+    }
+
+    // The seam's methods, implemented in SQLiteStore+Reading.swift and SQLiteStore+Writing.swift.
+    override func execute(_ fetch: StoreFetch) throws -> StoreFetchResult { try executeFetch(fetch) }
+    override func snapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? { try readSnapshots(for: [objectID]).first }
+    override func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [RowSnapshot] { try readSnapshots(for: objectIDs) }
+    override func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription) throws
+        -> [NSManagedObjectID: [RowSnapshot]] { try readRelatedSnapshots(of: sources, through: relationship) }
+    override func save(_ changes: SaveChanges) throws -> SaveOutcome { try writeChanges(changes) }
+    override func newPermanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
+        try reservePermanentIDs(for: entities)
+    }
+
+    // MARK: Creating
+
+    private func createStore(on connection: SQLiteConnection, model: NSManagedObjectModel) throws {
+        try connection.transaction {
+            for statement in schema.creationStatements() { try connection.execute(statement) }
+            let insert = try connection.prepare("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)")
+            for entity in schema.orderedEntities {
+                let mapping = schema.mapping(for: entity)!
+                try insert.bind(mapping.number, at: 1)
+                try insert.bind(entity.name ?? "", at: 2)
+                try insert.bind(entity.superentity.flatMap { schema.mapping(for: $0)?.number } ?? 0, at: 3)
+                try insert.run()
+            }
+            storedMetadata = [
+                NSStoreTypeKey: NSSQLiteStoreType,
+                NSStoreUUIDKey: identifier,
+                "NSPersistenceFrameworkVersion": Self.frameworkVersion,
+                "NSStoreModelVersionHashesVersion": 3,
+                "NSStoreModelVersionIdentifiers": model.versionIdentifiers.compactMap { $0 as? String }.sorted(),
+                "_NSAutoVacuumLevel": "2",
+            ]
+            try writeMetadata(on: connection)
+        }
+    }
+
+    // MARK: Metadata
+
+    private func readMetadata(from connection: SQLiteConnection) throws {
+        let rows = try connection.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
+        guard let row = rows.first else {
+            throw CoreDataError.store(.persistentStoreInvalidType, "The store \(url?.path ?? "?") has no metadata row in Z_METADATA", url: url)
+        }
+        var metadata: [String: Any] = [:]
+        if let data = row[1].dataValue, !data.isEmpty {
+            do {
+                guard let plist = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else {
+                    throw CoreDataError.make(.persistentStoreInvalidType, "Z_METADATA.Z_PLIST is not a dictionary")
+                }
+                metadata = plist
+            } catch {
+                throw CoreDataError.store(.persistentStoreInvalidType,
+                                          "The store \(url?.path ?? "?") has metadata (Z_METADATA.Z_PLIST) that is not a property list", url: url,
+                                          underlying: error)
+            }
+        }
+        if let uuid = row[0].stringValue, !uuid.isEmpty { identifier = uuid }
+        metadata[NSStoreUUIDKey] = identifier
+        metadata[NSStoreTypeKey] = metadata[NSStoreTypeKey] ?? NSSQLiteStoreType
+        storedMetadata = metadata
+    }
+
+    func writeMetadata(on connection: SQLiteConnection) throws {
+        var plist = storedMetadata
+        plist[NSStoreUUIDKey] = nil
+        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+        try connection.run("INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
+                           [.text(identifier), .blob(data)])
+    }
+
+    override var metadata: [String: Any]! {
+        get { super.metadata }
+        set {
+            lock.withLock {
+                var updated = newValue ?? [:]
+                updated[NSStoreUUIDKey] = identifier
+                storedMetadata = updated
+                metadataNeedsWriting = true
+            }
+        }
+    }
+
+    /// Set when the application changed the metadata; written with the next save.
+    var metadataNeedsWriting = false
+
+    // MARK: SQL functions
+
+    /// Functions the generated SQL calls, and the ones Core Data's own triggers call.
+    private func registerFunctions(on connection: SQLiteConnection) throws {
+        try connection.createFunction("ocd_fold", argumentCount: 2) { arguments in
+            guard case .text(let text) = arguments[0] else { return arguments[0] }
+            let options = NSComparisonPredicate.Options(rawValue: UInt(arguments[1].int64Value ?? 0))
+            return .text(ValueComparison.fold(text, options))
+        }
+        try connection.createFunction("ocd_string_compare", argumentCount: 4) { arguments in
+            guard case .text(let text) = arguments[0], case .text(let pattern) = arguments[1],
+                  let type = NSComparisonPredicate.Operator(rawValue: UInt(arguments[2].int64Value ?? -1)) else { return .integer(0) }
+            let options = NSComparisonPredicate.Options(rawValue: UInt(arguments[3].int64Value ?? 0))
+            return .integer(ValueComparison.evaluate(text, type, pattern, options: options) ? 1 : 0)
+        }
+        // Core Data's derived-attribute triggers report back through these; nothing to do here.
+        for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
+            try connection.createFunction(name, argumentCount: -1, deterministic: false) { _ in .null }
+        }
+    }
+
+    func liveConnection() throws -> SQLiteConnection {
+        guard let connection else {
+            throw CoreDataError.make(.persistentStoreOperation, "The store \(url?.path ?? "?") has been removed from its coordinator")
+        }
+        return connection
+    }
+}
+
+/// What kind of SQLite file a store URL holds.
+enum StoreFileKind {
+    case empty, coreDataStore, otherDatabase
+
+    init(of connection: SQLiteConnection) throws {
+        let tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0.first?.stringValue }
+        if tables.isEmpty {
+            self = .empty
+        } else if tables.contains("Z_METADATA") && tables.contains("Z_PRIMARYKEY") {
+            self = .coreDataStore
+        } else {
+            self = .otherDatabase
+        }
+    }
+}

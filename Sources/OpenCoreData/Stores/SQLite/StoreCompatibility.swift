@@ -1,0 +1,91 @@
+import Foundation
+import OCDSQLite
+
+/// Decides whether an existing store file fits the model, by structure: the same entities
+/// (`Z_PRIMARYKEY`), and a table with a column for every persistent attribute and to-one
+/// relationship. An incompatible store is refused with an error naming the first entity (and
+/// property) that differs.
+///
+/// Core Data compares entity version hashes instead; OpenCoreData will do so too once it
+/// computes Apple's hashes. The structural check is the fallback for what hashes cannot decide.
+struct StoreCompatibility {
+    let schema: SQLiteSchema
+    let connection: SQLiteConnection
+    let url: URL?
+
+    func check() throws {
+        let stored = try storedEntities()
+        for entity in schema.orderedEntities {
+            let name = entity.name ?? ""
+            guard let number = stored[name] else {
+                throw incompatible(entity: name, "the model has entity '\(name)', which the store does not have")
+            }
+            if number != schema.mapping(for: entity)?.number {
+                throw incompatible(entity: name, "entity '\(name)' has number \(number) in the store but \(schema.mapping(for: entity)?.number ?? 0) in the model")
+            }
+        }
+        let modelNames = Set(schema.orderedEntities.compactMap(\.name))
+        if let extra = stored.keys.sorted().first(where: { !modelNames.contains($0) }) {
+            throw incompatible(entity: extra, "the store has entity '\(extra)', which the model does not have")
+        }
+        for table in schema.tables { try check(table) }
+    }
+
+    private func storedEntities() throws -> [String: Int64] {
+        var result: [String: Int64] = [:]
+        // Entities numbered 16000 and above are Core Data's own (persistent history).
+        for row in try connection.rows("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT < 16000") {
+            if let number = row[0].int64Value, let name = row[1].stringValue { result[name] = number }
+        }
+        return result
+    }
+
+    private func check(_ table: SQLiteSchema.TableMapping) throws {
+        let info = try connection.rows("SELECT name, type FROM pragma_table_info(?)", [.text(table.name)])
+        let entityName = table.root.name ?? ""
+        guard !info.isEmpty else {
+            throw incompatible(entity: entityName, "the table \(table.name) of entity '\(entityName)' is missing from the store")
+        }
+        var columns: [String: String] = [:]
+        for row in info {
+            if let name = row[0].stringValue { columns[name.uppercased()] = row[1].stringValue?.uppercased() ?? "" }
+        }
+        for mapping in table.entities {
+            let layout = mapping.entity.layout
+            for attribute in layout.attributes where attribute.entity === mapping.entity && !attribute.isTransient {
+                guard let column = mapping.attributeColumns[attribute.attributeSlot] else { continue }
+                guard let type = columns[column] else {
+                    throw incompatible(entity: mapping.entity.name ?? "", property: attribute.name,
+                                       "attribute '\(attribute.name)' of entity '\(mapping.entity.name ?? "")' has no column \(column) in the store")
+                }
+                let expected = SQLiteSchema.sqlType(of: attribute.attributeType)
+                if !Self.typesAgree(stored: type, expected: expected) {
+                    throw incompatible(entity: mapping.entity.name ?? "", property: attribute.name,
+                                       "attribute '\(attribute.name)' of entity '\(mapping.entity.name ?? "")' is \(attribute.attributeType.modelName) in the model but its column \(column) is \(type) in the store")
+                }
+            }
+            for relationship in layout.relationships where relationship.entity === mapping.entity {
+                guard let column = mapping.toOneColumns[relationship.relationshipSlot] else { continue }
+                if columns[column] == nil {
+                    throw incompatible(entity: mapping.entity.name ?? "", property: relationship.name,
+                                       "relationship '\(relationship.name)' of entity '\(mapping.entity.name ?? "")' has no column \(column) in the store")
+                }
+            }
+        }
+    }
+
+    private static func typesAgree(stored: String, expected: String) -> Bool {
+        if stored == expected { return true }
+        let numeric: Set<String> = ["INTEGER", "FLOAT", "DECIMAL", "TIMESTAMP", "REAL", "NUMERIC"]
+        return numeric.contains(stored) && numeric.contains(expected) && (stored == "INTEGER") == (expected == "INTEGER")
+    }
+
+    private func incompatible(entity: String, property: String? = nil, _ reason: String) -> CocoaError {
+        var info: [String: Any] = ["NSEntityNameKey": entity]
+        if let property { info[NSValidationKeyErrorKey] = property }
+        if let url { info[NSURLErrorKey] = url }
+        return CoreDataError.make(.persistentStoreIncompatibleVersionHash,
+                                  "The model used to open the store is incompatible with the one used to create it (\(url?.path ?? "store")): \(reason)",
+                                  info)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+
+/// What the object graph asks a store to fetch: the store-independent part of a fetch request.
+struct StoreFetch {
+    enum Result {
+        case snapshots, objectIDs, count
+        /// Dictionaries of the given attribute and to-one names (to-ones as object IDs).
+        case dictionaries([String])
+    }
+
+    let entity: NSEntityDescription
+    let includesSubentities: Bool
+    let predicate: NSPredicate?
+    let sortDescriptors: [NSSortDescriptor]
+    let fetchLimit: Int
+    let fetchOffset: Int
+    let returnsDistinctResults: Bool
+    let result: Result
+}
+
+enum StoreFetchResult {
+    case snapshots([RowSnapshot])
+    case objectIDs([NSManagedObjectID])
+    case count(Int)
+    case dictionaries([[String: Any]])
+}
+
+/// The changes of one save, as the object graph hands them to a store. Objects are named by
+/// their IDs; inserted objects still have temporary IDs, which the store replaces.
+struct SaveChanges {
+    struct Row {
+        let objectID: NSManagedObjectID
+        let values: [PrimitiveValue]
+        let toOne: [NSManagedObjectID?]
+        /// For updates: the slots that changed (attributes, then to-ones), to write only those.
+        let changedAttributeSlots: [Int]
+        let changedRelationshipSlots: [Int]
+        /// For updates and deletes: the version the context last saw (optimistic locking).
+        let expectedVersion: Int64
+    }
+
+    /// The complete new membership of a to-many relationship that has its own storage (ordered,
+    /// many-to-many, or without inverse). Unordered one-to-many relationships need none: the
+    /// members' to-one keys say it all.
+    struct ToMany {
+        let source: NSManagedObjectID
+        let relationship: NSRelationshipDescription
+        let members: [NSManagedObjectID]
+    }
+
+    var inserted: [Row] = []
+    var updated: [Row] = []
+    var deleted: [Row] = []
+    var toMany: [ToMany] = []
+}
+
+/// What a store reports back after a successful save.
+struct SaveOutcome {
+    /// Temporary ID → permanent ID, for every inserted object.
+    var permanentIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
+}
+
+/// An optimistic-locking failure found while saving: the row changed or vanished since read.
+struct OptimisticLockingFailure: Error {
+    let objectID: NSManagedObjectID
+    /// The version now in the store; 0 when the row is gone.
+    let storeVersion: Int64
+}
+
+/// A save that would break a uniqueness constraint of the model.
+struct UniquenessConstraintViolation: Error {
+    let entity: NSEntityDescription
+    let properties: [String]
+    let objectID: NSManagedObjectID?
+    let underlying: Error?
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+@Suite struct SaveAndFetchTests {
+    @Test(arguments: StoreKind.allCases)
+    func everyAttributeTypeRoundTripsThroughTheStore(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let born = Date(timeIntervalSinceReferenceDate: 123_456_789.25)
+        let uuid = UUID()
+        let person = stack.insert("Person", [
+            "name": "Ada", "age": 36, "email": "ada@example.com", "born": born, "height": 1.65, "active": false,
+            "id": uuid, "website": URL(string: "https://example.com/ada")!, "photo": Data([1, 2, 3]),
+            "balance": Decimal(string: "12.5")!, "small": Int16(-7), "tags": ["math", "engines"],
+        ])
+        #expect(person.objectID.isTemporaryID)
+        try stack.context.save()
+        #expect(!person.objectID.isTemporaryID)
+        let uri = person.objectID.uriRepresentation().absoluteString
+        try stack.reopen()
+
+        let fetched = try #require(try stack.fetch("Person").first)
+        #expect(fetched.objectID.uriRepresentation().absoluteString == uri)
+        #expect(fetched.value(forKey: "name") as? String == "Ada")
+        #expect(fetched.value(forKey: "age") as? Int == 36)
+        #expect(fetched.value(forKey: "email") as? String == "ada@example.com")
+        #expect(fetched.value(forKey: "born") as? Date == born)
+        #expect(fetched.value(forKey: "height") as? Double == 1.65)
+        #expect(fetched.value(forKey: "active") as? Bool == false)
+        #expect(fetched.value(forKey: "id") as? UUID == uuid)
+        #expect(fetched.value(forKey: "website") as? URL == URL(string: "https://example.com/ada"))
+        #expect(fetched.value(forKey: "photo") as? Data == Data([1, 2, 3]))
+        #expect(fetched.value(forKey: "balance") as? Decimal == Decimal(string: "12.5"))
+        #expect(fetched.value(forKey: "small") as? Int16 == -7)
+        #expect((fetched.value(forKey: "tags") as? [String]) == ["math", "engines"] || (fetched.value(forKey: "tags") as? NSArray)?.count == 2)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func defaultsApplyToNewObjects(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let person = stack.insert("Person", ["name": "B"])
+        #expect(person.value(forKey: "age") as? Int == 0)
+        #expect(person.value(forKey: "active") as? Bool == true)
+        #expect(person.value(forKey: "email") == nil)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func fetchFiltersSortsLimitsAndOffsets(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        for (index, name) in ["d", "b", "e", "a", "c"].enumerated() {
+            _ = stack.insert("Person", ["name": name, "age": index * 10, "email": "\(name)@x.org"])
+        }
+        try stack.context.save()
+        try stack.reopen()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+        request.predicate = NSComparisonPredicate(key: "age", .greaterThanOrEqualTo, 10)
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        #expect(try stack.context.fetch(request).map { $0.value(forKey: "name") as! String } == ["a", "b", "c", "e"])
+        request.fetchOffset = 1
+        request.fetchLimit = 2
+        #expect(try stack.context.fetch(request).map { $0.value(forKey: "name") as! String } == ["b", "c"])
+        request.fetchOffset = 0
+        request.fetchLimit = 0
+        request.sortDescriptors = [NSSortDescriptor(key: "age", ascending: false)]
+        #expect(try stack.context.fetch(request).map { $0.value(forKey: "name") as! String } == ["c", "a", "e", "b"])
+        #expect(try stack.context.count(for: request) == 4)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func comparisonOperatorsAndStringOptions(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        for name in ["Zoë", "zoe", "Zack", "Anna", "hannah"] {
+            _ = stack.insert("Person", ["name": name, "age": name.count])
+        }
+        _ = stack.insert("Person", ["name": "Nobody"])
+        try stack.context.save()
+        try stack.reopen()
+        func names(_ predicate: NSPredicate) throws -> [String] {
+            try stack.fetch("Person", predicate, sortedBy: "name").map { $0.value(forKey: "name") as! String }
+        }
+        #expect(try names(NSComparisonPredicate(key: "name", .equalTo, "zoe")) == ["zoe"])
+        #expect(try names(NSComparisonPredicate(key: "name", .equalTo, "ZOE", options: .caseInsensitive)) == ["zoe"])
+        #expect(try names(NSComparisonPredicate(key: "name", .equalTo, "zoe", options: [.caseInsensitive, .diacriticInsensitive])) == ["Zoë", "zoe"])
+        #expect(try names(NSComparisonPredicate(key: "name", .beginsWith, "Z")) == ["Zack", "Zoë"])
+        #expect(try names(NSComparisonPredicate(key: "name", .beginsWith, "z", options: .caseInsensitive)) == ["Zack", "Zoë", "zoe"])
+        #expect(try names(NSComparisonPredicate(key: "name", .endsWith, "nah")) == ["hannah"])
+        #expect(try names(NSComparisonPredicate(key: "name", .contains, "NN", options: .caseInsensitive)) == ["Anna", "hannah"])
+        #expect(try names(NSComparisonPredicate(key: "name", .in, ["Anna", "Zack", "none"])) == ["Anna", "Zack"])
+        #expect(try names(NSComparisonPredicate(key: "age", .between, [4, 5])) == ["Anna", "Zack"])
+        #expect(try names(NSComparisonPredicate(key: "age", .between, [5, 6])) == ["hannah"])
+        #expect(try names(NSComparisonPredicate(key: "name", .like, "?a*")) == ["Zack", "hannah"])
+        #expect(try names(NSCompoundPredicate(orPredicateWithSubpredicates: [
+            NSComparisonPredicate(key: "name", .equalTo, "Anna"), NSComparisonPredicate(key: "age", .lessThan, 4),
+        ])) == ["Anna", "Nobody", "Zoë", "zoe"])
+        #expect(try names(NSCompoundPredicate(notPredicateWithSubpredicate: NSComparisonPredicate(key: "age", .greaterThan, 3))) == ["Nobody", "Zoë", "zoe"])
+        #expect(try names(NSComparisonPredicate(key: "age", .equalTo, 0)) == ["Nobody"])
+        #expect(try names(NSComparisonPredicate(key: "email", .equalTo, nil)).count == 6)
+        #expect(try names(NSComparisonPredicate(key: "email", .notEqualTo, nil)).isEmpty)
+    }
+}

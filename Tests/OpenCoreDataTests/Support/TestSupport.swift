@@ -1,0 +1,157 @@
+import Foundation
+@testable import OpenCoreData
+
+/// A fresh directory per test, removed when the test's value goes away.
+final class TemporaryDirectory: @unchecked Sendable {
+    let url: URL
+    init() {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("ocd-tests-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(at: url) }
+    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+}
+
+/// The store types every shared store test runs against.
+enum StoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
+    case sqlite, inMemory
+    var type: String { self == .sqlite ? NSSQLiteStoreType : NSInMemoryStoreType }
+    var description: String { rawValue }
+}
+
+/// A model for tests: people with pets (one-to-many, cascade), a uniqueness constraint,
+/// validation rules, an ordered relationship, a many-to-many relationship and an inheritance tree.
+enum TestModel {
+    static func make() -> NSManagedObjectModel {
+        let person = NSEntityDescription(name: "Person")
+        let name = NSAttributeDescription(name: "name", type: .stringAttributeType, optional: false)
+        let age = NSAttributeDescription(name: "age", type: .integer64AttributeType, defaultValue: 0)
+        age.minValue = 0
+        age.maxValue = 150
+        let email = NSAttributeDescription(name: "email", type: .stringAttributeType)
+        email.regularExpression = "[^@]+@[^@]+"
+        let born = NSAttributeDescription(name: "born", type: .dateAttributeType)
+        let height = NSAttributeDescription(name: "height", type: .doubleAttributeType)
+        let active = NSAttributeDescription(name: "active", type: .booleanAttributeType, defaultValue: true)
+        let id = NSAttributeDescription(name: "id", type: .UUIDAttributeType)
+        let website = NSAttributeDescription(name: "website", type: .URIAttributeType)
+        let photo = NSAttributeDescription(name: "photo", type: .binaryDataAttributeType)
+        let nickname = NSAttributeDescription(name: "nickname", type: .stringAttributeType)
+        nickname.isTransient = true
+        let balance = NSAttributeDescription(name: "balance", type: .decimalAttributeType)
+        let small = NSAttributeDescription(name: "small", type: .integer16AttributeType)
+        let tags = NSAttributeDescription(name: "tags", type: .transformableAttributeType)
+
+        let pet = NSEntityDescription(name: "Pet")
+        let petName = NSAttributeDescription(name: "name", type: .stringAttributeType)
+        let weight = NSAttributeDescription(name: "weight", type: .doubleAttributeType, defaultValue: 1.0)
+
+        let pets = NSRelationshipDescription(name: "pets", destination: pet, toMany: true, deleteRule: .cascadeDeleteRule)
+        let owner = NSRelationshipDescription(name: "owner", destination: person)
+        pets.inverseRelationship = owner
+        owner.inverseRelationship = pets
+
+        let club = NSEntityDescription(name: "Club")
+        let clubName = NSAttributeDescription(name: "name", type: .stringAttributeType)
+        let members = NSRelationshipDescription(name: "members", destination: person, toMany: true)
+        let clubs = NSRelationshipDescription(name: "clubs", destination: club, toMany: true)
+        members.inverseRelationship = clubs
+        clubs.inverseRelationship = members
+
+        let playlist = NSEntityDescription(name: "Playlist")
+        let title = NSAttributeDescription(name: "title", type: .stringAttributeType)
+        let song = NSEntityDescription(name: "Song")
+        let songTitle = NSAttributeDescription(name: "title", type: .stringAttributeType)
+        let songs = NSRelationshipDescription(name: "songs", destination: song, toMany: true, deleteRule: .denyDeleteRule, ordered: true)
+        let playlistOfSong = NSRelationshipDescription(name: "playlist", destination: playlist)
+        songs.inverseRelationship = playlistOfSong
+        playlistOfSong.inverseRelationship = songs
+
+        let animal = NSEntityDescription(name: "Animal")
+        animal.isAbstract = true
+        let legs = NSAttributeDescription(name: "legs", type: .integer16AttributeType, defaultValue: 4)
+        let dog = NSEntityDescription(name: "Dog")
+        let breed = NSAttributeDescription(name: "breed", type: .stringAttributeType)
+        let bird = NSEntityDescription(name: "Bird")
+        let wingspan = NSAttributeDescription(name: "wingspan", type: .doubleAttributeType)
+        animal.properties = [legs]
+        dog.properties = [breed]
+        bird.properties = [wingspan]
+        animal.subentities = [dog, bird]
+
+        person.properties = [name, age, email, born, height, active, id, website, photo, nickname, balance, small, tags, pets, clubs]
+        person.uniquenessConstraints = [["email"]]
+        pet.properties = [petName, weight, owner]
+        club.properties = [clubName, members]
+        playlist.properties = [title, songs]
+        song.properties = [songTitle, playlistOfSong]
+
+        let model = NSManagedObjectModel()
+        model.entities = [person, pet, club, playlist, song, animal, dog, bird]
+        return model
+    }
+}
+
+/// A stack over one store, reopened on demand, for round trips through a real store.
+final class TestStack: @unchecked Sendable {
+    let kind: StoreKind
+    let model: NSManagedObjectModel
+    let directory = TemporaryDirectory()
+    private(set) var coordinator: NSPersistentStoreCoordinator
+    private(set) var context: NSManagedObjectContext
+
+    init(_ kind: StoreKind, model: NSManagedObjectModel = TestModel.make()) throws {
+        self.kind = kind
+        self.model = model
+        coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        try open()
+    }
+
+    var storeURL: URL { directory.file("Test.sqlite") }
+
+    private func open() throws {
+        try coordinator.addPersistentStore(ofType: kind.type, configurationName: nil, at: kind == .sqlite ? storeURL : nil)
+        context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+    }
+
+    /// A second context on the same coordinator.
+    func newContext() -> NSManagedObjectContext {
+        let other = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        other.persistentStoreCoordinator = coordinator
+        return other
+    }
+
+    /// Closes the SQLite store and opens it again with a new coordinator and context, so that
+    /// what follows reads what is on disk. For the in-memory store, only the context is new.
+    func reopen() throws {
+        guard kind == .sqlite else {
+            context = newContext()
+            return
+        }
+        for store in coordinator.persistentStores { try coordinator.remove(store) }
+        coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try open()
+    }
+
+    func insert(_ entity: String, _ values: [String: Any]) -> NSManagedObject {
+        let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+        for (key, value) in values { object.setValue(value, forKey: key) }
+        return object
+    }
+
+    func fetch(_ entity: String, _ predicate: NSPredicate? = nil, sortedBy key: String? = nil,
+               in context: NSManagedObjectContext? = nil) throws -> [NSManagedObject] {
+        let request = NSFetchRequest<NSManagedObject>(entityName: entity)
+        request.predicate = predicate
+        if let key { request.sortDescriptors = [NSSortDescriptor(key: key, ascending: true)] }
+        return try (context ?? self.context).fetch(request)
+    }
+}
+
+extension Error {
+    var code: Int { (self as NSError).code }
+    var userInfo: [String: Any] { (self as NSError).userInfo }
+    var message: String { (self as NSError).localizedDescription }
+}
