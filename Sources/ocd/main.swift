@@ -1,1 +1,16 @@
-print("ocd")
+import Foundation
+
+/// `ocd`: OpenCoreData's command-line tool.
+let arguments = Array(CommandLine.arguments.dropFirst())
+let exitCode: Int32
+switch arguments.first {
+case "example":
+    exitCode = await ExampleCommand.run(Array(arguments.dropFirst()))
+case nil, "help", "--help", "-h":
+    print(Usage.text)
+    exitCode = arguments.isEmpty ? 2 : 0
+default:
+    FileHandle.standardError.write(Data("ocd: unknown command '\(arguments[0])'\n\n\(Usage.text)\n".utf8))
+    exitCode = 2
+}
+exit(exitCode)

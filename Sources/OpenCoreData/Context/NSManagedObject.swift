@@ -78,8 +78,9 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
     public var isInserted: Bool { state.contains(.inserted) }
     /// True when some property changed since the last save.
     public var isUpdated: Bool { state.contains(.updated) && !state.contains(.inserted) && !state.contains(.deleted) }
-    /// True when the object is marked for deletion in the next save.
-    public var isDeleted: Bool { state.contains(.deleted) }
+    /// True when the object is marked for deletion in the next save, or when it was a fault
+    /// whose row had disappeared from the store (Core Data's `shouldDeleteInaccessibleFaults`).
+    public var isDeleted: Bool { state.contains(.deleted) || state.contains(.inaccessible) }
     /// True when the object's values have not been loaded yet.
     public var isFault: Bool { state.contains(.fault) }
     /// `isInserted || isUpdated || isDeleted`.

@@ -53,7 +53,8 @@ extension NSManagedObjectContext {
     public func delete(_ object: NSManagedObject) {
         checkQueue()
         guard object.context === self, !object.state.contains(.deleted) else { return }
-        object.willAccess()
+        // A fault stays a fault: delete rules load what they need, and the save reads the
+        // version from the snapshot the fetch brought along.
         object.state.insert(.deleted)
         updated.remove(object)
         if object.state.contains(.inserted) {
@@ -68,7 +69,7 @@ extension NSManagedObjectContext {
     /// Runs pending delete rules and posts `NSManagedObjectContextObjectsDidChange` for the
     /// changes since the last call.
     public func processPendingChanges() {
-        propagateDeletions()
+        if propagatesDeletesAtEndOfEvent { propagateDeletions() }
         postObjectsDidChange()
     }
 

@@ -14,6 +14,7 @@ extension NSManagedObjectContext {
             throw CoreDataError.make(.coreData, "save() was called while the context was already saving (from willSave or a notification)")
         }
         processPendingChanges()
+        propagateDeletions()  // when propagatesDeletesAtEndOfEvent is false, delete rules run now
         guard hasChanges else { return }
         isSaving = true
         defer { isSaving = false }

@@ -51,8 +51,11 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// Whether delete rules run at the end of each event (`processPendingChanges`); when false
     /// they run at save.
     public var propagatesDeletesAtEndOfEvent = true
-    /// Whether a fault whose row has disappeared reads as a deleted object with nil values
-    /// (true, the default) rather than failing.
+    /// Whether a fault whose row has disappeared reads as a deleted object with nil values.
+    ///
+    /// Difference from Core Data: OpenCoreData always behaves as with `true` (the default).
+    /// With `false` Core Data raises `NSObjectInaccessibleException`, which Swift cannot catch;
+    /// use `existingObject(with:)` to get a thrown error for a missing row instead.
     public var shouldDeleteInaccessibleFaults = true
     /// How old cached row data may be before a fault refetches it; negative means no limit.
     public var stalenessInterval: TimeInterval = -1

@@ -12,9 +12,15 @@ public struct NSManagedObjectSet: Sequence {
     let owner: NSManagedObject
     let relationship: NSRelationshipDescription
 
+    /// Adds `object`. An object of the wrong entity or context is not added; the owner then
+    /// fails validation at save with code 1550 naming the relationship (Core Data raises here).
     public func add(_ object: NSManagedObject) {
-        try? owner.checkDestination(object, of: relationship)
-        owner.addToMany(relationship, object)
+        do {
+            try owner.checkDestination(object, of: relationship)
+            owner.addToMany(relationship, object)
+        } catch {
+            owner.rejectedValues[relationship.name] = (error as NSError).localizedDescription
+        }
     }
 
     public func addObjects(from objects: [NSManagedObject]) { objects.forEach(add) }
@@ -47,7 +53,12 @@ public struct NSManagedObjectOrderedSet: RandomAccessCollection {
     public func add(_ object: NSManagedObject) { insert(object, at: count) }
 
     public func insert(_ object: NSManagedObject, at index: Int) {
-        owner.insertToMany(relationship, object, at: index)
+        do {
+            try owner.checkDestination(object, of: relationship)
+            owner.insertToMany(relationship, object, at: index)
+        } catch {
+            owner.rejectedValues[relationship.name] = (error as NSError).localizedDescription
+        }
     }
 
     public func remove(_ object: NSManagedObject) { owner.removeFromToMany(relationship, object) }

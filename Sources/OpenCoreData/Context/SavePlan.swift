@@ -10,30 +10,33 @@ struct SavePlan {
         updatedObjects = Array(context.updated)
         deletedObjects = Array(context.deleted)
 
-        var byStore: [ObjectIdentifier: (NSPersistentStore, SaveChanges)] = [:]
-        func append(_ object: NSManagedObject, _ add: (inout SaveChanges) -> Void) throws {
+        var stores: [ObjectIdentifier: NSPersistentStore] = [:]
+        var changes: [ObjectIdentifier: SaveChanges] = [:]
+        func storeKey(for object: NSManagedObject) throws -> ObjectIdentifier {
             let store = try object.objectID.persistentStore ?? coordinator.assignedStore(for: object.entity)
             let key = ObjectIdentifier(store)
-            var entry = byStore[key] ?? (store, SaveChanges())
-            add(&entry.1)
-            byStore[key] = entry
+            stores[key] = store
+            return key
         }
+        // Appending through the dictionary's default subscript mutates in place; copying the
+        // changes out and back would make building the plan quadratic.
         for object in insertedObjects {
-            let row = Self.row(for: object, onlyChanges: false)
-            let toMany = Self.toManyChanges(of: object)
-            try append(object) { $0.inserted.append(row); $0.toMany += toMany }
+            let key = try storeKey(for: object)
+            changes[key, default: SaveChanges()].inserted.append(Self.row(for: object, onlyChanges: false))
+            changes[key, default: SaveChanges()].toMany += Self.toManyChanges(of: object)
         }
         for object in updatedObjects {
-            let row = Self.row(for: object, onlyChanges: true)
-            let toMany = Self.toManyChanges(of: object)
-            try append(object) { $0.updated.append(row); $0.toMany += toMany }
+            let key = try storeKey(for: object)
+            changes[key, default: SaveChanges()].updated.append(Self.row(for: object, onlyChanges: true))
+            changes[key, default: SaveChanges()].toMany += Self.toManyChanges(of: object)
         }
         for object in deletedObjects {
+            if object.snapshot == nil { object.willAccess() }
             let row = SaveChanges.Row(objectID: object.objectID, values: [], toOne: [], changedAttributeSlots: [],
                                       changedRelationshipSlots: [], expectedVersion: object.snapshot?.version ?? 0)
-            try append(object) { $0.deleted.append(row) }
+            changes[try storeKey(for: object), default: SaveChanges()].deleted.append(row)
         }
-        changesByStore = Array(byStore.values)
+        changesByStore = changes.map { (stores[$0.key]!, $0.value) }
         if let readOnly = changesByStore.first(where: { $0.0.isReadOnly })?.0 {
             throw CoreDataError.store(.persistentStoreSave, "The store at \(readOnly.url?.path ?? "?") is read-only", url: readOnly.url)
         }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import OpenCoreData
+import OCDSQLite
 
 /// A fresh directory per test, removed when the test's value goes away.
 final class TemporaryDirectory: @unchecked Sendable {
@@ -154,4 +155,98 @@ extension Error {
     var code: Int { (self as NSError).code }
     var userInfo: [String: Any] { (self as NSError).userInfo }
     var message: String { (self as NSError).localizedDescription }
+}
+
+// MARK: Helpers for behaviour tests
+
+extension TestStack {
+    /// How many objects of `entity` the store holds, counted through a fresh context on the same
+    /// coordinator, so that unsaved changes of `context` do not count.
+    func storedCount(_ entity: String) throws -> Int {
+        try newContext().count(for: NSFetchRequest<NSManagedObject>(entityName: entity))
+    }
+
+    /// The values of `key` of every stored object of `entity`, sorted, read through a fresh context.
+    func storedStrings(_ entity: String, _ key: String = "name") throws -> [String] {
+        try fetch(entity, in: newContext()).compactMap { $0.value(forKey: key) as? String }.sorted()
+    }
+
+    /// The SQLite store's connection (nil for the in-memory store).
+    var sqliteConnection: OCDSQLite.SQLiteConnection? {
+        (coordinator.persistentStores.first as? SQLiteStore)?.connection
+    }
+
+    /// Starts recording every SQL statement the SQLite store runs; nil for the in-memory store.
+    func recordSQL() -> SQLLog? {
+        guard let connection = sqliteConnection else { return nil }
+        let log = SQLLog()
+        connection.trace { log.append($0) }
+        return log
+    }
+}
+
+/// The `key` values of `objects` as sorted strings.
+func strings(_ objects: some Sequence<NSManagedObject>, _ key: String = "name") -> [String] {
+    objects.compactMap { $0.value(forKey: key) as? String }.sorted()
+}
+
+/// The members of a to-many relationship, read through `value(forKey:)`.
+func members(_ object: NSManagedObject, _ key: String) -> Set<NSManagedObject> {
+    switch object.value(forKey: key) {
+    case let set as Set<NSManagedObject>: set
+    case let ordered as NSOrderedSet: Set(ordered.array.compactMap { $0 as? NSManagedObject })
+    default: []
+    }
+}
+
+/// The members of an ordered to-many relationship, in order.
+func orderedMembers(_ object: NSManagedObject, _ key: String) -> [NSManagedObject] {
+    (object.value(forKey: key) as? NSOrderedSet)?.array.compactMap { $0 as? NSManagedObject } ?? []
+}
+
+/// SQL statements seen by a trace.
+final class SQLLog: @unchecked Sendable {
+    // @unchecked Sendable: `statements` is guarded by `lock`.
+    private let lock = NSLock()
+    private var statements: [String] = []
+    func append(_ sql: String) { lock.withLock { statements.append(sql) } }
+    var all: [String] { lock.withLock { statements } }
+    func clear() { lock.withLock { statements = [] } }
+}
+
+/// Records the notifications named `name` posted by one object (a context), so that tests
+/// running in parallel don't see each other's notifications.
+final class NotificationRecorder: @unchecked Sendable {
+    // @unchecked Sendable: `recorded` is guarded by `lock`; the token is set once in init.
+    private let lock = NSLock()
+    private var recorded: [Notification] = []
+    private var token: NSObjectProtocol?
+
+    init(_ name: Notification.Name, object: AnyObject) {
+        token = NotificationCenter.default.addObserver(forName: name, object: object, queue: nil) { [weak self] notification in
+            guard let self else { return }
+            self.lock.withLock { self.recorded.append(notification) }
+        }
+    }
+
+    deinit { if let token { NotificationCenter.default.removeObserver(token) } }
+
+    var notifications: [Notification] { lock.withLock { recorded } }
+
+    /// The managed objects under `key` in the userInfo of notification `index`.
+    func objects(_ key: String, at index: Int) -> Set<NSManagedObject> {
+        let list = notifications
+        guard index < list.count else { return [] }
+        return list[index].userInfo?[key] as? Set<NSManagedObject> ?? []
+    }
+}
+
+/// A value that can be written from another thread and read once the writer is done.
+final class LockedBox<Value>: @unchecked Sendable {
+    // @unchecked Sendable: `stored` is guarded by `lock`.
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value { lock.withLock { stored } }
+    func mutate(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
 }

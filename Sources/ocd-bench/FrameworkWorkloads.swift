@@ -1,0 +1,236 @@
+import Foundation
+import OpenCoreData
+
+/// The framework side of workloads W1–W6: the same jobs through OpenCoreData's object graph —
+/// managed objects with change tracking, uniquing and faulting over a SQLite store in Core
+/// Data's layout. Setup runs untimed on one stack, which is closed before a fresh stack runs the
+/// timed part, as on the raw side.
+enum FrameworkWorkloads {
+    /// W1: create N objects in one context, set every attribute, one save.
+    static func w1(directory: URL, n: Int) throws -> Double {
+        let stack = try BenchStack(directory: directory, model: BenchModel.items())
+        let seconds = try Stopwatch.time {
+            try insertItems(n: n, into: stack.context)
+            try stack.context.save()
+        }
+        try check(try stack.context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")) == n, "W1", "item count")
+        return seconds
+    }
+
+    /// W2: one fetch of every object, every attribute read.
+    static func w2(directory: URL, n: Int) throws -> Double {
+        try fillItemStore(in: directory, n: n)
+        let stack = try BenchStack(directory: directory, model: BenchModel.items())
+        var checksum = 0
+        var count = 0
+        let seconds = try Stopwatch.time {
+            let items = try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item"))
+            count = items.count
+            checksum = Self.checksum(items)
+        }
+        try check(count == n, "W2", "fetched \(count) objects, expected \(n)")
+        BenchSink.consume(checksum)
+        return seconds
+    }
+
+    /// W3: 1,000 fetches `score BETWEEN {lo, lo + 9}`, every attribute read.
+    static func w3(directory: URL, n: Int) throws -> Double {
+        try fillItemStore(in: directory, n: n)
+        let stack = try BenchStack(directory: directory, model: BenchModel.items())
+        var fetched = 0
+        let seconds = try Stopwatch.time {
+            for k in 0..<BenchData.rangeFetchCount {
+                let lo = BenchData.rangeLow(k)
+                let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+                request.predicate = NSComparisonPredicate(key: "score", .between, [lo, lo + 9])
+                let items = try stack.context.fetch(request)
+                fetched += items.count
+                BenchSink.consume(Self.checksum(items))
+            }
+        }
+        let expected = BenchData.expectedRangeFetchRows(n: n)
+        try check(fetched == expected, "W3", "fetched \(fetched) objects, expected \(expected)")
+        return seconds
+    }
+
+    /// W4: fetch the objects whose score is even, `price *= 1.1` on each, one save.
+    static func w4(directory: URL, n: Int) throws -> Double {
+        try fillItemStore(in: directory, n: n)
+        let stack = try BenchStack(directory: directory, model: BenchModel.items())
+        var updated = 0
+        let seconds = try Stopwatch.time {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+            request.predicate = NSComparisonPredicate(key: "score", .in, Array(stride(from: Int64(0), to: 1000, by: 2)))
+            let items = try stack.context.fetch(request)
+            for item in items {
+                let price = item.value(forKey: "price") as! Double
+                item.setValue(price * BenchData.priceFactor, forKey: "price")
+            }
+            updated = stack.context.updatedObjects.count
+            try stack.context.save()
+        }
+        try check(updated == (n + 1) / 2, "W4", "updated \(updated) objects, expected \((n + 1) / 2)")
+        return seconds
+    }
+
+    /// W5: fetch every second object (the rows with an even primary key, that is an odd `i`),
+    /// delete each, one save.
+    static func w5(directory: URL, n: Int) throws -> Double {
+        try fillItemStore(in: directory, n: n)
+        let stack = try BenchStack(directory: directory, model: BenchModel.items())
+        var deleted = 0
+        let seconds = try Stopwatch.time {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+            request.predicate = NSComparisonPredicate(key: "flag", .equalTo, false)
+            for item in try stack.context.fetch(request) { stack.context.delete(item) }
+            deleted = stack.context.deletedObjects.count
+            try stack.context.save()
+        }
+        try check(deleted == n / 2, "W5", "deleted \(deleted) objects, expected \(n / 2)")
+        return seconds
+    }
+
+    /// W6: 10,000 owners with 20 pets each: insert and save; fetch every owner prefetching its
+    /// pets and sum the pets' weights; delete every owner (the pets cascade) and save.
+    static func w6(directory: URL, n: Int) throws -> Double {
+        let stack = try BenchStack(directory: directory, model: BenchModel.graph())
+        let context = stack.context
+        let insertSeconds = try Stopwatch.time {
+            for owner in 0..<BenchData.ownerCount {
+                let person = NSEntityDescription.insertNewObject(forEntityName: "Owner", into: context)
+                person.setValue(BenchData.ownerName(owner), forKey: "name")
+                for index in 0..<BenchData.petsPerOwner {
+                    let pet = NSEntityDescription.insertNewObject(forEntityName: "Pet", into: context)
+                    pet.setValue(BenchData.petName(owner: owner, pet: index), forKey: "name")
+                    pet.setValue(BenchData.petWeight(pet: index), forKey: "weight")
+                    pet.setValue(person, forKey: "owner")
+                }
+            }
+            try context.save()
+        }
+        context.reset()
+
+        var total = 0.0
+        var owners: [NSManagedObject] = []
+        let fetchSeconds = try Stopwatch.time {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Owner")
+            request.relationshipKeyPathsForPrefetching = ["pets"]
+            owners = try context.fetch(request)
+            for owner in owners {
+                for pet in owner.value(forKey: "pets") as! Set<NSManagedObject> {
+                    total += pet.value(forKey: "weight") as! Double
+                }
+            }
+        }
+        try check(total == BenchData.expectedTotalPetWeight, "W6", "pet weights sum to \(total)")
+
+        var deleted = 0
+        let deleteSeconds = try Stopwatch.time {
+            for owner in owners { context.delete(owner) }
+            context.processPendingChanges()
+            deleted = context.deletedObjects.count
+            try context.save()
+        }
+        let expected = BenchData.ownerCount * (1 + BenchData.petsPerOwner)
+        try check(deleted == expected, "W6", "deleted \(deleted) objects, expected \(expected)")
+        BenchSink.consume(Int(total))
+        return insertSeconds + fetchSeconds + deleteSeconds
+    }
+
+    // MARK: Helpers
+
+    private static func insertItems(n: Int, into context: NSManagedObjectContext) throws {
+        for i in 0..<n {
+            let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
+            item.setValue(BenchData.name(i), forKey: "name")
+            item.setValue(BenchData.score(i), forKey: "score")
+            item.setValue(BenchData.price(i), forKey: "price")
+            item.setValue(Date(timeIntervalSinceReferenceDate: BenchData.created(i)), forKey: "created")
+            item.setValue(BenchData.flag(i), forKey: "flag")
+            item.setValue(BenchData.note(i), forKey: "note")
+        }
+    }
+
+    /// Untimed setup of W2–W5: a store holding the N items, its stack closed again.
+    private static func fillItemStore(in directory: URL, n: Int) throws {
+        let stack = try BenchStack(directory: directory, model: BenchModel.items())
+        try insertItems(n: n, into: stack.context)
+        try stack.context.save()
+        try stack.close()
+    }
+
+    /// Reads every attribute of every item, as the raw side builds its structs.
+    private static func checksum(_ items: [NSManagedObject]) -> Int {
+        var sum = 0
+        for item in items {
+            let name = item.value(forKey: "name") as! String
+            let score = item.value(forKey: "score") as! Int64
+            let price = item.value(forKey: "price") as! Double
+            let created = item.value(forKey: "created") as! Date
+            let flag = item.value(forKey: "flag") as! Bool
+            let note = item.value(forKey: "note") as? String
+            sum &+= name.utf8.count &+ Int(score) &+ Int(price) &+ Int(created.timeIntervalSinceReferenceDate)
+                &+ (flag ? 1 : 0) &+ (note?.utf8.count ?? 0)
+        }
+        return sum
+    }
+
+    private static func check(_ condition: Bool, _ workload: String, _ detail: @autoclosure () -> String) throws {
+        if !condition { throw BenchCheckError(workload: workload, detail: detail()) }
+    }
+}
+
+/// A coordinator with one SQLite store and a context, for one workload.
+struct BenchStack {
+    let coordinator: NSPersistentStoreCoordinator
+    let context: NSManagedObjectContext
+
+    init(directory: URL, model: NSManagedObjectModel) throws {
+        coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
+                                           at: directory.appendingPathComponent("framework.sqlite"))
+        context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+    }
+
+    func close() throws {
+        for store in coordinator.persistentStores { try coordinator.remove(store) }
+    }
+}
+
+/// The benchmark's models, built in code as WORKLOAD.md describes them.
+enum BenchModel {
+    static func items() -> NSManagedObjectModel {
+        let item = NSEntityDescription(name: "Item")
+        let score = NSAttributeDescription(name: "score", type: .integer64AttributeType, optional: false)
+        score.isIndexed = true
+        item.properties = [
+            NSAttributeDescription(name: "name", type: .stringAttributeType, optional: false),
+            score,
+            NSAttributeDescription(name: "price", type: .doubleAttributeType, optional: false),
+            NSAttributeDescription(name: "created", type: .dateAttributeType, optional: false),
+            NSAttributeDescription(name: "flag", type: .booleanAttributeType, optional: false),
+            NSAttributeDescription(name: "note", type: .stringAttributeType),
+        ]
+        let model = NSManagedObjectModel()
+        model.entities = [item]
+        return model
+    }
+
+    static func graph() -> NSManagedObjectModel {
+        let owner = NSEntityDescription(name: "Owner")
+        let pet = NSEntityDescription(name: "Pet")
+        let pets = NSRelationshipDescription(name: "pets", destination: pet, toMany: true, deleteRule: .cascadeDeleteRule)
+        let ownerOfPet = NSRelationshipDescription(name: "owner", destination: owner)
+        pets.inverseRelationship = ownerOfPet
+        ownerOfPet.inverseRelationship = pets
+        owner.properties = [NSAttributeDescription(name: "name", type: .stringAttributeType), pets]
+        pet.properties = [
+            NSAttributeDescription(name: "name", type: .stringAttributeType),
+            NSAttributeDescription(name: "weight", type: .doubleAttributeType), ownerOfPet,
+        ]
+        let model = NSManagedObjectModel()
+        model.entities = [owner, pet]
+        return model
+    }
+}
