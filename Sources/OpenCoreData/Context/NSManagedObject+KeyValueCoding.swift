@@ -49,11 +49,11 @@ extension NSManagedObject {
                 throw CoreDataError.validation(.managedObjectValidation, object: self, key: key, value: value,
                                                "unacceptable value: \(error.reason)")
             }
-            rejectedValues[key] = nil
+            if !rejectedValues.isEmpty { rejectedValues[key] = nil }
             setPrimitive(primitive, at: attribute.attributeSlot)
         case let relationship as NSRelationshipDescription:
             try setRelationship(relationship, value)
-            rejectedValues[key] = nil
+            if !rejectedValues.isEmpty { rejectedValues[key] = nil }
         default:
             break
         }

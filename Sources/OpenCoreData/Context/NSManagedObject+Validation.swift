@@ -10,9 +10,12 @@ extension NSManagedObject {
         }
         let layout = entity.layout
         for attribute in layout.attributes {
-            errors.append(contentsOf: validationErrors(of: attribute, value: values[attribute.attributeSlot]))
+            let value = values[attribute.attributeSlot]
+            // The common case, a present value without range or pattern rules, costs one check.
+            if value.isNull ? attribute.isOptional : !attribute.hasValueRules { continue }
+            errors.append(contentsOf: validationErrors(of: attribute, value: value))
         }
-        for relationship in layout.relationships {
+        for relationship in layout.relationships where !relationship.isOptional || relationship.minCount > 0 || relationship.maxCount > 1 {
             errors.append(contentsOf: validationErrors(of: relationship))
         }
         return errors
@@ -111,6 +114,11 @@ extension NSManagedObject {
         }
         return errors
     }
+}
+
+extension NSAttributeDescription {
+    /// Whether values must be checked against a minimum, a maximum or a pattern.
+    var hasValueRules: Bool { minValue != nil || maxValue != nil || regularExpression != nil }
 }
 
 extension PrimitiveValue {

@@ -42,6 +42,7 @@ extension NSManagedObjectContext {
         object.state.insert(.inserted)
         object.context = self
         registry[object.objectID] = Unmanaged.passUnretained(object)
+        changeGeneration &+= 1
         inserted.insert(object)
         eventInserted.append(object)
         object.withTrackingSuspended { object.awakeFromInsert() }
@@ -56,6 +57,7 @@ extension NSManagedObjectContext {
         // A fault stays a fault: delete rules load what they need, and the save reads the
         // version from the snapshot the fetch brought along.
         object.state.insert(.deleted)
+        changeGeneration &+= 1
         updated.remove(object)
         if object.state.contains(.inserted) {
             inserted.remove(object)

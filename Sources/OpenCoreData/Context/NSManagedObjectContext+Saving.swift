@@ -62,11 +62,15 @@ extension NSManagedObjectContext {
     // MARK: Steps
 
     private func callWillSave() {
-        var called: Set<ObjectIdentifier> = []
-        var round = 0
-        // willSave may change or insert objects; those get their willSave too (a bounded
-        // number of rounds, so a willSave that always changes something cannot loop forever).
-        while round < 10 {
+        let changed = Array(inserted) + Array(updated) + Array(deleted)
+        let generation = changeGeneration
+        for object in changed { object.willSave() }
+        propagateDeletions()
+        guard changeGeneration != generation else { return }
+        // willSave may insert, change or delete other objects; those get their willSave too, in a
+        // bounded number of rounds so that a willSave that always changes something terminates.
+        var called = Set(changed.map(ObjectIdentifier.init))
+        for _ in 0..<10 {
             let pending = (Array(inserted) + Array(updated) + Array(deleted)).filter { !called.contains(ObjectIdentifier($0)) }
             if pending.isEmpty { break }
             for object in pending {
@@ -74,7 +78,6 @@ extension NSManagedObjectContext {
                 object.willSave()
             }
             propagateDeletions()
-            round += 1
         }
     }
 

@@ -77,6 +77,9 @@ open class NSManagedObjectContext: @unchecked Sendable {
     var eventUpdated: [NSManagedObject] = []
     var eventDeleted: [NSManagedObject] = []
     var isSaving = false
+    /// Counts objects entering the inserted, updated and deleted sets (to notice changes made by
+    /// `willSave`).
+    var changeGeneration = 0
 
     /// Creates a context of the given type. Attach a coordinator before using it.
     public init(concurrencyType: ConcurrencyType) {
@@ -243,6 +246,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// Called when a registered object first changes.
     func noteUpdated(_ object: NSManagedObject) {
         guard !object.state.contains(.deleted) else { return }
+        changeGeneration &+= 1
         updated.insert(object)
         eventUpdated.append(object)
     }

@@ -33,6 +33,20 @@ final class SQLiteSchema {
             self.number = number
             self.table = table
         }
+
+        /// `INSERT` of one row of this entity: `Z_PK`, `Z_ENT`, then attributes and to-ones in
+        /// slot order, as `SQLiteStore.bindColumns` binds them.
+        private(set) lazy var insertSQL: String = {
+            var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
+            columns += attributeColumns.compactMap { $0 }
+            for (slot, column) in toOneColumns.enumerated() {
+                guard let column else { continue }
+                columns.append(column)
+                if let entityColumn = toOneEntityColumns[slot] { columns.append(entityColumn) }
+            }
+            let placeholders = ["?", "?", "1"] + Array(repeating: "?", count: columns.count - 3)
+            return "INSERT INTO \(table.name) (\(columns.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", ")))"
+        }()
     }
 
     /// One table: the root entity's, shared by the whole tree.

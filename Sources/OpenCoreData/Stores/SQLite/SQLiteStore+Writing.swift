@@ -58,7 +58,7 @@ extension SQLiteStore {
     private func insert(_ row: SaveChanges.Row, key: Int64, resolve: (NSManagedObjectID?) -> Int64?,
                         on connection: SQLiteConnection) throws {
         guard let mapping = schema.mapping(for: row.objectID.entity) else { return }
-        let statement = try connection.cachedStatement(insertSQL(for: mapping))
+        let statement = try connection.cachedStatement(mapping.insertSQL)
         try statement.bind(key, at: 1)
         try statement.bind(mapping.number, at: 2)
         var index = 3
@@ -70,23 +70,12 @@ extension SQLiteStore {
         }
     }
 
-    private func insertSQL(for mapping: SQLiteSchema.EntityMapping) -> String {
-        var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
-        columns += mapping.attributeColumns.compactMap { $0 }
-        for (slot, column) in mapping.toOneColumns.enumerated() {
-            guard let column else { continue }
-            columns.append(column)
-            if let entityColumn = mapping.toOneEntityColumns[slot] { columns.append(entityColumn) }
-        }
-        let placeholders = ["?", "?", "1"] + Array(repeating: "?", count: columns.count - 3)
-        return "INSERT INTO \(mapping.table.name) (\(columns.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", ")))"
-    }
-
     /// Binds attribute and to-one values (all of them, or the listed slots) in column order.
     private func bindColumns(of row: SaveChanges.Row, mapping: SQLiteSchema.EntityMapping, slots: [Int]?, relationshipSlots: [Int]?,
                              resolve: (NSManagedObjectID?) -> Int64?, to statement: SQLiteStatement, from index: inout Int) throws {
         let layout = mapping.entity.layout
-        for slot in slots ?? Array(layout.attributes.indices) where mapping.attributeColumns[slot] != nil {
+        func bindAttribute(_ slot: Int, _ index: inout Int) throws {
+            guard mapping.attributeColumns[slot] != nil else { return }
             do {
                 try SQLiteValueCoding.bind(row.values[slot], of: layout.attributes[slot], to: statement, at: index)
             } catch let error as TransformableCodingError {
@@ -94,6 +83,12 @@ extension SQLiteStore {
             }
             index += 1
         }
+        if let slots {
+            for slot in slots { try bindAttribute(slot, &index) }
+        } else {
+            for slot in layout.attributes.indices { try bindAttribute(slot, &index) }
+        }
+        guard !layout.relationships.isEmpty else { return }
         for slot in relationshipSlots ?? Array(layout.relationships.indices) where mapping.toOneColumns[slot] != nil {
             let destination = row.toOne[slot]
             if let key = resolve(destination) { try statement.bind(key, at: index) } else { try statement.bindNull(at: index) }
