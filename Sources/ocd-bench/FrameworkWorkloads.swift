@@ -13,7 +13,7 @@ enum FrameworkWorkloads {
             try insertItems(n: n, into: stack.context)
             try stack.context.save()
         }
-        try check(try stack.context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Item")) == n, "W1", "item count")
+        try check(try stack.context.count(for: NSFetchRequest<Item>(entityName: "Item")) == n, "W1", "item count")
         return seconds
     }
 
@@ -22,13 +22,12 @@ enum FrameworkWorkloads {
         try fillItemStore(in: directory, n: n)
         let stack = try BenchStack(directory: directory, model: BenchModel.items())
         var checksum = 0
-        var count = 0
+        var items: [Item] = []  // released after timing, as the raw side's rows are
         let seconds = try Stopwatch.time {
-            let items = try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item"))
-            count = items.count
+            items = try stack.context.fetch(NSFetchRequest<Item>(entityName: "Item"))
             checksum = Self.checksum(items)
         }
-        try check(count == n, "W2", "fetched \(count) objects, expected \(n)")
+        try check(items.count == n, "W2", "fetched \(items.count) objects, expected \(n)")
         BenchSink.consume(checksum)
         return seconds
     }
@@ -41,7 +40,7 @@ enum FrameworkWorkloads {
         let seconds = try Stopwatch.time {
             for k in 0..<BenchData.rangeFetchCount {
                 let lo = BenchData.rangeLow(k)
-                let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+                let request = NSFetchRequest<Item>(entityName: "Item")
                 request.predicate = NSComparisonPredicate(key: "score", .between, [lo, lo + 9])
                 let items = try stack.context.fetch(request)
                 fetched += items.count
@@ -59,13 +58,10 @@ enum FrameworkWorkloads {
         let stack = try BenchStack(directory: directory, model: BenchModel.items())
         var updated = 0
         let seconds = try Stopwatch.time {
-            let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+            let request = NSFetchRequest<Item>(entityName: "Item")
             request.predicate = NSComparisonPredicate(key: "score", .in, Array(stride(from: Int64(0), to: 1000, by: 2)))
             let items = try stack.context.fetch(request)
-            for item in items {
-                let price = item.value(forKey: "price") as! Double
-                item.setValue(price * BenchData.priceFactor, forKey: "price")
-            }
+            for item in items { item.price *= BenchData.priceFactor }
             updated = stack.context.updatedObjects.count
             try stack.context.save()
         }
@@ -80,7 +76,7 @@ enum FrameworkWorkloads {
         let stack = try BenchStack(directory: directory, model: BenchModel.items())
         var deleted = 0
         let seconds = try Stopwatch.time {
-            let request = NSFetchRequest<NSManagedObject>(entityName: "Item")
+            let request = NSFetchRequest<Item>(entityName: "Item")
             request.predicate = NSComparisonPredicate(key: "flag", .equalTo, false)
             for item in try stack.context.fetch(request) { stack.context.delete(item) }
             deleted = stack.context.deletedObjects.count
@@ -96,14 +92,16 @@ enum FrameworkWorkloads {
         let stack = try BenchStack(directory: directory, model: BenchModel.graph())
         let context = stack.context
         let insertSeconds = try Stopwatch.time {
-            for owner in 0..<BenchData.ownerCount {
-                let person = NSEntityDescription.insertNewObject(forEntityName: "Owner", into: context)
-                person.setValue(BenchData.ownerName(owner), forKey: "name")
-                for index in 0..<BenchData.petsPerOwner {
-                    let pet = NSEntityDescription.insertNewObject(forEntityName: "Pet", into: context)
-                    pet.setValue(BenchData.petName(owner: owner, pet: index), forKey: "name")
-                    pet.setValue(BenchData.petWeight(pet: index), forKey: "weight")
-                    pet.setValue(person, forKey: "owner")
+            let ownerEntity = NSEntityDescription.entity(forEntityName: "Owner", in: context)!
+            let petEntity = NSEntityDescription.entity(forEntityName: "Pet", in: context)!
+            for index in 0..<BenchData.ownerCount {
+                let owner = Owner(entity: ownerEntity, insertInto: context)
+                owner.name = BenchData.ownerName(index)
+                for petIndex in 0..<BenchData.petsPerOwner {
+                    let pet = Pet(entity: petEntity, insertInto: context)
+                    pet.name = BenchData.petName(owner: index, pet: petIndex)
+                    pet.weight = BenchData.petWeight(pet: petIndex)
+                    pet.owner = owner
                 }
             }
             try context.save()
@@ -111,15 +109,13 @@ enum FrameworkWorkloads {
         context.reset()
 
         var total = 0.0
-        var owners: [NSManagedObject] = []
+        var owners: [Owner] = []
         let fetchSeconds = try Stopwatch.time {
-            let request = NSFetchRequest<NSManagedObject>(entityName: "Owner")
+            let request = NSFetchRequest<Owner>(entityName: "Owner")
             request.relationshipKeyPathsForPrefetching = ["pets"]
             owners = try context.fetch(request)
             for owner in owners {
-                for pet in owner.value(forKey: "pets") as! Set<NSManagedObject> {
-                    total += pet.value(forKey: "weight") as! Double
-                }
+                for pet in owner.pets { total += pet.weight }
             }
         }
         try check(total == BenchData.expectedTotalPetWeight, "W6", "pet weights sum to \(total)")
@@ -140,15 +136,23 @@ enum FrameworkWorkloads {
     // MARK: Helpers
 
     private static func insertItems(n: Int, into context: NSManagedObjectContext) throws {
+        let entity = try itemEntity(in: context)
         for i in 0..<n {
-            let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
-            item.setValue(BenchData.name(i), forKey: "name")
-            item.setValue(BenchData.score(i), forKey: "score")
-            item.setValue(BenchData.price(i), forKey: "price")
-            item.setValue(Date(timeIntervalSinceReferenceDate: BenchData.created(i)), forKey: "created")
-            item.setValue(BenchData.flag(i), forKey: "flag")
-            item.setValue(BenchData.note(i), forKey: "note")
+            let item = Item(entity: entity, insertInto: context)
+            item.name = BenchData.name(i)
+            item.score = BenchData.score(i)
+            item.price = BenchData.price(i)
+            item.created = Date(timeIntervalSinceReferenceDate: BenchData.created(i))
+            item.flag = BenchData.flag(i)
+            item.note = BenchData.note(i)
         }
+    }
+
+    private static func itemEntity(in context: NSManagedObjectContext) throws -> NSEntityDescription {
+        guard let entity = NSEntityDescription.entity(forEntityName: "Item", in: context) else {
+            throw BenchCheckError(workload: "setup", detail: "no Item entity")
+        }
+        return entity
     }
 
     /// Untimed setup of W2–W5: a store holding the N items, its stack closed again.
@@ -160,17 +164,11 @@ enum FrameworkWorkloads {
     }
 
     /// Reads every attribute of every item, as the raw side builds its structs.
-    private static func checksum(_ items: [NSManagedObject]) -> Int {
+    private static func checksum(_ items: [Item]) -> Int {
         var sum = 0
         for item in items {
-            let name = item.value(forKey: "name") as! String
-            let score = item.value(forKey: "score") as! Int64
-            let price = item.value(forKey: "price") as! Double
-            let created = item.value(forKey: "created") as! Date
-            let flag = item.value(forKey: "flag") as! Bool
-            let note = item.value(forKey: "note") as? String
-            sum &+= name.utf8.count &+ Int(score) &+ Int(price) &+ Int(created.timeIntervalSinceReferenceDate)
-                &+ (flag ? 1 : 0) &+ (note?.utf8.count ?? 0)
+            sum &+= item.name.utf8.count &+ Int(item.score) &+ Int(item.price) &+ Int(item.created.timeIntervalSinceReferenceDate)
+                &+ (item.flag ? 1 : 0) &+ (item.note?.utf8.count ?? 0)
         }
         return sum
     }
@@ -198,6 +196,27 @@ struct BenchStack {
     }
 }
 
+/// `Item` of WORKLOAD.md, with typed properties.
+final class Item: NSManagedObject {
+    @Managed var name: String
+    @Managed var score: Int64
+    @Managed var price: Double
+    @Managed var created: Date
+    @Managed var flag: Bool
+    @Managed var note: String?
+}
+
+final class Owner: NSManagedObject {
+    @Managed var name: String?
+    @Managed var pets: Set<Pet>
+}
+
+final class Pet: NSManagedObject {
+    @Managed var name: String?
+    @Managed var weight: Double
+    @Managed var owner: Owner?
+}
+
 /// The benchmark's models, built in code as WORKLOAD.md describes them.
 enum BenchModel {
     static func items() -> NSManagedObjectModel {
@@ -212,6 +231,7 @@ enum BenchModel {
             NSAttributeDescription(name: "flag", type: .booleanAttributeType, optional: false),
             NSAttributeDescription(name: "note", type: .stringAttributeType),
         ]
+        item.managedObjectClass = Item.self
         let model = NSManagedObjectModel()
         model.entities = [item]
         return model
@@ -229,6 +249,8 @@ enum BenchModel {
             NSAttributeDescription(name: "name", type: .stringAttributeType),
             NSAttributeDescription(name: "weight", type: .doubleAttributeType), ownerOfPet,
         ]
+        owner.managedObjectClass = Owner.self
+        pet.managedObjectClass = Pet.self
         let model = NSManagedObjectModel()
         model.entities = [owner, pet]
         return model

@@ -15,6 +15,8 @@ open class NSManagedObjectModel: @unchecked Sendable {
     private var configurationEntities: [String: [NSEntityDescription]] = [:]
     private let freezeLock = NSLock()
     private var frozenEntitiesByName: [String: NSEntityDescription]?
+    /// Entities by the class registered for them (only classes registered for one entity).
+    private(set) var frozenEntitiesByClass: [ObjectIdentifier: NSEntityDescription]?
 
     /// Identifiers of this model version (`NSStoreModelVersionIdentifiers` in store metadata).
     public var versionIdentifiers: Set<AnyHashable> = []
@@ -70,6 +72,12 @@ open class NSManagedObjectModel: @unchecked Sendable {
             entity.managedObjectModel = self
             entity.freezeLayout()
         }
+        var byClass: [ObjectIdentifier: [NSEntityDescription]] = [:]
+        for entity in ownEntities where entity.frozenLayout!.objectClass != NSManagedObject.self {
+            byClass[ObjectIdentifier(entity.frozenLayout!.objectClass), default: []].append(entity)
+        }
+        // A class registered for several entities names none of them.
+        frozenEntitiesByClass = byClass.compactMapValues { $0.count == 1 ? $0[0] : nil }
         frozenEntitiesByName = Dictionary(ownEntities.compactMap { entity in entity.name.map { ($0, entity) } },
                                           uniquingKeysWith: { first, _ in first })
     }
@@ -85,6 +93,11 @@ extension NSManagedObjectModel {
 
     /// The entity whose registered class is `type`, or whose class name names it.
     func entity(for type: NSManagedObject.Type) -> NSEntityDescription? {
+        if let frozen = frozenEntitiesByClass { return frozen[ObjectIdentifier(type)] }
+        return searchEntity(for: type)
+    }
+
+    fileprivate func searchEntity(for type: NSManagedObject.Type) -> NSEntityDescription? {
         let qualified = String(reflecting: type)
         let plain = String(describing: type)
         return ownEntities.first { $0.managedObjectClass == type }
