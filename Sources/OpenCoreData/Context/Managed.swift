@@ -34,6 +34,7 @@ public struct Managed<Value: ManagedValue>: Sendable {
         set { preconditionFailure("@Managed can only be used on properties of NSManagedObject subclasses") }
     }
 
+    @inlinable
     public static subscript<Object: NSManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
@@ -65,37 +66,26 @@ public protocol ManagedValue {
     static func _setManagedValue(_ value: Self, of object: NSManagedObject, property: ManagedProperty)
 }
 
-/// Finds the model property behind a `@Managed` property, once per declaration and entity.
+/// Finds the model property behind a `@Managed` property: by name the first time per entity,
+/// then from the entity's `ManagedPropertyCache`.
+@usableFromInline
 enum ManagedPropertyResolver {
-    private struct Key: Hashable {
-        let keyPath: ObjectIdentifier
-        let entity: ObjectIdentifier
-    }
-
-    private struct Entry: @unchecked Sendable {
-        // @unchecked Sendable: key paths are immutable.
-        /// Kept alive so that its address, part of the key, is never reused by another key path.
-        let keyPath: AnyKeyPath
-        let property: ManagedProperty
-    }
-
-    /// A bound on the cache, in case a platform hands out a new key path object per access
-    /// (the runtime caches key path literals, so one entry per declaration is the norm).
-    private static let capacity = 4096
-    private static let cache = Mutex<[Key: Entry]>([:])
-
+    @usableFromInline
     static func resolve(_ keyPath: AnyKeyPath, named storageKeyPath: AnyKeyPath, in object: NSManagedObject) -> ManagedProperty {
-        let key = Key(keyPath: ObjectIdentifier(keyPath), entity: ObjectIdentifier(object.entity))
-        if let entry = cache.withLock({ $0[key] }), entry.keyPath === keyPath { return entry.property }
+        let cache = object.entity.managedPropertyCache
+        if let property = cache.property(for: keyPath) { return property }
+        return resolveSlowly(keyPath, named: storageKeyPath, in: object, cache: cache)
+    }
+
+    private static func resolveSlowly(_ keyPath: AnyKeyPath, named storageKeyPath: AnyKeyPath, in object: NSManagedObject,
+                                      cache: ManagedPropertyCache) -> ManagedProperty {
         let name = propertyName(ofStorage: storageKeyPath)
         guard let property = object.entity.layout.propertiesByName[name] else {
             preconditionFailure("@Managed var \(name) of \(type(of: object)): entity '\(object.entity.name ?? "?")' has no property named '\(name)'")
         }
         let slot = (property as? NSAttributeDescription)?.attributeSlot ?? (property as? NSRelationshipDescription)?.relationshipSlot ?? -1
         let resolved = ManagedProperty(description: property, slot: slot)
-        cache.withLock { entries in
-            if entries.count < capacity { entries[key] = Entry(keyPath: keyPath, property: resolved) }
-        }
+        cache.add(resolved, for: keyPath)
         return resolved
     }
 
@@ -104,6 +94,53 @@ enum ManagedPropertyResolver {
         var name = String(describing: keyPath).split(separator: ".").last.map(String.init) ?? ""
         if name.hasPrefix("_") { name.removeFirst() }
         return name
+    }
+}
+
+/// An entity's map from `@Managed` key paths to properties, read without a lock.
+///
+/// Readers load the current table with one atomic load and scan it comparing key path
+/// identities; writers publish a new, longer table with compare-and-exchange. Replaced tables
+/// are kept (never freed), because a reader may still be scanning one; there are at most a few
+/// per property, so the cost is bounded and small. Each entry keeps its key path alive, so the
+/// identity it is found by can never be taken by another key path.
+final class ManagedPropertyCache: @unchecked Sendable {
+    // @unchecked Sendable: `current` is only read and written atomically, and tables are
+    // immutable once published (UnsafeRawPointer is not Sendable, hence the annotation).
+    private final class Table: @unchecked Sendable {
+        // @unchecked Sendable: immutable once published.
+        let keyPaths: [AnyKeyPath]
+        let properties: [ManagedProperty]
+        init(keyPaths: [AnyKeyPath], properties: [ManagedProperty]) {
+            self.keyPaths = keyPaths
+            self.properties = properties
+        }
+    }
+
+    /// A bound, in case a platform made a new key path object per access (the runtime caches key
+    /// path literals, so one entry per declaration is the norm): beyond it, lookups go by name.
+    private static let capacity = 512
+    private let current = Atomic<UnsafeRawPointer?>(nil)
+
+    func property(for keyPath: AnyKeyPath) -> ManagedProperty? {
+        guard let raw = current.load(ordering: .acquiring) else { return nil }
+        let table = Unmanaged<Table>.fromOpaque(raw).takeUnretainedValue()
+        for index in table.keyPaths.indices where table.keyPaths[index] === keyPath {
+            return table.properties[index]
+        }
+        return nil
+    }
+
+    func add(_ property: ManagedProperty, for keyPath: AnyKeyPath) {
+        while true {
+            let old = current.load(ordering: .acquiring)
+            let oldTable = old.map { Unmanaged<Table>.fromOpaque($0).takeUnretainedValue() }
+            if let oldTable, oldTable.keyPaths.count >= Self.capacity || oldTable.keyPaths.contains(where: { $0 === keyPath }) { return }
+            let table = Table(keyPaths: (oldTable?.keyPaths ?? []) + [keyPath], properties: (oldTable?.properties ?? []) + [property])
+            let new = UnsafeRawPointer(Unmanaged.passRetained(table).toOpaque())
+            if current.compareExchange(expected: old, desired: new, ordering: .acquiringAndReleasing).exchanged { return }
+            Unmanaged<Table>.fromOpaque(new).release()
+        }
     }
 }
 

@@ -38,7 +38,6 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
     /// Creates an object of `entity` and inserts it into `context` (if any).
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
         self.entity = entity
-        entity.managedObjectModel?.freeze()
         if let context {
             becomeNew()
             context.insert(self)

@@ -14,6 +14,12 @@ extension NSManagedObjectContext {
     public func fetch<T: NSFetchRequestResult>(_ request: NSFetchRequest<T>) throws -> [T] {
         checkQueue()
         let entity = try entity(of: request)
+        if request.resultType == .managedObjectResultType {
+            let objects = try fetchObjects(request, entity: entity)
+            // The common case: one class-to-class cast per object rather than a cast from Any.
+            if T.self == NSManagedObject.self { return objects as! [T] }
+            return objects.compactMap { $0 as? T }
+        }
         let results: [Any]
         switch request.resultType {
         case .countResultType:

@@ -36,6 +36,8 @@ open class NSEntityDescription: @unchecked Sendable {
     /// The entity this one inherits from.
     public internal(set) weak var superentity: NSEntityDescription?
 
+    /// Where `@Managed` properties find their slots.
+    let managedPropertyCache = ManagedPropertyCache()
     private var ownProperties: [NSPropertyDescription] = []
     private var ownSubentities: [NSEntityDescription] = []
     private var registeredClass: NSManagedObject.Type?

@@ -25,6 +25,9 @@ final class SQLiteSchema {
         var toOneEntityColumns: [String?] = []
         /// Where each attribute and to-one value sits in a `SELECT` of all the table's columns.
         var attributeReadIndexes: [Int?] = []
+        /// Per attribute slot: its column position (-1 for none) and type, without class
+        /// references, so that decoding a row touches no reference counts.
+        var attributeReadPlan: [(index: Int, type: NSAttributeType)] = []
         var toOneReadIndexes: [Int?] = []
         var toOneEntityReadIndexes: [Int?] = []
 
@@ -204,6 +207,8 @@ final class SQLiteSchema {
             for (index, column) in table.columns.enumerated() { position[column.name] = index + 3 }
             for mapping in table.entities {
                 mapping.attributeReadIndexes = mapping.attributeColumns.map { $0.flatMap { position[$0] } }
+                let types = mapping.entity.layout.attributes.map(\.attributeType)
+                mapping.attributeReadPlan = zip(mapping.attributeReadIndexes, types).map { (index: $0 ?? -1, type: $1) }
                 mapping.toOneReadIndexes = mapping.toOneColumns.map { $0.flatMap { position[$0] } }
                 mapping.toOneEntityReadIndexes = mapping.toOneEntityColumns.map { $0.flatMap { position[$0] } }
             }

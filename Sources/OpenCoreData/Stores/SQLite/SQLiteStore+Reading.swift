@@ -75,14 +75,15 @@ extension SQLiteStore {
         let mapping = schema.entitiesByNumber[entityNumber] ?? schema.tables[0].entities[0]
         let layout = mapping.entity.layout
         let id = NSManagedObjectID(entity: mapping.entity, store: self, primaryKey: statement.int64(at: offset))
-        var values: [PrimitiveValue] = []
-        values.reserveCapacity(layout.attributes.count)
-        for (slot, attribute) in layout.attributes.enumerated() {
-            if let index = mapping.attributeReadIndexes[slot] {
-                values.append(SQLiteValueCoding.read(statement, at: offset + index, as: attribute))
-            } else {
-                values.append(.null)
+        let plan = mapping.attributeReadPlan
+        let values = [PrimitiveValue](unsafeUninitializedCapacity: plan.count) { buffer, count in
+            for slot in plan.indices {
+                let (index, type) = plan[slot]
+                let value = index < 0 ? PrimitiveValue.null
+                    : SQLiteValueCoding.read(statement, at: offset + index, type: type, attribute: layout.attributes[slot])
+                (buffer.baseAddress! + slot).initialize(to: value)
             }
+            count = plan.count
         }
         var toOne: [NSManagedObjectID?] = []
         if !layout.relationships.isEmpty {

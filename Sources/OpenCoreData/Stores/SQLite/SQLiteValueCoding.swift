@@ -43,8 +43,16 @@ enum SQLiteValueCoding {
     /// Reads column `index` as a value of an attribute.
     @inline(__always)
     static func read(_ statement: SQLiteStatement, at index: Int, as attribute: NSAttributeDescription) -> PrimitiveValue {
+        read(statement, at: index, type: attribute.attributeType, attribute: attribute)
+    }
+
+    /// Reads column `index` as a value of an attribute of `type` (`attribute` is only consulted
+    /// for transformable values).
+    @inline(__always)
+    static func read(_ statement: SQLiteStatement, at index: Int, type: NSAttributeType,
+                     attribute: @autoclosure () -> NSAttributeDescription) -> PrimitiveValue {
         if statement.isNull(at: index) { return .null }
-        switch attribute.attributeType {
+        switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
             return .integer(statement.int64(at: index))
         case .booleanAttributeType:
@@ -68,7 +76,7 @@ enum SQLiteValueCoding {
             return statement.string(at: index).flatMap { URL(string: $0) }.map { .url($0) } ?? .null
         case .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType, .compositeAttributeType:
             guard let data = statement.data(at: index) else { return .null }
-            return TransformableCoding.decode(data, for: attribute).map { .transformable(TransformableValue(value: $0)) } ?? .null
+            return TransformableCoding.decode(data, for: attribute()).map { .transformable(TransformableValue(value: $0)) } ?? .null
         }
     }
 }
