@@ -10,7 +10,7 @@ import Foundation
 /// ```
 /// A statement belongs to its connection and must not outlive it or cross threads.
 public final class SQLiteStatement {
-    let handle: OpaquePointer
+    @usableFromInline let handle: OpaquePointer
     /// The SQL text the statement was prepared from.
     public let sql: String
     unowned let connection: SQLiteConnection
@@ -129,15 +129,19 @@ public final class SQLiteStatement {
 
     // MARK: Columns
 
+    @inlinable
     public func isNull(at index: Int) -> Bool {
         sqlite3_column_type(handle, Int32(index)) == SQLITE_NULL
     }
 
+    @inlinable
     public func int64(at index: Int) -> Int64 { sqlite3_column_int64(handle, Int32(index)) }
 
+    @inlinable
     public func double(at index: Int) -> Double { sqlite3_column_double(handle, Int32(index)) }
 
     /// The text of column `index`, or nil when it is NULL.
+    @inlinable
     public func string(at index: Int) -> String? {
         guard let text = sqlite3_column_text(handle, Int32(index)) else { return nil }
         let count = Int(sqlite3_column_bytes(handle, Int32(index)))

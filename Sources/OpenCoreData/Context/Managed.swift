@@ -110,9 +110,12 @@ final class ManagedPropertyCache: @unchecked Sendable {
     private final class Table: @unchecked Sendable {
         // @unchecked Sendable: immutable once published.
         let keyPaths: [AnyKeyPath]
+        /// The key paths' identities, scanned without touching reference counts.
+        let identities: [ObjectIdentifier]
         let properties: [ManagedProperty]
         init(keyPaths: [AnyKeyPath], properties: [ManagedProperty]) {
             self.keyPaths = keyPaths
+            self.identities = keyPaths.map(ObjectIdentifier.init)
             self.properties = properties
         }
     }
@@ -125,10 +128,13 @@ final class ManagedPropertyCache: @unchecked Sendable {
     func property(for keyPath: AnyKeyPath) -> ManagedProperty? {
         guard let raw = current.load(ordering: .acquiring) else { return nil }
         let table = Unmanaged<Table>.fromOpaque(raw).takeUnretainedValue()
-        for index in table.keyPaths.indices where table.keyPaths[index] === keyPath {
-            return table.properties[index]
+        let identity = ObjectIdentifier(keyPath)
+        return table.identities.withUnsafeBufferPointer { identities in
+            for index in identities.indices where identities[index] == identity {
+                return table.properties[index]
+            }
+            return nil
         }
-        return nil
     }
 
     func add(_ property: ManagedProperty, for keyPath: AnyKeyPath) {

@@ -22,16 +22,20 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
     // The context keeps unowned references to its registered objects, and objects to their
     // context: each side clears the other when it goes away (see `deinit` here and in the
     // context), which avoids a weak-reference side table per object.
-    unowned(unsafe) var context: NSManagedObjectContext?
-    var storedObjectID: NSManagedObjectID?
-    var state: ObjectState = []
+    //
+    // `@exclusivity(unchecked)`: objects are confined to their context's queue, so these hot
+    // fields are never accessed concurrently; the dynamic exclusivity check cost more than the
+    // rest of a property read.
+    @exclusivity(unchecked) unowned(unsafe) var context: NSManagedObjectContext?
+    @exclusivity(unchecked) var storedObjectID: NSManagedObjectID?
+    @exclusivity(unchecked) var state: ObjectState = []
     /// The last saved state (nil for an object never saved). Its arrays are shared with
     /// `values` until the object changes.
-    var snapshot: RowSnapshot?
+    @exclusivity(unchecked) var snapshot: RowSnapshot?
     /// Current attribute values by slot; meaningful once the object is not a fault.
-    var values: [PrimitiveValue] = []
+    @exclusivity(unchecked) var values: [PrimitiveValue] = []
     /// Relationship states by slot; empty until a relationship is touched.
-    var relations: [RelationshipState] = []
+    @exclusivity(unchecked) var relations: [RelationshipState] = []
     /// Values `setValue(_:forKey:)` could not accept, reported at validation (key → reason).
     var rejectedValues: [String: String] = [:]
 

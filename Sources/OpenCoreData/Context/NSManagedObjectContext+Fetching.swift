@@ -65,6 +65,7 @@ extension NSManagedObjectContext {
             switch try store.lock.withLock({ try store.execute(fetch) }) {
             case .snapshots(let snapshots):
                 objects.reserveCapacity(objects.count + snapshots.count)
+                registry.reserveCapacity(registry.count + snapshots.count)
                 for snapshot in snapshots { objects.append(object(for: snapshot)) }
             case .objectIDs(let ids):
                 for id in ids { objects.append(object(with: id)) }

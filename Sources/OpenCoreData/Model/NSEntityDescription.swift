@@ -189,8 +189,9 @@ open class NSEntityDescription: @unchecked Sendable {
 
 /// Where an entity's values live in its objects: attributes and relationships each in an
 /// array indexed by slot, inherited properties first so a slot means the same property in
-/// every entity of an inheritance tree.
-struct EntityLayout {
+/// every entity of an inheritance tree. A class, so that reading it on hot paths copies nothing.
+final class EntityLayout: @unchecked Sendable {
+    // @unchecked Sendable: immutable.
     let properties: [NSPropertyDescription]
     let attributes: [NSAttributeDescription]
     let relationships: [NSRelationshipDescription]
@@ -201,6 +202,19 @@ struct EntityLayout {
     /// The class instantiated for this entity's objects.
     let objectClass: NSManagedObject.Type
     let uniquenessConstraintNames: [[String]]
+
+    init(properties: [NSPropertyDescription], attributes: [NSAttributeDescription], relationships: [NSRelationshipDescription],
+         propertiesByName: [String: NSPropertyDescription], defaultValues: [PrimitiveValue], hasTransientAttributes: Bool,
+         objectClass: NSManagedObject.Type, uniquenessConstraintNames: [[String]]) {
+        self.properties = properties
+        self.attributes = attributes
+        self.relationships = relationships
+        self.propertiesByName = propertiesByName
+        self.defaultValues = defaultValues
+        self.hasTransientAttributes = hasTransientAttributes
+        self.objectClass = objectClass
+        self.uniquenessConstraintNames = uniquenessConstraintNames
+    }
 }
 
 extension NSEntityDescription: CustomStringConvertible {
