@@ -98,3 +98,26 @@ import Testing
         #expect(try names(NSComparisonPredicate(key: "email", .notEqualTo, nil)).isEmpty)
     }
 }
+
+@Suite struct BatchedFetchTests {
+    /// §6.5: with a batch size the results are all there (count is the full count), but values
+    /// are loaded one batch at a time as objects are used.
+    @Test func batchedFetchLoadsValuesOneBatchAtATime() throws {
+        let stack = try TestStack(.sqlite)
+        for index in 0..<100 { _ = stack.insert("Person", ["name": "p\(index)", "age": index]) }
+        try stack.context.save()
+        try stack.reopen()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+        request.sortDescriptors = [NSSortDescriptor(key: "age", ascending: true)]
+        request.fetchBatchSize = 20
+        let people = try stack.context.fetch(request)
+        #expect(people.count == 100)
+        #expect(people.allSatisfy { $0.isFault })
+        let log = try #require(stack.recordSQL())
+        #expect(people[50].value(forKey: "age") as? Int == 50)
+        #expect(people[41].value(forKey: "age") as? Int == 41)  // same batch: no second query
+        #expect(log.all.filter { $0.hasPrefix("SELECT") }.count == 1)
+        #expect(people[0].isFault)
+        #expect(people.map { $0.value(forKey: "age") as! Int } == Array(0..<100))
+    }
+}

@@ -33,6 +33,8 @@ public final class NSFetchRequest<ResultType: NSFetchRequestResult> {
     /// Skip this many results first.
     public var fetchOffset = 0
     /// Load objects' values in batches of this size as they are used; 0 loads all at once.
+    /// The fetch returns faults; the first object of a batch to be used loads the values of the
+    /// whole batch with one query (see the note on memory in Docs/Differences.md).
     public var fetchBatchSize = 0
     /// Objects, object IDs, dictionaries or a count.
     public var resultType: NSFetchRequestResultType = .managedObjectResultType

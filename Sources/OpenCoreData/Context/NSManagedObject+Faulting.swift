@@ -10,6 +10,10 @@ extension NSManagedObject {
     /// Turns a fault into a realized object: from the snapshot the fetch brought along when there
     /// is one (no I/O), otherwise from the store.
     func fulfillFault() {
+        if snapshot == nil, let context, let (batch, index) = faultBatch {
+            batch.loadBatch(containing: index, into: context)
+        }
+        faultBatch = nil
         if snapshot == nil, let context {
             snapshot = context.loadSnapshot(for: objectID)
         }

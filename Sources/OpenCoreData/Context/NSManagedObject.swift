@@ -36,6 +36,8 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
     @exclusivity(unchecked) var values: [PrimitiveValue] = []
     /// Relationship states by slot; empty until a relationship is touched.
     @exclusivity(unchecked) var relations: [RelationshipState] = []
+    /// The batched fetch this fault came from, and its position there (see `FaultBatch`).
+    var faultBatch: (batch: FaultBatch, index: Int)?
     /// Values `setValue(_:forKey:)` could not accept, reported at validation (key → reason).
     var rejectedValues: [String: String] = [:]
 

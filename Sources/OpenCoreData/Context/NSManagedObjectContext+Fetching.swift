@@ -60,7 +60,10 @@ extension NSManagedObjectContext {
         let sorts = request.sortDescriptors ?? []
         var objects: [NSManagedObject] = []
         for store in stores {
-            let fetch = storeFetch(request, entity: entity, result: request.includesPropertyValues ? .snapshots : .objectIDs,
+            // A batched fetch only brings identities; values come a batch at a time (FaultBatch).
+            let batched = request.fetchBatchSize > 0 && !mergesPending && stores.count == 1
+            let fetch = storeFetch(request, entity: entity,
+                                   result: request.includesPropertyValues && !batched ? .snapshots : .objectIDs,
                                    pushLimits: pushLimits)
             switch try store.lock.withLock({ try store.execute(fetch) }) {
             case .snapshots(let snapshots):
@@ -68,7 +71,13 @@ extension NSManagedObjectContext {
                 registry.reserveCapacity(registry.count + snapshots.count)
                 for snapshot in snapshots { objects.append(object(for: snapshot)) }
             case .objectIDs(let ids):
-                for id in ids { objects.append(object(with: id)) }
+                let batch = request.fetchBatchSize > 0 && request.includesPropertyValues
+                    ? FaultBatch(objectIDs: ids, batchSize: request.fetchBatchSize) : nil
+                for (index, id) in ids.enumerated() {
+                    let object = object(with: id)
+                    if let batch, object.isFault, object.snapshot == nil { object.faultBatch = (batch, index) }
+                    objects.append(object)
+                }
             default:
                 break
             }
