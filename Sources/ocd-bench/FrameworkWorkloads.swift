@@ -9,9 +9,13 @@ enum FrameworkWorkloads {
     /// W1: create N objects in one context, set every attribute, one save.
     static func w1(directory: URL, n: Int) throws -> Double {
         let stack = try BenchStack(directory: directory, model: BenchModel.items())
+        var createSeconds = 0.0
         let seconds = try Stopwatch.time {
-            try insertItems(n: n, into: stack.context)
+            createSeconds = try Stopwatch.time { try insertItems(n: n, into: stack.context) }
             try stack.context.save()
+        }
+        if ProcessInfo.processInfo.environment["OCD_BENCH_PHASES"] != nil {
+            FileHandle.standardError.write(Data("W1 phases: create \(createSeconds) save \(seconds - createSeconds)\n".utf8))
         }
         try check(try stack.context.count(for: NSFetchRequest<Item>(entityName: "Item")) == n, "W1", "item count")
         return seconds
@@ -130,6 +134,9 @@ enum FrameworkWorkloads {
         let expected = BenchData.ownerCount * (1 + BenchData.petsPerOwner)
         try check(deleted == expected, "W6", "deleted \(deleted) objects, expected \(expected)")
         BenchSink.consume(Int(total))
+        if ProcessInfo.processInfo.environment["OCD_BENCH_PHASES"] != nil {
+            FileHandle.standardError.write(Data("W6 phases: insert \(insertSeconds) fetch \(fetchSeconds) delete \(deleteSeconds)\n".utf8))
+        }
         return insertSeconds + fetchSeconds + deleteSeconds
     }
 

@@ -147,15 +147,16 @@ import Testing
         let container = container(in: directory)
         #expect(load(container).allSatisfy { $0.1 == nil })
 
-        // The completion-block form.
-        let first: ObjectIdentifier = await withCheckedContinuation { continuation in
+        // The completion-block form. The first context is kept alive, so that its identity can't
+        // be reused by the second one.
+        let first: NSManagedObjectContext = await withCheckedContinuation { continuation in
             container.performBackgroundTask { context in
                 let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
                 person.setValue("Ada", forKey: "name")
                 try? context.save()
                 #expect(context.concurrencyType == .privateQueueConcurrencyType)
                 #expect(context.isOnOwnQueue)
-                continuation.resume(returning: ObjectIdentifier(context))
+                continuation.resume(returning: context)
             }
         }
         // The async form returns the block's value.
@@ -163,7 +164,7 @@ import Testing
             (ObjectIdentifier(context), try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")))
         }
         #expect(count == 1)
-        #expect(first != second)
+        #expect(ObjectIdentifier(first) != second)
         #expect(try container.viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 1)
     }
 

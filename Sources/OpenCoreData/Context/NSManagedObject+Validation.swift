@@ -5,17 +5,19 @@ extension NSManagedObject {
     func propertyValidationErrors() -> [Error] {
         willAccess()
         var errors: [Error] = []
-        for (key, reason) in rejectedValues.sorted(by: { $0.key < $1.key }) {
-            errors.append(CoreDataError.validation(.managedObjectValidation, object: self, key: key, reason))
+        if !rejectedValues.isEmpty {
+            for (key, reason) in rejectedValues.sorted(by: { $0.key < $1.key }) {
+                errors.append(CoreDataError.validation(.managedObjectValidation, object: self, key: key, reason))
+            }
         }
         let layout = entity.layout
-        for attribute in layout.attributes {
+        for attribute in layout.attributesToValidate {
             let value = values[attribute.attributeSlot]
             // The common case, a present value without range or pattern rules, costs one check.
             if value.isNull ? attribute.isOptional : !attribute.hasValueRules { continue }
             errors.append(contentsOf: validationErrors(of: attribute, value: value))
         }
-        for relationship in layout.relationships where !relationship.isOptional || relationship.minCount > 0 || relationship.maxCount > 1 {
+        for relationship in layout.relationshipsToValidate {
             errors.append(contentsOf: validationErrors(of: relationship))
         }
         return errors

@@ -26,7 +26,7 @@ extension NSManagedObjectContext {
 
         let plan = try SavePlan(context: self, coordinator: coordinator)
         var outcomes: [SaveOutcome] = []
-        for (store, changes) in plan.changesByStore {
+        for (store, changes, _) in plan.changesByStore {
             do {
                 outcomes.append(try store.lock.withLock { try store.save(changes) })
             } catch {
@@ -111,9 +111,9 @@ extension NSManagedObjectContext {
     }
 
     private func finishSave(plan: SavePlan, outcomes: [SaveOutcome]) {
-        for outcome in outcomes {
-            for (temporary, permanent) in outcome.permanentIDs {
-                if let object = registry[temporary]?.takeUnretainedValue() { changeID(of: object, to: permanent) }
+        for (entry, outcome) in zip(plan.changesByStore, outcomes) {
+            for (object, id) in zip(entry.inserted, outcome.insertedIDs) where object.storedObjectID !== id {
+                changeID(of: object, to: id)
             }
         }
         for object in plan.insertedObjects {

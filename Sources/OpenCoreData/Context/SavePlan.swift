@@ -3,7 +3,8 @@ struct SavePlan {
     let insertedObjects: [NSManagedObject]
     let updatedObjects: [NSManagedObject]
     let deletedObjects: [NSManagedObject]
-    private(set) var changesByStore: [(NSPersistentStore, SaveChanges)] = []
+    /// Per store: its changes, and the inserted objects in the order of `changes.inserted`.
+    private(set) var changesByStore: [(store: NSPersistentStore, changes: SaveChanges, inserted: [NSManagedObject])] = []
 
     init(context: NSManagedObjectContext, coordinator: NSPersistentStoreCoordinator) throws {
         insertedObjects = Array(context.inserted)
@@ -12,8 +13,18 @@ struct SavePlan {
 
         var stores: [ObjectIdentifier: NSPersistentStore] = [:]
         var changes: [ObjectIdentifier: SaveChanges] = [:]
+        var insertedByStore: [ObjectIdentifier: [NSManagedObject]] = [:]
+        var storeForEntity: [ObjectIdentifier: NSPersistentStore] = [:]
         func storeKey(for object: NSManagedObject) throws -> ObjectIdentifier {
-            let store = try object.objectID.persistentStore ?? coordinator.assignedStore(for: object.entity)
+            let store: NSPersistentStore
+            if let known = object.objectID.persistentStore {
+                store = known
+            } else if let assigned = storeForEntity[ObjectIdentifier(object.entity)] {
+                store = assigned
+            } else {
+                store = try coordinator.assignedStore(for: object.entity)
+                storeForEntity[ObjectIdentifier(object.entity)] = store
+            }
             let key = ObjectIdentifier(store)
             stores[key] = store
             return key
@@ -23,6 +34,7 @@ struct SavePlan {
         for object in insertedObjects {
             let key = try storeKey(for: object)
             changes[key, default: SaveChanges()].inserted.append(Self.row(for: object, onlyChanges: false))
+            insertedByStore[key, default: []].append(object)
             changes[key, default: SaveChanges()].toMany += Self.toManyChanges(of: object)
         }
         for object in updatedObjects {
@@ -36,8 +48,8 @@ struct SavePlan {
                                       changedRelationshipSlots: [], expectedVersion: object.snapshot?.version ?? 0)
             changes[try storeKey(for: object), default: SaveChanges()].deleted.append(row)
         }
-        changesByStore = changes.map { (stores[$0.key]!, $0.value) }
-        if let readOnly = changesByStore.first(where: { $0.0.isReadOnly })?.0 {
+        changesByStore = changes.map { (store: stores[$0.key]!, changes: $0.value, inserted: insertedByStore[$0.key] ?? []) }
+        if let readOnly = changesByStore.first(where: { $0.store.isReadOnly })?.store {
             throw CoreDataError.store(.persistentStoreSave, "The store at \(readOnly.url?.path ?? "?") is read-only", url: readOnly.url)
         }
     }

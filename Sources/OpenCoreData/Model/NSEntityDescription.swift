@@ -202,6 +202,10 @@ final class EntityLayout: @unchecked Sendable {
     /// The class instantiated for this entity's objects.
     let objectClass: NSManagedObject.Type
     let uniquenessConstraintNames: [[String]]
+    /// The attributes and relationships validation must look at: required ones, and ones with
+    /// range, pattern or count rules.
+    let attributesToValidate: [NSAttributeDescription]
+    let relationshipsToValidate: [NSRelationshipDescription]
 
     init(properties: [NSPropertyDescription], attributes: [NSAttributeDescription], relationships: [NSRelationshipDescription],
          propertiesByName: [String: NSPropertyDescription], defaultValues: [PrimitiveValue], hasTransientAttributes: Bool,
@@ -214,6 +218,8 @@ final class EntityLayout: @unchecked Sendable {
         self.hasTransientAttributes = hasTransientAttributes
         self.objectClass = objectClass
         self.uniquenessConstraintNames = uniquenessConstraintNames
+        self.attributesToValidate = attributes.filter { !$0.isOptional || $0.hasValueRules }
+        self.relationshipsToValidate = relationships.filter { !$0.isOptional || $0.minCount > 0 || $0.maxCount > 1 }
     }
 }
 

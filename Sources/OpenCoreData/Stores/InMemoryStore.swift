@@ -112,10 +112,10 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         }
         let savedLastKeys = lastKeys
         var outcome = SaveOutcome()
-        for row in changes.inserted where row.objectID.isTemporaryID {
-            outcome.permanentIDs[row.objectID] = allocateID(for: row.objectID.entity)
-        }
-        func permanent(_ id: NSManagedObjectID?) -> NSManagedObjectID? { id.map { outcome.permanentIDs[$0] ?? $0 } }
+        outcome.insertedIDs = changes.inserted.map { $0.objectID.isTemporaryID ? allocateID(for: $0.objectID.entity) : $0.objectID }
+        var map: [NSManagedObjectID: NSManagedObjectID] = [:]
+        for (row, id) in zip(changes.inserted, outcome.insertedIDs) where row.objectID.isTemporaryID { map[row.objectID] = id }
+        func permanent(_ id: NSManagedObjectID?) -> NSManagedObjectID? { id.map { map[$0] ?? $0 } }
 
         var staged = rows
         for row in changes.deleted {

@@ -56,8 +56,25 @@ struct SaveChanges {
 
 /// What a store reports back after a successful save.
 struct SaveOutcome {
-    /// Temporary ID → permanent ID, for every inserted object.
-    var permanentIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
+    /// The permanent ID of each inserted row, in the order of `SaveChanges.inserted`.
+    var insertedIDs: [NSManagedObjectID] = []
+}
+
+extension SaveChanges {
+    /// Whether any row or membership refers to other objects (which may be new ones, so that
+    /// their temporary IDs must be mapped to the permanent ones).
+    var refersToObjects: Bool {
+        !toMany.isEmpty || inserted.contains { !$0.toOne.isEmpty } || updated.contains { !$0.toOne.isEmpty }
+    }
+
+    /// Temporary ID → permanent ID for the inserted rows, given their new IDs in order.
+    func temporaryIDMap(_ insertedIDs: [NSManagedObjectID]) -> [NSManagedObjectID: NSManagedObjectID] {
+        guard refersToObjects else { return [:] }
+        var map: [NSManagedObjectID: NSManagedObjectID] = [:]
+        map.reserveCapacity(inserted.count)
+        for (row, id) in zip(inserted, insertedIDs) where row.objectID.isTemporaryID { map[row.objectID] = id }
+        return map
+    }
 }
 
 /// An optimistic-locking failure found while saving: the row changed or vanished since read.

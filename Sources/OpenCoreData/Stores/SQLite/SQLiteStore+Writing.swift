@@ -10,10 +10,14 @@ extension SQLiteStore {
             }
             let outcome = try connection.transaction(.immediate) { () throws -> SaveOutcome in
                 var outcome = SaveOutcome()
-                outcome.permanentIDs = try allocatePermanentIDs(for: changes.inserted.map(\.objectID).filter(\.isTemporaryID), on: connection)
-                let resolve: (NSManagedObjectID?) -> Int64? = { id in id.flatMap { (outcome.permanentIDs[$0] ?? $0).primaryKey } }
-                for row in changes.deleted { try delete(row, on: connection) }
-                for row in changes.inserted { try insert(row, key: resolve(row.objectID)!, resolve: resolve, on: connection) }
+                outcome.insertedIDs = try allocatePermanentIDs(for: changes.inserted.map(\.objectID), on: connection)
+                let map = changes.temporaryIDMap(outcome.insertedIDs)
+                let resolve: (NSManagedObjectID?) -> Int64? = { id in id.flatMap { (map[$0] ?? $0).primaryKey } }
+                try delete(changes.deleted, on: connection)
+                var insertStatements: [ObjectIdentifier: SQLiteStatement] = [:]
+                for (row, id) in zip(changes.inserted, outcome.insertedIDs) {
+                    try insert(row, key: id.primaryKey!, resolve: resolve, statements: &insertStatements, on: connection)
+                }
                 for row in changes.updated { try update(row, resolve: resolve, on: connection) }
                 for change in changes.toMany { try write(change, resolve: resolve, on: connection) }
                 if metadataNeedsWriting { try writeMetadata(on: connection) }
@@ -28,27 +32,38 @@ extension SQLiteStore {
         try lock.withLock {
             let connection = try liveConnection()
             let temporary = entities.map { NSManagedObjectID(temporaryFor: $0) }
-            let ids = try connection.transaction(.immediate) { try allocatePermanentIDs(for: temporary, on: connection) }
-            return temporary.map { ids[$0]! }
+            return try connection.transaction(.immediate) { try allocatePermanentIDs(for: temporary, on: connection) }
         }
     }
 
     // MARK: Primary keys
 
-    /// Hands out primary keys per inheritance tree from `Z_PRIMARYKEY.Z_MAX` of the root entity.
-    private func allocatePermanentIDs(for ids: [NSManagedObjectID], on connection: SQLiteConnection) throws
-        -> [NSManagedObjectID: NSManagedObjectID] {
-        guard !ids.isEmpty else { return [:] }
-        var result: [NSManagedObjectID: NSManagedObjectID] = [:]
+    /// Hands out primary keys per inheritance tree from `Z_PRIMARYKEY.Z_MAX` of the root entity:
+    /// the permanent ID of each of `ids`, in order (IDs already permanent are kept).
+    private func allocatePermanentIDs(for ids: [NSManagedObjectID], on connection: SQLiteConnection) throws -> [NSManagedObjectID] {
+        var lastKeys: [ObjectIdentifier: (number: Int64, key: Int64)] = [:]
+        var result: [NSManagedObjectID] = []
         result.reserveCapacity(ids.count)
-        for (_, group) in Dictionary(grouping: ids, by: { ObjectIdentifier($0.entity.rootEntity) }) {
-            guard let root = schema.mapping(for: group[0].entity.rootEntity) else { continue }
-            var next = try connection.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(root.number)]).int64Value ?? 0
-            for id in group {
-                next += 1
-                result[id] = NSManagedObjectID(entity: id.entity, store: self, primaryKey: next)
+        for id in ids {
+            guard id.isTemporaryID else {
+                result.append(id)
+                continue
             }
-            try connection.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(next), .integer(root.number)])
+            let root = id.entity.rootEntity
+            var last = lastKeys[ObjectIdentifier(root)]
+            if last == nil {
+                guard let mapping = schema.mapping(for: root) else {
+                    throw CoreDataError.make(.persistentStoreSave, "The store does not hold entity '\(id.entity.name ?? "?")'")
+                }
+                let stored = try connection.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(mapping.number)]).int64Value ?? 0
+                last = (mapping.number, stored)
+            }
+            last!.key += 1
+            lastKeys[ObjectIdentifier(root)] = last
+            result.append(NSManagedObjectID(entity: id.entity, store: self, primaryKey: last!.key))
+        }
+        for (number, key) in lastKeys.values {
+            try connection.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(key), .integer(number)])
         }
         return result
     }
@@ -56,9 +71,17 @@ extension SQLiteStore {
     // MARK: Rows
 
     private func insert(_ row: SaveChanges.Row, key: Int64, resolve: (NSManagedObjectID?) -> Int64?,
-                        on connection: SQLiteConnection) throws {
+                        statements: inout [ObjectIdentifier: SQLiteStatement], on connection: SQLiteConnection) throws {
         guard let mapping = schema.mapping(for: row.objectID.entity) else { return }
-        let statement = try connection.cachedStatement(mapping.insertSQL)
+        // One statement lookup per entity and save, not one per row (that hashes the SQL text).
+        let statement: SQLiteStatement
+        if let known = statements[ObjectIdentifier(mapping)] {
+            statement = known
+            statement.reset()
+        } else {
+            statement = try connection.cachedStatement(mapping.insertSQL)
+            statements[ObjectIdentifier(mapping)] = statement
+        }
         try statement.bind(key, at: 1)
         try statement.bind(mapping.number, at: 2)
         var index = 3
@@ -130,13 +153,45 @@ extension SQLiteStore {
         if connection.changes != 1 { throw try lockingFailure(for: row.objectID, table: mapping.table, on: connection) }
     }
 
-    private func delete(_ row: SaveChanges.Row, on connection: SQLiteConnection) throws {
-        guard let mapping = schema.mapping(for: row.objectID.entity), let key = row.objectID.primaryKey else { return }
-        try connection.run("DELETE FROM \(mapping.table.name) WHERE Z_PK = ? AND Z_OPT = ?", [.integer(key), .integer(row.expectedVersion)])
-        if connection.changes != 1 { throw try lockingFailure(for: row.objectID, table: mapping.table, on: connection) }
-        for relationship in mapping.entity.layout.relationships {
-            guard let join = schema.joinTables[ObjectIdentifier(relationship)] else { continue }
-            try connection.run("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [.integer(key)])
+    /// Deletes rows a few hundred at a time, checking each row's version (optimistic locking)
+    /// from what the DELETE returns, and removes their join-table rows.
+    private func delete(_ rows: [SaveChanges.Row], on connection: SQLiteConnection) throws {
+        guard !rows.isEmpty else { return }
+        var byTable: [String: (table: SQLiteSchema.TableMapping, rows: [SaveChanges.Row])] = [:]
+        for row in rows {
+            guard let mapping = schema.mapping(for: row.objectID.entity), row.objectID.primaryKey != nil else { continue }
+            byTable[mapping.table.name, default: (mapping.table, [])].rows.append(row)
+        }
+        for (table, tableRows) in byTable.values {
+            for chunk in tableRows.chunked(into: 500) {
+                try deleteChunk(Array(chunk), from: table, on: connection)
+            }
+            let joins = Set(table.entities.flatMap { mapping in
+                mapping.entity.layout.relationships.compactMap { schema.joinTables[ObjectIdentifier($0)] }
+            }.map { "\($0.name)\u{0}\($0.sourceColumn)" })
+            for join in joins.sorted() {
+                let parts = join.split(separator: "\u{0}").map(String.init)
+                for chunk in tableRows.chunked(into: 500) {
+                    let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                    try connection.run("DELETE FROM \(parts[0]) WHERE \(parts[1]) IN (\(placeholders))",
+                                       chunk.map { .integer($0.objectID.primaryKey!) })
+                }
+            }
+        }
+    }
+
+    private func deleteChunk(_ rows: [SaveChanges.Row], from table: SQLiteSchema.TableMapping, on connection: SQLiteConnection) throws {
+        let placeholders = Array(repeating: "?", count: rows.count).joined(separator: ", ")
+        let statement = try connection.cachedStatement("DELETE FROM \(table.name) WHERE Z_PK IN (\(placeholders)) RETURNING Z_PK, Z_OPT")
+        defer { statement.reset() }
+        for (index, row) in rows.enumerated() { try statement.bind(row.objectID.primaryKey!, at: index + 1) }
+        var deletedVersions: [Int64: Int64] = [:]
+        deletedVersions.reserveCapacity(rows.count)
+        while try statement.step() { deletedVersions[statement.int64(at: 0)] = statement.int64(at: 1) }
+        // A row that changed (or vanished) since it was read fails the save; the transaction
+        // rolls the whole save back.
+        for row in rows where deletedVersions[row.objectID.primaryKey!] != row.expectedVersion {
+            throw OptimisticLockingFailure(objectID: row.objectID, storeVersion: deletedVersions[row.objectID.primaryKey!] ?? 0)
         }
     }
 
