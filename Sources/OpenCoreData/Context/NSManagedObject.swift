@@ -159,7 +159,7 @@ extension NSManagedObject: Sendable {}
 
 /// The state flags of an object.
 struct ObjectState: OptionSet {
-    let rawValue: UInt8
+    let rawValue: UInt16
     static let inserted = ObjectState(rawValue: 1 << 0)
     static let updated = ObjectState(rawValue: 1 << 1)
     static let deleted = ObjectState(rawValue: 1 << 2)
@@ -170,6 +170,11 @@ struct ObjectState: OptionSet {
     static let trackingSuspended = ObjectState(rawValue: 1 << 5)
     /// The row is gone from the store: properties read as nil.
     static let inaccessible = ObjectState(rawValue: 1 << 6)
+    /// The object is in the context's list of inserted / updated / deleted candidates (ChangeList).
+    static let listedInserted = ObjectState(rawValue: 1 << 7)
+    static let listedUpdated = ObjectState(rawValue: 1 << 8)
+    static let listedDeleted = ObjectState(rawValue: 1 << 9)
+    static let listed: ObjectState = [.listedInserted, .listedUpdated, .listedDeleted]
 }
 
 extension NSEntityDescription {

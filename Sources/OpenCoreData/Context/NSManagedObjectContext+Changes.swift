@@ -31,8 +31,7 @@ extension NSManagedObjectContext {
             // Re-inserting a deleted object undeletes it.
             if object.state.contains(.deleted) {
                 object.state.remove(.deleted)
-                deleted.remove(object)
-                if object.snapshot == nil { inserted.insert(object) }
+                if object.snapshot == nil { inserted.add(object) }
             }
             return
         }
@@ -41,9 +40,8 @@ extension NSManagedObjectContext {
         if object.values.isEmpty { object.becomeNew() }
         object.state.insert(.inserted)
         object.context = self
-        registry[object.objectID] = Unmanaged.passUnretained(object)
         changeGeneration &+= 1
-        inserted.insert(object)
+        inserted.add(object)
         eventInserted.append(object)
         object.withTrackingSuspended { object.awakeFromInsert() }
     }
@@ -58,11 +56,8 @@ extension NSManagedObjectContext {
         // version from the snapshot the fetch brought along.
         object.state.insert(.deleted)
         changeGeneration &+= 1
-        updated.remove(object)
-        if object.state.contains(.inserted) {
-            inserted.remove(object)
-        } else {
-            deleted.insert(object)
+        if !object.state.contains(.inserted) {
+            deleted.add(object)
             eventDeleted.append(object)
         }
         pendingDeletions.append(object)
@@ -127,12 +122,16 @@ extension NSManagedObjectContext {
         checkQueue()
         pendingDeletions = []
         let neverSaved = registry.values.map { $0.takeUnretainedValue() }.filter { $0.snapshot == nil && !$0.isFault }
-        for object in inserted.union(neverSaved) {
+        let changed = deleted.members + updated.members
+        for object in inserted.allCandidates + neverSaved where object.context === self && object.snapshot == nil {
             object.state = []
             object.context = nil
-            if let id = object.storedObjectID { registry[id] = nil }
+            if let id = object.storedObjectID, !id.isTemporaryID { registry[id] = nil }
         }
-        for object in deleted.union(updated) {
+        inserted.removeAll()
+        updated.removeAll()
+        deleted.removeAll()
+        for object in changed {
             object.turnIntoFault(snapshot: object.snapshot)
             object.state = .fault
         }
@@ -142,9 +141,6 @@ extension NSManagedObjectContext {
             let object = reference.takeUnretainedValue()
             if !object.isFault { object.turnIntoFault(snapshot: object.snapshot) }
         }
-        inserted = []
-        updated = []
-        deleted = []
         clearEvent()
     }
 
@@ -156,9 +152,10 @@ extension NSManagedObjectContext {
             reference.takeUnretainedValue().context = nil
         }
         registry = [:]
-        inserted = []
-        updated = []
-        deleted = []
+        for object in inserted.allCandidates { object.context = nil }
+        inserted.removeAll()
+        updated.removeAll()
+        deleted.removeAll()
         pendingDeletions = []
         retainedObjects = []
         clearEvent()
@@ -178,11 +175,7 @@ extension NSManagedObjectContext {
             object.state.remove(.updated)
             for (key, value) in changes { object.setValue(value is NSNull ? nil : value, forKey: key) }
         } else {
-            updated.remove(object)
-            if object.isDeleted {
-                object.state.remove(.deleted)
-                deleted.remove(object)
-            }
+            if object.isDeleted { object.state.remove(.deleted) }
             object.turnIntoFault(snapshot: latest)
         }
     }

@@ -117,8 +117,8 @@ extension NSManagedObjectContext {
             if object.isUpdated && !belongs(object) { continue }
             if seen.insert(ObjectIdentifier(object)).inserted { result.append(object) }
         }
-        for object in updated where belongs(object) && seen.insert(ObjectIdentifier(object)).inserted { result.append(object) }
-        for object in inserted where belongs(object) && seen.insert(ObjectIdentifier(object)).inserted { result.append(object) }
+        for object in updated.members where belongs(object) && seen.insert(ObjectIdentifier(object)).inserted { result.append(object) }
+        for object in inserted.members where belongs(object) && seen.insert(ObjectIdentifier(object)).inserted { result.append(object) }
         return result.sorted(by: request.sortDescriptors ?? [])
     }
 
@@ -132,8 +132,8 @@ extension NSManagedObjectContext {
     /// Whether unsaved changes could change the answer of a fetch of `entity`.
     func hasPendingChanges(affecting entity: NSEntityDescription) -> Bool {
         let root = entity.rootEntity
-        return inserted.contains { $0.entity.rootEntity === root } || updated.contains { $0.entity.rootEntity === root }
-            || deleted.contains { $0.entity.rootEntity === root }
+        return inserted.containsMember { $0.entity.rootEntity === root } || updated.containsMember { $0.entity.rootEntity === root }
+            || deleted.containsMember { $0.entity.rootEntity === root }
     }
 
     /// Loads the destinations of relationship key paths for all `objects` at once (no N+1).

@@ -62,7 +62,7 @@ extension NSManagedObjectContext {
     // MARK: Steps
 
     private func callWillSave() {
-        let changed = Array(inserted) + Array(updated) + Array(deleted)
+        let changed = inserted.members + updated.members + deleted.members
         let generation = changeGeneration
         for object in changed { object.willSave() }
         propagateDeletions()
@@ -71,7 +71,7 @@ extension NSManagedObjectContext {
         // bounded number of rounds so that a willSave that always changes something terminates.
         var called = Set(changed.map(ObjectIdentifier.init))
         for _ in 0..<10 {
-            let pending = (Array(inserted) + Array(updated) + Array(deleted)).filter { !called.contains(ObjectIdentifier($0)) }
+            let pending = (inserted.members + updated.members + deleted.members).filter { !called.contains(ObjectIdentifier($0)) }
             if pending.isEmpty { break }
             for object in pending {
                 called.insert(ObjectIdentifier(object))
@@ -83,9 +83,9 @@ extension NSManagedObjectContext {
 
     private func validatePendingChanges() throws {
         var errors: [Error] = []
-        for object in inserted { errors += object.propertyValidationErrors() }
-        for object in updated { errors += object.propertyValidationErrors() }
-        for object in deleted { errors += object.deleteValidationErrors() }
+        for object in inserted.members { errors += object.propertyValidationErrors() }
+        for object in updated.members { errors += object.propertyValidationErrors() }
+        for object in deleted.members { errors += object.deleteValidationErrors() }
         if let error = CoreDataError.combine(errors) { throw error }
     }
 
@@ -131,9 +131,9 @@ extension NSManagedObjectContext {
             object.context = nil
             object.state = []
         }
-        inserted = []
-        updated = []
-        deleted = []
+        inserted.removeAll()
+        updated.removeAll()
+        deleted.removeAll()
         clearEvent()
         for object in plan.insertedObjects { object.didSave() }
         for object in plan.updatedObjects { object.didSave() }

@@ -66,9 +66,9 @@ open class NSManagedObjectContext: @unchecked Sendable {
 
     /// Every registered object by ID. Unowned: objects remove themselves when they go away.
     var registry: [NSManagedObjectID: Unmanaged<NSManagedObject>] = [:]
-    var inserted: Set<NSManagedObject> = []
-    var updated: Set<NSManagedObject> = []
-    var deleted: Set<NSManagedObject> = []
+    var inserted = ChangeList(.inserted)
+    var updated = ChangeList(.updated)
+    var deleted = ChangeList(.deleted)
     /// Deleted objects whose delete rules have not run yet.
     var pendingDeletions: [NSManagedObject] = []
     var retainedObjects: Set<NSManagedObject> = []
@@ -100,6 +100,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
         for (_, object) in registry {
             object.takeUnretainedValue().context = nil
         }
+        for object in inserted.allCandidates where object.context === self { object.context = nil }
     }
 
     // MARK: Queues
@@ -164,28 +165,36 @@ open class NSManagedObjectContext: @unchecked Sendable {
 
     /// Every object registered in the context (fetched, inserted, or reached through a relationship).
     public var registeredObjects: Set<NSManagedObject> {
-        Set(registry.values.map { $0.takeUnretainedValue() })
+        Set(registry.values.map { $0.takeUnretainedValue() }).union(temporaryObjects)
     }
 
     /// Objects inserted since the last save.
-    public var insertedObjects: Set<NSManagedObject> { inserted }
+    public var insertedObjects: Set<NSManagedObject> { Set(inserted.members) }
     /// Objects changed since the last save (not counting inserted or deleted ones).
-    public var updatedObjects: Set<NSManagedObject> { updated }
+    public var updatedObjects: Set<NSManagedObject> { Set(updated.members) }
     /// Objects marked for deletion in the next save.
-    public var deletedObjects: Set<NSManagedObject> { deleted }
+    public var deletedObjects: Set<NSManagedObject> { Set(deleted.members) }
+
+    /// Registered objects that still have temporary IDs. They are not in `registry`: new objects
+    /// are found through the inserted list, which saves a hash insert per new object and a
+    /// re-keying per saved one.
+    var temporaryObjects: [NSManagedObject] {
+        inserted.allCandidates.filter { $0.context === self && $0.storedObjectID?.isTemporaryID ?? true }
+    }
 
     /// Whether the context has unsaved changes.
     public var hasChanges: Bool { !inserted.isEmpty || !updated.isEmpty || !deleted.isEmpty }
 
     /// The registered object for `objectID`, or nil. Never does I/O.
     public func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
-        registry[objectID]?.takeUnretainedValue()
+        if objectID.isTemporaryID { return temporaryObjects.first { $0.storedObjectID == objectID } }
+        return registry[objectID]?.takeUnretainedValue()
     }
 
     /// The object for `objectID`: the registered one, or a fault that loads on first use.
     /// Never does I/O; if the object does not exist, the fault reads as deleted when fired.
     public func object(with objectID: NSManagedObjectID) -> NSManagedObject {
-        if let object = registry[objectID]?.takeUnretainedValue() { return object }
+        if let object = registeredObject(for: objectID) { return object }
         return register(objectID: objectID, snapshot: nil)
     }
 
@@ -193,7 +202,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// the store (code 133000, `NSManagedObjectReferentialIntegrityError`).
     public func existingObject(with objectID: NSManagedObjectID) throws -> NSManagedObject {
         checkQueue()
-        if let object = registry[objectID]?.takeUnretainedValue() {
+        if let object = registeredObject(for: objectID) {
             if object.isFault { object.fulfillFault() }
             if !object.state.contains(.inaccessible) { return object }
         } else if !objectID.isTemporaryID, let snapshot = try fetchSnapshot(for: objectID) {
@@ -229,6 +238,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
 
     /// Called by an object going away.
     func forget(_ objectID: NSManagedObjectID, object: NSManagedObject) {
+        if objectID.isTemporaryID { return }
         if registry[objectID]?.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
             registry[objectID] = nil
         }
@@ -236,7 +246,8 @@ open class NSManagedObjectContext: @unchecked Sendable {
 
     /// Re-keys an object whose ID became permanent.
     func changeID(of object: NSManagedObject, to newID: NSManagedObjectID) {
-        if let old = object.storedObjectID, registry[old]?.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
+        if let old = object.storedObjectID, !old.isTemporaryID,
+           registry[old]?.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
             registry[old] = nil
         }
         object.storedObjectID = newID
@@ -247,7 +258,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
     func noteUpdated(_ object: NSManagedObject) {
         guard !object.state.contains(.deleted) else { return }
         changeGeneration &+= 1
-        updated.insert(object)
+        updated.add(object)
         eventUpdated.append(object)
     }
 

@@ -7,9 +7,9 @@ struct SavePlan {
     private(set) var changesByStore: [(store: NSPersistentStore, changes: SaveChanges, inserted: [NSManagedObject])] = []
 
     init(context: NSManagedObjectContext, coordinator: NSPersistentStoreCoordinator) throws {
-        insertedObjects = Array(context.inserted)
-        updatedObjects = Array(context.updated)
-        deletedObjects = Array(context.deleted)
+        insertedObjects = context.inserted.members
+        updatedObjects = context.updated.members
+        deletedObjects = context.deleted.members
 
         var stores: [ObjectIdentifier: NSPersistentStore] = [:]
         var changes: [ObjectIdentifier: SaveChanges] = [:]

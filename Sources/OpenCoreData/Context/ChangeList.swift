@@ -1,0 +1,67 @@
+/// The objects of one kind of pending change (inserted, updated or deleted) in a context.
+///
+/// Membership follows from each object's state flags (`isInserted`, `isDeleted`, …); the list
+/// only remembers which objects may be members, with a flag bit in each object so that an
+/// object is listed once. Adding is an append — no hashing on the hot path of creating,
+/// changing or deleting an object — and objects that left the category are skipped when the
+/// list is read, and dropped when it is cleared after a save.
+struct ChangeList {
+    enum Kind {
+        case inserted, updated, deleted
+
+        var listedFlag: ObjectState {
+            switch self {
+            case .inserted: .listedInserted
+            case .updated: .listedUpdated
+            case .deleted: .listedDeleted
+            }
+        }
+
+        /// Whether an object with `state` belongs to this kind of change.
+        func includes(_ state: ObjectState) -> Bool {
+            switch self {
+            case .inserted: state.contains(.inserted) && !state.contains(.deleted)
+            case .updated: state.contains(.updated) && !state.contains(.inserted) && !state.contains(.deleted)
+            case .deleted: state.contains(.deleted) && !state.contains(.inserted)
+            }
+        }
+    }
+
+    let kind: Kind
+    private var candidates: [NSManagedObject] = []
+
+    init(_ kind: Kind) { self.kind = kind }
+
+    /// Remembers `object` as a possible member (its state must already say so).
+    mutating func add(_ object: NSManagedObject) {
+        let flag = kind.listedFlag
+        guard !object.state.contains(flag) else { return }
+        object.state.insert(flag)
+        candidates.append(object)
+    }
+
+    /// Whether `object` is a member.
+    func contains(_ object: NSManagedObject) -> Bool {
+        object.state.contains(kind.listedFlag) && kind.includes(object.state)
+    }
+
+    /// The members, in the order they were added.
+    var members: [NSManagedObject] { candidates.filter { kind.includes($0.state) } }
+
+    var isEmpty: Bool { !candidates.contains { kind.includes($0.state) } }
+
+    /// Whether some member satisfies `predicate`.
+    func containsMember(where predicate: (NSManagedObject) -> Bool) -> Bool {
+        candidates.contains { kind.includes($0.state) && predicate($0) }
+    }
+
+    /// Forgets every candidate (after a save, a rollback or a reset).
+    mutating func removeAll() {
+        let flag = kind.listedFlag
+        for object in candidates { object.state.remove(flag) }
+        candidates = []
+    }
+
+    /// Every object ever listed since the last `removeAll`, members or not.
+    var allCandidates: [NSManagedObject] { candidates }
+}
