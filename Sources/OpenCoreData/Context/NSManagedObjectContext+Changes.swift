@@ -121,12 +121,12 @@ extension NSManagedObjectContext {
     public func rollback() {
         checkQueue()
         pendingDeletions = []
-        let neverSaved = registry.values.map { $0.takeUnretainedValue() }.filter { $0.snapshot == nil && !$0.isFault }
+        let neverSaved = registry.objects.filter { $0.snapshot == nil && !$0.isFault }
         let changed = deleted.members + updated.members
         for object in inserted.allCandidates + neverSaved where object.context === self && object.snapshot == nil {
             object.state = []
             object.context = nil
-            if let id = object.storedObjectID, !id.isTemporaryID { registry[id] = nil }
+            if let id = object.storedObjectID { registry.remove(id, ifMatching: object) }
         }
         inserted.removeAll()
         updated.removeAll()
@@ -137,8 +137,7 @@ extension NSManagedObjectContext {
         }
         // Objects touched only through inverse maintenance of an inserted object carry stale
         // relationship state; refaulting every realized object is the simple, safe answer.
-        for (_, reference) in registry {
-            let object = reference.takeUnretainedValue()
+        for object in registry.objects {
             if !object.isFault { object.turnIntoFault(snapshot: object.snapshot) }
         }
         clearEvent()
@@ -148,10 +147,8 @@ extension NSManagedObjectContext {
     /// belong to a context).
     public func reset() {
         checkQueue()
-        for (_, reference) in registry {
-            reference.takeUnretainedValue().context = nil
-        }
-        registry = [:]
+        for object in registry.objects { object.context = nil }
+        registry.removeAll()
         for object in inserted.allCandidates { object.context = nil }
         inserted.removeAll()
         updated.removeAll()

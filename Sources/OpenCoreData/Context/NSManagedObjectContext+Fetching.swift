@@ -68,7 +68,7 @@ extension NSManagedObjectContext {
             switch try store.lock.withLock({ try store.execute(fetch) }) {
             case .snapshots(let snapshots):
                 objects.reserveCapacity(objects.count + snapshots.count)
-                registry.reserveCapacity(registry.count + snapshots.count)
+                registry.reserveCapacity(snapshots.count, for: entity, in: store)
                 for snapshot in snapshots { objects.append(object(for: snapshot)) }
             case .objectIDs(let ids):
                 let batch = request.fetchBatchSize > 0 && request.includesPropertyValues
@@ -159,7 +159,7 @@ extension NSManagedObjectContext {
     /// Brings the rows of unloaded faults among `ids` in with one query per store.
     private func prefetchRows(for ids: [NSManagedObjectID]) {
         let missing = ids.filter { id in
-            guard let object = registry[id]?.takeUnretainedValue() else { return true }
+            guard let object = registry[id] else { return true }
             return object.isFault && object.snapshot == nil
         }
         let byStore = Dictionary(grouping: missing.filter { $0.persistentStore != nil }) { ObjectIdentifier($0.persistentStore!) }

@@ -127,7 +127,7 @@ extension NSManagedObjectContext {
             object.markRelationshipsCommitted()
         }
         for object in plan.deletedObjects {
-            if let id = object.storedObjectID { registry[id] = nil }
+            if let id = object.storedObjectID { registry.remove(id, ifMatching: object) }
             object.context = nil
             object.state = []
         }

@@ -65,7 +65,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
     /// Every registered object by ID. Unowned: objects remove themselves when they go away.
-    var registry: [NSManagedObjectID: Unmanaged<NSManagedObject>] = [:]
+    var registry = ObjectRegistry()
     var inserted = ChangeList(.inserted)
     var updated = ChangeList(.updated)
     var deleted = ChangeList(.deleted)
@@ -97,9 +97,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
     }
 
     deinit {
-        for (_, object) in registry {
-            object.takeUnretainedValue().context = nil
-        }
+        for object in registry.objects { object.context = nil }
         for object in inserted.allCandidates where object.context === self { object.context = nil }
     }
 
@@ -165,7 +163,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
 
     /// Every object registered in the context (fetched, inserted, or reached through a relationship).
     public var registeredObjects: Set<NSManagedObject> {
-        Set(registry.values.map { $0.takeUnretainedValue() }).union(temporaryObjects)
+        Set(registry.objects).union(temporaryObjects)
     }
 
     /// Objects inserted since the last save.
@@ -188,7 +186,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// The registered object for `objectID`, or nil. Never does I/O.
     public func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
         if objectID.isTemporaryID { return temporaryObjects.first { $0.storedObjectID == objectID } }
-        return registry[objectID]?.takeUnretainedValue()
+        return registry[objectID]
     }
 
     /// The object for `objectID`: the registered one, or a fault that loads on first use.
@@ -222,14 +220,14 @@ open class NSManagedObjectContext: @unchecked Sendable {
         object.storedObjectID = objectID
         object.snapshot = snapshot
         object.state = .fault
-        registry[objectID] = Unmanaged.passUnretained(object)
+        registry.insert(object, for: objectID)
         if retainsRegisteredObjects { retainedObjects.insert(object) }
         return object
     }
 
     /// The registered object for a fetched row (uniquing), or a new fault carrying the row.
     func object(for snapshot: RowSnapshot) -> NSManagedObject {
-        if let object = registry[snapshot.objectID]?.takeUnretainedValue() {
+        if let object = registry[snapshot.objectID] {
             if object.isFault && object.snapshot == nil { object.snapshot = snapshot }
             return object
         }
@@ -239,19 +237,14 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// Called by an object going away.
     func forget(_ objectID: NSManagedObjectID, object: NSManagedObject) {
         if objectID.isTemporaryID { return }
-        if registry[objectID]?.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
-            registry[objectID] = nil
-        }
+        registry.remove(objectID, ifMatching: object)
     }
 
     /// Re-keys an object whose ID became permanent.
     func changeID(of object: NSManagedObject, to newID: NSManagedObjectID) {
-        if let old = object.storedObjectID, !old.isTemporaryID,
-           registry[old]?.toOpaque() == Unmanaged.passUnretained(object).toOpaque() {
-            registry[old] = nil
-        }
+        if let old = object.storedObjectID, !old.isTemporaryID { registry.remove(old, ifMatching: object) }
         object.storedObjectID = newID
-        registry[newID] = Unmanaged.passUnretained(object)
+        registry.insert(object, for: newID)
     }
 
     /// Called when a registered object first changes.

@@ -1,0 +1,148 @@
+/// The objects a context has registered, by permanent object ID: what makes uniquing work (one
+/// object per row per context).
+///
+/// One open-addressing table of primary keys per store and inheritance tree, with linear probing
+/// and a multiplicative hash: registering and forgetting objects is on the path of every fetched
+/// row, where a general-purpose dictionary keyed by object IDs (SipHash over the ID, generic
+/// code) cost more than decoding the row. References are unowned: objects remove themselves
+/// when they go away.
+struct ObjectRegistry {
+    private var tables: [PrimaryKeyTable] = []
+
+    var count: Int { tables.reduce(0) { $0 + $1.count } }
+
+    subscript(id: NSManagedObjectID) -> NSManagedObject? {
+        guard let key = id.primaryKey, let index = tableIndex(for: id) else { return nil }
+        return tables[index].object(for: key)
+    }
+
+    /// Registers `object` under its permanent `id`.
+    mutating func insert(_ object: NSManagedObject, for id: NSManagedObjectID) {
+        guard let key = id.primaryKey, let store = id.persistentStore else { return }
+        let index = tableIndex(for: id) ?? addTable(store: ObjectIdentifier(store), root: ObjectIdentifier(id.entity.rootEntity))
+        tables[index].insert(object, for: key)
+    }
+
+    /// Forgets `id`, if it names `object` (or any object when `object` is nil).
+    mutating func remove(_ id: NSManagedObjectID, ifMatching object: NSManagedObject? = nil) {
+        guard let key = id.primaryKey, let index = tableIndex(for: id) else { return }
+        tables[index].remove(key, ifMatching: object)
+    }
+
+    mutating func reserveCapacity(_ additional: Int, for entity: NSEntityDescription, in store: NSPersistentStore) {
+        let rootID = ObjectIdentifier(entity.rootEntity), storeID = ObjectIdentifier(store)
+        let index = tables.firstIndex { $0.root == rootID && $0.store == storeID } ?? addTable(store: storeID, root: rootID)
+        tables[index].reserveCapacity(tables[index].count + additional)
+    }
+
+    /// Every registered object.
+    var objects: [NSManagedObject] { tables.flatMap(\.objects) }
+
+    mutating func removeAll() { tables = [] }
+
+    private func tableIndex(for id: NSManagedObjectID) -> Int? {
+        guard let store = id.persistentStore else { return nil }
+        let rootID = ObjectIdentifier(id.entity.rootEntity), storeID = ObjectIdentifier(store)
+        // Few tables (one per store and inheritance tree): a scan beats hashing.
+        for index in tables.indices where tables[index].root == rootID && tables[index].store == storeID { return index }
+        return nil
+    }
+
+    private mutating func addTable(store: ObjectIdentifier, root: ObjectIdentifier) -> Int {
+        tables.append(PrimaryKeyTable(store: store, root: root))
+        return tables.count - 1
+    }
+}
+
+/// Primary key → object, for one store and inheritance tree. Keys are positive (`Z_PK`), so 0
+/// marks an empty slot.
+struct PrimaryKeyTable {
+    let store: ObjectIdentifier
+    let root: ObjectIdentifier
+    private var keys: [Int64]
+    private var values: [Unmanaged<NSManagedObject>?]
+    private var shift: UInt64
+    private(set) var count = 0
+
+    init(store: ObjectIdentifier, root: ObjectIdentifier) {
+        self.store = store
+        self.root = root
+        keys = Array(repeating: 0, count: 16)
+        values = Array(repeating: nil, count: 16)
+        shift = 64 - 4
+    }
+
+    private var mask: Int { keys.count - 1 }
+
+    @inline(__always)
+    private func home(_ key: Int64) -> Int {
+        Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+    }
+
+    func object(for key: Int64) -> NSManagedObject? {
+        var index = home(key)
+        while true {
+            let found = keys[index]
+            if found == key { return values[index]?.takeUnretainedValue() }
+            if found == 0 { return nil }
+            index = (index + 1) & mask
+        }
+    }
+
+    mutating func insert(_ object: NSManagedObject, for key: Int64) {
+        if (count + 1) * 4 > keys.count * 3 { grow(to: keys.count * 2) }
+        var index = home(key)
+        while keys[index] != 0 && keys[index] != key { index = (index + 1) & mask }
+        if keys[index] == 0 { count += 1 }
+        keys[index] = key
+        values[index] = Unmanaged.passUnretained(object)
+    }
+
+    mutating func remove(_ key: Int64, ifMatching object: NSManagedObject?) {
+        var index = home(key)
+        while keys[index] != key {
+            if keys[index] == 0 { return }
+            index = (index + 1) & mask
+        }
+        if let object, values[index]?.toOpaque() != Unmanaged.passUnretained(object).toOpaque() { return }
+        // Backward-shift deletion: move later entries of the probe run into the gap, so that
+        // lookups never need tombstones.
+        var gap = index
+        var next = (gap + 1) & mask
+        while keys[next] != 0 {
+            let wanted = home(keys[next])
+            let distanceFromWanted = (next - wanted) & mask
+            let distanceFromGap = (next - gap) & mask
+            if distanceFromWanted >= distanceFromGap {
+                keys[gap] = keys[next]
+                values[gap] = values[next]
+                gap = next
+            }
+            next = (next + 1) & mask
+        }
+        keys[gap] = 0
+        values[gap] = nil
+        count -= 1
+    }
+
+    mutating func reserveCapacity(_ capacity: Int) {
+        var size = keys.count
+        while capacity * 4 > size * 3 { size *= 2 }
+        if size > keys.count { grow(to: size) }
+    }
+
+    var objects: [NSManagedObject] {
+        values.compactMap { $0?.takeUnretainedValue() }
+    }
+
+    private mutating func grow(to size: Int) {
+        let oldKeys = keys, oldValues = values
+        keys = Array(repeating: 0, count: size)
+        values = Array(repeating: nil, count: size)
+        shift = 64 - UInt64(size.trailingZeroBitCount)
+        count = 0
+        for index in oldKeys.indices where oldKeys[index] != 0 {
+            insert(oldValues[index]!.takeUnretainedValue(), for: oldKeys[index])
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+@Suite struct ObjectRegistryTests {
+    /// The primary-key table agrees with a dictionary through thousands of random inserts and
+    /// removals (removal shifts entries back; a mistake there loses objects).
+    @Test func primaryKeyTableMatchesADictionary() {
+        let model = TestModel.make()
+        let entity = model.entitiesByName["Person"]!
+        var generator = SplitMix(seed: 42)
+        var table = PrimaryKeyTable(store: ObjectIdentifier(model), root: ObjectIdentifier(entity))
+        var reference: [Int64: NSManagedObject] = [:]
+        var alive: [NSManagedObject] = []
+        for _ in 0..<20_000 {
+            let key = Int64(generator.next() % 3_000) + 1
+            if generator.next() % 3 == 0 {
+                table.remove(key, ifMatching: nil)
+                reference[key] = nil
+            } else {
+                let object = NSManagedObject(entity: entity, insertInto: nil)
+                alive.append(object)
+                table.insert(object, for: key)
+                reference[key] = object
+            }
+        }
+        #expect(table.count == reference.count)
+        for key in Int64(1)...3_000 {
+            #expect(table.object(for: key) === reference[key])
+        }
+    }
+
+    @Test func removingOnlyTheMatchingObject() {
+        let model = TestModel.make()
+        let entity = model.entitiesByName["Person"]!
+        var table = PrimaryKeyTable(store: ObjectIdentifier(model), root: ObjectIdentifier(entity))
+        let first = NSManagedObject(entity: entity, insertInto: nil)
+        let second = NSManagedObject(entity: entity, insertInto: nil)
+        table.insert(first, for: 7)
+        table.remove(7, ifMatching: second)
+        #expect(table.object(for: 7) === first)
+        table.remove(7, ifMatching: first)
+        #expect(table.object(for: 7) == nil)
+    }
+}
+
+/// A small deterministic random number generator for tests.
+struct SplitMix {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
