@@ -54,7 +54,9 @@ public struct Managed<Value: ManagedValue>: Sendable {
 
 /// A modeled property as `@Managed` sees it. Opaque: only OpenCoreData reads it.
 public struct ManagedProperty: Sendable {
-    let description: NSPropertyDescription
+    // unowned(unsafe): the model keeps its properties alive for as long as objects use them, and
+    // copying this value on every property access must not touch reference counts.
+    unowned(unsafe) let description: NSPropertyDescription
     let slot: Int
 }
 

@@ -18,7 +18,8 @@ extension SQLiteStore {
                 for (row, id) in zip(changes.inserted, outcome.insertedIDs) {
                     try insert(row, key: id.primaryKey!, resolve: resolve, statements: &insertStatements, on: connection)
                 }
-                for row in changes.updated { try update(row, resolve: resolve, on: connection) }
+                var updateStatements = UpdateStatementCache()
+                for row in changes.updated { try update(row, resolve: resolve, statements: &updateStatements, on: connection) }
                 for change in changes.toMany { try write(change, resolve: resolve, on: connection) }
                 if metadataNeedsWriting { try writeMetadata(on: connection) }
                 return outcome
@@ -127,18 +128,21 @@ extension SQLiteStore {
         }
     }
 
-    private func update(_ row: SaveChanges.Row, resolve: (NSManagedObjectID?) -> Int64?, on connection: SQLiteConnection) throws {
+    private func update(_ row: SaveChanges.Row, resolve: (NSManagedObjectID?) -> Int64?, statements: inout UpdateStatementCache,
+                        on connection: SQLiteConnection) throws {
         guard let mapping = schema.mapping(for: row.objectID.entity), let key = row.objectID.primaryKey else { return }
         let attributeSlots = row.changedAttributeSlots.filter { mapping.attributeColumns[$0] != nil }
         let relationshipSlots = row.changedRelationshipSlots.filter { mapping.toOneColumns[$0] != nil }
-        var assignments = ["Z_OPT = ?"]
-        assignments += attributeSlots.map { "\(mapping.attributeColumns[$0]!) = ?" }
-        for slot in relationshipSlots {
-            assignments.append("\(mapping.toOneColumns[slot]!) = ?")
-            if let entityColumn = mapping.toOneEntityColumns[slot] { assignments.append("\(entityColumn) = ?") }
+        let statement = try statements.statement(for: mapping, attributeSlots, relationshipSlots) {
+            var assignments = ["Z_OPT = ?"]
+            assignments += attributeSlots.map { "\(mapping.attributeColumns[$0]!) = ?" }
+            for slot in relationshipSlots {
+                assignments.append("\(mapping.toOneColumns[slot]!) = ?")
+                if let entityColumn = mapping.toOneEntityColumns[slot] { assignments.append("\(entityColumn) = ?") }
+            }
+            return try connection.cachedStatement(
+                "UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?")
         }
-        let sql = "UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?"
-        let statement = try connection.cachedStatement(sql)
         try statement.bind(row.expectedVersion + 1, at: 1)
         var index = 2
         try bindColumns(of: row, mapping: mapping, slots: attributeSlots, relationshipSlots: relationshipSlots, resolve: resolve,
@@ -241,5 +245,29 @@ extension SQLiteStore {
                                    [.integer(Int64(index + 1) * 1024), .integer(member)])
             }
         }
+    }
+}
+
+/// The UPDATE statement of the previous row, reused while rows change the same columns of the
+/// same entity (the usual case in a save), so that the SQL is not rebuilt and looked up per row.
+struct UpdateStatementCache {
+    private var lastMapping: ObjectIdentifier?
+    private var lastAttributeSlots: [Int] = []
+    private var lastRelationshipSlots: [Int] = []
+    private var lastStatement: SQLiteStatement?
+
+    mutating func statement(for mapping: SQLiteSchema.EntityMapping, _ attributeSlots: [Int], _ relationshipSlots: [Int],
+                            make: () throws -> SQLiteStatement) throws -> SQLiteStatement {
+        if let lastStatement, lastMapping == ObjectIdentifier(mapping), lastAttributeSlots == attributeSlots,
+           lastRelationshipSlots == relationshipSlots {
+            lastStatement.reset()
+            return lastStatement
+        }
+        let statement = try make()
+        lastMapping = ObjectIdentifier(mapping)
+        lastAttributeSlots = attributeSlots
+        lastRelationshipSlots = relationshipSlots
+        lastStatement = statement
+        return statement
     }
 }
