@@ -16,8 +16,13 @@ extension NSManagedObjectContext {
         let entity = try entity(of: request)
         if request.resultType == .managedObjectResultType {
             let objects = try fetchObjects(request, entity: entity)
-            // The common case: one class-to-class cast per object rather than a cast from Any.
-            if T.self == NSManagedObject.self { return objects as! [T] }
+            // Every object of the fetched entities is an instance of its entity's class; when all
+            // those classes are `T`, the array is already an array of `T` and needs no cast per
+            // object (an array of class references has the same layout whatever the class).
+            let entities = request.includesSubentities ? entity.selfAndDescendants : [entity]
+            if entities.allSatisfy({ $0.layout.objectClass is T.Type }) && objects.allSatisfy({ $0.entity.isKindOf(entity: entity) }) {
+                return unsafeBitCast(objects, to: [T].self)
+            }
             return objects.compactMap { $0 as? T }
         }
         let results: [Any]

@@ -31,7 +31,19 @@ struct TransformableValue: @unchecked Sendable {
     // @unchecked Sendable: Core Data treats attribute values as immutable values; an application
     // that mutates a shared reference type stored in a transformable attribute is already outside
     // Core Data's contract (changes are only noticed when a new value is set).
-    let value: Any
+
+    /// Boxed, so that `PrimitiveValue` stays 17 bytes (an `Any` inline would make every value
+    /// of every attribute 33).
+    private final class Box {
+        let value: Any
+        init(_ value: Any) { self.value = value }
+    }
+
+    private let box: Box
+
+    init(value: Any) { box = Box(value) }
+
+    var value: Any { box.value }
 }
 
 extension PrimitiveValue: Equatable {
