@@ -138,6 +138,7 @@ open class NSEntityDescription: @unchecked Sendable {
 
     /// The top of this entity's inheritance tree.
     var rootEntity: NSEntityDescription {
+        if let frozenLayout { return frozenLayout.rootEntity }
         var entity = self
         while let parent = entity.superentity { entity = parent }
         return entity
@@ -176,7 +177,8 @@ open class NSEntityDescription: @unchecked Sendable {
             defaultValues: attributes.map(\.defaultPrimitive),
             hasTransientAttributes: attributes.contains(where: \.isTransient),
             objectClass: managedObjectClass,
-            uniquenessConstraintNames: uniquenessConstraints.map { $0.map { ($0 as? NSPropertyDescription)?.name ?? "\($0)" } }
+            uniquenessConstraintNames: uniquenessConstraints.map { $0.map { ($0 as? NSPropertyDescription)?.name ?? "\($0)" } },
+            rootEntity: superentity?.rootEntity ?? self
         )
     }
 
@@ -205,11 +207,15 @@ final class EntityLayout: @unchecked Sendable {
     /// The attributes and relationships validation must look at: required ones, and ones with
     /// range, pattern or count rules.
     let attributesToValidate: [NSAttributeDescription]
+    /// The top of the entity's inheritance tree (unowned: the model keeps its entities alive), so
+    /// that finding it costs no walk through weak superentity references.
+    unowned(unsafe) let rootEntity: NSEntityDescription
     let relationshipsToValidate: [NSRelationshipDescription]
 
     init(properties: [NSPropertyDescription], attributes: [NSAttributeDescription], relationships: [NSRelationshipDescription],
          propertiesByName: [String: NSPropertyDescription], defaultValues: [PrimitiveValue], hasTransientAttributes: Bool,
-         objectClass: NSManagedObject.Type, uniquenessConstraintNames: [[String]]) {
+         objectClass: NSManagedObject.Type, uniquenessConstraintNames: [[String]], rootEntity: NSEntityDescription) {
+        self.rootEntity = rootEntity
         self.properties = properties
         self.attributes = attributes
         self.relationships = relationships

@@ -84,7 +84,15 @@ final class SQLiteSchema {
     }
 
     private(set) var entities: [ObjectIdentifier: EntityMapping] = [:]
-    private(set) var entitiesByNumber: [Int64: EntityMapping] = [:]
+    /// Entity mappings by `Z_ENT`, as an array (index = number) for a lookup per fetched row
+    /// without hashing.
+    private var mappingsByNumber: [EntityMapping?] = [nil]
+
+    /// The mapping of entity number `number`, if the schema has one.
+    @inline(__always)
+    func mapping(number: Int64) -> EntityMapping? {
+        number > 0 && number < mappingsByNumber.count ? mappingsByNumber[Int(number)] : nil
+    }
     private(set) var tables: [TableMapping] = []
     private(set) var joinTables: [ObjectIdentifier: JoinTable] = [:]
     let orderedEntities: [NSEntityDescription]
@@ -111,7 +119,7 @@ final class SQLiteSchema {
             let mapping = EntityMapping(entity: entity, number: Int64(index + 1), table: table)
             table.entities.append(mapping)
             entities[ObjectIdentifier(entity)] = mapping
-            entitiesByNumber[mapping.number] = mapping
+            mappingsByNumber.append(mapping)
         }
         for mapping in entities.values {
             let last = mapping.number + Int64(mapping.entity.selfAndDescendants.count) - 1

@@ -65,14 +65,14 @@ extension SQLiteStore {
     }
 
     func objectID(pk: Int64, entityNumber: Int64, fallback: SQLiteSchema.EntityMapping) -> NSManagedObjectID {
-        let entity = schema.entitiesByNumber[entityNumber]?.entity ?? fallback.entity
+        let entity = schema.mapping(number: entityNumber)?.entity ?? fallback.entity
         return NSManagedObjectID(entity: entity, store: self, primaryKey: pk)
     }
 
     /// Decodes a row selected with `schema.selectList`, starting at column `offset`.
     func readSnapshot(_ statement: SQLiteStatement, offset: Int) -> RowSnapshot {
         let entityNumber = statement.int64(at: offset + 1)
-        let mapping = schema.entitiesByNumber[entityNumber] ?? schema.tables[0].entities[0]
+        let mapping = schema.mapping(number: entityNumber) ?? schema.tables[0].entities[0]
         let layout = mapping.entity.layout
         let id = NSManagedObjectID(entity: mapping.entity, store: self, primaryKey: statement.int64(at: offset))
         let plan = mapping.attributeReadPlan
@@ -96,7 +96,7 @@ extension SQLiteStore {
                 }
                 var entity = destination.entity
                 if let entityIndex = mapping.toOneEntityReadIndexes[slot], !statement.isNull(at: offset + entityIndex),
-                   let concrete = schema.entitiesByNumber[statement.int64(at: offset + entityIndex)] {
+                   let concrete = schema.mapping(number: statement.int64(at: offset + entityIndex)) {
                     entity = concrete.entity
                 }
                 toOne.append(NSManagedObjectID(entity: entity, store: self, primaryKey: statement.int64(at: offset + index)))
