@@ -391,3 +391,31 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: url.path))
     }
 }
+
+@Suite struct StoreOptionTests {
+    @Test func pragmasAndTimeoutFromTheStoreDescriptionReachTheConnection() throws {
+        let directory = TemporaryDirectory()
+        let description = NSPersistentStoreDescription(url: directory.file("P.sqlite"))
+        description.setValue(NSNumber(value: 123), forPragmaNamed: "cache_size")
+        description.setValue("MEMORY" as NSString, forPragmaNamed: "temp_store")
+        let container = NSPersistentContainer(name: "P", managedObjectModel: TestModel.make())
+        container.persistentStoreDescriptions = [description]
+        let errors = LockedBox<[Error]>([])
+        container.loadPersistentStores { _, error in if let error { errors.mutate { $0.append(error) } } }
+        #expect(errors.value.isEmpty)
+        let store = try #require(container.persistentStoreCoordinator.persistentStores.first as? SQLiteStore)
+        let connection = try #require(store.connection)
+        #expect(try connection.scalar("PRAGMA cache_size") == .integer(123))
+        #expect(try connection.scalar("PRAGMA temp_store") == .integer(2))
+    }
+
+    @Test func aPragmaThatIsNotAnIdentifierIsRefused() throws {
+        let directory = TemporaryDirectory()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        let error = #expect(throws: CocoaError.self) {
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: directory.file("Q.sqlite"),
+                                               options: [NSSQLitePragmasOption: ["cache_size": "1; DROP TABLE Z_METADATA"]])
+        }
+        #expect(error?.message.contains("cache_size") == true)
+    }
+}

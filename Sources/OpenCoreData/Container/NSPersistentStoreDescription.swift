@@ -53,6 +53,8 @@ public final class NSPersistentStoreDescription: @unchecked Sendable, CustomStri
         result[NSReadOnlyPersistentStoreOption] = isReadOnly
         result[NSMigratePersistentStoresAutomaticallyOption] = shouldMigrateStoreAutomatically
         result[NSInferMappingModelAutomaticallyOption] = shouldInferMappingModelAutomatically
+        result[NSPersistentStoreTimeoutOption] = timeout
+        if !sqlitePragmas.isEmpty { result[NSSQLitePragmasOption] = sqlitePragmas }
         return result
     }
 

@@ -31,6 +31,10 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
         var configuration = SQLiteConnection.Configuration()
         configuration.readOnly = isReadOnly
+        if let seconds = (options?[NSPersistentStoreTimeoutOption] as? NSNumber)?.doubleValue
+            ?? (options?[NSPersistentStoreTimeoutOption] as? Double) {
+            configuration.busyTimeoutMilliseconds = Int32(clamping: Int((seconds * 1000).rounded()))
+        }
         // WAL is switched on only once the file is known to be a Core Data store, so that any
         // other file is left exactly as it was.
         configuration.walMode = false
@@ -58,6 +62,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                                           url: url)
             }
             try registerFunctions(on: connection)
+            try applyPragmas(on: connection)
         } catch let error as CocoaError {
             throw error
         } catch {
@@ -173,6 +178,23 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         // Core Data's derived-attribute triggers report back through these; nothing to do here.
         for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
             try connection.createFunction(name, argumentCount: -1, deterministic: false) { _ in .null }
+        }
+    }
+
+    /// Applies `NSSQLitePragmasOption`: pragma names → values (numbers or plain words). Names and
+    /// words are checked to be identifiers, since pragmas cannot take bound parameters.
+    private func applyPragmas(on connection: SQLiteConnection) throws {
+        guard let pragmas = options?[NSSQLitePragmasOption] as? [String: Any] else { return }
+        func isIdentifier(_ text: String) -> Bool {
+            !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == ".") }
+        }
+        for (name, value) in pragmas.sorted(by: { $0.key < $1.key }) {
+            let text = (value as? NSNumber)?.stringValue ?? "\(value)"
+            guard isIdentifier(name), isIdentifier(text) else {
+                throw CoreDataError.make(.persistentStoreOpen, "Invalid SQLite pragma \(name) = \(text) in NSSQLitePragmasOption")
+            }
+            // journal_mode is Core Data's to choose (WAL), as in Core Data it may be overridden.
+            try connection.execute("PRAGMA \(name) = \(text)")
         }
     }
 
