@@ -146,6 +146,9 @@ public final class SQLiteConnection {
         try rows(sql, arguments).first?.first ?? .null
     }
 
+    /// The SQLite library's version as a number (3.40.1 is 3040001).
+    public static var libraryVersionNumber: Int32 { sqlite3_libversion_number() }
+
     /// Rows changed by the last INSERT, UPDATE or DELETE.
     public var changes: Int { Int(sqlite3_changes(handle)) }
 

@@ -30,7 +30,7 @@ extension NSManagedObjectContext {
         if object.context === self {
             // Re-inserting a deleted object undeletes it.
             if object.state.contains(.deleted) {
-                object.state.remove(.deleted)
+                undelete(object)
                 if object.snapshot == nil { inserted.add(object) }
             }
             return
@@ -66,7 +66,10 @@ extension NSManagedObjectContext {
     /// Runs pending delete rules and posts `NSManagedObjectContextObjectsDidChange` for the
     /// changes since the last call.
     public func processPendingChanges() {
-        if propagatesDeletesAtEndOfEvent { propagateDeletions() }
+        if propagatesDeletesAtEndOfEvent {
+            propagateDeletions()
+            detachInsertedThenDeletedObjects()
+        }
         postObjectsDidChange()
     }
 
@@ -74,7 +77,8 @@ extension NSManagedObjectContext {
     /// cascades delete in turn.
     func propagateDeletions() {
         while !pendingDeletions.isEmpty {
-            let batch = pendingDeletions
+            // Objects undeleted (re-inserted or refreshed) since `delete(_:)` keep their relationships.
+            let batch = pendingDeletions.filter { $0.context === self && $0.state.contains(.deleted) }
             pendingDeletions = []
             for object in batch { object.prepareForDeletion() }
             for relationship in Set(batch.flatMap { $0.entity.layout.relationships }) where relationship.isToMany {
@@ -149,7 +153,8 @@ extension NSManagedObjectContext {
         checkQueue()
         for object in registry.objects { object.context = nil }
         registry.removeAll()
-        for object in inserted.allCandidates { object.context = nil }
+        for object in inserted.allCandidates + strayFaults where object.context === self { object.context = nil }
+        strayFaults = []
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()
@@ -172,7 +177,7 @@ extension NSManagedObjectContext {
             object.state.remove(.updated)
             for (key, value) in changes { object.setValue(value is NSNull ? nil : value, forKey: key) }
         } else {
-            if object.isDeleted { object.state.remove(.deleted) }
+            if object.state.contains(.deleted) { undelete(object) }
             object.turnIntoFault(snapshot: latest)
         }
     }
@@ -180,6 +185,22 @@ extension NSManagedObjectContext {
     /// Refreshes every registered object, keeping unsaved changes.
     public func refreshAllObjects() {
         for object in registeredObjects { refresh(object, mergeChanges: true) }
+    }
+
+    /// Takes back a `delete(_:)` whose delete rules have not run yet.
+    private func undelete(_ object: NSManagedObject) {
+        object.state.remove([.deleted, .deletionPropagated])
+        eventDeleted.removeAll { $0 === object }
+    }
+
+    /// Objects inserted and deleted again before any save simply leave the context (§1.13).
+    func detachInsertedThenDeletedObjects() {
+        for object in inserted.allCandidates
+        where object.context === self && object.state.contains(.inserted) && object.state.contains(.deleted)
+            && object.state.contains(.deletionPropagated) {
+            object.context = nil
+            object.state = []
+        }
     }
 
     func clearEvent() {

@@ -20,7 +20,10 @@ extension NSManagedObjectContext {
             // those classes are `T`, the array is already an array of `T` and needs no cast per
             // object (an array of class references has the same layout whatever the class).
             let entities = request.includesSubentities ? entity.selfAndDescendants : [entity]
-            if entities.allSatisfy({ $0.layout.objectClass is T.Type }) && objects.allSatisfy({ $0.entity.isKindOf(entity: entity) }) {
+            if MemoryLayout<T>.size == MemoryLayout<AnyObject>.size,
+               entities.allSatisfy({ $0.layout.objectClass is T.Type }),
+               objects.allSatisfy({ ObjectIdentifier(type(of: $0)) == ObjectIdentifier($0.entity.layout.objectClass) }) {
+                // Each object is an instance of its entity's class, and every such class is a `T`.
                 return unsafeBitCast(objects, to: [T].self)
             }
             return objects.compactMap { $0 as? T }

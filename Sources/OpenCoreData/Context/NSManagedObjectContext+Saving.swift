@@ -25,14 +25,7 @@ extension NSManagedObjectContext {
         try validatePendingChanges()
 
         let plan = try SavePlan(context: self, coordinator: coordinator)
-        var outcomes: [SaveOutcome] = []
-        for (store, changes, _) in plan.changesByStore {
-            do {
-                outcomes.append(try store.lock.withLock { try store.save(changes) })
-            } catch {
-                throw translateSaveError(error, store: store)
-            }
-        }
+        let outcomes = try write(plan)
         finishSave(plan: plan, outcomes: outcomes)
     }
 
@@ -89,6 +82,42 @@ extension NSManagedObjectContext {
         if let error = CoreDataError.combine(errors) { throw error }
     }
 
+    /// Writes the plan to its stores in two phases, so that a save touching several stores is
+    /// written to all of them or to none: each store prepares its changes (and the first failure
+    /// rolls back those already prepared), then all commit.
+    ///
+    /// A commit can still fail after an earlier store committed (an I/O error at COMMIT); that
+    /// is reported as `NSPersistentStoreIncompleteSaveError` (134040), and the context should then
+    /// be reset.
+    private func write(_ plan: SavePlan) throws -> [SaveOutcome] {
+        let stores = plan.changesByStore.map(\.store)
+        for store in stores { store.lock.lock() }
+        defer { for store in stores.reversed() { store.lock.unlock() } }
+        var outcomes: [SaveOutcome] = []
+        for (index, entry) in plan.changesByStore.enumerated() {
+            do {
+                outcomes.append(try entry.store.prepareSave(entry.changes))
+            } catch {
+                for prepared in stores[..<index].reversed() { prepared.rollbackPreparedSave() }
+                throw translateSaveError(error, store: entry.store)
+            }
+        }
+        for (index, store) in stores.enumerated() {
+            do {
+                try store.commitPreparedSave()
+            } catch {
+                for pending in stores[(index + 1)...] { pending.rollbackPreparedSave() }
+                store.rollbackPreparedSave()
+                let cause = translateSaveError(error, store: store)
+                guard index > 0 else { throw cause }
+                throw CoreDataError.make(.persistentStoreIncompleteSave,
+                                         "The save was written to \(index) of \(stores.count) stores; committing to \(store.url?.path ?? "a store") failed",
+                                         [NSAffectedStoresErrorKey: Array(stores[index...]), NSUnderlyingErrorKey: cause as NSError])
+            }
+        }
+        return outcomes
+    }
+
     private func translateSaveError(_ error: Error, store: NSPersistentStore) -> Error {
         switch error {
         case let failure as OptimisticLockingFailure:
@@ -131,6 +160,7 @@ extension NSManagedObjectContext {
             object.context = nil
             object.state = []
         }
+        detachInsertedThenDeletedObjects()
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()

@@ -72,6 +72,8 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// Deleted objects whose delete rules have not run yet.
     var pendingDeletions: [NSManagedObject] = []
     var retainedObjects: Set<NSManagedObject> = []
+    /// Faults made by `object(with:)` for temporary IDs of other contexts.
+    var strayFaults: [NSManagedObject] = []
     /// Objects changed since the last `processPendingChanges` (for ObjectsDidChange).
     var eventInserted: [NSManagedObject] = []
     var eventUpdated: [NSManagedObject] = []
@@ -99,6 +101,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
     deinit {
         for object in registry.objects { object.context = nil }
         for object in inserted.allCandidates where object.context === self { object.context = nil }
+        for object in strayFaults where object.context === self { object.context = nil }
     }
 
     // MARK: Queues
@@ -177,7 +180,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// are found through the inserted list, which saves a hash insert per new object and a
     /// re-keying per saved one.
     var temporaryObjects: [NSManagedObject] {
-        inserted.allCandidates.filter { $0.context === self && $0.storedObjectID?.isTemporaryID ?? true }
+        (inserted.allCandidates + strayFaults).filter { $0.context === self && $0.storedObjectID?.isTemporaryID ?? true }
     }
 
     /// Whether the context has unsaved changes.
@@ -220,7 +223,13 @@ open class NSManagedObjectContext: @unchecked Sendable {
         object.storedObjectID = objectID
         object.snapshot = snapshot
         object.state = .fault
-        registry.insert(object, for: objectID)
+        if objectID.isTemporaryID {
+            // Another context's unsaved object: no row to load (it reads as deleted), and no
+            // registry entry; kept here so that it is found again and let go with the context.
+            strayFaults.append(object)
+        } else {
+            registry.insert(object, for: objectID)
+        }
         if retainsRegisteredObjects { retainedObjects.insert(object) }
         return object
     }

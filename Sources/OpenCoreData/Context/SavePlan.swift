@@ -48,7 +48,10 @@ struct SavePlan {
                                       changedRelationshipSlots: [], expectedVersion: object.snapshot?.version ?? 0)
             changes[try storeKey(for: object), default: SaveChanges()].deleted.append(row)
         }
+        // In the coordinator's order, so that concurrent saves take store locks in the same order.
+        let order = coordinator.persistentStores.map(ObjectIdentifier.init)
         changesByStore = changes.map { (store: stores[$0.key]!, changes: $0.value, inserted: insertedByStore[$0.key] ?? []) }
+            .sorted { (order.firstIndex(of: ObjectIdentifier($0.store)) ?? 0) < (order.firstIndex(of: ObjectIdentifier($1.store)) ?? 0) }
         if let readOnly = changesByStore.first(where: { $0.store.isReadOnly })?.store {
             throw CoreDataError.store(.persistentStoreSave, "The store at \(readOnly.url?.path ?? "?") is read-only", url: readOnly.url)
         }

@@ -100,7 +100,27 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         return NSManagedObjectID(entity: entity, store: self, primaryKey: key)
     }
 
-    override func save(_ changes: SaveChanges) throws -> SaveOutcome {
+    /// The changes of a prepared save, applied by `commitPreparedSave()`.
+    private var preparedApply: (() -> Void)?
+    private var preparedLastKeys: [ObjectIdentifier: Int64]?
+
+    override func commitPreparedSave() throws {
+        lock.withLock {
+            preparedApply?()
+            preparedApply = nil
+            preparedLastKeys = nil
+        }
+    }
+
+    override func rollbackPreparedSave() {
+        lock.withLock {
+            if let preparedLastKeys { lastKeys = preparedLastKeys }
+            preparedApply = nil
+            preparedLastKeys = nil
+        }
+    }
+
+    override func prepareSave(_ changes: SaveChanges) throws -> SaveOutcome {
         lock.lock()
         defer { lock.unlock() }
         // Check everything before changing anything, so that a failed save leaves no trace.
@@ -136,15 +156,18 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
             lastKeys = savedLastKeys
             throw error
         }
-        rows = staged
-        for change in changes.toMany {
-            let source = permanent(change.source)!
-            toManyMembers[ObjectIdentifier(change.relationship), default: [:]][source.primaryKey!] = change.members.compactMap(permanent)
-            if let inverse = change.relationship.inverseRelationship, inverse.needsOwnStorage, inverse.isToMany {
-                mirror(change, source: source, inverse: inverse, permanent: permanent)
+        preparedLastKeys = savedLastKeys
+        preparedApply = { [self] in
+            rows = staged
+            for change in changes.toMany {
+                let source = permanent(change.source)!
+                toManyMembers[ObjectIdentifier(change.relationship), default: [:]][source.primaryKey!] = change.members.compactMap(permanent)
+                if let inverse = change.relationship.inverseRelationship, inverse.needsOwnStorage, inverse.isToMany {
+                    mirror(change, source: source, inverse: inverse, permanent: permanent)
+                }
             }
+            for row in changes.deleted { removeMemberships(of: row.objectID) }
         }
-        for row in changes.deleted { removeMemberships(of: row.objectID) }
         return outcome
     }
 

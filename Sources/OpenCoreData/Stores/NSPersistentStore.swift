@@ -92,7 +92,29 @@ open class NSPersistentStore: @unchecked Sendable {
         -> [NSManagedObjectID: [RowSnapshot]] { [:] }
 
     /// Writes one save's changes atomically: all of them or none.
-    func save(_ changes: SaveChanges) throws -> SaveOutcome { SaveOutcome() }
+    func save(_ changes: SaveChanges) throws -> SaveOutcome {
+        try lock.withLock {
+            let outcome = try prepareSave(changes)
+            do {
+                try commitPreparedSave()
+            } catch {
+                rollbackPreparedSave()
+                throw error
+            }
+            return outcome
+        }
+    }
+
+    /// The first phase of a save over several stores: writes the changes without making them
+    /// final, or throws having written nothing. The caller holds `lock` until it calls
+    /// `commitPreparedSave()` or `rollbackPreparedSave()`.
+    func prepareSave(_ changes: SaveChanges) throws -> SaveOutcome { SaveOutcome() }
+
+    /// Makes the prepared changes final.
+    func commitPreparedSave() throws {}
+
+    /// Throws the prepared changes away.
+    func rollbackPreparedSave() {}
 
     /// Reserves permanent IDs for new objects of the given entities, one per element.
     func newPermanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] { [] }

@@ -2,13 +2,15 @@ import Foundation
 import OCDSQLite
 
 extension SQLiteStore {
+    /// Writes a save inside a transaction left open for `commitChanges()` or `rollbackChanges()`.
     func writeChanges(_ changes: SaveChanges) throws -> SaveOutcome {
         try lock.withLock {
             let connection = try liveConnection()
             guard !isReadOnly else {
                 throw CoreDataError.store(.persistentStoreSave, "The store \(url?.path ?? "?") is read-only", url: url)
             }
-            let outcome = try connection.transaction(.immediate) { () throws -> SaveOutcome in
+            try connection.execute("BEGIN IMMEDIATE TRANSACTION")
+            do {
                 var outcome = SaveOutcome()
                 outcome.insertedIDs = try allocatePermanentIDs(for: changes.inserted.map(\.objectID), on: connection)
                 let map = changes.temporaryIDMap(outcome.insertedIDs)
@@ -23,9 +25,23 @@ extension SQLiteStore {
                 for change in changes.toMany { try write(change, resolve: resolve, on: connection) }
                 if metadataNeedsWriting { try writeMetadata(on: connection) }
                 return outcome
+            } catch {
+                try? connection.execute("ROLLBACK TRANSACTION")
+                throw error
             }
+        }
+    }
+
+    func commitChanges() throws {
+        try lock.withLock {
+            try liveConnection().execute("COMMIT TRANSACTION")
             metadataNeedsWriting = false
-            return outcome
+        }
+    }
+
+    func rollbackChanges() {
+        lock.withLock {
+            if let connection, connection.isInTransaction { try? connection.execute("ROLLBACK TRANSACTION") }
         }
     }
 
@@ -186,12 +202,20 @@ extension SQLiteStore {
 
     private func deleteChunk(_ rows: [SaveChanges.Row], from table: SQLiteSchema.TableMapping, on connection: SQLiteConnection) throws {
         let placeholders = Array(repeating: "?", count: rows.count).joined(separator: ", ")
-        let statement = try connection.cachedStatement("DELETE FROM \(table.name) WHERE Z_PK IN (\(placeholders)) RETURNING Z_PK, Z_OPT")
+        // DELETE … RETURNING needs SQLite 3.35; older libraries read the versions first.
+        let returning = SQLiteConnection.libraryVersionNumber >= 3_035_000
+        let sql = returning
+            ? "DELETE FROM \(table.name) WHERE Z_PK IN (\(placeholders)) RETURNING Z_PK, Z_OPT"
+            : "SELECT Z_PK, Z_OPT FROM \(table.name) WHERE Z_PK IN (\(placeholders))"
+        let statement = try connection.cachedStatement(sql)
         defer { statement.reset() }
         for (index, row) in rows.enumerated() { try statement.bind(row.objectID.primaryKey!, at: index + 1) }
         var deletedVersions: [Int64: Int64] = [:]
         deletedVersions.reserveCapacity(rows.count)
         while try statement.step() { deletedVersions[statement.int64(at: 0)] = statement.int64(at: 1) }
+        if !returning {
+            try connection.run("DELETE FROM \(table.name) WHERE Z_PK IN (\(placeholders))", rows.map { .integer($0.objectID.primaryKey!) })
+        }
         // A row that changed (or vanished) since it was read fails the save; the transaction
         // rolls the whole save back.
         for row in rows where deletedVersions[row.objectID.primaryKey!] != row.expectedVersion {
@@ -228,21 +252,43 @@ extension SQLiteStore {
         guard let source = resolve(change.source) else { return }
         let members = change.members.compactMap(resolve)
         if let join = schema.joinTables[ObjectIdentifier(change.relationship)] {
-            try connection.run("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [.integer(source)])
-            for (index, member) in members.enumerated() {
-                if let order = join.orderColumn {
-                    try connection.run("INSERT OR REPLACE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn), \(order)) VALUES (?, ?, ?)",
-                                       [.integer(source), .integer(member), .integer(Int64(index + 1) * 1024)])
-                } else {
-                    try connection.run("INSERT OR REPLACE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)",
-                                       [.integer(source), .integer(member)])
-                }
-            }
+            try writeJoinRows(of: source, members: members, in: join, on: connection)
         } else if let destination = change.relationship.destinationEntity.flatMap(schema.mapping(for:)),
                   let orderColumn = destination.table.orderColumns[ObjectIdentifier(change.relationship)] {
             for (index, member) in members.enumerated() {
                 try connection.run("UPDATE \(destination.table.name) SET \(orderColumn) = ? WHERE Z_PK = ?",
                                    [.integer(Int64(index + 1) * 1024), .integer(member)])
+            }
+        }
+    }
+}
+
+extension SQLiteStore {
+    /// Makes the join-table rows of `source` match `members`, touching only what differs: both
+    /// sides of a many-to-many relationship share the rows, and each side's order column must
+    /// survive the other side's write.
+    fileprivate func writeJoinRows(of source: Int64, members: [Int64], in join: SQLiteSchema.JoinTable,
+                                   on connection: SQLiteConnection) throws {
+        var stale: [Int64] = []
+        let wanted = Set(members)
+        let existing = try connection.rows("SELECT \(join.destinationColumn) FROM \(join.name) WHERE \(join.sourceColumn) = ?",
+                                           [.integer(source)])
+        for row in existing {
+            if let member = row[0].int64Value, !wanted.contains(member) { stale.append(member) }
+        }
+        for member in stale {
+            try connection.run("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?",
+                               [.integer(source), .integer(member)])
+        }
+        let key = [join.sourceColumn, join.destinationColumn].sorted().joined(separator: ", ")
+        for (index, member) in members.enumerated() {
+            if let order = join.orderColumn {
+                let sql = "INSERT INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn), \(order)) VALUES (?, ?, ?) "
+                    + "ON CONFLICT (\(key)) DO UPDATE SET \(order) = excluded.\(order)"
+                try connection.run(sql, [.integer(source), .integer(member), .integer(Int64(index + 1) * 1024)])
+            } else {
+                try connection.run("INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)",
+                                   [.integer(source), .integer(member)])
             }
         }
     }

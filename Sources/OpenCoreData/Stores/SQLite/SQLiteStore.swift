@@ -81,7 +81,9 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     override func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [RowSnapshot] { try readSnapshots(for: objectIDs) }
     override func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription) throws
         -> [NSManagedObjectID: [RowSnapshot]] { try readRelatedSnapshots(of: sources, through: relationship) }
-    override func save(_ changes: SaveChanges) throws -> SaveOutcome { try writeChanges(changes) }
+    override func prepareSave(_ changes: SaveChanges) throws -> SaveOutcome { try writeChanges(changes) }
+    override func commitPreparedSave() throws { try commitChanges() }
+    override func rollbackPreparedSave() { rollbackChanges() }
     override func newPermanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
         try reservePermanentIDs(for: entities)
     }
