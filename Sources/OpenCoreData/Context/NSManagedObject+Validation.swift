@@ -11,11 +11,10 @@ extension NSManagedObject {
             }
         }
         let layout = entity.layout
-        for attribute in layout.attributesToValidate {
-            let value = values[attribute.attributeSlot]
+        for (index, check) in layout.attributeChecks.enumerated() {
             // The common case, a present value without range or pattern rules, costs one check.
-            if value.isNull ? attribute.isOptional : !attribute.hasValueRules { continue }
-            errors.append(contentsOf: validationErrors(of: attribute, value: value))
+            if values[check.slot].isNull ? check.isOptional : !check.hasValueRules { continue }
+            errors.append(contentsOf: validationErrors(of: layout.attributesToValidate[index], value: values[check.slot]))
         }
         for relationship in layout.relationshipsToValidate {
             errors.append(contentsOf: validationErrors(of: relationship))

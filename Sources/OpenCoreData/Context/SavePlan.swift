@@ -66,13 +66,11 @@ struct SavePlan {
         var changedAttributes: [Int] = []
         var changedRelationships: [Int] = []
         if onlyChanges, let snapshot = object.snapshot {
-            for attribute in layout.attributes where !attribute.isTransient {
-                let slot = attribute.attributeSlot
-                if values[slot] != snapshot.values[slot] { changedAttributes.append(slot) }
+            for slot in layout.persistentAttributeSlots where values[slot] != snapshot.values[slot] {
+                changedAttributes.append(slot)
             }
-            for relationship in layout.relationships where !relationship.isToMany && !relationship.isTransient {
-                let slot = relationship.relationshipSlot
-                if toOne[slot] != snapshot.toOne[slot] { changedRelationships.append(slot) }
+            for slot in layout.persistentToOneSlots where toOne[slot] != snapshot.toOne[slot] {
+                changedRelationships.append(slot)
             }
         }
         return SaveChanges.Row(objectID: object.objectID, values: values, toOne: toOne,

@@ -207,6 +207,11 @@ final class EntityLayout: @unchecked Sendable {
     /// The attributes and relationships validation must look at: required ones, and ones with
     /// range, pattern or count rules.
     let attributesToValidate: [NSAttributeDescription]
+    /// The same, as plain values read on every save without touching the descriptions.
+    let attributeChecks: [(slot: Int, isOptional: Bool, hasValueRules: Bool)]
+    /// Slots of the persistent (non-transient) attributes, and of the persistent to-ones.
+    let persistentAttributeSlots: [Int]
+    let persistentToOneSlots: [Int]
     /// The top of the entity's inheritance tree (unowned: the model keeps its entities alive), so
     /// that finding it costs no walk through weak superentity references.
     unowned(unsafe) let rootEntity: NSEntityDescription
@@ -225,6 +230,9 @@ final class EntityLayout: @unchecked Sendable {
         self.objectClass = objectClass
         self.uniquenessConstraintNames = uniquenessConstraintNames
         self.attributesToValidate = attributes.filter { !$0.isOptional || $0.hasValueRules }
+        self.attributeChecks = attributesToValidate.map { ($0.attributeSlot, $0.isOptional, $0.hasValueRules) }
+        self.persistentAttributeSlots = attributes.filter { !$0.isTransient }.map(\.attributeSlot)
+        self.persistentToOneSlots = relationships.filter { !$0.isToMany && !$0.isTransient }.map(\.relationshipSlot)
         self.relationshipsToValidate = relationships.filter { !$0.isOptional || $0.minCount > 0 || $0.maxCount > 1 }
     }
 }
