@@ -72,14 +72,18 @@ public protocol ManagedValue {
 /// then from the entity's `ManagedPropertyCache`.
 @usableFromInline
 enum ManagedPropertyResolver {
-    @usableFromInline
-    static func resolve(_ keyPath: AnyKeyPath, named storageKeyPath: AnyKeyPath, in object: NSManagedObject) -> ManagedProperty {
+    // Inlinable so that, in the caller, the storage key path (needed only the first time) is
+    // made only on the slow path.
+    @inlinable
+    static func resolve(_ keyPath: AnyKeyPath, named storageKeyPath: @autoclosure () -> AnyKeyPath,
+                        in object: NSManagedObject) -> ManagedProperty {
         let cache = object.entity.managedPropertyCache
         if let property = cache.property(for: keyPath) { return property }
-        return resolveSlowly(keyPath, named: storageKeyPath, in: object, cache: cache)
+        return resolveSlowly(keyPath, named: storageKeyPath(), in: object, cache: cache)
     }
 
-    private static func resolveSlowly(_ keyPath: AnyKeyPath, named storageKeyPath: AnyKeyPath, in object: NSManagedObject,
+    @usableFromInline
+    static func resolveSlowly(_ keyPath: AnyKeyPath, named storageKeyPath: AnyKeyPath, in object: NSManagedObject,
                                       cache: ManagedPropertyCache) -> ManagedProperty {
         let name = propertyName(ofStorage: storageKeyPath)
         guard let property = object.entity.layout.propertiesByName[name] else {
@@ -106,6 +110,7 @@ enum ManagedPropertyResolver {
 /// are kept (never freed), because a reader may still be scanning one; there are at most a few
 /// per property, so the cost is bounded and small. Each entry keeps its key path alive, so the
 /// identity it is found by can never be taken by another key path.
+@usableFromInline
 final class ManagedPropertyCache: @unchecked Sendable {
     // @unchecked Sendable: `current` is only read and written atomically, and tables are
     // immutable once published (UnsafeRawPointer is not Sendable, hence the annotation).
@@ -127,6 +132,7 @@ final class ManagedPropertyCache: @unchecked Sendable {
     private static let capacity = 512
     private let current = Atomic<UnsafeRawPointer?>(nil)
 
+    @usableFromInline
     func property(for keyPath: AnyKeyPath) -> ManagedProperty? {
         guard let raw = current.load(ordering: .acquiring) else { return nil }
         let table = Unmanaged<Table>.fromOpaque(raw).takeUnretainedValue()

@@ -37,7 +37,7 @@ open class NSEntityDescription: @unchecked Sendable {
     public internal(set) weak var superentity: NSEntityDescription?
 
     /// Where `@Managed` properties find their slots.
-    let managedPropertyCache = ManagedPropertyCache()
+    @usableFromInline let managedPropertyCache = ManagedPropertyCache()
     private var ownProperties: [NSPropertyDescription] = []
     private var ownSubentities: [NSEntityDescription] = []
     private var registeredClass: NSManagedObject.Type?
