@@ -121,3 +121,22 @@ import Testing
         #expect(people.map { $0.value(forKey: "age") as! Int } == Array(0..<100))
     }
 }
+
+@Suite struct UntypedFetchRequestTests {
+    /// `NSFetchRequest<NSFetchRequestResult>`, common in Core Data code, compiles and returns
+    /// whatever the result type says.
+    @Test(arguments: StoreKind.allCases)
+    func fetchRequestOfTheResultProtocolReturnsEveryResultType(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        _ = stack.insert("Person", ["name": "Ada", "age": 36])
+        try stack.context.save()
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Person")
+        #expect(try stack.context.fetch(request).map { ($0 as? NSManagedObject)?.value(forKey: "name") as? String } == ["Ada"])
+        request.resultType = .dictionaryResultType
+        request.propertiesToFetch = ["name"]
+        #expect(try stack.context.fetch(request).map { ($0 as? NSDictionary)?["name"] as? String } == ["Ada"])
+        request.resultType = .managedObjectIDResultType
+        #expect(try stack.context.fetch(request).allSatisfy { $0 is NSManagedObjectID })
+        #expect(try stack.context.count(for: request) == 1)
+    }
+}

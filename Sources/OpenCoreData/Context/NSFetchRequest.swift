@@ -19,7 +19,12 @@ public struct NSFetchRequestResultType: OptionSet, Sendable {
 /// request.fetchLimit = 20
 /// let entries = try context.fetch(request)
 /// ```
-public final class NSFetchRequest<ResultType: NSFetchRequestResult> {
+///
+/// Difference from Core Data: `ResultType` is not constrained to `NSFetchRequestResult` here.
+/// In Core Data that protocol is an Objective-C protocol, whose existential conforms to itself,
+/// so `NSFetchRequest<NSFetchRequestResult>` is legal; a Swift protocol's existential does not,
+/// and dropping the constraint keeps that common spelling compiling.
+public final class NSFetchRequest<ResultType> {
     /// The name of the entity to fetch.
     public var entityName: String?
     /// The entity to fetch; found from `entityName` through the context's model when nil.

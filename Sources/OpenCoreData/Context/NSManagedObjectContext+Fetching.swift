@@ -11,7 +11,7 @@ extension NSManagedObjectContext {
     /// ```
     /// With `includesPendingChanges` (the default), unsaved inserts that match are included,
     /// deleted objects are left out, and changed objects are matched on their current values.
-    public func fetch<T: NSFetchRequestResult>(_ request: NSFetchRequest<T>) throws -> [T] {
+    public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
         checkQueue()
         let entity = try entity(of: request)
         if request.resultType == .managedObjectResultType {
@@ -43,7 +43,7 @@ extension NSManagedObjectContext {
     }
 
     /// The number of objects `fetch(_:)` would return for `request`.
-    public func count<T: NSFetchRequestResult>(for request: NSFetchRequest<T>) throws -> Int {
+    public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
         checkQueue()
         let entity = try entity(of: request)
         if request.includesPendingChanges && hasPendingChanges(affecting: entity) {
