@@ -20,6 +20,7 @@ struct Options {
           --runs N   runs per workload; the median is reported (default 5)
           --n N      number of Item rows for W1–W5 (default 200000; W6 has a fixed size)
           W1 … W6    the workloads to run (default: all of them)
+        Set OCD_BENCH_PHASES=1 to print the framework side's phases (W1, W2, W6) to standard error.
         """
 
     /// Parses the arguments (without the program name).

@@ -24,7 +24,6 @@ final class SQLiteSchema {
         /// `Z_ENT` (`Z<n>_<RELATIONSHIP>`), by relationship slot.
         var toOneEntityColumns: [String?] = []
         /// Where each attribute and to-one value sits in a `SELECT` of all the table's columns.
-        var attributeReadIndexes: [Int?] = []
         /// Per attribute slot: its column position (-1 for none) and type, without class
         /// references, so that decoding a row touches no reference counts.
         var attributeReadPlan: [(index: Int, type: NSAttributeType)] = []
@@ -214,9 +213,9 @@ final class SQLiteSchema {
             var position: [String: Int] = [:]
             for (index, column) in table.columns.enumerated() { position[column.name] = index + 3 }
             for mapping in table.entities {
-                mapping.attributeReadIndexes = mapping.attributeColumns.map { $0.flatMap { position[$0] } }
+                let indexes = mapping.attributeColumns.map { $0.flatMap { position[$0] } }
                 let types = mapping.entity.layout.attributes.map(\.attributeType)
-                mapping.attributeReadPlan = zip(mapping.attributeReadIndexes, types).map { (index: $0 ?? -1, type: $1) }
+                mapping.attributeReadPlan = zip(indexes, types).map { (index: $0 ?? -1, type: $1) }
                 mapping.toOneReadIndexes = mapping.toOneColumns.map { $0.flatMap { position[$0] } }
                 mapping.toOneEntityReadIndexes = mapping.toOneEntityColumns.map { $0.flatMap { position[$0] } }
             }
