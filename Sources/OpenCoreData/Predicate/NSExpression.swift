@@ -105,7 +105,7 @@ open class NSExpression: @unchecked Sendable, CustomStringConvertible {
         switch expressionType {
         case .constantValue: return PredicateFormatting.literal(constant)
         case .evaluatedObject: return "SELF"
-        case .keyPath: return keyPath
+        case .keyPath: return PredicateFormatting.keyPath(keyPath)
         case .variable: return "$\(variable)"
         case .aggregate: return "{" + collection.map(\.description).joined(separator: ", ") + "}"
         case .function: return name ?? "FUNCTION()"
@@ -150,6 +150,20 @@ protocol KeyValueReadable {
 
 /// Formats constants the way `predicateFormat` prints them.
 enum PredicateFormatting {
+    /// Words of the format language; a key spelled like one is printed with a `#` escape.
+    static let reservedWords: Set<String> = [
+        "AND", "OR", "NOT", "BETWEEN", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES", "ANY", "ALL",
+        "NONE", "SOME", "TRUEPREDICATE", "FALSEPREDICATE", "SELF", "NIL", "NULL", "TRUE", "YES", "FALSE", "NO",
+        "SUBQUERY", "FUNCTION", "CAST",
+    ]
+
+    /// A key path with reserved words escaped (`#in`).
+    static func keyPath(_ path: String) -> String {
+        path.split(separator: ".", omittingEmptySubsequences: false)
+            .map { reservedWords.contains($0.uppercased()) ? "#\($0)" : String($0) }
+            .joined(separator: ".")
+    }
+
     static func literal(_ value: Any?) -> String {
         switch value {
         case nil, is NSNull: return "nil"

@@ -17,11 +17,15 @@ open class NSPredicate: @unchecked Sendable, CustomStringConvertible, Equatable 
 
     private let constantValue: Bool?
     private let block: (@Sendable (Any?, [String: Any]?) -> Bool)?
+    /// For a predicate made by `NSPredicate(format:)`: the parsed tree it stands for. (A Swift
+    /// initializer cannot return an instance of a subclass, as Core Data's class cluster does.)
+    let parsedPredicate: NSPredicate?
 
     /// A predicate that is always `value` (`TRUEPREDICATE` / `FALSEPREDICATE`).
     public init(value: Bool) {
         constantValue = value
         block = nil
+        parsedPredicate = nil
     }
 
     /// A predicate evaluated by a closure. It works in memory only: the SQLite store refuses it,
@@ -29,12 +33,24 @@ open class NSPredicate: @unchecked Sendable, CustomStringConvertible, Equatable 
     public init(block: @escaping @Sendable (Any?, [String: Any]?) -> Bool) {
         constantValue = nil
         self.block = block
+        parsedPredicate = nil
     }
 
     init() {
         constantValue = nil
         block = nil
+        parsedPredicate = nil
     }
+
+    /// A predicate that stands for `predicate` (the result of parsing a format string).
+    init(wrapping predicate: NSPredicate) {
+        constantValue = nil
+        block = nil
+        parsedPredicate = predicate.parsedPredicate ?? predicate
+    }
+
+    /// The predicate itself, or the tree a parsed one stands for.
+    var resolved: NSPredicate { parsedPredicate ?? self }
 
     /// Whether `object` satisfies the predicate.
     open func evaluate(with object: Any?) -> Bool {
@@ -43,16 +59,20 @@ open class NSPredicate: @unchecked Sendable, CustomStringConvertible, Equatable 
 
     /// Whether `object` satisfies the predicate, with `$VARIABLE`s replaced by `variables`.
     open func evaluate(with object: Any?, substitutionVariables variables: [String: Any]?) -> Bool {
+        if let parsedPredicate { return parsedPredicate.evaluate(with: object, substitutionVariables: variables) }
         if let constantValue { return constantValue }
         if let block { return block(object, variables) }
         return false
     }
 
     /// The predicate with its `$VARIABLE`s replaced by values.
-    open func withSubstitutionVariables(_ variables: [String: Any]) -> NSPredicate { self }
+    open func withSubstitutionVariables(_ variables: [String: Any]) -> NSPredicate {
+        parsedPredicate?.withSubstitutionVariables(variables) ?? self
+    }
 
     /// The predicate in Core Data's format-string syntax.
     open var predicateFormat: String {
+        if let parsedPredicate { return parsedPredicate.predicateFormat }
         if let constantValue { return constantValue ? "TRUEPREDICATE" : "FALSEPREDICATE" }
         return "BLOCKPREDICATE(\(block.map { "\(type(of: $0))" } ?? ""))"
     }
@@ -60,9 +80,9 @@ open class NSPredicate: @unchecked Sendable, CustomStringConvertible, Equatable 
     public var description: String { predicateFormat }
 
     /// Whether this is a block predicate (which only memory can evaluate).
-    var isBlockPredicate: Bool { block != nil }
+    var isBlockPredicate: Bool { block != nil || (parsedPredicate?.isBlockPredicate ?? false) }
     /// The constant truth value of `NSPredicate(value:)`.
-    var constantTruth: Bool? { constantValue }
+    var constantTruth: Bool? { constantValue ?? parsedPredicate?.constantTruth }
 
     public static func == (lhs: NSPredicate, rhs: NSPredicate) -> Bool {
         lhs === rhs || (type(of: lhs) == type(of: rhs) && lhs.predicateFormat == rhs.predicateFormat && !lhs.isBlockPredicate)

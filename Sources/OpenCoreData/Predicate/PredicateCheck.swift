@@ -4,7 +4,7 @@ import Foundation
 /// not have is a clear error (Core Data raises "keypath … not found in entity …").
 enum PredicateCheck {
     static func validate(_ predicate: NSPredicate, for entity: NSEntityDescription) throws {
-        switch predicate {
+        switch predicate.resolved {
         case let compound as NSCompoundPredicate:
             for subpredicate in compound.subpredicates { try validate(subpredicate, for: entity) }
         case let comparison as NSComparisonPredicate:

@@ -33,7 +33,7 @@ struct PredicateSQLCompiler {
     }
 
     private mutating func compile(_ predicate: NSPredicate) throws -> String {
-        switch predicate {
+        switch predicate.resolved {
         case let compound as NSCompoundPredicate:
             let parts = try compound.subpredicates.map { try compile($0) }
             switch compound.compoundPredicateType {
