@@ -59,8 +59,8 @@ enum ExampleCommand {
 
         step(4, "Fetch entries with age > 30, newest first")
         let request = NSFetchRequest<NSManagedObject>(entityName: "Entry")
-        request.predicate = OpenCoreData.NSComparisonPredicate(key: "age", .greaterThan, 30)
-        request.sortDescriptors = [OpenCoreData.NSSortDescriptor(key: "time", ascending: false)]
+        request.predicate = NSPredicate(format: "age > %d", 30)
+        request.sortDescriptors = [NSSortDescriptor(key: "time", ascending: false)]
         let found = try context.fetch(request)
         for entry in found { print("   " + describe(entry)) }
 
@@ -74,7 +74,7 @@ enum ExampleCommand {
 
         step(6, "Delete the place Café: its entries go with it (cascade), then save")
         let places = NSFetchRequest<NSManagedObject>(entityName: "Place")
-        places.predicate = OpenCoreData.NSComparisonPredicate(key: "name", .equalTo, "Café")
+        places.predicate = NSPredicate(format: "name == %@", "Café")
         for place in try context.fetch(places) { context.delete(place) }
         context.processPendingChanges()
         print("   marked for deletion: \(context.deletedObjects.count) objects (1 place + its entries)")
