@@ -40,8 +40,9 @@ enum FrameworkWorkloads {
         return seconds
     }
 
-    /// W3: 1,000 fetches `score BETWEEN {lo, lo + 9}`, every attribute read.
-    static func w3(directory: URL, n: Int) throws -> Double {
+    /// W3: 1,000 fetches `score BETWEEN {lo, lo + 9}`, every attribute read. With
+    /// `formatString`, the predicate is parsed from `NSPredicate(format:)` each time (W3f).
+    static func w3(directory: URL, n: Int, formatString: Bool = false) throws -> Double {
         try fillItemStore(in: directory, n: n)
         let stack = try BenchStack(directory: directory, model: BenchModel.items())
         var fetched = 0
@@ -49,7 +50,9 @@ enum FrameworkWorkloads {
             for k in 0..<BenchData.rangeFetchCount {
                 let lo = BenchData.rangeLow(k)
                 let request = NSFetchRequest<Item>(entityName: "Item")
-                request.predicate = NSComparisonPredicate(key: "score", .between, [lo, lo + 9])
+                request.predicate = formatString
+                    ? NSPredicate(format: "score BETWEEN {%d, %d}", lo, lo + 9)
+                    : NSComparisonPredicate(key: "score", .between, [lo, lo + 9])
                 let items = try stack.context.fetch(request)
                 fetched += items.count
                 BenchSink.consume(Self.checksum(items))

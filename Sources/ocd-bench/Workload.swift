@@ -39,6 +39,10 @@ extension Workload {
             framework: { try FrameworkWorkloads.w3(directory: $0, n: $1) },
             raw: { try RawWorkloads.w3(directory: $0, n: $1) }),
         Workload(
+            id: "W3f", title: "range fetch, format", size: { "\($0)" },
+            framework: { try FrameworkWorkloads.w3(directory: $0, n: $1, formatString: true) },
+            raw: { try RawWorkloads.w3(directory: $0, n: $1) }),
+        Workload(
             id: "W4", title: "update", size: { "\($0)" },
             framework: { try FrameworkWorkloads.w4(directory: $0, n: $1) },
             raw: { try RawWorkloads.w4(directory: $0, n: $1) }),

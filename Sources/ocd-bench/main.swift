@@ -19,7 +19,8 @@ struct Options {
           --json     print one JSON object instead of one row per workload
           --runs N   runs per workload; the median is reported (default 5)
           --n N      number of Item rows for W1–W5 (default 200000; W6 has a fixed size)
-          W1 … W6    the workloads to run (default: all of them)
+          W1 … W6    the workloads to run (default: all of them); W3f is W3 with its predicate
+                     written as a format string
         Set OCD_BENCH_PHASES=1 to print the framework side's phases (W1, W2, W6) to standard error.
         """
 
