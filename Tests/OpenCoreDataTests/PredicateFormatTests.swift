@@ -126,3 +126,42 @@ import Testing
         return arguments
     }
 }
+
+@Suite struct ToManyPredicateTests {
+    /// §7.7: ANY / ALL / NONE over to-many relationships, one-to-many (pets) and many-to-many
+    /// (clubs), give the same people through SQL, through the in-memory store and in memory;
+    /// a person without pets makes ANY false and ALL true.
+    @Test(arguments: [
+        ("ANY pets.name == 'Rex'", ["Ada"]),
+        ("ANY pets.weight > 5", ["Ada", "Bob"]),
+        ("ALL pets.weight > 5", ["Bob", "Cy"]),
+        ("NONE pets.name BEGINSWITH[c] 'r'", ["Bob", "Cy"]),
+        ("ANY clubs.name == 'Chess'", ["Ada", "Bob"]),
+        ("ALL clubs.name == 'Chess'", ["Bob", "Cy"]),
+        ("ANY pets.name IN {'Tom', 'Rex'} AND age > 20", ["Ada"]),
+    ])
+    func toManyPredicatesAgreeInSQLAndInMemory(format: String, expected: [String]) throws {
+        var results: [[String]] = []
+        for kind in StoreKind.allCases {
+            let stack = try TestStack(kind)
+            let ada = stack.insert("Person", ["name": "Ada", "age": 36, "email": "ada@x.org"])
+            let bob = stack.insert("Person", ["name": "Bob", "age": 12, "email": "bob@x.org"])
+            _ = stack.insert("Person", ["name": "Cy", "age": 50, "email": "cy@x.org"])
+            for (name, weight, owner) in [("Rex", 10.0, ada), ("Tom", 2.0, ada), ("Max", 20.0, bob)] {
+                stack.insert("Pet", ["name": name, "weight": weight]).setValue(owner, forKey: "owner")
+            }
+            let chess = stack.insert("Club", ["name": "Chess"])
+            let golf = stack.insert("Club", ["name": "Golf"])
+            chess.mutableSetValue(forKey: "members").add(ada)
+            chess.mutableSetValue(forKey: "members").add(bob)
+            golf.mutableSetValue(forKey: "members").add(ada)
+            try stack.context.save()
+            try stack.reopen()
+            let predicate = NSPredicate(format: format)
+            let fetched = try stack.fetch("Person", predicate, sortedBy: "name").map { $0.value(forKey: "name") as! String }
+            let filtered = try stack.fetch("Person", nil, sortedBy: "name").filtered(using: predicate).map { $0.value(forKey: "name") as! String }
+            results += [fetched, filtered]
+        }
+        for result in results { #expect(result == expected, "\(format)") }
+    }
+}

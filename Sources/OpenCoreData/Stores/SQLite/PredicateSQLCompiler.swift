@@ -17,10 +17,14 @@ struct PredicateSQLCompiler {
     private(set) var joins: [String] = []
     private(set) var arguments: [SQLiteValue] = []
     private var aliases: [String: (alias: String, mapping: SQLiteSchema.EntityMapping)] = [:]
+    private var subqueryCount = 0
+    /// The alias of the table the key paths start from.
+    let alias: String
 
-    init(schema: SQLiteSchema, mapping: SQLiteSchema.EntityMapping) {
+    init(schema: SQLiteSchema, mapping: SQLiteSchema.EntityMapping, alias: String = PredicateSQLCompiler.rootAlias) {
         self.schema = schema
         self.mapping = mapping
+        self.alias = alias
     }
 
     static let rootAlias = "t0"
@@ -50,8 +54,8 @@ struct PredicateSQLCompiler {
     }
 
     private mutating func compile(_ comparison: NSComparisonPredicate) throws -> String {
-        guard comparison.comparisonPredicateModifier == .direct else {
-            throw PredicateCheck.invalid("ANY/ALL on to-many relationships is not supported by the SQLite store yet", comparison)
+        if comparison.comparisonPredicateModifier != .direct {
+            return try compileToMany(comparison)
         }
         var left = comparison.leftExpression
         var right = comparison.rightExpression
@@ -125,6 +129,67 @@ struct PredicateSQLCompiler {
         return "ocd_fold(\(sql), \(foldable.rawValue))"
     }
 
+    // MARK: To-many relationships
+
+    /// `ANY rel.key op value` as `EXISTS (SELECT … WHERE member matches)`, `ALL` as `NOT EXISTS
+    /// (… WHERE member does not match)`; the members are found through the inverse's foreign key
+    /// or the join table. An empty relationship makes ANY false and ALL true, as in memory.
+    private mutating func compileToMany(_ comparison: NSComparisonPredicate) throws -> String {
+        let left = comparison.leftExpression
+        let keys = left.expressionType == .keyPath ? left.keyPath.split(separator: ".").map(String.init) : []
+        guard let first = keys.first,
+              let relationship = mapping.entity.layout.propertiesByName[first] as? NSRelationshipDescription,
+              relationship.isToMany else {
+            // ANY/ALL over something that is not a collection compares it directly.
+            return try compile(NSComparisonPredicate(leftExpression: left, rightExpression: comparison.rightExpression,
+                                                     modifier: .direct, type: comparison.predicateOperatorType,
+                                                     options: comparison.options))
+        }
+        guard let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else {
+            throw PredicateCheck.invalid("relationship '\(relationship.name)' has no destination", comparison)
+        }
+        subqueryCount += 1
+        let member = "\(alias)_s\(subqueryCount)"
+        let rest = keys.dropFirst().joined(separator: ".")
+        let memberExpression = rest.isEmpty ? NSExpression.expressionForEvaluatedObject() : NSExpression(forKeyPath: rest)
+        let condition = NSComparisonPredicate(leftExpression: memberExpression, rightExpression: comparison.rightExpression,
+                                              modifier: .direct, type: comparison.predicateOperatorType, options: comparison.options)
+        var inner = PredicateSQLCompiler(schema: schema, mapping: destination, alias: member)
+        let conditionSQL = try inner.compile(condition)
+        let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
+        arguments += inner.arguments
+
+        var source: String
+        var correlation: String
+        if let join = schema.joinTables[ObjectIdentifier(relationship)] {
+            source = "\(join.name) \(member)_j JOIN \(destination.table.name) \(member) ON \(member).Z_PK = \(member)_j.\(join.destinationColumn)"
+            correlation = "\(member)_j.\(join.sourceColumn) = \(alias).Z_PK"
+        } else if let inverse = relationship.inverseRelationship, let foreignKey = destination.toOneColumns[inverse.relationshipSlot] {
+            source = "\(destination.table.name) \(member)"
+            correlation = "\(member).\(foreignKey) = \(alias).Z_PK"
+        } else {
+            throw PredicateCheck.invalid("relationship '\(relationship.name)' can't be queried by the SQLite store", comparison)
+        }
+        source += joins
+        if let filter = Self.entityCondition(for: destination, includesSubentities: true, alias: member) {
+            correlation += " AND \(filter)"
+        }
+        if comparison.comparisonPredicateModifier == .all {
+            return "NOT EXISTS (SELECT 1 FROM \(source) WHERE \(correlation) AND NOT COALESCE((\(conditionSQL)), 0))"
+        }
+        return "EXISTS (SELECT 1 FROM \(source) WHERE \(correlation) AND (\(conditionSQL)))"
+    }
+
+    /// The `Z_ENT` condition selecting `mapping`'s entity (and its sub-entities) in a shared table;
+    /// nil when the table holds nothing else.
+    static func entityCondition(for mapping: SQLiteSchema.EntityMapping, includesSubentities: Bool, alias: String) -> String? {
+        guard mapping.table.isShared else { return nil }
+        let range = mapping.subtreeNumbers
+        if !includesSubentities || range.count == 1 { return "\(alias).Z_ENT = \(mapping.number)" }
+        if mapping.entity.superentity == nil { return nil }
+        return "\(alias).Z_ENT BETWEEN \(range.lowerBound) AND \(range.upperBound)"
+    }
+
     // MARK: Operands
 
     struct Operand {
@@ -137,7 +202,7 @@ struct PredicateSQLCompiler {
     private mutating func operand(_ expression: NSExpression, in predicate: NSPredicate) throws -> Operand {
         switch expression.expressionType {
         case .evaluatedObject:
-            return Operand(sql: "\(Self.rootAlias).Z_PK", attribute: nil, isObjectReference: true)
+            return Operand(sql: "\(alias).Z_PK", attribute: nil, isObjectReference: true)
         case .keyPath:
             return try keyPathOperand(expression.keyPath, in: predicate)
         default:
@@ -148,7 +213,7 @@ struct PredicateSQLCompiler {
     /// The column of a key path, joining the tables of the to-one relationships it walks.
     mutating func keyPathOperand(_ keyPath: String, in predicate: NSPredicate?) throws -> Operand {
         let properties = try PredicateCheck.resolve(keyPath: keyPath, from: mapping.entity, allowsToMany: false, in: predicate)
-        var alias = Self.rootAlias
+        var alias = self.alias
         var current = mapping
         var path = ""
         for (index, property) in properties.enumerated() {
@@ -171,7 +236,7 @@ struct PredicateSQLCompiler {
             if let existing = aliases[path] {
                 alias = existing.alias
             } else {
-                let next = "t\(aliases.count + 1)"
+                let next = "\(self.alias)_\(aliases.count + 1)"
                 joins.append("LEFT OUTER JOIN \(destination.table.name) \(next) ON \(alias).\(foreignKey) = \(next).Z_PK")
                 aliases[path] = (next, destination)
                 alias = next
@@ -224,7 +289,7 @@ struct PredicateSQLCompiler {
 
     mutating func orderByClause(for descriptors: [NSSortDescriptor]) throws -> String {
         let terms = try descriptors.map { descriptor -> String in
-            guard let key = descriptor.key else { return "\(Self.rootAlias).Z_PK \(descriptor.ascending ? "ASC" : "DESC")" }
+            guard let key = descriptor.key else { return "\(alias).Z_PK \(descriptor.ascending ? "ASC" : "DESC")" }
             let operand = try keyPathOperand(key, in: nil)
             var sql = operand.sql
             if descriptor.isCaseInsensitive, operand.attribute?.attributeType == .stringAttributeType {

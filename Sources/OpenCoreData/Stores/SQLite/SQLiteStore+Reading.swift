@@ -57,11 +57,7 @@ extension SQLiteStore {
 
     /// `Z_ENT` condition for a fetch of `mapping`'s entity; nil when the table holds nothing else.
     func entityFilter(for mapping: SQLiteSchema.EntityMapping, includesSubentities: Bool, alias: String = PredicateSQLCompiler.rootAlias) -> String? {
-        guard mapping.table.isShared else { return nil }
-        let range = mapping.subtreeNumbers
-        if !includesSubentities || range.count == 1 { return "\(alias).Z_ENT = \(mapping.number)" }
-        if mapping.entity.superentity == nil { return nil }
-        return "\(alias).Z_ENT BETWEEN \(range.lowerBound) AND \(range.upperBound)"
+        PredicateSQLCompiler.entityCondition(for: mapping, includesSubentities: includesSubentities, alias: alias)
     }
 
     func objectID(pk: Int64, entityNumber: Int64, fallback: SQLiteSchema.EntityMapping) -> NSManagedObjectID {
