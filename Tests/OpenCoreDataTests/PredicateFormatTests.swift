@@ -139,6 +139,14 @@ import Testing
         ("ANY clubs.name == 'Chess'", ["Ada", "Bob"]),
         ("ALL clubs.name == 'Chess'", ["Bob", "Cy"]),
         ("ANY pets.name IN {'Tom', 'Rex'} AND age > 20", ["Ada"]),
+        ("pets.@count == 2", ["Ada"]),
+        ("pets.@count == 0", ["Cy"]),
+        ("clubs.@count >= 1", ["Ada", "Bob"]),
+        ("pets.@sum.weight > 11", ["Ada", "Bob"]),
+        ("pets.@sum.weight == 0", ["Cy"]),
+        ("pets.@max.weight < 15", ["Ada"]),
+        ("pets.@avg.weight == 6", ["Ada"]),
+        ("pets.@min.name == 'Max'", ["Bob"]),
     ])
     func toManyPredicatesAgreeInSQLAndInMemory(format: String, expected: [String]) throws {
         var results: [[String]] = []

@@ -38,12 +38,25 @@ enum PredicateCheck {
             guard let here = current else {
                 throw invalid("keypath \(keyPath) continues after attribute '\(keys[index - 1])'", predicate)
             }
+            if key.hasPrefix("@") {
+                // A collection operator (`pets.@count`, `pets.@sum.weight`): it must follow a
+                // to-many relationship, and what it aggregates must be a key of the members.
+                guard let relationship = properties.last as? NSRelationshipDescription, relationship.isToMany else {
+                    throw invalid("the collection operator \(key) in \(keyPath) must follow a to-many relationship", predicate)
+                }
+                let aggregated = keys[(index + 1)...].joined(separator: ".")
+                if !aggregated.isEmpty, let destination = relationship.destinationEntity {
+                    _ = try resolve(keyPath: aggregated, from: destination, allowsToMany: false, in: predicate)
+                }
+                return properties
+            }
             guard let property = here.layout.propertiesByName[key] else {
                 throw invalid("keypath \(keyPath) not found in entity \(here.name ?? "?")", predicate)
             }
             properties.append(property)
             if let relationship = property as? NSRelationshipDescription {
-                if relationship.isToMany && !allowsToMany {
+                let followedByOperator = index + 1 < keys.count && keys[index + 1].hasPrefix("@")
+                if relationship.isToMany && !allowsToMany && !followedByOperator {
                     throw invalid("to-many key not allowed here: \(keyPath) (use ANY, ALL or NONE)", predicate)
                 }
                 current = relationship.destinationEntity

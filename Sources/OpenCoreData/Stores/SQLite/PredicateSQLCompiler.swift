@@ -159,25 +159,79 @@ struct PredicateSQLCompiler {
         let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
         arguments += inner.arguments
 
-        var source: String
-        var correlation: String
-        if let join = schema.joinTables[ObjectIdentifier(relationship)] {
-            source = "\(join.name) \(member)_j JOIN \(destination.table.name) \(member) ON \(member).Z_PK = \(member)_j.\(join.destinationColumn)"
-            correlation = "\(member)_j.\(join.sourceColumn) = \(alias).Z_PK"
-        } else if let inverse = relationship.inverseRelationship, let foreignKey = destination.toOneColumns[inverse.relationshipSlot] {
-            source = "\(destination.table.name) \(member)"
-            correlation = "\(member).\(foreignKey) = \(alias).Z_PK"
-        } else {
-            throw PredicateCheck.invalid("relationship '\(relationship.name)' can't be queried by the SQLite store", comparison)
-        }
+        var (source, correlation) = try members(of: relationship, in: destination, as: member, ownerAlias: alias, in: comparison)
         source += joins
-        if let filter = Self.entityCondition(for: destination, includesSubentities: true, alias: member) {
-            correlation += " AND \(filter)"
-        }
         if comparison.comparisonPredicateModifier == .all {
             return "NOT EXISTS (SELECT 1 FROM \(source) WHERE \(correlation) AND NOT COALESCE((\(conditionSQL)), 0))"
         }
         return "EXISTS (SELECT 1 FROM \(source) WHERE \(correlation) AND (\(conditionSQL)))"
+    }
+
+    /// The FROM part and the correlation condition that select the members of `relationship` of
+    /// the row `ownerAlias`, as rows `member` of `destination`.
+    private func members(of relationship: NSRelationshipDescription, in destination: SQLiteSchema.EntityMapping, as member: String,
+                         ownerAlias: String, in predicate: NSPredicate?) throws -> (source: String, correlation: String) {
+        var source: String
+        var correlation: String
+        if let join = schema.joinTables[ObjectIdentifier(relationship)] {
+            source = "\(join.name) \(member)_j JOIN \(destination.table.name) \(member) ON \(member).Z_PK = \(member)_j.\(join.destinationColumn)"
+            correlation = "\(member)_j.\(join.sourceColumn) = \(ownerAlias).Z_PK"
+        } else if let inverse = relationship.inverseRelationship, let foreignKey = destination.toOneColumns[inverse.relationshipSlot] {
+            source = "\(destination.table.name) \(member)"
+            correlation = "\(member).\(foreignKey) = \(ownerAlias).Z_PK"
+        } else {
+            throw PredicateCheck.invalid("relationship '\(relationship.name)' can't be queried by the SQLite store", predicate)
+        }
+        if let filter = Self.entityCondition(for: destination, includesSubentities: true, alias: member) {
+            correlation += " AND \(filter)"
+        }
+        return (source, correlation)
+    }
+
+    /// `pets.@count`, `pets.@sum.weight`, … as a correlated sub-select.
+    private mutating func aggregateOperand(_ keys: [String], operatorIndex: Int, in predicate: NSPredicate?) throws -> Operand {
+        let operation = keys[operatorIndex].lowercased()
+        guard operatorIndex >= 1 else {
+            throw PredicateCheck.invalid("the collection operator \(keys[operatorIndex]) must follow a to-many relationship", predicate)
+        }
+        // The to-many relationship must start the key path (`pets.@count`); reaching it through
+        // to-one relationships (`owner.pets.@count`) is not supported by the SQL store yet.
+        guard operatorIndex == 1 else {
+            throw PredicateCheck.invalid("\(keys.joined(separator: ".")): a collection operator after a to-one path is not supported by the SQLite store yet", predicate)
+        }
+        let ownerAlias = alias
+        let owner = mapping
+        guard let relationship = owner.entity.layout.propertiesByName[keys[operatorIndex - 1]] as? NSRelationshipDescription,
+              relationship.isToMany, let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else {
+            throw PredicateCheck.invalid("the collection operator \(keys[operatorIndex]) must follow a to-many relationship", predicate)
+        }
+        subqueryCount += 1
+        let member = "\(alias)_a\(subqueryCount)"
+        var inner = PredicateSQLCompiler(schema: schema, mapping: destination, alias: member)
+        let aggregated = keys[(operatorIndex + 1)...].joined(separator: ".")
+        let valueSQL: String
+        var attribute: NSAttributeDescription?
+        switch operation {
+        case "@count":
+            guard aggregated.isEmpty else {
+                throw PredicateCheck.invalid("@count takes no key after it", predicate)
+            }
+            valueSQL = "COUNT(*)"
+        case "@sum", "@avg", "@min", "@max":
+            guard !aggregated.isEmpty else { throw PredicateCheck.invalid("\(operation) needs a key to aggregate", predicate) }
+            let operand = try inner.keyPathOperand(aggregated, in: predicate)
+            switch operation {
+            case "@sum": valueSQL = "COALESCE(SUM(\(operand.sql)), 0)"
+            case "@avg": valueSQL = "AVG(\(operand.sql))"
+            case "@min": valueSQL = "MIN(\(operand.sql))"; attribute = operand.attribute
+            default: valueSQL = "MAX(\(operand.sql))"; attribute = operand.attribute
+            }
+        default:
+            throw PredicateCheck.invalid("the collection operator \(keys[operatorIndex]) is not supported by the SQLite store", predicate)
+        }
+        let (source, correlation) = try members(of: relationship, in: destination, as: member, ownerAlias: ownerAlias, in: predicate)
+        let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
+        return Operand(sql: "(SELECT \(valueSQL) FROM \(source)\(joins) WHERE \(correlation))", attribute: attribute, isObjectReference: false)
     }
 
     /// The `Z_ENT` condition selecting `mapping`'s entity (and its sub-entities) in a shared table;
@@ -212,6 +266,10 @@ struct PredicateSQLCompiler {
 
     /// The column of a key path, joining the tables of the to-one relationships it walks.
     mutating func keyPathOperand(_ keyPath: String, in predicate: NSPredicate?) throws -> Operand {
+        let keys = keyPath.split(separator: ".").map(String.init)
+        if let operatorIndex = keys.firstIndex(where: { $0.hasPrefix("@") }) {
+            return try aggregateOperand(keys, operatorIndex: operatorIndex, in: predicate)
+        }
         let properties = try PredicateCheck.resolve(keyPath: keyPath, from: mapping.entity, allowsToMany: false, in: predicate)
         var alias = self.alias
         var current = mapping
@@ -265,7 +323,19 @@ struct PredicateSQLCompiler {
             // An unsaved object has no row yet: it matches nothing in the store.
             return .integer(id.primaryKey ?? -1)
         }
-        guard let attribute = operand.attribute else { return .null }
+        guard let attribute = operand.attribute else {
+            // A computed value (a count, a sum, an average): bind numbers and strings as they are.
+            switch value {
+            case let date as Date: return .real(date.timeIntervalSinceReferenceDate)
+            case let text as String: return .text(text)
+            default:
+                switch ValueComparison.number(value) {
+                case .integer(let integer): return .integer(integer)
+                case .double(let double): return .real(double)
+                case nil: return .null
+                }
+            }
+        }
         if attribute.attributeType.isNumeric, let number = ValueComparison.number(value) {
             switch number {
             case .integer(let integer): return .integer(integer)
