@@ -141,6 +141,9 @@ extension NSManagedObjectContext {
 
     private func finishSave(plan: SavePlan, outcomes: [SaveOutcome]) {
         for (entry, outcome) in zip(plan.changesByStore, outcomes) {
+            if let first = entry.inserted.first {
+                registry.reserveCapacity(entry.inserted.count, for: first.entity, in: entry.store)
+            }
             for (object, id) in zip(entry.inserted, outcome.insertedIDs) where object.storedObjectID !== id {
                 changeID(of: object, to: id)
             }
