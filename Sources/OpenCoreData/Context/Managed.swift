@@ -77,7 +77,8 @@ enum ManagedPropertyResolver {
     @inlinable
     static func resolve(_ keyPath: AnyKeyPath, named storageKeyPath: @autoclosure () -> AnyKeyPath,
                         in object: NSManagedObject) -> ManagedProperty {
-        let cache = object.entity.managedPropertyCache
+        // unowned(unsafe): the entity, and so its cache, outlives every access to its objects.
+        unowned(unsafe) let cache = object.entity.managedPropertyCache
         if let property = cache.property(for: keyPath) { return property }
         return resolveSlowly(keyPath, named: storageKeyPath(), in: object, cache: cache)
     }
@@ -117,12 +118,13 @@ final class ManagedPropertyCache: @unchecked Sendable {
     private final class Table: @unchecked Sendable {
         // @unchecked Sendable: immutable once published.
         let keyPaths: [AnyKeyPath]
-        /// The key paths' identities, scanned without touching reference counts.
-        let identities: [ObjectIdentifier]
+        /// The key paths' identities with their properties, scanned without touching reference
+        /// counts (`ManagedProperty` holds its description unowned).
+        let entries: [(identity: ObjectIdentifier, property: ManagedProperty)]
         let properties: [ManagedProperty]
         init(keyPaths: [AnyKeyPath], properties: [ManagedProperty]) {
             self.keyPaths = keyPaths
-            self.identities = keyPaths.map(ObjectIdentifier.init)
+            self.entries = zip(keyPaths, properties).map { (ObjectIdentifier($0), $1) }
             self.properties = properties
         }
     }
@@ -135,13 +137,13 @@ final class ManagedPropertyCache: @unchecked Sendable {
     @usableFromInline
     func property(for keyPath: AnyKeyPath) -> ManagedProperty? {
         guard let raw = current.load(ordering: .acquiring) else { return nil }
-        let table = Unmanaged<Table>.fromOpaque(raw).takeUnretainedValue()
         let identity = ObjectIdentifier(keyPath)
-        return table.identities.withUnsafeBufferPointer { identities in
-            for index in identities.indices where identities[index] == identity {
-                return table.properties[index]
+        // The table is never freed (see above), so reading it needs no retain.
+        return Unmanaged<Table>.fromOpaque(raw)._withUnsafeGuaranteedRef { table in
+            table.entries.withUnsafeBufferPointer { entries in
+                for entry in entries where entry.identity == identity { return entry.property }
+                return nil
             }
-            return nil
         }
     }
 
