@@ -29,16 +29,25 @@ public final class NSManagedObjectID: Hashable, Sendable, CustomStringConvertibl
     /// bytes are replaced by the ID's number.
     private static let processTag = UUID()
 
+    /// The identities of the store and of the root entity, for lookups that must not touch
+    /// reference counts (the object registry).
+    let storeIdentity: ObjectIdentifier?
+    let rootIdentity: ObjectIdentifier
+
     init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
         self.entity = entity
         self.persistentStore = store
         self.key = .permanent(primaryKey)
+        storeIdentity = ObjectIdentifier(store)
+        rootIdentity = ObjectIdentifier(entity.rootEntity)
     }
 
     init(temporaryFor entity: NSEntityDescription) {
         self.entity = entity
         self.persistentStore = nil
         self.key = .temporary(Self.nextTemporaryNumber.add(1, ordering: .relaxed).oldValue)
+        storeIdentity = nil
+        rootIdentity = ObjectIdentifier(entity.rootEntity)
     }
 
     /// True until the object is saved or given a permanent ID.
@@ -75,7 +84,7 @@ public final class NSManagedObjectID: Hashable, Sendable, CustomStringConvertibl
         case .temporary: return true
         case .permanent:
             // Keys are unique per inheritance tree of one store.
-            return lhs.persistentStore === rhs.persistentStore && lhs.entity.rootEntity === rhs.entity.rootEntity
+            return lhs.storeIdentity == rhs.storeIdentity && lhs.rootIdentity == rhs.rootIdentity
         }
     }
 

@@ -18,8 +18,8 @@ struct ObjectRegistry {
 
     /// Registers `object` under its permanent `id`.
     mutating func insert(_ object: NSManagedObject, for id: NSManagedObjectID) {
-        guard let key = id.primaryKey, let store = id.persistentStore else { return }
-        let index = tableIndex(for: id) ?? addTable(store: ObjectIdentifier(store), root: ObjectIdentifier(id.entity.rootEntity))
+        guard let key = id.primaryKey, let storeID = id.storeIdentity else { return }
+        let index = tableIndex(for: id) ?? addTable(store: storeID, root: id.rootIdentity)
         tables[index].insert(object, for: key)
     }
 
@@ -41,8 +41,8 @@ struct ObjectRegistry {
     mutating func removeAll() { tables = [] }
 
     private func tableIndex(for id: NSManagedObjectID) -> Int? {
-        guard let store = id.persistentStore else { return nil }
-        let rootID = ObjectIdentifier(id.entity.rootEntity), storeID = ObjectIdentifier(store)
+        guard let storeID = id.storeIdentity else { return nil }
+        let rootID = id.rootIdentity
         // Few tables (one per store and inheritance tree): a scan beats hashing.
         for index in tables.indices where tables[index].root == rootID && tables[index].store == storeID { return index }
         return nil
