@@ -43,6 +43,8 @@ import Testing
         ("name ==[x] 'a'", 8, "comparison options"),
         ("age > %d", 6, "missing argument for %d"),
         ("(age > 3", 8, "expected )"),
+        ("# == 1", 0, "expected a key after #"),
+        ("pets.@count > %@", 14, "missing argument for %@"),
     ])
     func malformedFormatsNameWhatWasExpectedAndWhere(format: String, position: Int, reason: String) {
         do {
@@ -171,5 +173,24 @@ import Testing
             results += [fetched, filtered]
         }
         for result in results { #expect(result == expected, "\(format)") }
+    }
+}
+
+@Suite struct InvalidFetchPredicateTests {
+    /// §6.9, §6.10: key paths the entity does not have, to-many keys used as scalars and
+    /// collection operators in the wrong place are refused with an error naming them.
+    @Test(arguments: [
+        ("nickname2 == 'x'", "nickname2"),
+        ("pets.name == 'Rex'", "to-many key not allowed"),
+        ("name.@count > 1", "must follow a to-many relationship"),
+        ("pets.@median.weight > 1", "@median"),
+    ])
+    func invalidKeyPathsAreRefusedWithTheirName(format: String, fragment: String) throws {
+        let stack = try TestStack(.sqlite)
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+        request.predicate = NSPredicate(format: format)
+        let error = #expect(throws: CocoaError.self) { try stack.context.fetch(request) }
+        #expect(error?.code == 134091)
+        #expect(error?.message.contains(fragment) == true, "\(error?.message ?? "")")
     }
 }

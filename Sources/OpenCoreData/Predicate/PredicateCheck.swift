@@ -35,9 +35,6 @@ enum PredicateCheck {
         var current: NSEntityDescription? = entity
         let keys = keyPath.split(separator: ".").map(String.init)
         for (index, key) in keys.enumerated() {
-            guard let here = current else {
-                throw invalid("keypath \(keyPath) continues after attribute '\(keys[index - 1])'", predicate)
-            }
             if key.hasPrefix("@") {
                 // A collection operator (`pets.@count`, `pets.@sum.weight`): it must follow a
                 // to-many relationship, and what it aggregates must be a key of the members.
@@ -49,6 +46,9 @@ enum PredicateCheck {
                     _ = try resolve(keyPath: aggregated, from: destination, allowsToMany: false, in: predicate)
                 }
                 return properties
+            }
+            guard let here = current else {
+                throw invalid("keypath \(keyPath) continues after attribute '\(keys[index - 1])'", predicate)
             }
             guard let property = here.layout.propertiesByName[key] else {
                 throw invalid("keypath \(keyPath) not found in entity \(here.name ?? "?")", predicate)

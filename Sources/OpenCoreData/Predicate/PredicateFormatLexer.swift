@@ -48,7 +48,9 @@ struct PredicateFormatLexer {
                 if case .variable("") = kind { throw error("expected a variable name after $", at: start) }
             } else if character == "#" {
                 index += 1
-                kind = .escapedIdentifier(readWord())
+                let name = readWord()
+                if name.isEmpty { throw error("expected a key after #", at: start) }
+                kind = .escapedIdentifier(name)
             } else if character == "%" {
                 guard let next = peek(1) else { throw error("expected a format specifier after %", at: start) }
                 index += 2
