@@ -55,6 +55,6 @@ open class NSCompoundPredicate: NSPredicate, @unchecked Sendable {
     }
 
     private static func operand(_ predicate: NSPredicate) -> String {
-        predicate is NSCompoundPredicate ? "(\(predicate.predicateFormat))" : predicate.predicateFormat
+        predicate.resolved is NSCompoundPredicate ? "(\(predicate.predicateFormat))" : predicate.predicateFormat
     }
 }

@@ -11,7 +11,7 @@ extension NSPredicate {
     /// use `NSPredicate(validatingFormat:_:)` to get the error, with its position, instead.
     /// See `PredicateFormatParser` for what the parser supports so far.
     public convenience init(format predicateFormat: String, _ args: Any?...) {
-        self.init(format: predicateFormat, argumentArray: args.map { $0 as Any })
+        self.init(format: predicateFormat, argumentArray: args.map { $0 ?? NSNull() })
     }
 
     /// A predicate parsed from a format string with its arguments in an array.
@@ -26,7 +26,7 @@ extension NSPredicate {
     /// Parses `predicateFormat`, throwing `PredicateFormatError` (naming what was expected and
     /// at which character) when it is malformed.
     public convenience init(validatingFormat predicateFormat: String, _ args: Any?...) throws {
-        try self.init(validatingFormat: predicateFormat, argumentArray: args.map { $0 as Any })
+        try self.init(validatingFormat: predicateFormat, argumentArray: args.map { $0 ?? NSNull() })
     }
 
     /// Parses `predicateFormat` with its arguments in an array, throwing `PredicateFormatError`.

@@ -85,7 +85,8 @@ open class NSPredicate: @unchecked Sendable, CustomStringConvertible, Equatable 
     var constantTruth: Bool? { constantValue ?? parsedPredicate?.constantTruth }
 
     public static func == (lhs: NSPredicate, rhs: NSPredicate) -> Bool {
-        lhs === rhs || (type(of: lhs) == type(of: rhs) && lhs.predicateFormat == rhs.predicateFormat && !lhs.isBlockPredicate)
+        lhs === rhs || (type(of: lhs.resolved) == type(of: rhs.resolved) && lhs.predicateFormat == rhs.predicateFormat
+                        && !lhs.isBlockPredicate)
     }
 }
 

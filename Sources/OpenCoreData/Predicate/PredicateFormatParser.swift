@@ -16,6 +16,17 @@ struct PredicateFormatParser {
     private var position = 0
     private let arguments: [Any?]
     private var nextArgument = 0
+    /// How deeply NOTs, parentheses and collections nest here; bounded so that no format can
+    /// exhaust the stack.
+    private var depth = 0
+    private static let maximumDepth = 500
+
+    private mutating func enter() throws(PredicateFormatError) {
+        depth += 1
+        if depth > Self.maximumDepth {
+            throw PredicateFormatError(format: format, position: current.position, reason: "the format is nested too deeply")
+        }
+    }
 
     init(format: String, arguments: [Any?]) throws(PredicateFormatError) {
         var lexer = PredicateFormatLexer(format)
@@ -53,6 +64,8 @@ struct PredicateFormatParser {
     private mutating func parseNot() throws(PredicateFormatError) -> NSPredicate {
         if isKeyword("NOT") || isSymbol("!") {
             advance()
+            try enter()
+            defer { depth -= 1 }
             return NSCompoundPredicate(notPredicateWithSubpredicate: try parseNot())
         }
         return try parsePrimary()
@@ -62,6 +75,8 @@ struct PredicateFormatParser {
         if isKeyword("TRUEPREDICATE") { advance(); return NSPredicate(value: true) }
         if isKeyword("FALSEPREDICATE") { advance(); return NSPredicate(value: false) }
         if isSymbol("(") {
+            try enter()
+            defer { depth -= 1 }
             // A parenthesized predicate, unless what follows the group is an operator (then the
             // parentheses held an expression).
             let start = position
@@ -212,7 +227,10 @@ struct PredicateFormatParser {
             case "AND", "OR", "NOT", "BETWEEN", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES",
                  "ANY", "ALL", "NONE", "SOME", "TRUEPREDICATE", "FALSEPREDICATE":
                 throw expected("an expression (escape a key named like a keyword with #)")
-            case "SUBQUERY", "FUNCTION", "CAST":
+            case "CAST":
+                advance()
+                return try parseCast(at: token.position)
+            case "SUBQUERY", "FUNCTION":
                 throw PredicateFormatError(format: format, position: token.position, reason: "\(word) is not supported yet")
             default:
                 advance()
@@ -220,6 +238,8 @@ struct PredicateFormatParser {
             }
         case .symbol("{"):
             advance()
+            try enter()
+            defer { depth -= 1 }
             var elements: [NSExpression] = []
             if !isSymbol("}") {
                 elements.append(try parseExpression())
@@ -233,6 +253,8 @@ struct PredicateFormatParser {
             return NSExpression(forAggregate: elements)
         case .symbol("("):
             advance()
+            try enter()
+            defer { depth -= 1 }
             let inner = try parseExpression()
             guard isSymbol(")") else { throw expected(")") }
             advance()
@@ -246,6 +268,23 @@ struct PredicateFormatParser {
         default:
             throw expected("an expression")
         }
+    }
+
+    /// `CAST(<seconds since 2001>, "NSDate")`, the form dates print in.
+    private mutating func parseCast(at position: Int) throws(PredicateFormatError) -> NSExpression {
+        guard isSymbol("(") else { throw expected("( after CAST") }
+        advance()
+        let value = try parseExpression()
+        guard isSymbol(",") else { throw expected(", in CAST") }
+        advance()
+        guard case .string(let type) = current.kind else { throw expected("a type name string in CAST") }
+        advance()
+        guard isSymbol(")") else { throw expected(")") }
+        advance()
+        guard type == "NSDate", let seconds = ValueComparison.number(value.constantValue)?.double else {
+            throw PredicateFormatError(format: format, position: position, reason: "only CAST(<number>, \"NSDate\") is supported yet")
+        }
+        return NSExpression(forConstantValue: Date(timeIntervalSinceReferenceDate: seconds))
     }
 
     private mutating func continueKeyPath(_ first: String) throws(PredicateFormatError) -> String {
@@ -283,7 +322,7 @@ struct PredicateFormatParser {
         guard nextArgument < arguments.count else {
             throw PredicateFormatError(format: format, position: position, reason: "missing argument for %\(kind)")
         }
-        let argument = arguments[nextArgument]
+        let argument = Self.unwrapped(arguments[nextArgument])
         nextArgument += 1
         switch kind {
         case "K":
@@ -295,7 +334,11 @@ struct PredicateFormatParser {
             }
             switch number {
             case .integer(let value): return NSExpression(forConstantValue: Int(value))
-            case .double(let value): return NSExpression(forConstantValue: Int(value))
+            case .double(let value):
+                guard value.isFinite, let integer = Int(exactly: value.rounded(.towardZero)) else {
+                    throw PredicateFormatError(format: format, position: position, reason: "%\(kind) needs an integer, got \(value)")
+                }
+                return NSExpression(forConstantValue: integer)
             }
         case "f", "e", "g", "a", "A":
             guard let number = ValueComparison.number(argument) else {
@@ -308,6 +351,14 @@ struct PredicateFormatParser {
             if let set = argument as? Set<NSManagedObject> { return NSExpression(forConstantValue: Array(set)) }
             return NSExpression(forConstantValue: argument is NSNull ? nil : argument)
         }
+    }
+
+    /// An argument with any optional hidden inside `Any` unwrapped (`nil` for an empty one).
+    private static func unwrapped(_ argument: Any?) -> Any? {
+        guard let argument else { return nil }
+        let mirror = Mirror(reflecting: argument)
+        guard mirror.displayStyle == .optional else { return argument }
+        return mirror.children.first.map { unwrapped($0.value) } ?? nil
     }
 
     // MARK: Tokens

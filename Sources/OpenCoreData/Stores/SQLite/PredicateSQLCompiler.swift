@@ -43,7 +43,9 @@ struct PredicateSQLCompiler {
             switch compound.compoundPredicateType {
             case .and: return parts.isEmpty ? "1" : "(" + parts.joined(separator: " AND ") + ")"
             case .or: return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
-            case .not: return "NOT (\(parts.first ?? "1"))"
+            // NULL (an unknown comparison, as with a nil value or the average of nothing) counts as
+            // false before it is negated, as in memory.
+            case .not: return "NOT COALESCE((\(parts.first ?? "1")), 0)"
             }
         case let comparison as NSComparisonPredicate:
             return try compile(comparison)
@@ -155,7 +157,19 @@ struct PredicateSQLCompiler {
         let condition = NSComparisonPredicate(leftExpression: memberExpression, rightExpression: comparison.rightExpression,
                                               modifier: .direct, type: comparison.predicateOperatorType, options: comparison.options)
         var inner = PredicateSQLCompiler(schema: schema, mapping: destination, alias: member)
-        let conditionSQL = try inner.compile(condition)
+        let conditionSQL: String
+        let right = comparison.rightExpression
+        if right.expressionType == .keyPath || right.expressionType == .evaluatedObject {
+            // The right-hand key path belongs to the fetched object, not to the member.
+            let memberOperand = try inner.operand(memberExpression, in: comparison)
+            let ownerOperand = try operand(right, in: comparison)
+            guard let symbol = comparison.predicateOperatorType.sqlSymbol else {
+                throw PredicateCheck.invalid("comparing members with a key path using \(comparison.predicateOperatorType.formatName) is not supported by the SQLite store yet", comparison)
+            }
+            conditionSQL = "\(folded(memberOperand.sql, comparison.options)) \(symbol) \(folded(ownerOperand.sql, comparison.options))"
+        } else {
+            conditionSQL = try inner.compile(condition)
+        }
         let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
         arguments += inner.arguments
 
