@@ -105,3 +105,28 @@ import Testing
         for (source, names) in try results(predicate) { #expect(names == ["Cy"], "\(source)") }
     }
 }
+
+@Suite struct PredicatePrintingTests {
+    /// UUIDs, URLs and sets print in a form that parses back and still matches (UUID and URI
+    /// attributes accept their string forms), in SQL and in memory.
+    @Test(arguments: StoreKind.allCases)
+    func uuidURLAndSetConstantsPrintBack(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let id = UUID()
+        _ = stack.insert("Person", ["name": "Ada", "id": id, "website": URL(string: "https://a.example")!])
+        _ = stack.insert("Person", ["name": "Bob", "id": UUID()])
+        try stack.context.save()
+        for predicate in [
+            NSPredicate(format: "id == %@", id),
+            NSPredicate(format: "website == %@", URL(string: "https://a.example")!),
+            NSPredicate(format: "name IN %@", Set(["Ada", "Zed"])),
+        ] {
+            let printed = try NSPredicate(validatingFormat: predicate.predicateFormat)
+            for candidate in [predicate, printed] {
+                let names = try stack.fetch("Person", candidate).map { $0.value(forKey: "name") as! String }
+                #expect(names == ["Ada"], "\(candidate.predicateFormat)")
+                #expect(try stack.fetch("Person").filtered(using: candidate).map { $0.value(forKey: "name") as! String } == ["Ada"])
+            }
+        }
+    }
+}

@@ -27,8 +27,8 @@ extension PrimitiveValue {
             case .stringAttributeType: Self.string(from: value).map { .string($0) }
             case .dateAttributeType: (value as? Date).map { .date($0) }
             case .binaryDataAttributeType: Self.data(from: value).map { .data($0) }
-            case .UUIDAttributeType: (value as? UUID).map { .uuid($0) }
-            case .URIAttributeType: (value as? URL).map { .url($0) }
+            case .UUIDAttributeType: ((value as? UUID) ?? (value as? String).flatMap(UUID.init(uuidString:))).map { .uuid($0) }
+            case .URIAttributeType: ((value as? URL) ?? (value as? String).flatMap { URL(string: $0) }).map { .url($0) }
             case .transformableAttributeType, .undefinedAttributeType, .compositeAttributeType:
                 .transformable(TransformableValue(value: value))
             case .objectIDAttributeType: (value as? NSManagedObjectID).map { .transformable(TransformableValue(value: $0)) }

@@ -205,6 +205,9 @@ enum PredicateFormatting {
         case let bool as Bool: return bool ? "1" : "0"
         case let date as Date: return "CAST(\(date.timeIntervalSinceReferenceDate), \"NSDate\")"
         case let array as [Any]: return "{" + array.map(literal).joined(separator: ", ") + "}"
+        case let set as Set<AnyHashable>: return "{" + set.map { literal($0.base) }.sorted().joined(separator: ", ") + "}"
+        case let uuid as UUID: return literal(uuid.uuidString)
+        case let url as URL: return literal(url.absoluteString)
         case let object as NSManagedObject: return object.objectID.description
         case let number as NSNumber: return number.stringValue
         default: return "\(value!)"

@@ -59,6 +59,12 @@ enum ValueComparison {
         if leftIsNil || rightIsNil { return leftIsNil && rightIsNil }
         if let a = objectID(left), let b = objectID(right) { return a == b }
         if let a = string(left), let b = string(right) { return fold(a, options) == fold(b, options) }
+        if left is UUID || right is UUID, let a = comparableString(left), let b = comparableString(right) {
+            return a.uppercased() == b.uppercased()  // UUID strings are hexadecimal, in either case
+        }
+        if left is URL || right is URL, let a = comparableString(left), let b = comparableString(right) {
+            return a == b
+        }
         if let order = order(left, right, options: options) { return order == .orderedSame }
         if let a = left as? AnyHashable, let b = right as? AnyHashable { return a == b }
         return false
@@ -121,6 +127,16 @@ enum ValueComparison {
         case let value as Substring: String(value)
         case let value as NSString: value as String
         default: nil
+        }
+    }
+
+    /// UUIDs and URLs compared with strings are compared by their string forms (as predicates
+    /// print them).
+    static func comparableString(_ value: Any?) -> String? {
+        switch value {
+        case let uuid as UUID: uuid.uuidString
+        case let url as URL: url.absoluteString
+        default: string(value)
         }
     }
 
