@@ -34,7 +34,16 @@ open class NSEntityDescription: @unchecked Sendable {
     /// The model the entity belongs to.
     public internal(set) weak var managedObjectModel: NSManagedObjectModel?
     /// The entity this one inherits from.
-    public internal(set) weak var superentity: NSEntityDescription?
+    public internal(set) var superentity: NSEntityDescription? {
+        get { superentityAnchor?.entity }
+        set { superentityAnchor = newValue?.anchor }
+    }
+    private weak var superentityAnchor: EntityAnchor?
+
+    /// What other descriptions refer to this entity through, weakly. Weak references to the
+    /// entity itself would give it a side table, which makes every retain and release of it —
+    /// one per object and per object ID — take the slow path.
+    private(set) lazy var anchor = EntityAnchor(self)
 
     /// Where `@Managed` properties find their slots.
     @usableFromInline let managedPropertyCache = ManagedPropertyCache()
@@ -244,4 +253,12 @@ extension NSEntityDescription: CustomStringConvertible {
 extension NSEntityDescription: Hashable {
     public static func == (lhs: NSEntityDescription, rhs: NSEntityDescription) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+/// Stands for an entity in weak references (see `NSEntityDescription.anchor`). Owned only by its
+/// entity, so it lives exactly as long as the entity: while it can be reached, so can the entity.
+final class EntityAnchor: @unchecked Sendable {
+    // @unchecked Sendable: immutable.
+    unowned(unsafe) let entity: NSEntityDescription
+    init(_ entity: NSEntityDescription) { self.entity = entity }
 }

@@ -23,7 +23,11 @@ open class NSPropertyDescription: @unchecked Sendable {
     public var renamingIdentifier: String? = nil
 
     /// The entity this property is declared on (not inherited into).
-    public internal(set) weak var entity: NSEntityDescription?
+    public internal(set) var entity: NSEntityDescription? {
+        get { entityAnchor?.entity }
+        set { entityAnchor = newValue?.anchor }
+    }
+    private weak var entityAnchor: EntityAnchor?
 
     public init(name: String = "") {
         self.name = name

@@ -24,7 +24,14 @@ public enum NSDeleteRule: UInt, Sendable {
 /// ```
 open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable {
     /// The entity at the other end.
-    public weak var destinationEntity: NSEntityDescription? { didSet { checkEditable("destinationEntity") } }
+    public var destinationEntity: NSEntityDescription? {
+        get { destinationAnchor?.entity }
+        set {
+            destinationAnchor = newValue?.anchor
+            checkEditable("destinationEntity")
+        }
+    }
+    private weak var destinationAnchor: EntityAnchor?
     /// The relationship on the destination entity that points back here.
     public weak var inverseRelationship: NSRelationshipDescription? { didSet { checkEditable("inverseRelationship") } }
     /// Minimum number of destination objects (to-many); 0 means no minimum.
