@@ -33,7 +33,16 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
     }
     private weak var destinationAnchor: EntityAnchor?
     /// The relationship on the destination entity that points back here.
-    public weak var inverseRelationship: NSRelationshipDescription? { didSet { checkEditable("inverseRelationship") } }
+    public var inverseRelationship: NSRelationshipDescription? {
+        get { inverseAnchor?.relationship }
+        set {
+            inverseAnchor = newValue?.anchor
+            checkEditable("inverseRelationship")
+        }
+    }
+    private weak var inverseAnchor: RelationshipAnchor?
+    /// What other relationships refer to this one through, weakly (see `EntityAnchor`).
+    private(set) lazy var anchor = RelationshipAnchor(self)
     /// Minimum number of destination objects (to-many); 0 means no minimum.
     public var minCount: Int = 0 { didSet { checkEditable("minCount") } }
     /// Maximum number of destination objects; 1 makes a to-one relationship, 0 means no maximum.
@@ -62,4 +71,12 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
 
     /// Storage index among the relationships of an object of the source entity. Set at freeze.
     var relationshipSlot = -1
+}
+
+/// Stands for a relationship in weak references, so that the relationship itself has no side
+/// table (see `EntityAnchor`).
+final class RelationshipAnchor: @unchecked Sendable {
+    // @unchecked Sendable: immutable.
+    unowned(unsafe) let relationship: NSRelationshipDescription
+    init(_ relationship: NSRelationshipDescription) { self.relationship = relationship }
 }
