@@ -413,3 +413,22 @@ import Testing
         #expect(stray.objectIDs(forRelationshipNamed: "owner").isEmpty)
     }
 }
+
+@Suite struct RelationshipLoadFailureTests {
+    /// A to-many that cannot be read from the store is not taken as empty: the object then fails
+    /// validation (1550, naming the relationship), so no save writes a membership never read.
+    @Test func aToManyThatCannotBeLoadedBlocksTheSave() throws {
+        let stack = try TestStack(.sqlite)
+        let club = stack.insert("Club", ["name": "Chess"])
+        club.mutableSetValue(forKey: "members").add(stack.insert("Person", ["name": "Ada"]))
+        try stack.context.save()
+        try stack.reopen()
+        let fetched = try #require(try stack.fetch("Club").first)
+        // The store goes away before the relationship is read.
+        for store in stack.coordinator.persistentStores { try stack.coordinator.remove(store) }
+        _ = fetched.value(forKey: "members")
+        let error = #expect(throws: CocoaError.self) { try fetched.validateForUpdate() }
+        #expect(error?.code == 1550)
+        #expect(error?.userInfo[NSValidationKeyErrorKey] as? String == "members")
+    }
+}

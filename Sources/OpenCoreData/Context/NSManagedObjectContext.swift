@@ -289,8 +289,19 @@ open class NSManagedObjectContext: @unchecked Sendable {
         let byStore = Dictionary(grouping: pending.filter { !$0.objectID.isTemporaryID }) { ObjectIdentifier($0.objectID.persistentStore!) }
         for group in byStore.values {
             guard let store = group.first?.objectID.persistentStore else { continue }
-            let related = (try? store.relatedSnapshots(of: group.map(\.objectID), through: relationship)) ?? [:]
+            let related: [NSManagedObjectID: [RowSnapshot]]
+            do {
+                related = try store.relatedSnapshots(of: group.map(\.objectID), through: relationship)
+            } catch {
+                // Left unloaded (a later access tries again), and recorded, so that no save
+                // writes a membership that was never read.
+                for object in group {
+                    object.rejectedValues[relationship.name] = "the relationship could not be loaded from the store: \(error)"
+                }
+                continue
+            }
             for object in group {
+                if !object.rejectedValues.isEmpty { object.rejectedValues[relationship.name] = nil }
                 let members = (related[object.objectID] ?? []).map { self.object(for: $0) }
                 object.installToMany(relationship, members: members)
             }
