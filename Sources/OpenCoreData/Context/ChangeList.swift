@@ -40,11 +40,6 @@ struct ChangeList {
         candidates.append(object)
     }
 
-    /// Whether `object` is a member.
-    func contains(_ object: NSManagedObject) -> Bool {
-        object.state.contains(kind.listedFlag) && kind.includes(object.state)
-    }
-
     /// The members, in the order they were added.
     var members: [NSManagedObject] { candidates.filter { kind.includes($0.state) } }
 
