@@ -20,15 +20,6 @@ final class FaultBatch {
         let batch = index / batchSize
         guard loadedBatches.insert(batch).inserted else { return }
         let range = (batch * batchSize)..<min((batch + 1) * batchSize, objectIDs.count)
-        let ids = Array(objectIDs[range])
-        let byStore = Dictionary(grouping: ids.filter { $0.persistentStore != nil }) { ObjectIdentifier($0.persistentStore!) }
-        for group in byStore.values {
-            guard let store = group.first?.persistentStore, let snapshots = try? store.snapshots(for: group) else { continue }
-            for snapshot in snapshots {
-                if let object = context.registeredObject(for: snapshot.objectID), object.isFault, object.snapshot == nil {
-                    object.snapshot = snapshot
-                }
-            }
-        }
+        context.prefetchRows(for: Array(objectIDs[range]))
     }
 }

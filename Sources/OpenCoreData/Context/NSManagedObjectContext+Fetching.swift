@@ -164,8 +164,9 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// Brings the rows of unloaded faults among `ids` in with one query per store.
-    private func prefetchRows(for ids: [NSManagedObjectID]) {
+    /// Brings the rows of unloaded faults among `ids` in with one query per store (prefetching,
+    /// batched fetches).
+    func prefetchRows(for ids: [NSManagedObjectID]) {
         let missing = ids.filter { id in
             guard let object = registry[id] else { return true }
             return object.isFault && object.snapshot == nil
