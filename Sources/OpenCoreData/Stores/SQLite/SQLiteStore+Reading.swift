@@ -16,12 +16,14 @@ extension SQLiteStore {
             let alias = PredicateSQLCompiler.rootAlias
 
             let columns: String
+            var dictionaryOperands: [PredicateSQLCompiler.Operand] = []
             switch fetch.result {
             case .snapshots: columns = schema.selectList(of: mapping.table, alias: alias)
             case .objectIDs: columns = "\(alias).Z_PK, \(alias).Z_ENT"
             case .count: columns = "\(alias).Z_PK"
             case .dictionaries(let keys):
-                columns = try keys.map { try compiler.keyPathOperand($0, in: nil).sql }.joined(separator: ", ")
+                dictionaryOperands = try keys.map { try compiler.keyPathOperand($0, in: nil) }
+                columns = dictionaryOperands.map(\.sql).joined(separator: ", ")
             }
             var sql = "SELECT \(fetch.returnsDistinctResults ? "DISTINCT " : "")\(columns) FROM \(mapping.table.name) \(alias)"
             if !compiler.joins.isEmpty { sql += " " + compiler.joins.joined(separator: " ") }
@@ -50,7 +52,7 @@ extension SQLiteStore {
                 _ = try statement.step()
                 return .count(Int(statement.int64(at: 0)))
             case .dictionaries(let keys):
-                return .dictionaries(try readDictionaries(statement, keys: keys, mapping: mapping))
+                return .dictionaries(try readDictionaries(statement, keys: keys, operands: dictionaryOperands, mapping: mapping))
             }
         }
     }
@@ -101,9 +103,8 @@ extension SQLiteStore {
         return RowSnapshot(objectID: id, version: statement.int64(at: offset + 2), values: values, toOne: toOne)
     }
 
-    private func readDictionaries(_ statement: SQLiteStatement, keys: [String], mapping: SQLiteSchema.EntityMapping) throws -> [[String: Any]] {
-        var compiler = PredicateSQLCompiler(schema: schema, mapping: mapping)
-        let operands = try keys.map { try compiler.keyPathOperand($0, in: nil) }
+    private func readDictionaries(_ statement: SQLiteStatement, keys: [String], operands: [PredicateSQLCompiler.Operand],
+                                  mapping: SQLiteSchema.EntityMapping) throws -> [[String: Any]] {
         var result: [[String: Any]] = []
         while try statement.step() {
             var dictionary: [String: Any] = [:]
