@@ -70,6 +70,29 @@ public final class NSFetchRequest<ResultType> {
     public init(entityName: String) {
         self.entityName = entityName
     }
+
+    /// A new request with the same settings (Core Data's `copy()`); the predicate and sort
+    /// descriptors are shared, as they are immutable in use.
+    public func copy() -> NSFetchRequest<ResultType> {
+        let copy = NSFetchRequest<ResultType>()
+        copy.entityName = entityName
+        copy.entity = entity
+        copy.predicate = predicate
+        copy.sortDescriptors = sortDescriptors
+        copy.fetchLimit = fetchLimit
+        copy.fetchOffset = fetchOffset
+        copy.fetchBatchSize = fetchBatchSize
+        copy.resultType = resultType
+        copy.includesSubentities = includesSubentities
+        copy.includesPendingChanges = includesPendingChanges
+        copy.returnsObjectsAsFaults = returnsObjectsAsFaults
+        copy.includesPropertyValues = includesPropertyValues
+        copy.propertiesToFetch = propertiesToFetch
+        copy.returnsDistinctResults = returnsDistinctResults
+        copy.relationshipKeyPathsForPrefetching = relationshipKeyPathsForPrefetching
+        copy.shouldRefreshRefetchedObjects = shouldRefreshRefetchedObjects
+        return copy
+    }
 }
 
 extension NSFetchRequest where ResultType: NSManagedObject {

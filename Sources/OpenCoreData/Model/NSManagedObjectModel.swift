@@ -21,6 +21,9 @@ open class NSManagedObjectModel: @unchecked Sendable {
     /// Identifiers of this model version (`NSStoreModelVersionIdentifiers` in store metadata).
     public var versionIdentifiers: Set<AnyHashable> = []
 
+    /// Named fetch requests (see NSManagedObjectModel+FetchRequestTemplates.swift).
+    var fetchRequestTemplates: [String: NSFetchRequest<NSFetchRequestResult>] = [:]
+
     public init() {}
 
     /// Every entity of the model, sub-entities included.
