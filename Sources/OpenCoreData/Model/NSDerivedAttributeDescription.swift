@@ -16,4 +16,9 @@ open class NSDerivedAttributeDescription: NSAttributeDescription, @unchecked Sen
     public var derivationExpression: NSExpression? {
         didSet { checkEditable("derivationExpression") }
     }
+
+    /// The expression as the model file wrote it. Kept when `derivationExpression` is nil
+    /// because the expression uses syntax the parser does not support yet (functions such as
+    /// `now()` or `canonical:`).
+    public var derivationExpressionFormat: String?
 }

@@ -28,6 +28,10 @@ open class NSEntityDescription: @unchecked Sendable {
     /// Groups of property names whose values must be unique together, as `[["email"], ["first", "last"]]`.
     /// Elements may be names or property descriptions, as in Core Data.
     public var uniquenessConstraints: [[Any]] = [] { didSet { checkEditable("uniquenessConstraints") } }
+    /// Old-style compound indexes: each an array of property names or descriptions. Deprecated
+    /// in Core Data in favour of `indexes`; kept because older Xcode models declare them.
+    /// Difference from Core Data: the SQLite store does not create indexes for them yet.
+    public var compoundIndexes: [[Any]] = [] { didSet { checkEditable("compoundIndexes") } }
     /// Fetch indexes (compound indexes) the store creates for this entity.
     public var indexes: [NSFetchIndexDescription] = [] { didSet { checkEditable("indexes") } }
 

@@ -41,6 +41,13 @@ struct PredicateFormatParser {
         return predicate
     }
 
+    /// Parses the whole format as one expression (a derivation expression, for example).
+    mutating func parseStandaloneExpression() throws(PredicateFormatError) -> NSExpression {
+        let expression = try parseExpression()
+        guard case .end = current.kind else { throw expected("the end of the expression") }
+        return expression
+    }
+
     // MARK: Predicates
 
     private mutating func parseOr() throws(PredicateFormatError) -> NSPredicate {

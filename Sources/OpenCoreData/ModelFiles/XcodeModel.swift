@@ -1,0 +1,74 @@
+import Foundation
+
+/// Xcode's model files: a `.xcdatamodeld` bundle of versions, or one `.xcdatamodel` folder
+/// with its `contents` XML.
+///
+/// Which version of a bundle is loaded: the one `.xccurrentversion` names
+/// (`_XCCurrentVersionName`); when that file is missing, empty or names no version, the only
+/// version, or else the newest, meaning the last in numeric-aware name order
+/// ("Model 10" after "Model 9", "Model.V2" after "Model").
+enum XcodeModel {
+    /// The version folders of a `.xcdatamodeld` bundle, oldest first (numeric-aware name order).
+    static func versions(in bundle: URL) throws -> [URL] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: bundle.path)
+        } catch {
+            throw ModelFileError(file: bundle, reason: "the model bundle cannot be read (\(error.localizedDescription))")
+        }
+        return names.filter { $0.hasSuffix(".xcdatamodel") }
+            .sorted { $0.compare($1, options: [.numeric]) == .orderedAscending }
+            .map { bundle.appendingPathComponent($0) }
+    }
+
+    /// The version `.xccurrentversion` names, or nil when it names none.
+    static func declaredCurrentVersion(in bundle: URL) throws -> String? {
+        let file = bundle.appendingPathComponent(".xccurrentversion")
+        guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
+        let plist: Any
+        do {
+            plist = try PropertyListSerialization.propertyList(from: data, format: nil)
+        } catch {
+            throw ModelFileError(file: file, reason: "the file is not a property list")
+        }
+        guard let name = (plist as? [String: Any])?["_XCCurrentVersionName"] as? String, !name.isEmpty else { return nil }
+        return name
+    }
+
+    /// The version loaded from `bundle` (see the type's documentation for the rule).
+    static func currentVersion(in bundle: URL) throws -> URL {
+        let versions = try versions(in: bundle)
+        if let declared = try declaredCurrentVersion(in: bundle) {
+            guard let version = versions.first(where: { $0.lastPathComponent == declared }) else {
+                throw ModelFileError(file: bundle.appendingPathComponent(".xccurrentversion"),
+                                     reason: "the current version \"\(declared)\" is not in the bundle")
+            }
+            return version
+        }
+        guard let newest = versions.last else {
+            throw ModelFileError(file: bundle, reason: "the model bundle holds no .xcdatamodel version")
+        }
+        return newest
+    }
+
+    /// Loads a `.xcdatamodeld` bundle (its current version) or a `.xcdatamodel` folder.
+    static func load(at url: URL, into model: NSManagedObjectModel) throws {
+        let version = url.pathExtension == "xcdatamodeld" ? try currentVersion(in: url) : url
+        try loadVersion(at: version, into: model)
+    }
+
+    /// Loads one `.xcdatamodel` folder.
+    static func loadVersion(at version: URL, into model: NSManagedObjectModel) throws {
+        let contents = version.appendingPathComponent("contents")
+        guard let data = FileManager.default.contents(atPath: contents.path) else {
+            if FileManager.default.fileExists(atPath: version.appendingPathComponent("elements").path) {
+                throw ModelFileError(file: version, reason: "the model is in the binary format of Xcode 3 and earlier, "
+                                     + "which cannot be read; open it in Xcode 4 or later and save it again")
+            }
+            throw ModelFileError(file: contents, reason: "the model has no contents file")
+        }
+        let root = try XMLElementTree.parse(data, file: contents)
+        var decoder = XcodeModelDecoder(file: contents)
+        try decoder.decode(root, into: model)
+    }
+}

@@ -1,0 +1,306 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import Testing
+@testable import OpenCoreData
+
+/// Loading Xcode's `.xcdatamodeld` / `.xcdatamodel` files, checked against every model of the
+/// corpus: what the loader builds must be what the XML says, read here independently.
+@Suite struct XcodeModelTests {
+    /// Every `.xcdatamodel` version folder of the corpus.
+    static let versionFolders = Corpus.files(under: "models", suffix: ".xcdatamodel")
+
+    @Test func theCorpusHasModels() {
+        #expect(Self.versionFolders.count >= 60)
+    }
+
+    @Test(arguments: versionFolders)
+    func everyCorpusModelLoadsAsItsXMLSays(_ folder: URL) throws {
+        let model = try NSManagedObjectModel(validatingContentsOf: folder)
+        let document = try XMLDocument(contentsOf: folder.appendingPathComponent("contents"), options: [])
+        let entityNodes = try document.nodes(forXPath: "/model/entity").compactMap { $0 as? XMLElement }
+        #expect(Set(model.entitiesByName.keys) == Set(entityNodes.map { $0.attributeValue("name") }))
+        #expect(model.entities.count == entityNodes.count)
+        for node in entityNodes {
+            let entity = try #require(model.entitiesByName[node.attributeValue("name")])
+            try checkEntity(entity, against: node, in: model)
+        }
+        if let identifier = document.rootElement()?.attribute(forName: "userDefinedModelVersionIdentifier")?.stringValue {
+            #expect(model.versionIdentifiers == [identifier])
+        }
+        let configurations = try document.nodes(forXPath: "/model/configuration").compactMap { $0 as? XMLElement }
+        for configuration in configurations {
+            let members = try configuration.nodes(forXPath: "memberEntity").compactMap { ($0 as? XMLElement)?.attributeValue("name") }
+            #expect(model.entities(forConfigurationName: configuration.attributeValue("name"))?.compactMap(\.name) == members)
+        }
+        let templates = try document.nodes(forXPath: "/model/fetchRequest").compactMap { $0 as? XMLElement }
+        for template in templates {
+            let request = try #require(model.fetchRequestTemplate(forName: template.attributeValue("name")))
+            #expect(request.entityName == template.attributeValue("entity"))
+            #expect((request.predicate == nil) == (template.attribute(forName: "predicateString") == nil))
+        }
+    }
+
+    private func checkEntity(_ entity: NSEntityDescription, against node: XMLElement, in model: NSManagedObjectModel) throws {
+        let name = node.attributeValue("name")
+        #expect(entity.superentity?.name == node.attribute(forName: "parentEntity")?.stringValue, "\(name)")
+        #expect(entity.isAbstract == (node.attributeValue("isAbstract") == "YES"), "\(name)")
+        #expect(entity.managedObjectClassName == node.attribute(forName: "representedClassName")?.stringValue ?? "NSManagedObject")
+        let propertyNodes = (node.children ?? []).compactMap { $0 as? XMLElement }
+            .filter { ["attribute", "relationship", "fetchedProperty"].contains($0.name) }
+        #expect(entity.properties.map(\.name) == propertyNodes.map { $0.attributeValue("name") }, "\(name)")
+        for property in propertyNodes {
+            let described = try #require(entity.propertiesByName[property.attributeValue("name")])
+            let label = "\(name).\(described.name)"
+            #expect(described.isOptional == (property.attributeValue("optional") == "YES"), "\(label)")
+            #expect(described.isTransient == (property.attributeValue("transient") == "YES"), "\(label)")
+            switch property.name {
+            case "attribute":
+                let attribute = try #require(described as? NSAttributeDescription, "\(label)")
+                #expect(attribute.attributeType.modelName == property.attributeValue("attributeType"), "\(label)")
+                #expect(attribute.valueTransformerName == property.attribute(forName: "valueTransformerName")?.stringValue)
+            case "relationship":
+                let relationship = try #require(described as? NSRelationshipDescription, "\(label)")
+                #expect(relationship.destinationEntity?.name == property.attributeValue("destinationEntity"), "\(label)")
+                #expect(relationship.inverseRelationship?.name == property.attribute(forName: "inverseName")?.stringValue, "\(label)")
+                #expect(relationship.inverseRelationship?.entity?.name == property.attribute(forName: "inverseEntity")?.stringValue,
+                        "\(label)")
+                #expect(relationship.isToMany == (property.attributeValue("toMany") == "YES"), "\(label)")
+                #expect(relationship.isOrdered == (property.attributeValue("ordered") == "YES"), "\(label)")
+                let rules = ["Nullify": NSDeleteRule.nullifyDeleteRule, "Cascade": .cascadeDeleteRule,
+                             "Deny": .denyDeleteRule, "No Action": .noActionDeleteRule]
+                #expect(relationship.deleteRule == rules[property.attributeValue("deletionRule")], "\(label)")
+            default:
+                let fetched = try #require(described as? NSFetchedPropertyDescription, "\(label)")
+                #expect(fetched.fetchRequest?.entityName != nil, "\(label)")
+            }
+        }
+        let constraints = try node.nodes(forXPath: "uniquenessConstraints/uniquenessConstraint").map { constraint in
+            try constraint.nodes(forXPath: "constraint").compactMap { ($0 as? XMLElement)?.attributeValue("value") }
+        }
+        #expect(entity.uniquenessConstraints.map { $0.compactMap { $0 as? String } } == constraints, "\(name)")
+        let indexes = try node.nodes(forXPath: "fetchIndex").compactMap { ($0 as? XMLElement)?.attributeValue("name") }
+        #expect(entity.indexes.map(\.name) == indexes, "\(name)")
+    }
+
+    // MARK: Bundles and versions
+
+    @Test func aBundleLoadsTheVersionItsCurrentVersionFileNames() throws {
+        // CoreDataPlus names its oldest version current (COREDATA-FORMAT.md §7).
+        let bundle = Corpus.root.appendingPathComponent("models/alemar11__CoreDataPlus/Tests__Resources__SampleModel__SampleModel.xcdatamodeld")
+        #expect(try XcodeModel.currentVersion(in: bundle).lastPathComponent == "SampleModel.xcdatamodel")
+        let model = try NSManagedObjectModel(validatingContentsOf: bundle)
+        let version = try NSManagedObjectModel(validatingContentsOf: bundle.appendingPathComponent("SampleModel.xcdatamodel"))
+        #expect(Set(model.entitiesByName.keys) == Set(version.entitiesByName.keys))
+    }
+
+    @Test func withoutACurrentVersionTheNewestByNumberIsLoaded() throws {
+        let directory = TemporaryDirectory()
+        let bundle = directory.file("Journal.xcdatamodeld")
+        for (index, entity) in ["One", "Two", "Ten"].enumerated() {
+            let number = [1, 9, 10][index]
+            let version = bundle.appendingPathComponent("Journal \(number).xcdatamodel")
+            try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+            try Self.minimalModel(entity: entity).write(to: version.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        }
+        #expect(try NSManagedObjectModel(validatingContentsOf: bundle).entities.map(\.name) == ["Ten"])
+        // An empty .xccurrentversion (CoreStore's EvolutionDemo has one) counts as missing.
+        try "<?xml version=\"1.0\"?><plist version=\"1.0\"><dict/></plist>"
+            .write(to: bundle.appendingPathComponent(".xccurrentversion"), atomically: true, encoding: .utf8)
+        #expect(try NSManagedObjectModel(validatingContentsOf: bundle).entities.map(\.name) == ["Ten"])
+    }
+
+    @Test func everyBundleOfTheCorpusLoads() throws {
+        for bundle in Corpus.files(under: "models", suffix: ".xcdatamodeld") {
+            let model = try NSManagedObjectModel(validatingContentsOf: bundle)
+            #expect(!model.entities.isEmpty, "\(bundle.lastPathComponent)")
+        }
+    }
+
+    @Test func aCorpusModelWorksThroughAStore() throws {
+        // objc.io's Moody: an abstract parent entity, a transformable, a required to-many.
+        let folder = Corpus.root.appendingPathComponent("models/objcio__core-data/Moody__MoodyModel__Moody.xcdatamodeld")
+        let model = try NSManagedObjectModel(validatingContentsOf: folder)
+        try model.validate()
+        let directory = TemporaryDirectory()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
+                                               at: directory.file("Moody.sqlite"), options: nil)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            let country = NSEntityDescription.insertNewObject(forEntityName: "Country", into: context)
+            country.setValue(Int16(276), forKey: "numericISO3166Code")
+            country.setValue(Date(), forKey: "updatedAt")
+            let mood = NSEntityDescription.insertNewObject(forEntityName: "Mood", into: context)
+            mood.setValue(Date(timeIntervalSinceReferenceDate: 1000), forKey: "date")
+            mood.setValue(country, forKey: "country")
+            try context.save()
+        }
+        let reopened = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(validatingContentsOf: folder))
+        _ = try reopened.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
+                                            at: directory.file("Moody.sqlite"), options: nil)
+        let readContext = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        readContext.persistentStoreCoordinator = reopened
+        let (codes, moodDates) = try readContext.performAndWait {
+            let countries = try readContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Region"))
+            return (countries.map { $0.value(forKey: "numericISO3166Code") as? NSNumber },
+                    countries.flatMap { ($0.value(forKey: "moods") as? Set<NSManagedObject> ?? []).map { $0.value(forKey: "date") as? Date } })
+        }
+        #expect(codes == [276])
+        #expect(moodDates == [Date(timeIntervalSinceReferenceDate: 1000)])
+    }
+
+    // MARK: Values
+
+    @Test func defaultsBoundsAndFlagsAreRead() throws {
+        let xml = """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" userDefinedModelVersionIdentifier="">
+            <entity name="Item" representedClassName="Item" versionHashModifier="v2" elementID="OldItem">
+                <attribute name="count" attributeType="Integer 16" minValueString="1" maxValueString="9" defaultValueString="3"/>
+                <attribute name="price" optional="YES" attributeType="Decimal" defaultValueString="1.25"/>
+                <attribute name="done" attributeType="Boolean" defaultValueString="YES" usesScalarValueType="YES"/>
+                <attribute name="due" attributeType="Date" defaultDateTimeInterval="600000000"/>
+                <attribute name="code" attributeType="String" minValueString="2" regularExpressionString="[A-Z]+"/>
+                <attribute name="blob" optional="YES" attributeType="Binary" allowsExternalBinaryDataStorage="YES"/>
+                <attribute name="colors" optional="YES" attributeType="Transformable" valueTransformerName="ColorTransformer" customClassName="[String]"/>
+                <attribute name="scratch" optional="YES" transient="YES" attributeType="String" indexed="YES"/>
+                <attribute name="total" optional="YES" attributeType="Integer 64" derived="YES" derivationExpression="parts.@count"/>
+                <relationship name="parts" toMany="YES" minCount="1" maxCount="5" deletionRule="Cascade" destinationEntity="Part" inverseName="item" inverseEntity="Part"/>
+                <fetchedProperty name="bigParts" optional="YES">
+                    <fetchRequest name="fetchedPropertyFetchRequest" entity="Part" predicateString="size &gt; 10"/>
+                </fetchedProperty>
+                <userInfo><entry key="owner" value="me"/></userInfo>
+            </entity>
+            <entity name="Part">
+                <relationship name="item" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Item" inverseName="parts" inverseEntity="Item"/>
+                <attribute name="size" attributeType="Integer 32" defaultValueString="0"/>
+            </entity>
+            <fetchRequest name="ItemsDueBefore" entity="Item" predicateString="due &lt; $DATE" fetchLimit="10"/>
+        </model>
+        """
+        let model = try Self.load(xml)
+        #expect(model.versionIdentifiers == [""])
+        let item = try #require(model.entitiesByName["Item"])
+        #expect(item.versionHashModifier == "v2")
+        #expect(item.renamingIdentifier == "OldItem")
+        #expect(item.userInfo?["owner"] as? String == "me")
+        let attributes = item.attributesByName
+        #expect(attributes["count"]?.defaultValue as? NSNumber == 3)
+        #expect(attributes["count"]?.minValue as? NSNumber == 1)
+        #expect(attributes["count"]?.maxValue as? NSNumber == 9)
+        #expect(attributes["count"]?.isOptional == false)
+        #expect(attributes["price"]?.defaultValue as? Decimal == Decimal(string: "1.25"))
+        #expect(attributes["done"]?.defaultValue as? NSNumber == true)
+        #expect(attributes["due"]?.defaultValue as? Date == Date(timeIntervalSinceReferenceDate: 600_000_000))
+        #expect(attributes["code"]?.minValue as? NSNumber == 2)
+        #expect(attributes["code"]?.regularExpression == "[A-Z]+")
+        #expect(attributes["blob"]?.allowsExternalBinaryDataStorage == true)
+        #expect(attributes["colors"]?.valueTransformerName == "ColorTransformer")
+        #expect(attributes["colors"]?.attributeValueClassName == "[String]")
+        #expect(attributes["scratch"]?.isTransient == true)
+        #expect(attributes["scratch"]?.isIndexed == true)
+        let total = try #require(attributes["total"] as? NSDerivedAttributeDescription)
+        #expect(total.derivationExpression?.keyPath == "parts.@count")
+        let parts = try #require(item.relationshipsByName["parts"])
+        #expect(parts.minCount == 1 && parts.maxCount == 5 && parts.deleteRule == .cascadeDeleteRule)
+        #expect(parts.inverseRelationship === model.entitiesByName["Part"]?.relationshipsByName["item"])
+        let bigParts = try #require(item.propertiesByName["bigParts"] as? NSFetchedPropertyDescription)
+        #expect(bigParts.fetchRequest?.predicate?.predicateFormat == "size > 10")
+        let request = try #require(model.fetchRequestFromTemplate(withName: "ItemsDueBefore",
+                                                                  substitutionVariables: ["DATE": Date(timeIntervalSinceReferenceDate: 0)]))
+        #expect(request.fetchLimit == 10)
+        #expect(request.predicate?.evaluate(with: ["due": Date(timeIntervalSinceReferenceDate: -5)]) == true)
+        #expect(request.predicate?.evaluate(with: ["due": Date(timeIntervalSinceReferenceDate: 5)]) == false)
+    }
+
+    // MARK: Bad input
+
+    @Test func aMissingDestinationEntityNamesTheRelationshipAndLine() throws {
+        let xml = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel">
+            <entity name="Person">
+                <relationship name="pets" toMany="YES" deletionRule="Nullify" destinationEntity="Pet"/>
+            </entity>
+        </model>
+        """
+        let error = try #require(throws: ModelFileError.self) { try Self.load(xml) }
+        #expect(error.line == 4)
+        #expect(error.element == "Person.pets")
+        #expect(error.reason == "the destination entity \"Pet\" is not in the model")
+    }
+
+    @Test func anUnknownAttributeTypeIsNamed() throws {
+        let xml = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <model>
+            <entity name="Person">
+                <attribute name="age" attributeType="Integer 128"/>
+            </entity>
+        </model>
+        """
+        let error = try #require(throws: ModelFileError.self) { try Self.load(xml) }
+        #expect(error.line == 4)
+        #expect(error.element == "Person.age")
+        #expect(error.reason == "unknown attribute type \"Integer 128\"")
+    }
+
+    @Test func malformedXMLNamesTheLine() throws {
+        let xml = "<?xml version=\"1.0\"?>\n<model>\n<entity name=\"A\">\n</model>\n"
+        let error = try #require(throws: ModelFileError.self) { try Self.load(xml) }
+        #expect(error.line != nil)
+        #expect(error.reason.hasPrefix("the XML is not well formed"))
+    }
+
+    @Test func badReferencesAndValuesAreNamed() throws {
+        let cases: [(body: String, element: String, reason: String)] = [
+            ("<entity name=\"A\" parentEntity=\"B\"/>", "entity A", "the parent entity \"B\" is not in the model"),
+            ("<entity name=\"A\"/><entity name=\"A\"/>", "entity A", "a second entity has this name"),
+            ("<entity name=\"A\"><attribute name=\"n\" attributeType=\"Integer 16\" defaultValueString=\"ten\"/></entity>",
+             "A.n", "defaultValueString \"ten\" is not a valid Integer 16 value"),
+            ("<entity name=\"A\"><relationship name=\"r\" maxCount=\"1\" deletionRule=\"Explode\" destinationEntity=\"A\"/></entity>",
+             "A.r", "unknown deletion rule \"Explode\""),
+            ("<entity name=\"A\"><relationship name=\"r\" maxCount=\"1\" deletionRule=\"Nullify\" destinationEntity=\"A\" inverseName=\"x\" inverseEntity=\"A\"/></entity>",
+             "A.r", "the inverse relationship \"x\" is not a relationship of A"),
+            ("<entity name=\"A\"/><fetchRequest name=\"f\" entity=\"A\" predicateString=\"a ==\"/>",
+             "fetch request f", "its predicate cannot be read: Unable to parse the format string \"a ==\": expected an expression, found the end of the format at character 4"),
+        ]
+        for (body, element, reason) in cases {
+            let error = try #require(throws: ModelFileError.self) { try Self.load("<model>\(body)</model>") }
+            #expect(error.element == element, "\(body)")
+            #expect(error.reason == reason, "\(body)")
+        }
+    }
+
+    @Test func anOldBinaryModelIsRefusedClearly() throws {
+        let directory = TemporaryDirectory()
+        let version = directory.file("Old.xcdatamodel")
+        try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+        try Data([0x62, 0x70, 0x6c, 0x69, 0x73, 0x74]).write(to: version.appendingPathComponent("elements"))
+        let error = try #require(throws: ModelFileError.self) { try NSManagedObjectModel(validatingContentsOf: version) }
+        #expect(error.reason.contains("binary format of Xcode 3"))
+        #expect(NSManagedObjectModel(contentsOf: version) == nil)
+        #expect(NSManagedObjectModel(contentsOf: directory.file("Missing.xcdatamodeld")) == nil)
+    }
+
+    // MARK: Helpers
+
+    static func minimalModel(entity: String) -> String {
+        "<?xml version=\"1.0\"?><model><entity name=\"\(entity)\"><attribute name=\"a\" optional=\"YES\" attributeType=\"String\"/></entity></model>"
+    }
+
+    static func load(_ xml: String) throws -> NSManagedObjectModel {
+        let directory = TemporaryDirectory()
+        let version = directory.file("Test.xcdatamodel")
+        try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+        try xml.write(to: version.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        return try NSManagedObjectModel(validatingContentsOf: version)
+    }
+}
+
+private extension XMLElement {
+    func attributeValue(_ name: String) -> String { attribute(forName: name)?.stringValue ?? "" }
+}
