@@ -15,17 +15,21 @@ struct StoreCompatibility {
 
     func check() throws {
         let stored = try storedEntities()
+        var matchedNames = Set<String>()
         for entity in schema.orderedEntities {
             let name = entity.name ?? ""
-            guard let number = stored[name] else {
+            // Core Data's migrations keep an entity's old name in Z_PRIMARYKEY when it was
+            // renamed through its renaming identifier (CoreDataPlus SampleModel_V2.sqlite).
+            guard let storedName = [name, entity.renamingIdentifier].compactMap({ $0 }).first(where: { stored[$0] != nil }),
+                  let number = stored[storedName] else {
                 throw incompatible(entity: name, "the model has entity '\(name)', which the store does not have")
             }
+            matchedNames.insert(storedName)
             if number != schema.mapping(for: entity)?.number {
                 throw incompatible(entity: name, "entity '\(name)' has number \(number) in the store but \(schema.mapping(for: entity)?.number ?? 0) in the model")
             }
         }
-        let modelNames = Set(schema.orderedEntities.compactMap(\.name))
-        if let extra = stored.keys.sorted().first(where: { !modelNames.contains($0) }) {
+        if let extra = stored.keys.sorted().first(where: { !matchedNames.contains($0) }) {
             throw incompatible(entity: extra, "the store has entity '\(extra)', which the model does not have")
         }
         for table in schema.tables { try check(table) }
