@@ -17,7 +17,8 @@ let package = Package(
         .executableTarget(name: "ocd", dependencies: ["OpenCoreData"]),
         .executableTarget(name: "ocd-bench", dependencies: ["OpenCoreData", "OCDSQLite", "CSQLite"]),
         .testTarget(name: "OCDSQLiteTests", dependencies: ["OCDSQLite"]),
-        .testTarget(name: "OpenCoreDataTests", dependencies: ["OpenCoreData", "OCDSQLite"]),
+        .testTarget(name: "OpenCoreDataTests", dependencies: ["OpenCoreData", "OCDSQLite"],
+                    resources: [.copy("Resources/Journal.xcdatamodeld")]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -304,3 +304,49 @@ import Testing
 private extension XMLElement {
     func attributeValue(_ name: String) -> String { attribute(forName: name)?.stringValue ?? "" }
 }
+
+/// Finding models among the process's bundles, as `NSPersistentContainer(name:)` does.
+@Suite struct ModelLookupTests {
+    @Test func aContainerFindsItsModelInTheSwiftPMResourceBundle() async throws {
+        // Tests/OpenCoreDataTests/Resources/Journal.xcdatamodeld is a resource of this target.
+        let directory = TemporaryDirectory()
+        let container = NSPersistentContainer(name: "Journal")
+        #expect(Set(container.managedObjectModel.entitiesByName.keys) == ["Entry", "Tag"])
+        container.persistentStoreDescriptions = [NSPersistentStoreDescription(url: directory.file("Journal.sqlite"))]
+        try await container.loadPersistentStores()
+        let context = container.newBackgroundContext()
+        try await context.perform {
+            let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context)
+            entry.setValue(Date(), forKey: "time")
+            let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+            tag.setValue("tea", forKey: "name")
+            entry.mutableSetValue(forKey: "tags").add(tag)
+            try context.save()
+        }
+    }
+
+    @Test func aContainerWithoutAModelSaysSoWhenLoading() async throws {
+        let container = NSPersistentContainer(name: "NoSuchModel")
+        #expect(container.managedObjectModel.entities.isEmpty)
+        let error = await #expect(throws: CocoaError.self) { try await container.loadPersistentStores() }
+        #expect(error?.code == .fileReadNoSuchFile)
+        #expect((error?.userInfo[NSLocalizedDescriptionKey] as? String)?.hasPrefix("No model named NoSuchModel") == true)
+    }
+
+    @Test func mergedModelJoinsTheModelsOfABundle() throws {
+        let directory = TemporaryDirectory()
+        for (name, entity) in [("A", "Alpha"), ("B", "Beta")] {
+            let version = directory.file("\(name).xcdatamodel")
+            try FileManager.default.createDirectory(at: version, withIntermediateDirectories: true)
+            try XcodeModelTests.minimalModel(entity: entity).write(to: version.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        }
+        let bundle = try #require(Bundle(url: directory.url))
+        let merged = try #require(NSManagedObjectModel.mergedModel(from: [bundle]))
+        #expect(Set(merged.entitiesByName.keys) == ["Alpha", "Beta"])
+        // The same entity twice cannot be merged.
+        let clash = directory.file("C.xcdatamodel")
+        try FileManager.default.createDirectory(at: clash, withIntermediateDirectories: true)
+        try XcodeModelTests.minimalModel(entity: "Alpha").write(to: clash.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        #expect(NSManagedObjectModel.mergedModel(from: [bundle]) == nil)
+    }
+}

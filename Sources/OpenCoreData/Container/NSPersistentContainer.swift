@@ -24,6 +24,31 @@ open class NSPersistentContainer: @unchecked Sendable {
     /// How `loadPersistentStores` opens the stores; one SQLite store by default.
     public var persistentStoreDescriptions: [NSPersistentStoreDescription]
     private let viewContextStorage: NSManagedObjectContext
+    /// Why `init(name:)` found no model; reported by `loadPersistentStores`.
+    private var modelLoadingError: Error?
+
+    /// A container for the model named `name`, found among the process's bundles as
+    /// `<name>.momd`, `.mom`, `.xcdatamodeld` or `.xcdatamodel` (SwiftPM resource bundles
+    /// included; see `ModelLocator`).
+    ///
+    /// ```swift
+    /// let container = NSPersistentContainer(name: "Journal")   // Journal.xcdatamodeld as a resource
+    /// try await container.loadPersistentStores()
+    /// ```
+    /// As in Core Data, a missing or unreadable model does not stop the program here: the
+    /// container gets an empty model, and `loadPersistentStores` reports the reason.
+    public convenience init(name: String) {
+        var model: NSManagedObjectModel?
+        var failure: Error?
+        if let url = ModelLocator.url(forModelNamed: name) {
+            do { model = try NSManagedObjectModel(validatingContentsOf: url) } catch { failure = error }
+        } else {
+            let searched = ModelLocator.searchFolders(in: nil).map(\.path).joined(separator: ", ")
+            failure = CoreDataError.make(.fileReadNoSuchFile, "No model named \(name) (.momd, .mom, .xcdatamodeld or .xcdatamodel) was found in \(searched)")
+        }
+        self.init(name: name, managedObjectModel: model ?? NSManagedObjectModel())
+        modelLoadingError = failure
+    }
 
     /// A container named `name` for `model`.
     public init(name: String, managedObjectModel model: NSManagedObjectModel) {
@@ -82,6 +107,7 @@ open class NSPersistentContainer: @unchecked Sendable {
     }
 
     private func load(_ description: NSPersistentStoreDescription) -> Error? {
+        if let modelLoadingError { return modelLoadingError }
         if let url = description.url, description.type != NSInMemoryStoreType,
            persistentStoreCoordinator.persistentStore(for: url) != nil {
             return nil

@@ -1,0 +1,93 @@
+import Foundation
+
+/// Finds model files among the process's bundles, as Core Data looks for `<name>.momd` in the
+/// main bundle. On Linux, SwiftPM copies a target's resources into a
+/// `<Package>_<Target>.resources` folder beside the executable (and beside the test runner);
+/// those folders are searched too, so a `.xcdatamodeld` declared as a resource is found without
+/// compiling it.
+enum ModelLocator {
+    /// Model file extensions, in the order they are preferred for one name.
+    static let extensions = ["momd", "mom", "xcdatamodeld", "xcdatamodel"]
+
+    /// The folders searched for `bundles` (nil: the main bundle and every loaded bundle).
+    static func searchFolders(in bundles: [Bundle]?) -> [URL] {
+        var folders: [URL] = []
+        for bundle in bundles ?? ([Bundle.main] + Bundle.allBundles) {
+            for folder in [bundle.resourceURL, bundle.bundleURL].compactMap({ $0 }) where !folders.contains(folder) {
+                folders.append(folder)
+            }
+        }
+        // SwiftPM resource bundles beside the searched bundles.
+        for folder in folders {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            for name in names.sorted() where name.hasSuffix(".resources") || name.hasSuffix(".bundle") {
+                let resources = folder.appendingPathComponent(name)
+                if !folders.contains(resources) { folders.append(resources) }
+            }
+        }
+        return folders
+    }
+
+    /// The model file named `name` (any of `extensions`), or nil.
+    static func url(forModelNamed name: String, in bundles: [Bundle]? = nil) -> URL? {
+        for folder in searchFolders(in: bundles) {
+            for fileExtension in extensions {
+                let candidate = folder.appendingPathComponent("\(name).\(fileExtension)")
+                if FileManager.default.fileExists(atPath: candidate.path) { return candidate }
+            }
+        }
+        return nil
+    }
+
+    /// Every model file directly inside the searched folders, one per name.
+    static func modelURLs(in bundles: [Bundle]?) -> [URL] {
+        var byName: [String: URL] = [:]
+        var order: [String] = []
+        for folder in searchFolders(in: bundles) {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            for name in names.sorted() {
+                let url = folder.appendingPathComponent(name)
+                guard let rank = extensions.firstIndex(of: url.pathExtension) else { continue }
+                let base = url.deletingPathExtension().lastPathComponent
+                if let existing = byName[base], extensions.firstIndex(of: existing.pathExtension)! <= rank { continue }
+                if byName[base] == nil { order.append(base) }
+                byName[base] = url
+            }
+        }
+        return order.compactMap { byName[$0] }
+    }
+}
+
+extension NSManagedObjectModel {
+    /// One model holding the entities of every model found in `bundles` (nil: the main bundle
+    /// and the loaded bundles, SwiftPM resource bundles included); nil when a model cannot be
+    /// loaded or two models declare the same entity.
+    public class func mergedModel(from bundles: [Bundle]?) -> NSManagedObjectModel? {
+        let models = ModelLocator.modelURLs(in: bundles).compactMap { NSManagedObjectModel(contentsOf: $0) }
+        guard models.count == ModelLocator.modelURLs(in: bundles).count else { return nil }
+        return NSManagedObjectModel(merging: models)
+    }
+
+    /// A model with the entities, configurations and fetch request templates of `models`, or nil
+    /// when two of them declare the same entity name. The models given must not be in use yet:
+    /// their entities move into the new model.
+    convenience init?(merging models: [NSManagedObjectModel]) {
+        var names = Set<String>()
+        for entity in models.flatMap(\.entities) {
+            guard names.insert(entity.name ?? "").inserted else { return nil }
+        }
+        self.init()
+        entities = models.flatMap(\.entities)
+        var configurations: [String: [NSEntityDescription]] = [:]
+        for model in models {
+            for configuration in model.configurations {
+                configurations[configuration, default: []] += model.entities(forConfigurationName: configuration) ?? []
+            }
+        }
+        for (name, members) in configurations { setEntities(members, forConfigurationName: name) }
+        for model in models {
+            for (name, template) in model.fetchRequestTemplatesByName { setFetchRequestTemplate(template, forName: name) }
+            versionIdentifiers.formUnion(model.versionIdentifiers)
+        }
+    }
+}
