@@ -6,6 +6,8 @@ let exitCode: Int32
 switch arguments.first {
 case "example":
     exitCode = await ExampleCommand.run(Array(arguments.dropFirst()))
+case "model":
+    exitCode = ModelCommand.run(Array(arguments.dropFirst()))
 case nil, "help", "--help", "-h":
     print(Usage.text)
     exitCode = arguments.isEmpty ? 2 : 0

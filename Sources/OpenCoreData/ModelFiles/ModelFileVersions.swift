@@ -1,0 +1,29 @@
+import Foundation
+
+/// The versions a model file holds, and which one loads: the versions of a `.xcdatamodeld`
+/// bundle (or of a compiled `.momd`), or the single version of a `.xcdatamodel` or `.mom`.
+///
+/// ```swift
+/// let versions = try ModelFileVersions(at: URL(fileURLWithPath: "Journal.xcdatamodeld"))
+/// print(versions.names, versions.current)   // ["Journal", "Journal 2"] Journal 2
+/// ```
+public struct ModelFileVersions: Sendable, Equatable {
+    /// Version names without extension, oldest first (numeric-aware name order).
+    public let names: [String]
+    /// The version that `NSManagedObjectModel(contentsOf:)` loads.
+    public let current: String
+
+    /// Reads the versions of the model file at `url`.
+    public init(at url: URL) throws {
+        switch url.pathExtension {
+        case "xcdatamodeld":
+            names = try XcodeModel.versions(in: url).map { $0.deletingPathExtension().lastPathComponent }
+            current = try XcodeModel.currentVersion(in: url).deletingPathExtension().lastPathComponent
+        case "xcdatamodel", "mom":
+            names = [url.deletingPathExtension().lastPathComponent]
+            current = names[0]
+        default:
+            throw ModelFileError(file: url, reason: "not a model: expected a .xcdatamodeld, .xcdatamodel, .momd or .mom")
+        }
+    }
+}
