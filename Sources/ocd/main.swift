@@ -8,6 +8,8 @@ case "example":
     exitCode = await ExampleCommand.run(Array(arguments.dropFirst()))
 case "model":
     exitCode = ModelCommand.run(Array(arguments.dropFirst()))
+case "store":
+    exitCode = StoreCommand.run(Array(arguments.dropFirst()))
 case nil, "help", "--help", "-h":
     print(Usage.text)
     exitCode = arguments.isEmpty ? 2 : 0

@@ -1,0 +1,116 @@
+import Foundation
+import OpenCoreData
+
+/// `ocd store info|dump PATH [--model PATH] [--json]`: a SQLite store's metadata, entities and
+/// objects. The store is opened read-only and left as it was.
+enum StoreCommand {
+    static func run(_ arguments: [String]) -> Int32 {
+        guard let subcommand = arguments.first, ["info", "dump"].contains(subcommand) else {
+            Output.fail(arguments.isEmpty ? "store needs a subcommand: info or dump" : "unknown store subcommand '\(arguments[0])'")
+            return 2
+        }
+        do {
+            let options = try CommandOptions(Array(arguments.dropFirst()), allowsModel: true)
+            let url = try options.existingPath(what: "store")
+            if subcommand == "dump" { try dump(url, options: options) } else { try info(url, options: options) }
+            return 0
+        } catch let error as UsageError {
+            Output.fail(error.description)
+            return 2
+        } catch {
+            Output.fail(describe(error))
+            return 1
+        }
+    }
+
+    // MARK: dump
+
+    private static func dump(_ url: URL, options: CommandOptions) throws {
+        let (model, _) = try model(for: url, options: options)
+        let context = try openReadOnly(url, model: model)
+        if options.json { print("{\n  \"objects\" : [") }
+        var first = true
+        try context.performAndWait {
+            for entity in model.entities.sorted(by: { ($0.name ?? "") < ($1.name ?? "") }) where !entity.isAbstract {
+                let request = NSFetchRequest<NSManagedObject>(entityName: entity.name ?? "")
+                request.includesSubentities = false
+                request.fetchBatchSize = 500
+                let objects = try context.fetch(request).sorted {
+                    DumpedObject.uriOrder($0.objectID.uriRepresentation().absoluteString, $1.objectID.uriRepresentation().absoluteString)
+                }
+                for object in objects {
+                    let dumped = DumpedObject(object)
+                    if options.json {
+                        let encoder = JSONEncoder()
+                        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                        print((first ? "    " : "  , ") + String(decoding: try encoder.encode(dumped), as: UTF8.self))
+                    } else {
+                        print(dumped.text)
+                    }
+                    first = false
+                    context.refresh(object, mergeChanges: false)
+                }
+            }
+        }
+        if options.json { print("  ],\n  \"store\" : \(try jsonString(url.path))\n}") }
+    }
+
+    // MARK: info
+
+    private static func info(_ url: URL, options: CommandOptions) throws {
+        throw CommandFailure("store info is not available yet")
+    }
+
+    // MARK: Shared
+
+    /// The model to read the store with: `--model`, or else the one the store carries.
+    static func model(for url: URL, options: CommandOptions) throws -> (NSManagedObjectModel, String) {
+        if let path = options.modelPath {
+            guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("\(path): no such file or folder") }
+            return (try NSManagedObjectModel(validatingContentsOf: URL(fileURLWithPath: path)), path)
+        }
+        throw CommandFailure("\(url.path): give the model with --model PATH (reading the model a store carries is not done yet)")
+    }
+
+    static func openReadOnly(_ url: URL, model: NSManagedObjectModel) throws -> NSManagedObjectContext {
+        registerStandInTransformers(for: model)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                                               options: [NSReadOnlyPersistentStoreOption: true])
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
+    /// The tool does not have the application's value transformers; for each one the model
+    /// names and nobody registered, a stand-in hands the stored bytes through, so that they are
+    /// printed (in base64) instead of nothing.
+    static func registerStandInTransformers(for model: NSManagedObjectModel) {
+        for entity in model.entities {
+            for attribute in entity.properties.compactMap({ $0 as? NSAttributeDescription }) {
+                guard let name = attribute.valueTransformerName, !name.isEmpty,
+                      !name.hasPrefix("NS"),
+                      ValueTransformer.valueTransformer(forName: NSValueTransformerName(name)) == nil else { continue }
+                ValueTransformer.setValueTransformer(StoredBytesTransformer(), forName: NSValueTransformerName(name))
+            }
+        }
+    }
+
+    static func describe(_ error: Error) -> String {
+        if let cocoa = error as? CocoaError, let message = cocoa.userInfo[NSLocalizedDescriptionKey] as? String { return message }
+        return "\(error)"
+    }
+
+    /// Hands data through unchanged, both ways.
+    final class StoredBytesTransformer: ValueTransformer, @unchecked Sendable {
+        // @unchecked Sendable: no state.
+        override func transformedValue(_ value: Any?) -> Any? { value }
+        override func reverseTransformedValue(_ value: Any?) -> Any? { value }
+    }
+
+    private static func jsonString(_ text: String) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(text), as: UTF8.self)
+    }
+}
