@@ -29,6 +29,10 @@ public final class SQLiteConnection {
         public var busyTimeoutMilliseconds: Int32 = 5_000
         /// `cache_size` in KiB (as a negative pragma value), or nil for SQLite's default.
         public var cacheSizeKiB: Int? = nil
+        /// Open a read-only connection with SQLite's `immutable=1`: no locks, no journal, no
+        /// `-wal`/`-shm` files created. Only for files nothing else writes while the connection
+        /// is open (SQLite cannot see their changes). Ignored unless `readOnly` is set.
+        public var immutable = false
 
         public init() {}
     }
@@ -53,8 +57,14 @@ public final class SQLiteConnection {
             flags |= SQLITE_OPEN_READWRITE
             if configuration.createIfMissing { flags |= SQLITE_OPEN_CREATE }
         }
+        var filename = path
+        if configuration.readOnly && configuration.immutable {
+            // A URI filename, so that the path's `%`, `?` and `#` must be escaped.
+            flags |= SQLITE_OPEN_URI
+            filename = "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path) + "?immutable=1"
+        }
         var db: OpaquePointer?
-        let code = sqlite3_open_v2(path, &db, flags, nil)
+        let code = sqlite3_open_v2(filename, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(code))
             if let db { sqlite3_close_v2(db) }

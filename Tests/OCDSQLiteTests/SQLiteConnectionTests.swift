@@ -90,6 +90,28 @@ final class TemporaryDirectory {
         #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
     }
 
+    /// An immutable read-only connection reads a closed WAL database without leaving `-wal` and
+    /// `-shm` files beside it (a plain read-only connection leaves both); the path may hold
+    /// characters that a URI filename must escape.
+    @Test func immutableReadOnlyConnectionCreatesNoFiles() throws {
+        let path = directory.path("odd name #1 ?100%.sqlite")
+        do {
+            let writer = try SQLiteConnection(path: path)
+            try writer.execute("CREATE TABLE t (a INTEGER)")
+            try writer.run("INSERT INTO t VALUES (42)")
+        }
+        let files = { try FileManager.default.contentsOfDirectory(atPath: self.directory.url.path).sorted() }
+        #expect(try files() == ["odd name #1 ?100%.sqlite"])
+        var configuration = SQLiteConnection.Configuration()
+        configuration.readOnly = true
+        configuration.immutable = true
+        do {
+            let reader = try SQLiteConnection(path: path, configuration: configuration)
+            #expect(try reader.scalar("SELECT a FROM t") == .integer(42))
+        }
+        #expect(try files() == ["odd name #1 ?100%.sqlite"])
+    }
+
     @Test func cachedStatementIsReusedAndReset() throws {
         let connection = try SQLiteConnection(path: directory.path("cache.sqlite"))
         try connection.execute("CREATE TABLE t (a INTEGER)")

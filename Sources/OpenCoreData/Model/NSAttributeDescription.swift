@@ -16,13 +16,13 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     /// The value a new object starts with (for example `0`, `"untitled"`, a `Date`).
     public var defaultValue: Any? { didSet { checkEditable("defaultValue") } }
     /// Whether large binary data may be kept outside the database file.
-    public var allowsExternalBinaryDataStorage = false
+    public var allowsExternalBinaryDataStorage = false { didSet { checkEditable("allowsExternalBinaryDataStorage") } }
     /// For transformable attributes: the name of the `ValueTransformer` that turns values into data.
     public var valueTransformerName: String?
     /// The class name Core Data reports for values of this attribute (`NSString`, `NSNumber`, …).
     public var attributeValueClassName: String?
     /// Whether the value is kept in persistent history after the object is deleted.
-    public var preservesValueInHistoryOnDeletion = false
+    public var preservesValueInHistoryOnDeletion = false { didSet { checkEditable("preservesValueInHistoryOnDeletion") } }
 
     /// The smallest allowed value: a number for numeric attributes, a `Date` for dates, a length
     /// for strings and binary data. Checked at save (codes 1620, 1640, 1670).

@@ -22,7 +22,7 @@ open class NSEntityDescription: @unchecked Sendable {
     /// Free-form information for the application.
     public var userInfo: [AnyHashable: Any]?
     /// A string that changes the version hash without changing the schema.
-    public var versionHashModifier: String?
+    public var versionHashModifier: String? { didSet { checkEditable("versionHashModifier") } }
     /// The name this entity had in an earlier model version (for migration).
     public var renamingIdentifier: String?
     /// Groups of property names whose values must be unique together, as `[["email"], ["first", "last"]]`.

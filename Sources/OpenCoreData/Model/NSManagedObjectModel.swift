@@ -17,6 +17,8 @@ open class NSManagedObjectModel: @unchecked Sendable {
     private var frozenEntitiesByName: [String: NSEntityDescription]?
     /// Entities by the class registered for them (only classes registered for one entity).
     private(set) var frozenEntitiesByClass: [ObjectIdentifier: NSEntityDescription]?
+    /// Entity version hashes, computed once the model is frozen (see `NSEntityDescription.versionHash`).
+    let versionHashCache = VersionHashCache()
 
     /// Identifiers of this model version (`NSStoreModelVersionIdentifiers` in store metadata).
     public var versionIdentifiers: Set<AnyHashable> = []

@@ -18,7 +18,7 @@ open class NSPropertyDescription: @unchecked Sendable {
     /// Free-form information for the application.
     public var userInfo: [AnyHashable: Any]? = nil
     /// A string that changes the version hash without changing the schema.
-    public var versionHashModifier: String? = nil
+    public var versionHashModifier: String? = nil { didSet { checkEditable("versionHashModifier") } }
     /// The name this property had in an earlier model version (for migration).
     public var renamingIdentifier: String? = nil
 

@@ -16,7 +16,10 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
     private var toManyMembers: [ObjectIdentifier: [Int64: [NSManagedObjectID]]] = [:]
 
     override func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws {
-        storedMetadata = [NSStoreTypeKey: NSInMemoryStoreType, NSStoreUUIDKey: identifier]
+        var metadata = model.versionMetadata(for: NSManagedObjectModel.withSubentities(entities))
+        metadata[NSStoreTypeKey] = NSInMemoryStoreType
+        metadata[NSStoreUUIDKey] = identifier
+        storedMetadata = metadata
     }
 
     // MARK: Reading

@@ -101,14 +101,14 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 try insert.bind(entity.superentity.flatMap { schema.mapping(for: $0)?.number } ?? 0, at: 3)
                 try insert.run()
             }
-            storedMetadata = [
-                NSStoreTypeKey: NSSQLiteStoreType,
-                NSStoreUUIDKey: identifier,
-                "NSPersistenceFrameworkVersion": Self.frameworkVersion,
-                "NSStoreModelVersionHashesVersion": 3,
-                "NSStoreModelVersionIdentifiers": model.versionIdentifiers.compactMap { $0 as? String }.sorted(),
-                "_NSAutoVacuumLevel": "2",
-            ]
+            // The keys Core Data writes: the version hashes of every entity the store holds
+            // (with their digest and checksum), the model's identifiers, and the store's own.
+            var metadata = model.versionMetadata(for: schema.orderedEntities)
+            metadata[NSStoreTypeKey] = NSSQLiteStoreType
+            metadata[NSStoreUUIDKey] = identifier
+            metadata[StoreMetadataKey.frameworkVersion] = Self.frameworkVersion
+            metadata[StoreMetadataKey.autoVacuumLevel] = "2"
+            storedMetadata = metadata
             try writeMetadata(on: connection)
         }
     }
@@ -116,35 +116,14 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     // MARK: Metadata
 
     private func readMetadata(from connection: SQLiteConnection) throws {
-        let rows = try connection.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
-        guard let row = rows.first else {
-            throw CoreDataError.store(.persistentStoreInvalidType, "The store \(url?.path ?? "?") has no metadata row in Z_METADATA", url: url)
-        }
-        var metadata: [String: Any] = [:]
-        if let data = row[1].dataValue, !data.isEmpty {
-            do {
-                guard let plist = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else {
-                    throw CoreDataError.make(.persistentStoreInvalidType, "Z_METADATA.Z_PLIST is not a dictionary")
-                }
-                metadata = plist
-            } catch {
-                throw CoreDataError.store(.persistentStoreInvalidType,
-                                          "The store \(url?.path ?? "?") has metadata (Z_METADATA.Z_PLIST) that is not a property list", url: url,
-                                          underlying: error)
-            }
-        }
-        if let uuid = row[0].stringValue, !uuid.isEmpty { identifier = uuid }
+        var metadata = try SQLiteMetadataTable.read(from: connection, url: url)
+        if let uuid = metadata[NSStoreUUIDKey] as? String { identifier = uuid }
         metadata[NSStoreUUIDKey] = identifier
-        metadata[NSStoreTypeKey] = metadata[NSStoreTypeKey] ?? NSSQLiteStoreType
         storedMetadata = metadata
     }
 
     func writeMetadata(on connection: SQLiteConnection) throws {
-        var plist = storedMetadata
-        plist[NSStoreUUIDKey] = nil
-        let data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
-        try connection.run("INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
-                           [.text(identifier), .blob(data)])
+        try SQLiteMetadataTable.write(storedMetadata, uuid: identifier, on: connection, url: url)
     }
 
     override var metadata: [String: Any]! {

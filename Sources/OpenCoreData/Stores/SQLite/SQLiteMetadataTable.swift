@@ -1,0 +1,127 @@
+import Foundation
+import OCDSQLite
+
+/// Core Data's `Z_METADATA` table: one row (`Z_VERSION` 1) holding the store's UUID (`Z_UUID`)
+/// and the rest of its metadata as a binary property list (`Z_PLIST`).
+///
+/// Used by the open store, and on its own by `NSPersistentStoreCoordinator`'s class methods,
+/// which read and write a store's metadata without opening the store.
+enum SQLiteMetadataTable {
+    /// The metadata stored through `connection`: the property list, with `NSStoreUUID` from
+    /// `Z_UUID` and `NSStoreType` added. Throws 134000 (naming the file) when the database has no
+    /// `Z_METADATA` row or its property list cannot be read.
+    static func read(from connection: SQLiteConnection, url: URL?) throws -> [String: Any] {
+        let path = url?.path ?? "?"
+        guard try connection.tableExists("Z_METADATA") else {
+            throw CoreDataError.store(.persistentStoreInvalidType,
+                                      "The file \(path) is a SQLite database but not a Core Data store (it has no Z_METADATA table)", url: url)
+        }
+        guard let row = try connection.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1").first else {
+            throw CoreDataError.store(.persistentStoreInvalidType, "The store \(path) has no metadata row in Z_METADATA", url: url)
+        }
+        var metadata: [String: Any] = [:]
+        if let data = row[1].dataValue, !data.isEmpty {
+            let plist: Any
+            do {
+                plist = try PropertyListSerialization.propertyList(from: data, format: nil)
+            } catch {
+                throw CoreDataError.store(.persistentStoreInvalidType,
+                                          "The store \(path) has metadata (Z_METADATA.Z_PLIST) that is not a property list",
+                                          url: url, underlying: error)
+            }
+            guard let dictionary = plist as? [String: Any] else {
+                throw CoreDataError.store(.persistentStoreInvalidType,
+                                          "The store \(path) has metadata (Z_METADATA.Z_PLIST) that is not a dictionary", url: url)
+            }
+            metadata = dictionary
+        }
+        if let uuid = row[0].stringValue, !uuid.isEmpty { metadata[NSStoreUUIDKey] = uuid }
+        metadata[NSStoreTypeKey] = metadata[NSStoreTypeKey] ?? NSSQLiteStoreType
+        return metadata
+    }
+
+    /// Replaces the metadata row: `NSStoreUUID` goes to `Z_UUID` (`uuid` when the metadata has
+    /// none), everything else into `Z_PLIST`. Throws 134030 when a value cannot be put in a
+    /// property list.
+    static func write(_ metadata: [String: Any], uuid: String, on connection: SQLiteConnection, url: URL?) throws {
+        var plist = metadata
+        let storeUUID = (plist.removeValue(forKey: NSStoreUUIDKey) as? String) ?? uuid
+        let data: Data
+        do {
+            data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+        } catch {
+            throw CoreDataError.store(.persistentStoreSave,
+                                      "The metadata for the store \(url?.path ?? "?") cannot be saved: it holds values a property list cannot hold",
+                                      url: url, underlying: error)
+        }
+        try connection.run("INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
+                           [.text(storeUUID), .blob(data)])
+    }
+}
+
+/// Reading and writing the metadata of a SQLite store file that is not open.
+enum SQLiteStoreFile {
+    /// The metadata of the store at `url`, read on a read-only connection: the file is neither
+    /// created nor changed.
+    static func metadata(at url: URL) throws -> [String: Any] {
+        let connection = try open(url, readOnly: true)
+        return try SQLiteMetadataTable.read(from: connection, url: url)
+    }
+
+    /// Replaces the metadata of the store at `url`, in one transaction. A `NSStoreUUID` in
+    /// `metadata` replaces the store's UUID; without one the UUID is kept.
+    static func setMetadata(_ metadata: [String: Any], at url: URL) throws {
+        let connection = try open(url, readOnly: false)
+        do {
+            try connection.transaction {
+                let current = try SQLiteMetadataTable.read(from: connection, url: url)
+                var updated = metadata
+                updated[NSStoreTypeKey] = updated[NSStoreTypeKey] ?? NSSQLiteStoreType
+                try SQLiteMetadataTable.write(updated, uuid: current[NSStoreUUIDKey] as? String ?? UUID().uuidString,
+                                              on: connection, url: url)
+            }
+        } catch let error as CocoaError {
+            throw error
+        } catch {
+            throw CoreDataError.store(.persistentStoreSave, "The metadata of the store \(url.path) could not be written", url: url, underlying: error)
+        }
+    }
+
+    /// A connection to the existing store file at `url`; 260 when there is no file, 134000 when
+    /// it is not a SQLite database. Never creates a file, nor changes the journal mode.
+    private static func open(_ url: URL, readOnly: Bool) throws -> SQLiteConnection {
+        let path = url.path
+        var isDirectory: ObjCBool = false
+        guard url.isFileURL, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw CoreDataError.store(.fileReadNoSuchFile, "There is no persistent store file at \(path)", url: url)
+        }
+        guard !isDirectory.boolValue else {
+            throw CoreDataError.store(.persistentStoreInvalidType, "The path \(path) is a directory, not a SQLite store file", url: url)
+        }
+        var configuration = SQLiteConnection.Configuration()
+        configuration.readOnly = readOnly
+        configuration.createIfMissing = false
+        configuration.walMode = false
+        // Even a read-only connection creates `-wal` and `-shm` files next to a WAL database that
+        // has none (which is how a closed store is left), and leaves them behind. With no `-wal`
+        // file the database file holds everything, and no connection has it open (an open WAL
+        // database always has one), so it is read as immutable, creating nothing.
+        // With one, the `-wal` holds data not yet in the database file, so SQLite must read it.
+        configuration.immutable = readOnly && isWALDatabaseWithoutLog(path)
+        do {
+            return try SQLiteConnection(path: path, configuration: configuration)
+        } catch {
+            throw CoreDataError.store(.persistentStoreInvalidType, "The file \(path) is not a SQLite database", url: url, underlying: error)
+        }
+    }
+
+    /// Whether the database at `path` is in WAL mode (file format bytes 18 and 19 are 2) and has
+    /// no `-wal` file beside it.
+    private static func isWALDatabaseWithoutLog(_ path: String) -> Bool {
+        guard !FileManager.default.fileExists(atPath: path + "-wal"),
+              let handle = FileHandle(forReadingAtPath: path) else { return false }
+        defer { try? handle.close() }
+        guard let header = try? handle.read(upToCount: 20), header.count == 20 else { return false }
+        return header.starts(with: Data("SQLite format 3\0".utf8)) && header[18] == 2 && header[19] == 2
+    }
+}
