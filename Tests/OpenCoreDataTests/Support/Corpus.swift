@@ -12,6 +12,15 @@ enum Corpus {
 
     static func url(_ relativePath: String) -> URL { root.appendingPathComponent(relativePath) }
 
+    /// Every file or folder under `folder` of the corpus whose name ends with `suffix`, sorted.
+    static func files(under folder: String, suffix: String) -> [URL] {
+        let base = root.appendingPathComponent(folder)
+        guard let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { return [] }
+        return enumerator.compactMap { $0 as? URL }
+            .filter { $0.lastPathComponent.hasSuffix(suffix) }
+            .sorted { $0.path < $1.path }
+    }
+
     /// Copies a corpus store with its `-wal` and `-shm` files (those that exist) into
     /// `directory`, writable, so that opening it never touches the corpus. Returns the copy's URL.
     static func copyStore(_ relativePath: String, to directory: TemporaryDirectory) throws -> URL {

@@ -250,20 +250,3 @@ final class LockedBox<Value>: @unchecked Sendable {
     var value: Value { lock.withLock { stored } }
     func mutate(_ body: (inout Value) -> Void) { lock.withLock { body(&stored) } }
 }
-
-/// The shared test corpus (`../shared/corpus` from the package root): real files written by
-/// Xcode and Core Data.
-enum Corpus {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus")
-
-    /// Every file or folder under `folder` of the corpus whose name ends with `suffix`, sorted.
-    static func files(under folder: String, suffix: String) -> [URL] {
-        let base = root.appendingPathComponent(folder)
-        guard let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { return [] }
-        return enumerator.compactMap { $0 as? URL }
-            .filter { $0.lastPathComponent.hasSuffix(suffix) }
-            .sorted { $0.path < $1.path }
-    }
-}
