@@ -81,6 +81,34 @@ import OCDSQLite
         #expect(checkedObjects > 0)
     }
 
+    /// Apple's own hashes (COREDATA-FORMAT.md §6): the store's metadata against the hashes of
+    /// the Xcode model that wrote it, loaded from its XML.
+    @Test(arguments: pairs)
+    func theStoresVersionHashesAreTheModelsHashes(_ pair: Pair) throws {
+        let directory = TemporaryDirectory()
+        let (_, metadata) = try Corpus.rawMetadata(ofStoreAt: try Self.copyStore(pair.storeURL, into: directory))
+        let model = try NSManagedObjectModel(validatingContentsOf: pair.modelURL)
+        let stored = try #require(metadata["NSStoreModelVersionHashes"] as? [String: Data])
+        #expect(model.entityVersionHashesByName == stored)
+        #expect(model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+        if let checksum = metadata["NSStoreModelVersionChecksumKey"] as? String {
+            #expect(model.versionChecksum == checksum)
+        }
+    }
+
+    /// momc's hashes in `VersionInfo.plist` against every version of the bundle it compiled.
+    @Test func momcsHashesAreTheHashesOfEveryXcodeVersion() throws {
+        let info = Corpus.root.appendingPathComponent(
+            "compiled/alemar11__CoreDataPlus/Tests__Resources__SampleModel__Fixtures__SampleModel.momd/VersionInfo.plist")
+        let plist = try #require(try PropertyListSerialization.propertyList(from: Data(contentsOf: info), format: nil) as? [String: Any])
+        let versions = try #require(plist["NSManagedObjectModel_VersionHashes"] as? [String: [String: Data]])
+        #expect(versions.count == 3)
+        for (version, hashes) in versions {
+            let model = try NSManagedObjectModel(validatingContentsOf: Corpus.root.appendingPathComponent("models/\(Self.sampleModel)/\(version).xcdatamodel"))
+            #expect(model.entityVersionHashesByName == hashes, "\(version)")
+        }
+    }
+
     @Test func writingToAnAppleStoreKeepsItsLayout() throws {
         let pair = Self.pairs[3]  // Bookmarks_V4: ordered one-to-many and ordered many-to-many
         let directory = TemporaryDirectory()
