@@ -55,7 +55,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             case .coreDataStore:
                 if !isReadOnly { try connection.execute("PRAGMA journal_mode=WAL") }
                 try readMetadata(from: connection)
-                try StoreCompatibility(schema: schema, connection: connection, url: url).check()
+                try StoreCompatibility(schema: schema, connection: connection, url: url).check(metadata: storedMetadata)
             case .otherDatabase:
                 throw CoreDataError.store(.persistentStoreInvalidType,
                                           "The file \(path) is a SQLite database but not a Core Data store (it has no Z_METADATA and Z_PRIMARYKEY tables)",

@@ -1,19 +1,48 @@
 import Foundation
 import OCDSQLite
 
-/// Decides whether an existing store file fits the model, by structure: the same entities
-/// (`Z_PRIMARYKEY`), and a table with a column for every persistent attribute and to-one
-/// relationship. An incompatible store is refused with an error naming the first entity (and
-/// property) that differs.
+/// Decides whether an existing store file fits the model.
 ///
-/// Core Data compares entity version hashes instead; OpenCoreData will do so too once it
-/// computes Apple's hashes. The structural check is the fallback for what hashes cannot decide.
+/// First as Core Data does, by entity version hashes: when the store's metadata carries
+/// `NSStoreModelVersionHashes`, an entity whose hash differs from the model's is refused,
+/// naming the entity. Where OpenCoreData's hash is not known to be Apple's
+/// (`NSEntityDescription.hasExactVersionHash`), and for stores without hashes, it decides by
+/// structure: the same entities (`Z_PRIMARYKEY`), and a table with a column for every persistent
+/// attribute and to-one relationship. The structural check also runs after the hashes agree, so
+/// that a mapping mistake can never read the wrong columns.
 struct StoreCompatibility {
     let schema: SQLiteSchema
     let connection: SQLiteConnection
     let url: URL?
 
-    func check() throws {
+    func check(metadata: [String: Any]) throws {
+        try checkVersionHashes(in: metadata)
+        try checkStructure()
+    }
+
+    /// Refuses the store when an entity's version hash in its metadata differs from the model's
+    /// (and OpenCoreData's hash of that entity is exact), or an entity is on one side only.
+    private func checkVersionHashes(in metadata: [String: Any]) throws {
+        guard let stored = VersionHashing.hashes(inMetadata: metadata) else { return }
+        let entities = Dictionary(schema.orderedEntities.compactMap { entity in entity.name.map { ($0, entity) } },
+                                  uniquingKeysWith: { first, _ in first })
+        for name in VersionHashing.sortedByBytes(Set(entities.keys).union(stored.keys)) {
+            switch (entities[name], stored[name]) {
+            case (let entity?, let hash?):
+                if entity.versionHash != hash && entity.hasExactVersionHash {
+                    throw incompatible(entity: name, "entity '\(name)' is not the one the store was written with (its version hash differs)")
+                }
+            case (_?, nil):
+                throw incompatible(entity: name, "the model has entity '\(name)', which the store does not have")
+            case (nil, _?):
+                throw incompatible(entity: name, "the store has entity '\(name)', which the model does not have")
+            case (nil, nil):
+                break
+            }
+        }
+    }
+
+    private func checkStructure() throws {
         let stored = try storedEntities()
         var matchedNames = Set<String>()
         for entity in schema.orderedEntities {

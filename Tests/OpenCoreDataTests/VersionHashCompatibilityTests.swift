@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+/// Opening a store decides compatibility as Core Data does, by entity version hashes
+/// (COREDATA-FORMAT.md §6), and by structure where the hashes cannot decide.
+@Suite struct VersionHashCompatibilityTests {
+    static func model(optionalName: Bool, derived: Bool = false) -> NSManagedObjectModel {
+        let item = NSEntityDescription(name: "Item")
+        let name = NSAttributeDescription(name: "name", type: .stringAttributeType, optional: optionalName)
+        let count: NSAttributeDescription = derived ? NSDerivedAttributeDescription(name: "count", type: .integer64AttributeType)
+                                                    : NSAttributeDescription(name: "count", type: .integer64AttributeType)
+        item.properties = [name, count]
+        let model = NSManagedObjectModel()
+        model.entities = [item]
+        return model
+    }
+
+    static func open(_ model: NSManagedObjectModel, at url: URL) throws {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+    }
+
+    @Test func aChangeTheTablesCannotShowIsRefusedByItsHash() throws {
+        // Making `name` optional changes no column, but Core Data would refuse the store.
+        let directory = TemporaryDirectory()
+        let url = directory.file("Items.sqlite")
+        try Self.open(Self.model(optionalName: false), at: url)
+        try Self.open(Self.model(optionalName: false), at: url)
+        let error = try #require(throws: CocoaError.self) { try Self.open(Self.model(optionalName: true), at: url) }
+        #expect(error.code.rawValue == 134100)
+        #expect(error.userInfo["NSEntityNameKey"] as? String == "Item")
+        #expect((error.userInfo[NSLocalizedDescriptionKey] as? String)?.hasSuffix(
+            "entity 'Item' is not the one the store was written with (its version hash differs)") == true)
+    }
+
+    @Test func whereTheHashIsNotExactTheStructureDecides() throws {
+        // Apple's hashing of derived attributes is not known: such an entity is checked by its columns.
+        let directory = TemporaryDirectory()
+        let url = directory.file("Items.sqlite")
+        try Self.open(Self.model(optionalName: false, derived: true), at: url)
+        #expect(Self.model(optionalName: true, derived: true).entitiesByName["Item"]?.hasExactVersionHash == false)
+        try Self.open(Self.model(optionalName: true, derived: true), at: url)
+    }
+
+    @Test func anAppleStoreIsRefusedByAnotherVersionOfItsModel() throws {
+        // SampleModel_V2.sqlite was written with version SampleModel2 (which renamed
+        // ExpensiveSportCar to LuxuryCar); version SampleModel differs first in Car.
+        let directory = TemporaryDirectory()
+        let pair = AppleStoreTests.pairs[7]
+        let url = try Corpus.copyStore("stores/\(pair.store)", to: directory)
+        let older = Corpus.url("models/\(AppleStoreTests.sampleModel)/SampleModel.xcdatamodel")
+        let error = try #require(throws: CocoaError.self) { try Self.open(try NSManagedObjectModel(validatingContentsOf: older), at: url) }
+        #expect(error.code.rawValue == 134100)
+        #expect(error.userInfo["NSEntityNameKey"] as? String == "Car")
+        try Self.open(try NSManagedObjectModel(validatingContentsOf: pair.modelURL), at: url)
+    }
+}
