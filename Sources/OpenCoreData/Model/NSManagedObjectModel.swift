@@ -23,6 +23,12 @@ open class NSManagedObjectModel: @unchecked Sendable {
     /// Identifiers of this model version (`NSStoreModelVersionIdentifiers` in store metadata).
     public var versionIdentifiers: Set<AnyHashable> = []
 
+    /// For a model read from a store file: each entity's `Z_ENT` there, which the SQLite store
+    /// uses instead of numbering the entities itself.
+    var storedEntityNumbers: [String: Int64]?
+    /// Set on a model guessed from a store's tables (`StoreSchemaInference`): good for reading only.
+    var isInferredFromStore = false
+
     /// Named fetch requests (see NSManagedObjectModel+FetchRequestTemplates.swift).
     var fetchRequestTemplates: [String: NSFetchRequest<NSFetchRequestResult>] = [:]
 

@@ -252,10 +252,9 @@ struct PredicateSQLCompiler {
     /// nil when the table holds nothing else.
     static func entityCondition(for mapping: SQLiteSchema.EntityMapping, includesSubentities: Bool, alias: String) -> String? {
         guard mapping.table.isShared else { return nil }
-        let range = mapping.subtreeNumbers
-        if !includesSubentities || range.count == 1 { return "\(alias).Z_ENT = \(mapping.number)" }
+        if !includesSubentities || mapping.subtreeNumbers.count == 1 { return "\(alias).Z_ENT = \(mapping.number)" }
         if mapping.entity.superentity == nil { return nil }
-        return "\(alias).Z_ENT BETWEEN \(range.lowerBound) AND \(range.upperBound)"
+        return mapping.subtreeCondition(on: "\(alias).Z_ENT")
     }
 
     // MARK: Operands

@@ -89,7 +89,7 @@ enum SQLiteStoreFile {
 
     /// A connection to the existing store file at `url`; 260 when there is no file, 134000 when
     /// it is not a SQLite database. Never creates a file, nor changes the journal mode.
-    private static func open(_ url: URL, readOnly: Bool) throws -> SQLiteConnection {
+    static func open(_ url: URL, readOnly: Bool) throws -> SQLiteConnection {
         let path = url.path
         var isDirectory: ObjCBool = false
         guard url.isFileURL, FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {

@@ -13,8 +13,17 @@ final class SQLiteSchema {
         /// `Z_ENT`: 1…n, roots sorted by name (case-insensitively), each followed depth first by
         /// its sub-entities.
         let number: Int64
-        /// The numbers of this entity and all its sub-entities (a contiguous range).
-        var subtreeNumbers: ClosedRange<Int64> = 0...0
+        /// The numbers of this entity and all its sub-entities, ascending. Contiguous when the
+        /// schema numbered the entities; a store's own numbers need not be.
+        var subtreeNumbers: [Int64] = []
+
+        /// The SQL condition that `column` holds the number of this entity or a sub-entity.
+        func subtreeCondition(on column: String) -> String {
+            guard let first = subtreeNumbers.first, let last = subtreeNumbers.last else { return "0" }
+            if first == last { return "\(column) = \(first)" }
+            if last - first + 1 == Int64(subtreeNumbers.count) { return "\(column) BETWEEN \(first) AND \(last)" }
+            return "\(column) IN (\(subtreeNumbers.map(String.init).joined(separator: ", ")))"
+        }
         let table: TableMapping
         /// The column of each attribute slot (nil for transient attributes).
         var attributeColumns: [String?] = []
@@ -96,7 +105,9 @@ final class SQLiteSchema {
     private(set) var joinTables: [ObjectIdentifier: JoinTable] = [:]
     let orderedEntities: [NSEntityDescription]
 
-    init(entities modelEntities: [NSEntityDescription]) {
+    /// The layout of `modelEntities`, numbered as Core Data numbers them, or with
+    /// `storedNumbers` (entity name → `Z_ENT`) when the model was read from the store itself.
+    init(entities modelEntities: [NSEntityDescription], storedNumbers: [String: Int64]? = nil) {
         let roots = modelEntities.filter { $0.superentity == nil }.sorted(by: Self.byName)
         var ordered: [NSEntityDescription] = []
         func visit(_ entity: NSEntityDescription) {
@@ -107,6 +118,7 @@ final class SQLiteSchema {
         orderedEntities = ordered
 
         for (index, entity) in ordered.enumerated() {
+            let number = storedNumbers?[entity.name ?? ""] ?? Int64(index + 1)
             let root = entity.rootEntity
             let table: TableMapping
             if let existing = tables.first(where: { $0.root === root }) {
@@ -115,14 +127,14 @@ final class SQLiteSchema {
                 table = TableMapping(name: "Z" + Self.columnStem(root.name ?? ""), root: root)
                 tables.append(table)
             }
-            let mapping = EntityMapping(entity: entity, number: Int64(index + 1), table: table)
+            let mapping = EntityMapping(entity: entity, number: number, table: table)
             table.entities.append(mapping)
             entities[ObjectIdentifier(entity)] = mapping
-            mappingsByNumber.append(mapping)
+            if mappingsByNumber.count <= Int(number) { mappingsByNumber += Array(repeating: nil, count: Int(number) + 1 - mappingsByNumber.count) }
+            mappingsByNumber[Int(number)] = mapping
         }
         for mapping in entities.values {
-            let last = mapping.number + Int64(mapping.entity.selfAndDescendants.count) - 1
-            mapping.subtreeNumbers = mapping.number...last
+            mapping.subtreeNumbers = mapping.entity.selfAndDescendants.compactMap { entities[ObjectIdentifier($0)]?.number }.sorted()
         }
         for table in tables { layOutColumns(of: table) }
         layOutOrderColumns()
@@ -359,8 +371,7 @@ final class SQLiteSchema {
                     let name = "Z_\(entityName)_UNIQUE_\(constraint.joined(separator: "_"))"
                     if table.isShared {
                         // Sub-entities share the table: the constraint only binds this entity's subtree.
-                        let range = mapping.subtreeNumbers
-                        statements.append("CREATE UNIQUE INDEX \(name) ON \(table.name) (\(list)) WHERE Z_ENT BETWEEN \(range.lowerBound) AND \(range.upperBound)")
+                        statements.append("CREATE UNIQUE INDEX \(name) ON \(table.name) (\(list)) WHERE \(mapping.subtreeCondition(on: "Z_ENT"))")
                     } else {
                         statements.append("CREATE UNIQUE INDEX \(name) ON \(table.name) (\(list))")
                     }

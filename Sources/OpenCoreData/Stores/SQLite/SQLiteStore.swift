@@ -20,7 +20,12 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         guard let url else { throw CoreDataError.make(.persistentStoreOpen, "A SQLite store needs a file URL") }
         lock.lock()
         defer { lock.unlock() }
-        schema = SQLiteSchema(entities: entities)
+        if model.isInferredFromStore && !isReadOnly {
+            throw CoreDataError.store(.persistentStoreOpen,
+                                      "The model of \(url.path) was inferred from the store's tables and can only read it: open the store with NSReadOnlyPersistentStoreOption",
+                                      url: url)
+        }
+        schema = SQLiteSchema(entities: entities, storedNumbers: model.storedEntityNumbers)
         let path = url.path
         let exists = FileManager.default.fileExists(atPath: path)
         if !exists && isReadOnly {
@@ -55,7 +60,9 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             case .coreDataStore:
                 if !isReadOnly { try connection.execute("PRAGMA journal_mode=WAL") }
                 try readMetadata(from: connection)
-                try StoreCompatibility(schema: schema, connection: connection, url: url).check(metadata: storedMetadata)
+                // A model inferred from the tables has no hashes of its own to compare.
+                try StoreCompatibility(schema: schema, connection: connection, url: url)
+                    .check(metadata: model.isInferredFromStore ? [:] : storedMetadata)
             case .otherDatabase:
                 throw CoreDataError.store(.persistentStoreInvalidType,
                                           "The file \(path) is a SQLite database but not a Core Data store (it has no Z_METADATA and Z_PRIMARYKEY tables)",
