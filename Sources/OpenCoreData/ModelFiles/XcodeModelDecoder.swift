@@ -162,7 +162,8 @@ struct XcodeModelDecoder {
             guard let seconds = Double(interval) else { throw error(at: node, element: element, "\(dateKey) \"\(interval)\" is not a number") }
             return Date(timeIntervalSinceReferenceDate: seconds)
         }
-        guard let text = node[key] else { return nil }
+        // An empty value string (older Xcode files have some) means no value, except for strings.
+        guard let text = node[key], !text.isEmpty || type == .stringAttributeType else { return nil }
         func invalid() -> ModelFileError {
             error(at: node, element: element, "\(key) \"\(text)\" is not a valid \(type.modelName) value")
         }
@@ -310,10 +311,12 @@ struct XcodeModelDecoder {
             let name = try required("name", of: node, element: "fetch index of \(entity.name!)")
             let element = "index \(entity.name!).\(name)"
             var elements: [NSFetchIndexElementDescription] = []
-            for item in node.children(named: "fetchIndexElement") {
-                guard let propertyName = item["property"] else {
-                    throw error(at: item, element: element, "expression index elements are not supported yet")
-                }
+            let items = node.children(named: "fetchIndexElement")
+            // Indexes on expressions are not supported yet; an index only speeds fetches up, so
+            // such an index is left out rather than refusing the model (see Docs/Differences.md).
+            if items.contains(where: { $0["property"] == nil }) { continue }
+            for item in items {
+                let propertyName = try required("property", of: item, element: element)
                 guard let property = entity.propertiesByName[propertyName] else {
                     throw error(at: item, element: element, "\"\(propertyName)\" is not a property of \(entity.name!)")
                 }
