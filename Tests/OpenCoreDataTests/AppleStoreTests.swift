@@ -47,7 +47,7 @@ import OCDSQLite
     func everyObjectComesBackAsStored(_ pair: Pair) throws {
         _ = Self.registerTransformers
         let directory = TemporaryDirectory()
-        let storeURL = try Self.copyStore(pair.storeURL, into: directory)
+        let storeURL = try Corpus.copyStore(at: pair.storeURL, to: directory)
         let raw = try SQLiteConnection(path: storeURL.path)
         let numbers = Dictionary(uniqueKeysWithValues: try raw.rows("SELECT Z_NAME, Z_ENT FROM Z_PRIMARYKEY").map {
             ($0[0].stringValue!, $0[1].int64Value!)
@@ -86,7 +86,7 @@ import OCDSQLite
     @Test(arguments: pairs)
     func theStoresVersionHashesAreTheModelsHashes(_ pair: Pair) throws {
         let directory = TemporaryDirectory()
-        let (_, metadata) = try Corpus.rawMetadata(ofStoreAt: try Self.copyStore(pair.storeURL, into: directory))
+        let (_, metadata) = try Corpus.rawMetadata(ofStoreAt: try Corpus.copyStore(at: pair.storeURL, to: directory))
         let model = try NSManagedObjectModel(validatingContentsOf: pair.modelURL)
         let stored = try #require(metadata["NSStoreModelVersionHashes"] as? [String: Data])
         #expect(model.entityVersionHashesByName == stored)
@@ -112,7 +112,7 @@ import OCDSQLite
     @Test func writingToAnAppleStoreKeepsItsLayout() throws {
         let pair = Self.pairs[3]  // Bookmarks_V4: ordered one-to-many and ordered many-to-many
         let directory = TemporaryDirectory()
-        let storeURL = try Self.copyStore(pair.storeURL, into: directory)
+        let storeURL = try Corpus.copyStore(at: pair.storeURL, to: directory)
         let raw = try SQLiteConnection(path: storeURL.path)
         let uuidBefore = try raw.scalar("SELECT Z_UUID FROM Z_METADATA").stringValue
         let metadataBefore = try Self.metadata(raw)
@@ -252,18 +252,6 @@ import OCDSQLite
     static func metadata(_ connection: SQLiteConnection) throws -> [String: Any] {
         let data = try #require(try connection.scalar("SELECT Z_PLIST FROM Z_METADATA").dataValue)
         return try #require(try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
-    }
-
-    /// Copies a store and its -wal/-shm companions (data may sit uncheckpointed in the WAL).
-    static func copyStore(_ url: URL, into directory: TemporaryDirectory) throws -> URL {
-        let target = directory.file(url.lastPathComponent)
-        for suffix in ["", "-wal", "-shm"] {
-            let source = URL(fileURLWithPath: url.path + suffix)
-            if FileManager.default.fileExists(atPath: source.path) {
-                try FileManager.default.copyItem(at: source, to: URL(fileURLWithPath: target.path + suffix))
-            }
-        }
-        return target
     }
 
     /// An entity's `Z_ENT`; a renamed entity keeps its old name in Z_PRIMARYKEY.

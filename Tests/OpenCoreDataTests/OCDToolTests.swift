@@ -41,7 +41,7 @@ import Testing
 
     @Test func storeDumpPrintsEveryObjectAndLeavesTheStoreAsItWas() throws {
         let directory = TemporaryDirectory()
-        let store = try AppleStoreTests.copyStore(Self.bookmarksV4Store, into: directory)
+        let store = try Corpus.copyStore(at: Self.bookmarksV4Store, to: directory)
         let before = try Self.contents(of: store)
         let result = try OCD.run(["store", "dump", store.path, "--model", Self.bookmarksV4Model.path, "--json"])
         #expect(result.status == 0, "\(result.error)")
@@ -57,7 +57,7 @@ import Testing
 
     @Test func storeDumpWithTheWrongModelNamesWhatDiffers() throws {
         let directory = TemporaryDirectory()
-        let store = try AppleStoreTests.copyStore(Self.bookmarksV4Store, into: directory)
+        let store = try Corpus.copyStore(at: Self.bookmarksV4Store, to: directory)
         let olderModel = Self.bookmarksV4Model.deletingLastPathComponent().appendingPathComponent("BookmarksModel 3.xcdatamodel")
         let result = try OCD.run(["store", "dump", store.path, "--model", olderModel.path])
         #expect(result.status == 1)

@@ -24,7 +24,11 @@ enum Corpus {
     /// Copies a corpus store with its `-wal` and `-shm` files (those that exist) into
     /// `directory`, writable, so that opening it never touches the corpus. Returns the copy's URL.
     static func copyStore(_ relativePath: String, to directory: TemporaryDirectory) throws -> URL {
-        let source = url(relativePath)
+        try copyStore(at: url(relativePath), to: directory)
+    }
+
+    /// Copies the store at `source` (anywhere) with its `-wal` and `-shm` files, as above.
+    static func copyStore(at source: URL, to directory: TemporaryDirectory) throws -> URL {
         let target = directory.file(source.lastPathComponent)
         for suffix in ["", "-wal", "-shm"] {
             let from = URL(fileURLWithPath: source.path + suffix)
