@@ -105,14 +105,14 @@ struct BinaryPropertyList {
         offsetSize = Int(bytes[trailer + 6])
         referenceSize = Int(bytes[trailer + 7])
         guard (1...8).contains(offsetSize), (1...8).contains(referenceSize) else {
-            throw PropertyListError(reason: "the binary property list's trailer is corrupt (offset size \(offsetSize), reference size \(referenceSize))")
+            throw PropertyListError(reason: "the binary property list is truncated or corrupt: its trailer gives offset size \(offsetSize) and reference size \(referenceSize)")
         }
         let count = Self.bigEndian(bytes, at: trailer + 8, size: 8)
         let top = Self.bigEndian(bytes, at: trailer + 16, size: 8)
         let table = Self.bigEndian(bytes, at: trailer + 24, size: 8)
         // Every object takes at least one byte, so there cannot be more objects than bytes.
         guard count >= 1, count <= UInt64(bytes.count), top < count, table >= 8, table <= UInt64(trailer) else {
-            throw PropertyListError(reason: "the binary property list's trailer is corrupt (\(count) objects, top object \(top), offset table at \(table))")
+            throw PropertyListError(reason: "the binary property list is truncated or corrupt: its trailer (\(count) objects, top object \(top), offset table at \(table)) does not fit the file's \(bytes.count) bytes")
         }
         objectCount = Int(count)
         topIndex = Int(top)

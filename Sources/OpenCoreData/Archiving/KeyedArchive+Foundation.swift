@@ -128,7 +128,7 @@ struct FoundationValueDecoder {
         if object.isKind(of: "NSString") {
             return try ArchivedValue.object(object).stringValue() ?? ""
         }
-        if object.isKind(of: "NSDecimalNumber") {
+        if object.isKind(of: "NSDecimalNumber") || object.isKind(of: "NSDecimalNumberPlaceholder") {
             return try decimal(object)
         }
         if object.isKind(of: "NSData") {
@@ -193,9 +193,10 @@ struct FoundationValueDecoder {
         throw KeyedArchiveError(reason: "\(object) is not a Foundation value class this reader decodes", unsupportedClass: object.className)
     }
 
-    /// `NSDecimalNumber`: `NS.mantissa` (up to eight 16-bit words, least significant first, in
-    /// the byte order `NS.mantissa.bo` gives: 1 little-endian, 2 big-endian), `NS.length` (how
-    /// many words count), `NS.exponent` and `NS.negative`.
+    /// `NSDecimalNumber` (archived as `NSDecimalNumberPlaceholder`): `NS.mantissa` (up to
+    /// eight 16-bit words, least significant first, in the byte order `NS.mantissa.bo` gives:
+    /// 1 little-endian, 2 big-endian), `NS.length` (how many words count), `NS.exponent` and
+    /// `NS.negative`.
     private func decimal(_ object: ArchivedObject) throws -> Decimal {
         guard case .data(let mantissa) = try object.value(forKey: "NS.mantissa") else {
             throw KeyedArchiveError(reason: "\(object) has no NS.mantissa")

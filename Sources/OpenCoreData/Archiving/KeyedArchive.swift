@@ -164,10 +164,18 @@ struct ArchivedObject: CustomStringConvertible {
             throw KeyedArchiveError(reason: "object \(uid) of the archive has a $class (\(classUID)) that is not a class description")
         }
         className = name
-        if case .array(let chain)? = classInfo["$classes"] {
-            classChain = chain.compactMap { if case .string(let name) = $0 { name } else { nil } }
-        } else {
+        switch classInfo["$classes"] {
+        case nil:
             classChain = [name]
+        case .array(let chain)?:
+            classChain = try chain.map { element in
+                guard case .string(let name) = element else {
+                    throw KeyedArchiveError(reason: "the $classes of object \(uid)'s class \(name) holds \(element.kindName), not a class name")
+                }
+                return name
+            }
+        case let other?:
+            throw KeyedArchiveError(reason: "the $classes of object \(uid)'s class \(name) is \(other.kindName), not an array")
         }
     }
 
