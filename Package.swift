@@ -11,9 +11,11 @@ let package = Package(
     targets: [
         // The system SQLite (Debian: libsqlite3-dev).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // The system zlib (Debian: zlib1g-dev), to inflate the model cache of Core Data's stores.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         // The SQLite layer: connections, statements, transactions. Knows nothing of Core Data.
         .target(name: "OCDSQLite", dependencies: ["CSQLite"]),
-        .target(name: "OpenCoreData", dependencies: ["OCDSQLite"]),
+        .target(name: "OpenCoreData", dependencies: ["OCDSQLite", "CZlib"]),
         .executableTarget(name: "ocd", dependencies: ["OpenCoreData"]),
         .executableTarget(name: "ocd-bench", dependencies: ["OpenCoreData", "OCDSQLite", "CSQLite"]),
         .testTarget(name: "OCDSQLiteTests", dependencies: ["OCDSQLite"]),

@@ -1,0 +1,5 @@
+#include <zlib.h>
+
+// inflateInit2 is a macro (it passes ZLIB_VERSION and sizeof(z_stream)), which Swift cannot import.
+// Negative window bits select raw DEFLATE: no zlib header, no checksum (Core Data's Z_MODELCACHE).
+static inline int czlib_inflate_init_raw(z_stream *stream) { return inflateInit2(stream, -15); }
