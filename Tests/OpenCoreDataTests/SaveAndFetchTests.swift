@@ -35,6 +35,20 @@ import Testing
         #expect((fetched.value(forKey: "tags") as? [String]) == ["math", "engines"] || (fetched.value(forKey: "tags") as? NSArray)?.count == 2)
     }
 
+    @Test func decimalsSurviveSaveAndReopenDigitForDigit() throws {
+        // Decimals are stored as the nearest REAL, as Core Data stores them; reading one back must
+        // give the same decimal, so that a re-save does not change the column.
+        let stack = try TestStack(.sqlite)
+        let values = ["3.3333333332999993", "0.1", "10.11", "-12345.678", "1e-7"].map { Decimal(string: $0)! }
+        for (index, value) in values.enumerated() {
+            stack.insert("Person", ["name": "p\(index)", "balance": value])
+        }
+        try stack.context.save()
+        try stack.reopen()
+        let read = try stack.fetch("Person", sortedBy: "name").map { $0.value(forKey: "balance") as? Decimal }
+        #expect(read == values)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func defaultsApplyToNewObjects(kind: StoreKind) throws {
         let stack = try TestStack(kind)

@@ -129,7 +129,7 @@ extension PrimitiveValue {
         case .integer(let value): Double(value)
         case .double(let value): value
         case .bool(let value): value ? 1 : 0
-        case .decimal(let value): NSDecimalNumber(decimal: value).doubleValue
+        case .decimal(let value): value.nearestDouble
         default: 0
         }
     }

@@ -92,7 +92,7 @@ extension PrimitiveValue {
         case let value as Int64: Double(value)
         case let value as Int32: Double(value)
         case let value as Int16: Double(value)
-        case let value as Decimal: NSDecimalNumber(decimal: value).doubleValue
+        case let value as Decimal: value.nearestDouble
         case let value as NSNumber: value.doubleValue
         default: nil
         }

@@ -19,6 +19,11 @@ public struct ModelFileVersions: Sendable, Equatable {
         case "xcdatamodeld":
             names = try XcodeModel.versions(in: url).map { $0.deletingPathExtension().lastPathComponent }
             current = try XcodeModel.currentVersion(in: url).deletingPathExtension().lastPathComponent
+        case "momd":
+            let moms = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+            names = moms.filter { $0.hasSuffix(".mom") }.map { String($0.dropLast(4)) }
+                .sorted { $0.compare($1, options: [.numeric]) == .orderedAscending }
+            current = try CompiledModel.momFile(at: url).deletingPathExtension().lastPathComponent
         case "xcdatamodel", "mom":
             names = [url.deletingPathExtension().lastPathComponent]
             current = names[0]

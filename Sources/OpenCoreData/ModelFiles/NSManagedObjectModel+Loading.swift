@@ -28,6 +28,8 @@ extension NSManagedObjectModel {
         switch url.pathExtension {
         case "xcdatamodeld", "xcdatamodel":
             try XcodeModel.load(at: url, into: self)
+        case "momd", "mom":
+            try CompiledModel.load(at: url, into: self)
         default:
             throw ModelFileError(file: url, reason: "not a model: expected a .xcdatamodeld, .xcdatamodel, .momd or .mom")
         }

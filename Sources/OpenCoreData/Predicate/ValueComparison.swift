@@ -106,7 +106,7 @@ enum ValueComparison {
         case let value as Bool: .integer(value ? 1 : 0)
         case let value as Double: .double(value)
         case let value as Float: .double(Double(value))
-        case let value as Decimal: .double(NSDecimalNumber(decimal: value).doubleValue)
+        case let value as Decimal: .double(value.nearestDouble)
         case let value as NSNumber:
             if let exact = Int64(exactly: value.doubleValue), Double(exact) == value.doubleValue { .integer(value.int64Value) } else { .double(value.doubleValue) }
         default: nil

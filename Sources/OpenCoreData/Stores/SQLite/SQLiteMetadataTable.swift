@@ -125,3 +125,39 @@ enum SQLiteStoreFile {
         return header.starts(with: Data("SQLite format 3\0".utf8)) && header[18] == 2 && header[19] == 2
     }
 }
+
+extension SQLiteStoreFile {
+    /// The model the store at `url` carries (its model cache), or, for a store without one, the
+    /// model inferred from its tables. Either way the model numbers its entities as the store
+    /// does. The file is opened read-only and left as it was.
+    static func storedModel(at url: URL) throws -> NSPersistentStoreCoordinator.StoredModel {
+        let connection = try open(url, readOnly: true)
+        guard try connection.tableExists("Z_PRIMARYKEY"), try connection.tableExists("Z_METADATA") else {
+            throw CoreDataError.store(.persistentStoreInvalidType,
+                                      "The file \(url.path) is a SQLite database but not a Core Data store (it has no Z_METADATA and Z_PRIMARYKEY tables)",
+                                      url: url)
+        }
+        if let content = try StoreModelCache.content(of: connection, url: url) {
+            let model = try CompiledModel.model(fromModelCache: content, source: url)
+            model.storedEntityNumbers = try storedNumbers(of: model, on: connection)
+            return .init(model: model, source: .modelCache)
+        }
+        var inference = StoreSchemaInference(connection: connection, url: url)
+        return .init(model: try inference.inferModel(), source: .inferredFromTables)
+    }
+
+    /// The `Z_ENT` of each of `model`'s entities, found in `Z_PRIMARYKEY` by name or by renaming
+    /// identifier (Core Data's migrations keep a renamed entity's old name there).
+    private static func storedNumbers(of model: NSManagedObjectModel, on connection: SQLiteConnection) throws -> [String: Int64] {
+        var byName: [String: Int64] = [:]
+        for row in try connection.rows("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT < 16000") {
+            if let number = row[0].int64Value, let name = row[1].stringValue { byName[name] = number }
+        }
+        var numbers: [String: Int64] = [:]
+        for entity in model.entities {
+            guard let name = entity.name else { continue }
+            if let number = byName[name] ?? entity.renamingIdentifier.flatMap({ byName[$0] }) { numbers[name] = number }
+        }
+        return numbers
+    }
+}

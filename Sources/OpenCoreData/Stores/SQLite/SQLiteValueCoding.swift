@@ -18,7 +18,7 @@ enum SQLiteValueCoding {
         case .data(let data): try statement.bind(data, at: index)
         case .uuid(let uuid): try statement.bind(Data(uuid.bytes), at: index)
         case .url(let url): try statement.bind(url.absoluteString, at: index)
-        case .decimal(let decimal): try statement.bind(NSDecimalNumber(decimal: decimal).doubleValue, at: index)
+        case .decimal(let decimal): try statement.bind(decimal.nearestDouble, at: index)
         case .transformable(let box): try statement.bind(try TransformableCoding.encode(box.value, for: attribute), at: index)
         }
     }
@@ -35,7 +35,7 @@ enum SQLiteValueCoding {
         case .data(let data): .blob(data)
         case .uuid(let uuid): .blob(Data(uuid.bytes))
         case .url(let url): .text(url.absoluteString)
-        case .decimal(let decimal): .real(NSDecimalNumber(decimal: decimal).doubleValue)
+        case .decimal(let decimal): .real(decimal.nearestDouble)
         case .transformable(let box): .blob(try TransformableCoding.encode(box.value, for: attribute))
         }
     }
@@ -60,7 +60,7 @@ enum SQLiteValueCoding {
         case .doubleAttributeType, .floatAttributeType:
             return .double(statement.double(at: index))
         case .decimalAttributeType:
-            return .decimal(Decimal(statement.double(at: index)))
+            return .decimal(Self.decimal(fromStored: statement.double(at: index)))
         case .stringAttributeType:
             return .string(statement.string(at: index) ?? "")
         case .dateAttributeType:
@@ -79,7 +79,16 @@ enum SQLiteValueCoding {
             return TransformableCoding.decode(data, for: attribute()).map { .transformable(TransformableValue(value: $0)) } ?? .null
         }
     }
+
+    /// A decimal read from its REAL column. `Decimal(Double)` keeps the binary fraction's
+    /// noise (3.3333333332999993 becomes 3.333333333299999232); the shortest decimal that reads
+    /// back as the same double is what was stored.
+    static func decimal(fromStored value: Double) -> Decimal {
+        guard value.isFinite else { return Decimal(value) }
+        return Decimal(string: "\(value)", locale: Locale(identifier: "en_US_POSIX")) ?? Decimal(value)
+    }
 }
+
 
 /// Turns transformable values into data and back: through the attribute's named
 /// `ValueTransformer` when it has one, else with `NSKeyedArchiver` (Core Data's default

@@ -25,11 +25,15 @@ enum StoreModelCache {
         configuration.readOnly = true
         configuration.createIfMissing = false
         configuration.walMode = false
-        let connection = try SQLiteConnection(path: url.path, configuration: configuration)
+        return try content(of: try SQLiteConnection(path: url.path, configuration: configuration), url: url)
+    }
+
+    /// The raw `Z_CONTENT` read through an open `connection` to the store at `url`.
+    static func content(of connection: SQLiteConnection, url: URL) throws -> Data? {
         guard try connection.tableExists("Z_MODELCACHE") else { return nil }
         switch try connection.scalar("SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1") {
         case .null: return nil
-        case .blob(let data): return data
+        case .blob(let data): return data.isEmpty ? nil : data
         case let other: throw ModelFileError(file: url, element: "Z_MODELCACHE", reason: "Z_CONTENT holds \(other), not a blob")
         }
     }
