@@ -41,7 +41,7 @@ import Testing
         let stack = try TestStack(.sqlite)
         let values = ["3.3333333332999993", "0.1", "10.11", "-12345.678", "1e-7"].map { Decimal(string: $0)! }
         for (index, value) in values.enumerated() {
-            stack.insert("Person", ["name": "p\(index)", "balance": value])
+            _ = stack.insert("Person", ["name": "p\(index)", "balance": value])
         }
         try stack.context.save()
         try stack.reopen()
