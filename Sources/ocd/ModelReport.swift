@@ -58,17 +58,21 @@ struct ModelReport: Encodable {
     }
 
     let path: String
-    let versions: [String]
-    let currentVersion: String
+    /// The versions of a model file; absent for a store's model.
+    let versions: [String]?
+    let currentVersion: String?
+    /// For a store: how it carries its model ("modelCache" or "inferredFromTables").
+    let storedModel: String?
     let versionIdentifiers: [String]
     let entities: [Entity]
     let configurations: [String: [String]]
     let fetchRequestTemplates: [FetchRequestTemplate]
 
-    init(model: NSManagedObjectModel, path: String, versions: ModelFileVersions) {
+    init(model: NSManagedObjectModel, path: String, versions: ModelFileVersions?, storedModel: String?) {
         self.path = path
-        self.versions = versions.names
-        self.currentVersion = versions.current
+        self.versions = versions?.names
+        self.currentVersion = versions?.current
+        self.storedModel = storedModel
         versionIdentifiers = model.versionIdentifiers.compactMap { $0 as? String }.sorted()
         entities = model.entities.sorted { ($0.name ?? "") < ($1.name ?? "") }.map(Self.entity)
         configurations = Dictionary(uniqueKeysWithValues: model.configurations.map { name in
@@ -127,10 +131,14 @@ struct ModelReport: Encodable {
     /// The human-readable form.
     var text: String {
         var lines = ["Model \(path)"]
-        if versions.count > 1 {
-            lines.append("Versions: \(versions.joined(separator: ", ")) (current: \(currentVersion))")
-        } else {
-            lines.append("Version: \(currentVersion)")
+        if let versions, let currentVersion {
+            lines.append(versions.count > 1 ? "Versions: \(versions.joined(separator: ", ")) (current: \(currentVersion))"
+                                            : "Version: \(currentVersion)")
+        }
+        switch storedModel {
+        case "modelCache": lines.append("The model the store carries (Z_MODELCACHE)")
+        case "inferredFromTables": lines.append("Inferred from the store's tables: names in lower case, no to-many relationships")
+        default: break
         }
         if !versionIdentifiers.isEmpty, versionIdentifiers != [""] {
             lines.append("Version identifiers: \(versionIdentifiers.joined(separator: ", "))")
@@ -158,7 +166,7 @@ struct ModelReport: Encodable {
                 line += relationship.inverse.map { ", inverse \($0)" } ?? ", no inverse"
                 line += ", delete rule \(relationship.deleteRule)"
                 if relationship.minCount > 0 { line += ", at least \(relationship.minCount)" }
-                if relationship.toMany && relationship.maxCount > 0 { line += ", at most \(relationship.maxCount)" }
+                if relationship.toMany && relationship.maxCount > 0 && relationship.maxCount < Int(Int32.max) { line += ", at most \(relationship.maxCount)" }
                 lines.append(line)
             }
             for property in entity.fetchedProperties {

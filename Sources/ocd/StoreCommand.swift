@@ -58,7 +58,32 @@ enum StoreCommand {
     // MARK: info
 
     private static func info(_ url: URL, options: CommandOptions) throws {
-        throw CommandFailure("store info is not available yet")
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        let stored = try? NSPersistentStoreCoordinator.storedModelForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        var given: NSManagedObjectModel?
+        var compatibility: StoreInfo.Compatibility?
+        if let path = options.modelPath {
+            let (model, _) = try model(for: url, options: options)
+            given = model
+            compatibility = StoreInfo.Compatibility(of: model, path: path, with: metadata, storeAt: url)
+        }
+        // Count with the given model when it fits, else with the store's own.
+        let counting = compatibility?.compatible == true ? given : stored?.model
+        var counts: [StoreInfo.EntityCount] = []
+        if let counting {
+            let context = try openReadOnly(url, model: counting)
+            try context.performAndWait {
+                for entity in counting.entities.sorted(by: { ($0.name ?? "") < ($1.name ?? "") }) {
+                    let request = NSFetchRequest<NSManagedObject>(entityName: entity.name ?? "")
+                    request.includesSubentities = false
+                    counts.append(StoreInfo.EntityCount(name: entity.name ?? "", parent: entity.superentity?.name,
+                                                        count: try context.count(for: request)))
+                }
+            }
+        }
+        let report = StoreInfo(path: url.path, metadata: metadata, storedModel: stored?.source.rawValue,
+                               compatibility: compatibility, entities: counts)
+        if options.json { try Output.printJSON(report) } else { print(report.text) }
     }
 
     // MARK: Shared
@@ -69,7 +94,11 @@ enum StoreCommand {
             guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("\(path): no such file or folder") }
             return (try NSManagedObjectModel(validatingContentsOf: URL(fileURLWithPath: path)), path)
         }
-        throw CommandFailure("\(url.path): give the model with --model PATH (reading the model a store carries is not done yet)")
+        let stored = try NSPersistentStoreCoordinator.storedModelForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        switch stored.source {
+        case .modelCache: return (stored.model, "the store's model cache")
+        case .inferredFromTables: return (stored.model, "inferred from the store's tables")
+        }
     }
 
     static func openReadOnly(_ url: URL, model: NSManagedObjectModel) throws -> NSManagedObjectContext {

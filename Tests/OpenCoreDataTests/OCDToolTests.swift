@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import OCDSQLite
 
 /// The `ocd` tool's inspection commands, run as a user runs them: exit codes, messages, and the
 /// documented `--json` output (Docs/ocd-json.md).
@@ -31,7 +32,10 @@ import Testing
         let missing = try OCD.run(["model", "show", "/no/such/Model.xcdatamodeld"])
         #expect(missing.status == 1)
         #expect(missing.error == "ocd: /no/such/Model.xcdatamodeld: no such file or folder\n")
-        let notAModel = try OCD.run(["model", "show", Self.bookmarksV4Store.path])
+        let directory = TemporaryDirectory()
+        let notes = directory.file("notes.txt")
+        try "not a model".write(to: notes, atomically: true, encoding: .utf8)
+        let notAModel = try OCD.run(["model", "show", notes.path])
         #expect(notAModel.status == 1)
         #expect(notAModel.error.contains("not a model"))
         #expect(try OCD.run(["model", "show"]).status == 2)
@@ -100,5 +104,83 @@ enum OCD {
         process.waitUntilExit()
         return Result(status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
                       error: String(decoding: errorData, as: UTF8.self))
+    }
+}
+
+/// `ocd store info` and the commands that read a store's own model.
+@Suite struct OCDStoreInfoTests {
+    static let sampleModel2Store = Corpus.url("stores/alemar11__CoreDataPlus/Tests__Resources__SampleModel2__Fixtures__SampleModel2_V1.sqlite")
+    static let sampleModelV2Store = Corpus.url("stores/alemar11__CoreDataPlus/Tests__Resources__SampleModel__Fixtures__SampleModel_V2.sqlite")
+    static let momd = Corpus.url("compiled/alemar11__CoreDataPlus/Tests__Resources__SampleModel__Fixtures__SampleModel.momd")
+
+    @Test func storeInfoCountsTheObjectsOfEveryEntityWithTheStoresOwnModel() throws {
+        let directory = TemporaryDirectory()
+        let store = try Corpus.copyStore(at: Self.sampleModel2Store, to: directory)
+        let result = try OCD.run(["store", "info", store.path, "--json"])
+        #expect(result.status == 0, "\(result.error)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        #expect(json["storeType"] as? String == "SQLite")
+        #expect(json["frameworkVersion"] as? Int == 1344)
+        #expect(json["storedModel"] as? String == "modelCache")
+        let counts = Dictionary(uniqueKeysWithValues: (json["entities"] as? [[String: Any]] ?? []).map {
+            ($0["name"] as? String ?? "", $0["count"] as? Int ?? -1)
+        })
+        // Counted independently with SQL on the copy.
+        let raw = try SQLiteConnection(path: store.path)
+        #expect(counts["Page"] == Int(try raw.scalar("SELECT COUNT(*) FROM ZPAGE").int64Value ?? -1))
+        #expect(counts["Book"] == Int(try raw.scalar("SELECT COUNT(*) FROM ZBOOK WHERE Z_ENT = 1").int64Value ?? -1))
+        #expect(counts["GraphicNovel"] == Int(try raw.scalar("SELECT COUNT(*) FROM ZBOOK WHERE Z_ENT = 2").int64Value ?? -1))
+        let metadata = try #require(json["metadata"] as? [String: Any])
+        #expect((metadata["NSStoreModelVersionHashes"] as? [String: String])?.count == 6)
+    }
+
+    @Test func storeInfoSaysWhetherAModelFits() throws {
+        let directory = TemporaryDirectory()
+        let store = try Corpus.copyStore(at: Self.sampleModelV2Store, to: directory)
+        // The .momd's current version is SampleModel (version 1); the store was written with version 2.
+        let result = try OCD.run(["store", "info", store.path, "--model", Self.momd.path, "--json"])
+        #expect(result.status == 0, "\(result.error)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        let compatibility = try #require(json["compatibility"] as? [String: Any])
+        #expect(compatibility["compatible"] as? Bool == false)
+        #expect(compatibility["versionHashesMatch"] as? Bool == false)
+        #expect((compatibility["reason"] as? String)?.contains("entity 'Car'") == true)
+        let fitting = Corpus.url("models/alemar11__CoreDataPlus/Tests__Resources__SampleModel__SampleModel.xcdatamodeld/SampleModel2.xcdatamodel")
+        let good = try OCD.run(["store", "info", store.path, "--model", fitting.path, "--json"])
+        let goodJSON = try #require(try JSONSerialization.jsonObject(with: Data(good.output.utf8)) as? [String: Any])
+        let goodCompatibility = try #require(goodJSON["compatibility"] as? [String: Any])
+        #expect(goodCompatibility["compatible"] as? Bool == true)
+        #expect(goodCompatibility["versionHashesMatch"] as? Bool == true)
+        #expect(goodCompatibility["differingEntities"] as? [String] == [])
+    }
+
+    @Test func aStoresOwnModelIsShownAndUsedForDumping() throws {
+        let directory = TemporaryDirectory()
+        let store = try Corpus.copyStore(at: Self.sampleModel2Store, to: directory)
+        let shown = try OCD.run(["model", "show", store.path, "--json"])
+        #expect(shown.status == 0, "\(shown.error)")
+        let model = try #require(try JSONSerialization.jsonObject(with: Data(shown.output.utf8)) as? [String: Any])
+        #expect(model["storedModel"] as? String == "modelCache")
+        #expect((model["entities"] as? [[String: Any]])?.compactMap { $0["name"] as? String }
+                == ["Author", "Book", "Feedback", "GraphicNovel", "Page", "Writer"])
+        let dumped = try OCD.run(["store", "dump", store.path])
+        #expect(dumped.status == 0, "\(dumped.error)")
+        #expect(dumped.output.components(separatedBy: "\nPage x-coredata://").count - 1 == 4970)
+    }
+
+    @Test func notAStoreIsAClearError() throws {
+        let directory = TemporaryDirectory()
+        let text = directory.file("notes.sqlite")
+        try "hello".write(to: text, atomically: true, encoding: .utf8)
+        let result = try OCD.run(["store", "info", text.path])
+        #expect(result.status == 1)
+        #expect(result.error.contains(text.path))
+        let truncated = directory.file("truncated.sqlite")
+        let original = try Data(contentsOf: OCDToolTests.bookmarksV4Store)
+        try original.prefix(1000).write(to: truncated)
+        let cut = try OCD.run(["store", "dump", truncated.path])
+        #expect(cut.status == 1)
+        #expect(cut.error.contains(truncated.path))
+        #expect(try Data(contentsOf: truncated) == original.prefix(1000))
     }
 }
