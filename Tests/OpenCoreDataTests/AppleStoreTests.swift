@@ -187,6 +187,58 @@ import OCDSQLite
         }
     }
 
+    /// CoreDataPlus's SampleModel2 store counts a book's pages with Core Data's derived-attribute
+    /// triggers, which call SQL functions Core Data registers; writing pages through OpenCoreData
+    /// must keep them working (COREDATA-FORMAT.md §2).
+    @Test func derivedAttributeTriggersKeepWorkingWhenWeWrite() throws {
+        for name in ["ContentTransformer", "CoverTransformer"] {
+            ValueTransformer.setValueTransformer(PassThroughTransformer(), forName: NSValueTransformerName(name))
+        }
+        let directory = TemporaryDirectory()
+        let storeURL = try Corpus.copyStore("stores/alemar11__CoreDataPlus/Tests__Resources__SampleModel2__Fixtures__SampleModel2_V1.sqlite",
+                                            to: directory)
+        let raw = try SQLiteConnection(path: storeURL.path)
+        let book: Int64 = 1
+        let pagesBefore = try raw.scalar("SELECT ZPAGESCOUNT FROM ZBOOK WHERE Z_PK = 1").int64Value
+        #expect(pagesBefore == 99)
+        let maxPageBefore = try #require(try raw.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Page'").int64Value)
+
+        let stored = try NSPersistentStoreCoordinator.storedModelForPersistentStore(ofType: NSSQLiteStoreType, at: storeURL)
+        let context = try Self.openStack(model: stored.model, at: storeURL)
+        try context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
+            request.includesSubentities = false
+            let owner = try #require(try context.fetch(request).first { Self.primaryKey(of: $0) == book })
+            #expect(owner.value(forKey: "pagesCount") as? Int64 == 99)
+            let page = NSEntityDescription.insertNewObject(forEntityName: "Page", into: context)
+            page.setValue(Int32(1000), forKey: "number")
+            page.setValue(Data([1, 2, 3]), forKey: "content")
+            page.setValue(owner, forKey: "book")
+            try context.save()
+        }
+        #expect(try raw.scalar("SELECT ZPAGESCOUNT FROM ZBOOK WHERE Z_PK = 1").int64Value == 100)
+        #expect(try raw.scalar("SELECT COUNT(*) FROM ZPAGE WHERE ZBOOK = 1").int64Value == 100)
+        #expect(try raw.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Page'").int64Value == maxPageBefore + 1)
+
+        try context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Page")
+            request.predicate = NSComparisonPredicate(key: "number", .equalTo, 1000)
+            for page in try context.fetch(request) { context.delete(page) }
+            try context.save()
+        }
+        #expect(try raw.scalar("SELECT ZPAGESCOUNT FROM ZBOOK WHERE Z_PK = 1").int64Value == 99)
+
+        let reopened = try Self.openStack(
+            model: try NSPersistentStoreCoordinator.storedModelForPersistentStore(ofType: NSSQLiteStoreType, at: storeURL).model, at: storeURL)
+        try reopened.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
+            request.includesSubentities = false
+            let owner = try #require(try reopened.fetch(request).first { Self.primaryKey(of: $0) == book })
+            #expect(owner.value(forKey: "pagesCount") as? Int64 == 99)
+            #expect((owner.value(forKey: "pages") as? Set<NSManagedObject>)?.count == 99)
+        }
+    }
+
     // MARK: Comparing
 
     static func check(_ object: NSManagedObject, against row: [String: SQLiteValue], raw: SQLiteConnection,
