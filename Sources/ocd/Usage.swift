@@ -6,6 +6,16 @@ enum Usage {
           example [--store PATH]   build a small Core Data stack on a SQLite store and walk through
                                    insert, save, reopen, fetch, update and delete, printing each step
                                    (the store goes to a fresh temporary directory unless --store is given)
+          model show PATH [--json]
+                                   print a model: a .xcdatamodeld, .xcdatamodel, .momd or .mom, or the
+                                   model a SQLite store carries
+          store info PATH [--model MODEL] [--json]
+                                   print a store's metadata and object counts, and whether MODEL fits it
+          store dump PATH [--model MODEL] [--json]
+                                   print every object of a store: entity, URI, attributes, relationships
+                                   (without --model, the store's own model is used)
           help                     show this text
+
+        Stores are opened read-only. --json output is described in Docs/ocd-json.md.
         """
 }
