@@ -382,3 +382,25 @@ final class PassThroughTransformer: ValueTransformer, @unchecked Sendable {
     override func transformedValue(_ value: Any?) -> Any? { value }
     override func reverseTransformedValue(_ value: Any?) -> Any? { value }
 }
+
+/// Damaged store files: a clear error naming the file, never a crash, never a changed file.
+@Suite struct DamagedStoreTests {
+    @Test(arguments: [4096, 8192, 20000])
+    func aTruncatedStoreIsAnErrorNamingTheFile(keptBytes: Int) throws {
+        let directory = TemporaryDirectory()
+        let pair = AppleStoreTests.pairs[6]   // SampleModel_V1.sqlite, no -wal
+        let full = try Data(contentsOf: pair.storeURL)
+        let url = directory.file("Truncated.sqlite")
+        try full.prefix(keptBytes).write(to: url)
+        let model = try NSManagedObjectModel(validatingContentsOf: pair.modelURL)
+        let error = try #require(throws: CocoaError.self) {
+            let context = try AppleStoreTests.openStack(model: model, at: url)
+            try context.performAndWait {
+                for entity in model.entities { _ = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: entity.name!)) }
+            }
+        }
+        let message = (error.userInfo[NSLocalizedDescriptionKey] as? String) ?? ""
+        #expect(message.contains(url.path) || (error.userInfo[NSURLErrorKey] as? URL)?.path == url.path, "\(message)")
+        #expect(try Data(contentsOf: url) == full.prefix(keptBytes))
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import OCDSQLite
+import OpenCoreData
 
 /// The `ocd` tool's inspection commands, run as a user runs them: exit codes, messages, and the
 /// documented `--json` output (Docs/ocd-json.md).
@@ -166,6 +167,17 @@ enum OCD {
         let dumped = try OCD.run(["store", "dump", store.path])
         #expect(dumped.status == 0, "\(dumped.error)")
         #expect(dumped.output.components(separatedBy: "\nPage x-coredata://").count - 1 == 4970)
+    }
+
+    @Test func aCompiledModelsVersionsAndMomcsHashes() throws {
+        let versions = try ModelFileVersions(at: Self.momd)
+        #expect(versions.names == ["SampleModel", "SampleModel2", "SampleModel3"])
+        #expect(versions.current == "SampleModel")
+        // momc's hashes are the hashes of the versions as loaded.
+        for name in versions.names {
+            let model = try NSManagedObjectModel(validatingContentsOf: Self.momd.appendingPathComponent("\(name).mom"))
+            #expect(versions.entityVersionHashes[name] == model.entityVersionHashesByName, "\(name)")
+        }
     }
 
     @Test func notAStoreIsAClearError() throws {
