@@ -735,3 +735,22 @@ final class TrackedPerson: NSManagedObject {
         #expect(try stack.storedCount("Person") == 0)
     }
 }
+
+/// Objects created in no context, as Core Data allows (`init(entity:insertInto: nil)`).
+@Suite struct ContextlessObjectTests {
+    @Test(arguments: StoreKind.allCases)
+    func anObjectInNoContextHoldsValuesAndCanBeInsertedLater(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let entity = try #require(stack.model.entitiesByName["Person"])
+        let person = NSManagedObject(entity: entity, insertInto: nil)
+        #expect(person.value(forKey: "age") as? Int == 0)          // its default
+        person.setValue("Ada", forKey: "name")
+        #expect(person.managedObjectContext == nil)
+        #expect(!person.isInserted)
+        stack.context.insert(person)
+        #expect(person.isInserted)
+        try stack.context.save()
+        try stack.reopen()
+        #expect(try stack.storedStrings("Person") == ["Ada"])
+    }
+}

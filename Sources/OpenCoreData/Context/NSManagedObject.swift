@@ -47,6 +47,10 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
         if let context {
             becomeNew()
             context.insert(self)
+        } else {
+            // An object in no context holds values too (its defaults), as in Core Data; it is
+            // neither inserted nor registered until `insert(_:)`.
+            values = entity.layout.defaultValues
         }
     }
 

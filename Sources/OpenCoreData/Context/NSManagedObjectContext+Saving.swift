@@ -118,7 +118,7 @@ extension NSManagedObjectContext {
         return outcomes
     }
 
-    private func translateSaveError(_ error: Error, store: NSPersistentStore) -> Error {
+    func translateSaveError(_ error: Error, store: NSPersistentStore) -> Error {
         switch error {
         case let failure as OptimisticLockingFailure:
             let object = registeredObject(for: failure.objectID)

@@ -1,0 +1,37 @@
+import Foundation
+
+/// The kinds of request a store executes. Raw values as Core Data's.
+public enum NSPersistentStoreRequestType: UInt, Sendable {
+    case fetchRequestType = 1
+    case saveRequestType = 2
+    case batchInsertRequestType = 5
+    case batchUpdateRequestType = 6
+    case batchDeleteRequestType = 7
+}
+
+/// A request executed by the persistent stores directly, without loading objects into a
+/// context: the batch requests (`NSBatchInsertRequest`, `NSBatchUpdateRequest`,
+/// `NSBatchDeleteRequest`), run with `NSManagedObjectContext.execute(_:)`.
+///
+/// Difference from Core Data: `NSFetchRequest` is not a subclass here; fetch with
+/// `fetch(_:)`.
+open class NSPersistentStoreRequest {
+    /// The stores the request runs against; nil for every store that holds the entity.
+    public var affectedStores: [NSPersistentStore]?
+
+    /// The kind of request.
+    open var requestType: NSPersistentStoreRequestType { .fetchRequestType }
+
+    public init() {}
+}
+
+@available(*, unavailable)
+extension NSPersistentStoreRequest: Sendable {}
+
+/// What executing a `NSPersistentStoreRequest` returns.
+open class NSPersistentStoreResult {
+    public init() {}
+}
+
+@available(*, unavailable)
+extension NSPersistentStoreResult: Sendable {}

@@ -1,0 +1,297 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+/// Batch insert, update and delete: straight into the store, with Core Data's results, delete
+/// rules applied in the store, and merging into contexts in one call. Every test runs against
+/// the SQLite and the in-memory store.
+@Suite struct BatchRequestTests {
+    static func people(_ stack: TestStack, _ names: [String]) throws {
+        for (index, name) in names.enumerated() {
+            _ = stack.insert("Person", ["name": name, "age": 20 + index, "email": "\(name.lowercased())@example.com"])
+        }
+        try stack.context.save()
+    }
+
+    // MARK: Delete
+
+    @Test(arguments: StoreKind.allCases)
+    func batchDeleteRemovesWhatThePredicateMatchesAndCascades(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        try Self.people(stack, ["Ada", "Bo", "Cy"])
+        let bo = try #require(try stack.fetch("Person", NSComparisonPredicate(key: "name", .equalTo, "Bo")).first)
+        for name in ["Rex", "Tom"] { _ = stack.insert("Pet", ["name": name, "owner": bo]) }
+        try stack.context.save()
+
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Person")
+        request.predicate = NSComparisonPredicate(key: "age", .greaterThanOrEqualTo, 21)
+        let delete = NSBatchDeleteRequest(fetchRequest: request)
+        delete.resultType = .resultTypeCount
+        let result = try #require(try stack.context.execute(delete) as? NSBatchDeleteResult)
+        // Bo and Cy, and Bo's pets by cascade (COREDATA-SEMANTICS: cascade deletes the destinations).
+        #expect(result.result as? Int == 4)
+        try stack.reopen()
+        #expect(try stack.storedStrings("Person") == ["Ada"])
+        #expect(try stack.storedCount("Pet") == 0)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func batchDeleteResultTypes(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        try Self.people(stack, ["Ada", "Bo"])
+        let ids = try stack.fetch("Person").map(\.objectID)
+        let byIDs = NSBatchDeleteRequest(objectIDs: [ids[0]])
+        byIDs.resultType = .resultTypeObjectIDs
+        let deleted = try #require((try stack.context.execute(byIDs) as? NSBatchDeleteResult)?.result as? [NSManagedObjectID])
+        #expect(deleted == [ids[0]])
+        let rest = NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Person"))
+        #expect((try stack.context.execute(rest) as? NSBatchDeleteResult)?.result as? Bool == true)
+        #expect(try stack.storedCount("Person") == 0)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aDenyRuleWithObjectsRefusesTheWholeBatchDelete(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let full = stack.insert("Playlist", ["title": "Full"])
+        _ = stack.insert("Playlist", ["title": "Empty"])
+        _ = stack.insert("Song", ["title": "One", "playlist": full])
+        try stack.context.save()
+        let error = try #require(throws: CocoaError.self) {
+            try stack.context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Playlist")))
+        }
+        #expect(error.code == .validationRelationshipDeniedDelete)
+        #expect(error.userInfo[NSValidationKeyErrorKey] as? String == "songs")
+        #expect((error.userInfo[NSLocalizedDescriptionKey] as? String)?.contains("Playlist.songs has the deny rule") == true)
+        // Nothing was deleted, not even the empty playlist.
+        #expect(try stack.storedCount("Playlist") == 2)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func nullifyClearsTheToOneOfObjectsThatRemain(kind: StoreKind) throws {
+        let stack = try TestStack(kind, model: Self.teamModel())
+        let team = stack.insert("Team", ["name": "Red"])
+        for name in ["A", "B"] { _ = stack.insert("Player", ["name": name, "team": team]) }
+        try stack.context.save()
+        let delete = NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Team"))
+        try stack.context.execute(delete)
+        try stack.reopen()
+        let players = try stack.fetch("Player")
+        #expect(players.count == 2)
+        #expect(players.allSatisfy { $0.value(forKey: "team") == nil })
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func manyToManyMembershipsOfDeletedObjectsGo(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        try Self.people(stack, ["Ada", "Bo"])
+        let club = stack.insert("Club", ["name": "Chess"])
+        club.mutableSetValue(forKey: "members").addObjects(from: try stack.fetch("Person"))
+        try stack.context.save()
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Person")
+        request.predicate = NSComparisonPredicate(key: "name", .equalTo, "Ada")
+        try stack.context.execute(NSBatchDeleteRequest(fetchRequest: request))
+        try stack.reopen()
+        let reread = try #require(try stack.fetch("Club").first)
+        #expect(strings(members(reread, "members")) == ["Bo"])
+    }
+
+    // MARK: Merging
+
+    @Test(arguments: StoreKind.allCases)
+    func executeAndMergeChangesBringsTheContextUpToDate(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        try Self.people(stack, ["Ada"])
+        let ada = try #require(try stack.fetch("Person").first)
+        let rex = stack.insert("Pet", ["name": "Rex", "owner": ada])
+        let tom = stack.insert("Pet", ["name": "Tom", "owner": ada])
+        try stack.context.save()
+        #expect(members(ada, "pets").count == 2)
+
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Pet")
+        request.predicate = NSComparisonPredicate(key: "name", .equalTo, "Rex")
+        try stack.context.executeAndMergeChanges(NSBatchDeleteRequest(fetchRequest: request))
+        #expect(!stack.context.registeredObjects.contains(rex))
+        #expect(rex.managedObjectContext == nil)
+        #expect(members(ada, "pets") == [tom])
+
+        let update = NSBatchUpdateRequest(entityName: "Person")
+        update.propertiesToUpdate = ["age": 77]
+        try stack.context.executeAndMergeChanges(update)
+        #expect(ada.value(forKey: "age") as? Int == 77)
+        // The context's version is the store's again, so a change saves without conflict.
+        ada.setValue(78, forKey: "age")
+        try stack.context.save()
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func withoutMergingAContextHoldingAnUpdatedObjectConflicts(kind: StoreKind) throws {
+        // As in Core Data: a batch update bypasses contexts, and their next save of the same
+        // object meets an optimistic-locking conflict instead of silently undoing the update.
+        let stack = try TestStack(kind)
+        try Self.people(stack, ["Ada"])
+        let ada = try #require(try stack.fetch("Person").first)
+        let update = NSBatchUpdateRequest(entityName: "Person")
+        update.propertiesToUpdate = ["age": 50]
+        try stack.context.execute(update)
+        #expect(ada.value(forKey: "age") as? Int == 20)
+        ada.setValue(21, forKey: "age")
+        let error = try #require(throws: CocoaError.self) { try stack.context.save() }
+        #expect(error.code.rawValue == 133020)
+    }
+
+    @Test func mergeChangesFromRemoteContextSaveTakesIDsAndURIs() throws {
+        let stack = try TestStack(.sqlite)
+        try Self.people(stack, ["Ada", "Bo"])
+        let other = stack.newContext()
+        let objects = try stack.fetch("Person", sortedBy: "name", in: other)
+        let delete = NSBatchDeleteRequest(objectIDs: [objects[0].objectID])
+        delete.resultType = .resultTypeObjectIDs
+        let ids = try #require((try stack.context.execute(delete) as? NSBatchDeleteResult)?.result as? [NSManagedObjectID])
+        NSManagedObjectContext.mergeChanges(fromRemoteContextSave: [NSDeletedObjectsKey: ids.map { $0.uriRepresentation() }],
+                                            into: [other])
+        #expect(strings(other.registeredObjects) == ["Bo"])
+    }
+
+    // MARK: Update
+
+    @Test(arguments: StoreKind.allCases)
+    func batchUpdateSetsConstantsAndCopiesAttributes(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        try Self.people(stack, ["Ada", "Bo", "Cy"])
+        let update = NSBatchUpdateRequest(entityName: "Person")
+        update.predicate = NSComparisonPredicate(key: "age", .lessThan, 22)
+        update.propertiesToUpdate = ["active": false, "height": NSExpression(forConstantValue: 1.5),
+                                     "small": NSExpression(forKeyPath: "age")]
+        update.resultType = .updatedObjectsCountResultType
+        #expect((try stack.context.execute(update) as? NSBatchUpdateResult)?.result as? Int == 2)
+        try stack.reopen()
+        let people = try stack.fetch("Person", sortedBy: "name")
+        #expect(people.map { $0.value(forKey: "active") as? Bool } == [false, false, true])
+        #expect(people.map { $0.value(forKey: "height") as? Double } == [1.5, 1.5, nil])
+        #expect(people.map { $0.value(forKey: "small") as? Int } == [20, 21, nil])
+    }
+
+    @Test func batchUpdateRefusesWhatItCannotDo() throws {
+        let stack = try TestStack(.sqlite)
+        try Self.people(stack, ["Ada"])
+        func failure(_ properties: [AnyHashable: Any]) throws -> CocoaError {
+            let update = NSBatchUpdateRequest(entityName: "Person")
+            update.propertiesToUpdate = properties
+            return try #require(throws: CocoaError.self) { try stack.context.execute(update) }
+        }
+        #expect(try failure(["nope": 1]).message == "The batch update names 'nope', which is not a property of Person")
+        #expect(try failure(["pets": NSNull()]).message.contains("can set attributes only; Person.pets is a relationship"))
+        #expect(try failure(["age": "old"]).message.hasPrefix("Wrong value for Person.age: expected a value of type Integer 64"))
+        let missing = try failure(["name": NSNull()])
+        #expect(missing.code == .validationMissingMandatoryProperty)
+        #expect(try stack.storedStrings("Person") == ["Ada"])
+    }
+
+    // MARK: Insert
+
+    @Test(arguments: StoreKind.allCases)
+    func batchInsertWritesRowsWithDefaults(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let insert = NSBatchInsertRequest(entityName: "Person", objects: [
+            ["name": "Ada", "age": 36, "born": Date(timeIntervalSinceReferenceDate: 0)],
+            ["name": "Bo"],
+        ])
+        insert.resultType = .objectIDs
+        let ids = try #require((try stack.context.execute(insert) as? NSBatchInsertResult)?.result as? [NSManagedObjectID])
+        #expect(ids.count == 2 && ids.allSatisfy { !$0.isTemporaryID })
+        try stack.reopen()
+        let people = try stack.fetch("Person", sortedBy: "name")
+        #expect(strings(people) == ["Ada", "Bo"])
+        #expect(people.map { $0.value(forKey: "age") as? Int } == [36, 0])         // default 0
+        #expect(people.map { $0.value(forKey: "active") as? Bool } == [true, true]) // default true
+        #expect(people[0].value(forKey: "born") as? Date == Date(timeIntervalSinceReferenceDate: 0))
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func batchInsertFromHandlers(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        var next = 0
+        let dictionaries = NSBatchInsertRequest(entityName: "Pet", dictionaryHandler: { dictionary in
+            guard next < 3 else { return true }
+            dictionary["name"] = "pet \(next)"
+            next += 1
+            return false
+        })
+        dictionaries.resultType = .count
+        #expect((try stack.context.execute(dictionaries) as? NSBatchInsertResult)?.result as? Int == 3)
+        var made = 0
+        let objects = NSBatchInsertRequest(entityName: "Pet", managedObjectHandler: { object in
+            guard made < 2 else { return true }
+            object.setValue("made \(made)", forKey: "name")
+            object.setValue(2.5, forKey: "weight")
+            made += 1
+            return false
+        })
+        try stack.context.execute(objects)
+        try stack.reopen()
+        #expect(try stack.storedStrings("Pet") == ["made 0", "made 1", "pet 0", "pet 1", "pet 2"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func batchInsertUpsertsOnUniquenessConstraints(kind: StoreKind) throws {
+        // Person's email is unique: a dictionary with a stored email updates that person.
+        let stack = try TestStack(kind)
+        try Self.people(stack, ["Ada"])
+        let insert = NSBatchInsertRequest(entityName: "Person", objects: [
+            ["name": "Ada Lovelace", "email": "ada@example.com", "age": 36],
+            ["name": "Bo", "email": "bo@example.com"],
+        ])
+        insert.resultType = .count
+        #expect((try stack.context.execute(insert) as? NSBatchInsertResult)?.result as? Int == 2)
+        try stack.reopen()
+        #expect(try stack.storedStrings("Person") == ["Ada Lovelace", "Bo"])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func batchInsertChecksEveryObjectBeforeWritingAny(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let cases: [([String: Any], String)] = [
+            (["name": "A", "colour": "red"], "The batch insert names 'colour', which is not a property of Person"),
+            (["name": "A", "pets": NSNull()], "A batch insert can't set relationships (Person.pets), as in Core Data"),
+            (["age": 3], "The batch insert gives no value for Person.name, which is not optional and has no default (object 2)"),
+        ]
+        for (object, message) in cases {
+            let insert = NSBatchInsertRequest(entityName: "Person", objects: [["name": "Fine"], object])
+            let error = try #require(throws: CocoaError.self) { try stack.context.execute(insert) }
+            #expect(error.message == message)
+        }
+        #expect(try stack.storedCount("Person") == 0)
+    }
+
+    @Test func aReadOnlyStoreRefusesBatchRequests() throws {
+        let stack = try TestStack(.sqlite)
+        try Self.people(stack, ["Ada"])
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: stack.model)
+        _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: stack.storeURL,
+                                               options: [NSReadOnlyPersistentStoreOption: true])
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let error = try #require(throws: CocoaError.self) {
+            try context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Person")))
+        }
+        #expect(error.message.contains("is read-only"))
+        #expect(try stack.storedCount("Person") == 1)
+    }
+
+    // MARK: Model
+
+    /// Teams and players: deleting a team nullifies its players' to-one `team`.
+    static func teamModel() -> NSManagedObjectModel {
+        let team = NSEntityDescription(name: "Team")
+        let player = NSEntityDescription(name: "Player")
+        let players = NSRelationshipDescription(name: "players", destination: player, toMany: true, deleteRule: .nullifyDeleteRule)
+        let playerTeam = NSRelationshipDescription(name: "team", destination: team)
+        players.inverseRelationship = playerTeam
+        playerTeam.inverseRelationship = players
+        team.properties = [NSAttributeDescription(name: "name", type: .stringAttributeType), players]
+        player.properties = [NSAttributeDescription(name: "name", type: .stringAttributeType), playerTeam]
+        let model = NSManagedObjectModel()
+        model.entities = [team, player]
+        return model
+    }
+}
