@@ -42,6 +42,11 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         switch fetch.result {
         case .snapshots: return .snapshots(sliced.map(\.snapshot))
         case .objectIDs: return .objectIDs(sliced.map(\.snapshot.objectID))
+        case .keys:
+            let family = fetch.entity.selfAndDescendants
+            let keys = sliced.map { $0.snapshot.objectID.primaryKey ?? 0 }
+            guard fetch.includesSubentities && family.count > 1 else { return .keys(keys, []) }
+            return .keys(keys, sliced.map { row in UInt16(family.firstIndex { $0 === row.snapshot.objectID.entity } ?? 0) })
         case .count: return .count(sliced.count)
         case .dictionaries(let keys):
             var dictionaries = sliced.map { row in

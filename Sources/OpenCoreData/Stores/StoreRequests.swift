@@ -4,6 +4,8 @@ import Foundation
 struct StoreFetch {
     enum Result {
         case snapshots, objectIDs, count
+        /// Primary keys and concrete entities only, in compact arrays (`fetchInBatches`).
+        case keys
         /// Dictionaries of the given attribute and to-one names (to-ones as object IDs).
         case dictionaries([String])
     }
@@ -21,6 +23,10 @@ struct StoreFetch {
 enum StoreFetchResult {
     case snapshots([RowSnapshot])
     case objectIDs([NSManagedObjectID])
+    /// Primary keys, and for each the index of its concrete entity in the fetched entity's
+    /// `selfAndDescendants` (empty when no sub-entity can occur): 10 bytes a row instead of an
+    /// object ID's ~64.
+    case keys([Int64], [UInt16])
     case count(Int)
     case dictionaries([[String: Any]])
 }

@@ -19,7 +19,7 @@ extension SQLiteStore {
             var dictionaryOperands: [PredicateSQLCompiler.Operand] = []
             switch fetch.result {
             case .snapshots: columns = schema.selectList(of: mapping.table, alias: alias)
-            case .objectIDs: columns = "\(alias).Z_PK, \(alias).Z_ENT"
+            case .objectIDs, .keys: columns = "\(alias).Z_PK, \(alias).Z_ENT"
             case .count: columns = "\(alias).Z_PK"
             case .dictionaries(let keys):
                 dictionaryOperands = try keys.map { try compiler.keyPathOperand($0, in: nil) }
@@ -51,10 +51,34 @@ extension SQLiteStore {
             case .count:
                 _ = try statement.step()
                 return .count(Int(statement.int64(at: 0)))
+            case .keys:
+                let (keys, entityIndexes) = try readKeys(statement, fetch: fetch, mapping: mapping)
+                return .keys(keys, entityIndexes)
             case .dictionaries(let keys):
                 return .dictionaries(try readDictionaries(statement, keys: keys, operands: dictionaryOperands, mapping: mapping))
             }
         }
+    }
+
+    /// The keys and concrete entities of a `.keys` fetch.
+    private func readKeys(_ statement: SQLiteStatement, fetch: StoreFetch, mapping: SQLiteSchema.EntityMapping) throws
+        -> ([Int64], [UInt16]) {
+        var keys: [Int64] = []
+        var entityIndexes: [UInt16] = []
+        let family = fetch.entity.selfAndDescendants
+        guard fetch.includesSubentities && family.count > 1 else {
+            while try statement.step() { keys.append(statement.int64(at: 0)) }
+            return (keys, [])
+        }
+        var indexByNumber: [Int64: UInt16] = [:]
+        for (index, entity) in family.enumerated() {
+            if let number = schema.mapping(for: entity)?.number { indexByNumber[number] = UInt16(index) }
+        }
+        while try statement.step() {
+            keys.append(statement.int64(at: 0))
+            entityIndexes.append(indexByNumber[statement.int64(at: 1)] ?? 0)
+        }
+        return (keys, entityIndexes)
     }
 
     /// `Z_ENT` condition for a fetch of `mapping`'s entity; nil when the table holds nothing else.
