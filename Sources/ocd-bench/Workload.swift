@@ -16,6 +16,12 @@ struct Workload: Sendable {
     let framework: @Sendable (URL, Int) throws -> Double
     /// The raw SQLite side: `(directory, n) -> timed seconds`.
     let raw: @Sendable (URL, Int) throws -> Double
+    /// What the sides return: seconds, or (W7) peak resident memory in MiB.
+    var unit: Unit = .seconds
+
+    enum Unit: Sendable {
+        case seconds, peakMiB
+    }
 
     /// The row label of the human output, e.g. `"W1 insert 200000"`.
     func label(n: Int) -> String {
@@ -55,6 +61,11 @@ extension Workload {
             size: { _ in "\(BenchData.ownerCount)x\(BenchData.petsPerOwner)" },
             framework: { try FrameworkWorkloads.w6(directory: $0, n: $1) },
             raw: { try RawWorkloads.w6(directory: $0, n: $1) }),
+        Workload(
+            id: "W7", title: "memory", size: { _ in "\(MemoryWorkload.rows)" },
+            framework: { try MemoryWorkload.framework(directory: $0, n: $1) },
+            raw: { try MemoryWorkload.raw(directory: $0, n: $1) },
+            unit: .peakMiB),
     ]
 
     /// The workload with the given id (case-insensitive), or nil.

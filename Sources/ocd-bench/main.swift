@@ -19,8 +19,9 @@ struct Options {
           --json     print one JSON object instead of one row per workload
           --runs N   runs per workload; the median is reported (default 5)
           --n N      number of Item rows for W1–W5 (default 200000; W6 has a fixed size)
-          W1 … W6    the workloads to run (default: all of them); W3f is W3 with its predicate
-                     written as a format string
+          W1 … W7    the workloads to run (default: all of them); W3f is W3 with its predicate
+                     written as a format string; W7 (memory) reports peak resident memory in MiB,
+                     each side measured in a child process, over a fixed 1,000,000 items
         Set OCD_BENCH_PHASES=1 to print the framework side's phases (W1, W2, W6) to standard error.
         """
 
@@ -74,7 +75,7 @@ struct Options {
 
     private static func unknownWorkloadMessage(_ id: String) -> String {
         let available = Workload.all.map(\.id).joined(separator: " ")
-        if ["W7", "W8"].contains(id.uppercased()) {
+        if ["W8"].contains(id.uppercased()) {
             return "workload \(id.uppercased()) is not implemented by this benchmark (available: \(available))"
         }
         return "unknown workload '\(id)' (available: \(available))"
@@ -135,12 +136,20 @@ func measure(_ workload: Workload, options: Options) throws -> WorkloadResult {
         let raw = try runSide(workload.raw, name: "\(workload.id)-raw", n: options.n)
         frameworkTimes.append(framework)
         rawTimes.append(raw)
-        printError("\(workload.id) run \(run)/\(options.runs): framework \(seconds(framework)) s, raw \(seconds(raw)) s")
+        printError("\(workload.id) run \(run)/\(options.runs): framework \(figure(framework, workload.unit)), raw \(figure(raw, workload.unit))")
     }
     return WorkloadResult(workload: workload, frameworkSeconds: median(frameworkTimes), rawSeconds: median(rawTimes))
 }
 
 func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
+
+/// A measured figure with its unit: `0.412 s` or `61.0 MiB`.
+func figure(_ value: Double, _ unit: Workload.Unit) -> String {
+    switch unit {
+    case .seconds: "\(seconds(value)) s"
+    case .peakMiB: String(format: "%.1f MiB", value)
+    }
+}
 
 /// One human-readable row, e.g.
 /// `W1 insert 200000        framework 0.412 s   raw 0.198 s   ratio 2.08   (median of 5)`.
@@ -148,7 +157,8 @@ func humanRow(_ result: WorkloadResult, options: Options, labelWidth: Int) -> St
     let label = result.workload.label(n: options.n)
     let padded = label + String(repeating: " ", count: max(labelWidth - label.count, 1))
     let ratio = result.ratio.map { String(format: "%.2f", $0) } ?? "n/a"
-    return "\(padded)framework \(seconds(result.frameworkSeconds)) s   raw \(seconds(result.rawSeconds)) s"
+    let unit = result.workload.unit
+    return "\(padded)framework \(figure(result.frameworkSeconds, unit))   raw \(figure(result.rawSeconds, unit))"
         + "   ratio \(ratio)   (median of \(options.runs))"
 }
 
@@ -162,8 +172,10 @@ func jsonNumber(_ value: Double?, digits: Int) -> String {
 /// The single JSON object of `--json`.
 func jsonReport(_ results: [WorkloadResult], options: Options) -> String {
     let rows = results.map { result in
-        "  {\"id\": \"\(result.workload.id)\", \"framework_s\": \(jsonNumber(result.frameworkSeconds, digits: 6)), "
-            + "\"raw_s\": \(jsonNumber(result.rawSeconds, digits: 6)), \"ratio\": \(jsonNumber(result.ratio, digits: 4))}"
+        let (frameworkKey, rawKey, digits) = result.workload.unit == .seconds
+            ? ("framework_s", "raw_s", 6) : ("framework_peak_mib", "raw_peak_mib", 1)
+        return "  {\"id\": \"\(result.workload.id)\", \"\(frameworkKey)\": \(jsonNumber(result.frameworkSeconds, digits: digits)), "
+            + "\"\(rawKey)\": \(jsonNumber(result.rawSeconds, digits: digits)), \"ratio\": \(jsonNumber(result.ratio, digits: 4))}"
     }
     return "{\"runs\": \(options.runs), \"n\": \(options.n), \"workloads\": [\n"
         + rows.joined(separator: ",\n") + "\n]}"
@@ -204,4 +216,5 @@ func runBenchmark() -> Int32 {
     return 0
 }
 
+if let code = MemoryWorkload.runChildIfRequested(Array(CommandLine.arguments.dropFirst())) { exit(code) }
 exit(runBenchmark())
