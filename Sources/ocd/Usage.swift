@@ -14,6 +14,9 @@ enum Usage {
           store dump PATH [--model MODEL] [--json]
                                    print every object of a store: entity, URI, attributes, relationships
                                    (without --model, the store's own model is used)
+          predicate FORMAT [ARG …] [--entity NAME --model PATH] [--json]
+                                   parse a predicate format string (arguments as JSON values: 30, '"tea"')
+                                   and print it back; with an entity and a model, the SQL it runs
           help                     show this text
 
         Stores are opened read-only. --json output is described in Docs/ocd-json.md.

@@ -8,6 +8,8 @@ case "example":
     exitCode = await ExampleCommand.run(Array(arguments.dropFirst()))
 case "model":
     exitCode = ModelCommand.run(Array(arguments.dropFirst()))
+case "predicate":
+    exitCode = PredicateCommand.run(Array(arguments.dropFirst()))
 case "store":
     exitCode = StoreCommand.run(Array(arguments.dropFirst()))
 case nil, "help", "--help", "-h":

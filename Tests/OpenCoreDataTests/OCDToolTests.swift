@@ -196,3 +196,36 @@ enum OCD {
         #expect(try Data(contentsOf: truncated) == original.prefix(1000))
     }
 }
+
+/// `ocd predicate`: parse, print back, and show the SQL.
+@Suite struct OCDPredicateTests {
+    static let sampleModel = Corpus.url("models/alemar11__CoreDataPlus/Tests__Resources__SampleModel__SampleModel.xcdatamodeld")
+
+    @Test func aFormatIsPrintedBackWithItsArguments() throws {
+        let result = try OCD.run(["predicate", "name BEGINSWITH[cd] %@ AND age > %d AND id IN %@", "\"ad\"", "30", "[1, 2]"])
+        #expect(result.status == 0)
+        #expect(result.output == "name BEGINSWITH[cd] \"ad\" AND age > 30 AND id IN {1, 2}\n")
+    }
+
+    @Test func aMalformedFormatNamesThePosition() throws {
+        let result = try OCD.run(["predicate", "age > "])
+        #expect(result.status == 1)
+        #expect(result.error == "ocd: Unable to parse the format string \"age > \": expected an expression, found the end of the format at character 6\n")
+        let notJSON = try OCD.run(["predicate", "name == %@", "tea"])
+        #expect(notJSON.status == 2)
+        #expect(notJSON.error.contains("argument 1 is not a JSON value"))
+    }
+
+    @Test func withAnEntityAndAModelTheSQLIsShown() throws {
+        let result = try OCD.run(["predicate", "ANY cars.model == %@", "\"Panda\"", "--entity", "Person",
+                                  "--model", Self.sampleModel.path, "--json"])
+        #expect(result.status == 0, "\(result.error)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        #expect(json["predicateFormat"] as? String == "ANY cars.model == \"Panda\"")
+        #expect((json["sql"] as? String)?.contains("EXISTS (SELECT 1 FROM ZCAR") == true)
+        #expect(json["arguments"] as? [String] == ["Panda"])
+        let unknown = try OCD.run(["predicate", "nope == 1", "--entity", "Car", "--model", Self.sampleModel.path])
+        #expect(unknown.status == 1)
+        #expect(unknown.error.contains("keypath nope not found in entity Car"))
+    }
+}

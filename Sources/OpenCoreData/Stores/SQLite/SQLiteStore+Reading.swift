@@ -5,40 +5,12 @@ extension SQLiteStore {
     func executeFetch(_ fetch: StoreFetch) throws -> StoreFetchResult {
         try lock.withLock {
             let connection = try liveConnection()
-            guard let mapping = schema.mapping(for: fetch.entity) else {
-                throw CoreDataError.make(.persistentStoreUnsupportedRequestType, "The store does not hold entity '\(fetch.entity.name ?? "?")'")
-            }
-            var compiler = PredicateSQLCompiler(schema: schema, mapping: mapping)
-            var conditions: [String] = []
-            if let filter = entityFilter(for: mapping, includesSubentities: fetch.includesSubentities) { conditions.append(filter) }
-            if let predicate = fetch.predicate { conditions.append(try compiler.whereClause(for: predicate)) }
-            let orderBy = try compiler.orderByClause(for: fetch.sortDescriptors)
-            let alias = PredicateSQLCompiler.rootAlias
-
-            let columns: String
-            var dictionaryOperands: [PredicateSQLCompiler.Operand] = []
-            switch fetch.result {
-            case .snapshots: columns = schema.selectList(of: mapping.table, alias: alias)
-            case .objectIDs, .keys: columns = "\(alias).Z_PK, \(alias).Z_ENT"
-            case .count: columns = "\(alias).Z_PK"
-            case .dictionaries(let keys):
-                dictionaryOperands = try keys.map { try compiler.keyPathOperand($0, in: nil) }
-                columns = dictionaryOperands.map(\.sql).joined(separator: ", ")
-            }
-            var sql = "SELECT \(fetch.returnsDistinctResults ? "DISTINCT " : "")\(columns) FROM \(mapping.table.name) \(alias)"
-            if !compiler.joins.isEmpty { sql += " " + compiler.joins.joined(separator: " ") }
-            if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-            if !orderBy.isEmpty { sql += " ORDER BY " + orderBy }
-            var arguments = compiler.arguments
-            if fetch.fetchLimit > 0 || fetch.fetchOffset > 0 {
-                sql += " LIMIT ? OFFSET ?"
-                arguments += [.integer(fetch.fetchLimit > 0 ? Int64(fetch.fetchLimit) : -1), .integer(Int64(fetch.fetchOffset))]
-            }
-            if case .count = fetch.result { sql = "SELECT COUNT(*) FROM (\(sql))" }
-
-            let statement = try connection.cachedStatement(sql)
+            let select = try SQLiteFetchStatement(fetch, schema: schema)
+            let mapping = select.mapping
+            let dictionaryOperands = select.dictionaryOperands
+            let statement = try connection.cachedStatement(select.sql)
             defer { statement.reset() }
-            try statement.bind(arguments)
+            try statement.bind(select.arguments)
             switch fetch.result {
             case .snapshots:
                 var snapshots: [RowSnapshot] = []
