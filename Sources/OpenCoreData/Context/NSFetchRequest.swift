@@ -58,6 +58,14 @@ public final class NSFetchRequest<ResultType> {
     public var propertiesToFetch: [Any]?
     /// For dictionary results: whether to drop duplicate dictionaries.
     public var returnsDistinctResults = false
+    /// For dictionary results: the properties (names or descriptions) rows are grouped by; each
+    /// dictionary then stands for one group, and `NSExpressionDescription` aggregates in
+    /// `propertiesToFetch` are computed per group.
+    public var propertiesToGroupBy: [Any]?
+    /// For grouped dictionary results: which groups to keep, evaluated on each result
+    /// dictionary (so it names the fetched properties and expression descriptions by name, for
+    /// example `total > 100`).
+    public var havingPredicate: NSPredicate?
     /// Relationships (key paths) whose destinations are loaded along with the results.
     public var relationshipKeyPathsForPrefetching: [String]?
     /// Whether refetched objects that are already registered take the store's newest values.
@@ -89,6 +97,8 @@ public final class NSFetchRequest<ResultType> {
         copy.includesPropertyValues = includesPropertyValues
         copy.propertiesToFetch = propertiesToFetch
         copy.returnsDistinctResults = returnsDistinctResults
+        copy.propertiesToGroupBy = propertiesToGroupBy
+        copy.havingPredicate = havingPredicate
         copy.relationshipKeyPathsForPrefetching = relationshipKeyPathsForPrefetching
         copy.shouldRefreshRefetchedObjects = shouldRefreshRefetchedObjects
         return copy

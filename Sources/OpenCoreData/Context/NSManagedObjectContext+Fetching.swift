@@ -181,16 +181,75 @@ extension NSManagedObjectContext {
     // MARK: Dictionaries
 
     private func fetchDictionaries<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> [[String: Any]] {
-        let keys: [String] = (request.propertiesToFetch ?? entity.layout.properties.filter { !$0.isTransient && !(($0 as? NSRelationshipDescription)?.isToMany ?? false) })
-            .map { ($0 as? NSPropertyDescription)?.name ?? "\($0)" }
+        let columns = try dictionaryColumns(of: request, entity: entity)
+        let groupBy = try (request.propertiesToGroupBy ?? []).map { try propertyKeyPath($0, in: entity, role: "group by") }
         var rows: [[String: Any]] = []
         let stores = try coordinatorOrThrow().stores(for: entity)
+        // The having predicate filters the store's answer here, so limits wait for it.
+        let pushLimits = stores.count == 1 && request.havingPredicate == nil
         for store in stores {
             // As in Core Data, dictionary results reflect the store only, not pending changes.
-            let fetch = storeFetch(request, entity: entity, result: .dictionaries(keys), pushLimits: stores.count == 1)
+            let fetch = storeFetch(request, entity: entity, result: .dictionaries(columns, groupBy: groupBy), pushLimits: pushLimits)
             if case .dictionaries(let found) = try store.lock.withLock({ try store.execute(fetch) }) { rows += found }
         }
+        if let having = request.havingPredicate {
+            rows = rows.filter { having.evaluate(with: $0) }
+        }
+        if !pushLimits {
+            var sliced = ArraySlice(rows)
+            if request.fetchOffset > 0 { sliced = sliced.dropFirst(request.fetchOffset) }
+            if request.fetchLimit > 0 { sliced = sliced.prefix(request.fetchLimit) }
+            rows = Array(sliced)
+        }
         return rows
+    }
+
+    /// The columns of a dictionary fetch: `propertiesToFetch` (names, property descriptions,
+    /// expression descriptions), or every stored attribute and to-one.
+    private func dictionaryColumns<T>(of request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> [DictionaryColumn] {
+        guard let properties = request.propertiesToFetch else {
+            return entity.layout.properties
+                .filter { !$0.isTransient && !(($0 as? NSRelationshipDescription)?.isToMany ?? false) }
+                .map { DictionaryColumn.value($0.name) }
+        }
+        return try properties.map { property in
+            guard let description = property as? NSExpressionDescription else {
+                return DictionaryColumn.value(try propertyKeyPath(property, in: entity, role: "fetch"))
+            }
+            guard let expression = description.expression else {
+                throw CoreDataError.make(.persistentStoreUnsupportedRequestType, "The expression description '\(description.name)' has no expression")
+            }
+            switch expression.expressionType {
+            case .keyPath:
+                return DictionaryColumn(name: description.name, kind: .value(keyPath: expression.keyPath))
+            case .function:
+                guard let function = AggregateFunction(rawValue: expression.function),
+                      let argument = expression.arguments?.first, expression.arguments?.count == 1,
+                      argument.expressionType == .keyPath else {
+                    throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
+                                             "The expression description '\(description.name)' computes \(expression), which a fetch can't compute yet (count:, sum:, average:, min: and max: of a key path can)")
+                }
+                _ = try PredicateCheck.resolve(keyPath: argument.keyPath, from: entity, allowsToMany: false, in: nil)
+                return DictionaryColumn(name: description.name, kind: .aggregate(function, keyPath: argument.keyPath),
+                                        resultType: description.expressionResultType)
+            default:
+                throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
+                                         "The expression description '\(description.name)' computes \(expression), which a fetch can't compute yet")
+            }
+        }
+    }
+
+    /// The key path a `propertiesToFetch` / `propertiesToGroupBy` element names.
+    private func propertyKeyPath(_ property: Any, in entity: NSEntityDescription, role: String) throws -> String {
+        switch property {
+        case let name as String: return name
+        case let description as NSExpressionDescription where description.expression?.expressionType == .keyPath:
+            return description.expression!.keyPath
+        case let description as NSPropertyDescription: return description.name
+        default:
+            throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
+                                     "Can't \(role) \(property): give a property name or description")
+        }
     }
 
     // MARK: Helpers

@@ -48,11 +48,13 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
             guard fetch.includesSubentities && family.count > 1 else { return .keys(keys, []) }
             return .keys(keys, sliced.map { row in UInt16(family.firstIndex { $0 === row.snapshot.objectID.entity } ?? 0) })
         case .count: return .count(sliced.count)
-        case .dictionaries(let keys):
-            var dictionaries = sliced.map { row in
-                var dictionary: [String: Any] = [:]
-                for key in keys { if let value = row.value(forKey: key) { dictionary[key] = (value as? StoredRow)?.snapshot.objectID ?? value } }
-                return dictionary
+        case .dictionaries(let columns, let groupBy):
+            let grouped = !groupBy.isEmpty || columns.contains { if case .aggregate = $0.kind { true } else { false } }
+            // Grouped results are limited by group, not by row.
+            var dictionaries = InMemoryDictionaries(entity: fetch.entity, columns: columns, groupBy: groupBy)
+                .dictionaries(of: grouped ? ordered : sliced)
+            if grouped {
+                dictionaries = Array(dictionaries.dropFirst(fetch.fetchOffset).prefix(fetch.fetchLimit > 0 ? fetch.fetchLimit : Int.max))
             }
             if fetch.returnsDistinctResults { dictionaries = DictionaryResults.distinct(dictionaries) }
             return .dictionaries(dictionaries)

@@ -6,8 +6,9 @@ struct StoreFetch {
         case snapshots, objectIDs, count
         /// Primary keys and concrete entities only, in compact arrays (`fetchInBatches`).
         case keys
-        /// Dictionaries of the given attribute and to-one names (to-ones as object IDs).
-        case dictionaries([String])
+        /// Dictionaries of the given columns (to-ones as object IDs), grouped by the given key
+        /// paths when there are any.
+        case dictionaries([DictionaryColumn], groupBy: [String])
     }
 
     let entity: NSEntityDescription
@@ -18,6 +19,29 @@ struct StoreFetch {
     let fetchOffset: Int
     let returnsDistinctResults: Bool
     let result: Result
+}
+
+/// One entry of the dictionaries of a dictionary fetch.
+struct DictionaryColumn {
+    enum Kind {
+        /// The value of a key path (an attribute or to-one, possibly through to-ones).
+        case value(keyPath: String)
+        /// An aggregate of a key path's values over each group (or over every matching row).
+        case aggregate(AggregateFunction, keyPath: String)
+    }
+
+    /// The key of the value in each dictionary.
+    let name: String
+    let kind: Kind
+    /// For aggregates: the type the value is given (undefined: the aggregate's own).
+    var resultType: NSAttributeType = .undefinedAttributeType
+
+    static func value(_ keyPath: String) -> DictionaryColumn { DictionaryColumn(name: keyPath, kind: .value(keyPath: keyPath)) }
+}
+
+/// The aggregate functions of `NSExpressionDescription`, as the store runs them.
+enum AggregateFunction: String {
+    case count = "count:", sum = "sum:", average = "average:", min = "min:", max = "max:"
 }
 
 enum StoreFetchResult {

@@ -29,13 +29,30 @@ struct SQLiteFetchStatement {
         case .snapshots: columns = schema.selectList(of: mapping.table, alias: alias)
         case .objectIDs, .keys: columns = "\(alias).Z_PK, \(alias).Z_ENT"
         case .count: columns = "\(alias).Z_PK"
-        case .dictionaries(let keys):
-            dictionaryOperands = try keys.map { try compiler.keyPathOperand($0, in: nil) }
-            columns = dictionaryOperands.map(\.sql).joined(separator: ", ")
+        case .dictionaries(let requested, _):
+            var expressions: [String] = []
+            for column in requested {
+                switch column.kind {
+                case .value(let keyPath):
+                    let operand = try compiler.keyPathOperand(keyPath, in: nil)
+                    dictionaryOperands.append(operand)
+                    expressions.append(operand.sql)
+                case .aggregate(let function, let keyPath):
+                    let operand = try compiler.keyPathOperand(keyPath, in: nil)
+                    dictionaryOperands.append(operand)
+                    expressions.append(Self.aggregateSQL(function, of: operand.sql))
+                }
+            }
+            columns = expressions.joined(separator: ", ")
+        }
+        var groupBy: [String] = []
+        if case .dictionaries(_, let keys) = fetch.result {
+            groupBy = try keys.map { try compiler.keyPathOperand($0, in: nil).sql }
         }
         var sql = "SELECT \(fetch.returnsDistinctResults ? "DISTINCT " : "")\(columns) FROM \(mapping.table.name) \(alias)"
         if !compiler.joins.isEmpty { sql += " " + compiler.joins.joined(separator: " ") }
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        if !groupBy.isEmpty { sql += " GROUP BY " + groupBy.joined(separator: ", ") }
         if !orderBy.isEmpty { sql += " ORDER BY " + orderBy }
         var arguments = compiler.arguments
         if fetch.fetchLimit > 0 || fetch.fetchOffset > 0 {
@@ -47,6 +64,18 @@ struct SQLiteFetchStatement {
         self.arguments = arguments
         self.mapping = mapping
         self.dictionaryOperands = dictionaryOperands
+    }
+}
+
+extension SQLiteFetchStatement {
+    static func aggregateSQL(_ function: AggregateFunction, of sql: String) -> String {
+        switch function {
+        case .count: "COUNT(\(sql))"
+        case .sum: "TOTAL(\(sql))"
+        case .average: "AVG(\(sql))"
+        case .min: "MIN(\(sql))"
+        case .max: "MAX(\(sql))"
+        }
     }
 }
 

@@ -26,8 +26,8 @@ extension SQLiteStore {
             case .keys:
                 let (keys, entityIndexes) = try readKeys(statement, fetch: fetch, mapping: mapping)
                 return .keys(keys, entityIndexes)
-            case .dictionaries(let keys):
-                return .dictionaries(try readDictionaries(statement, keys: keys, operands: dictionaryOperands, mapping: mapping))
+            case .dictionaries(let columns, _):
+                return .dictionaries(try readDictionaries(statement, columns: columns, operands: dictionaryOperands, mapping: mapping))
             }
         }
     }
@@ -99,17 +99,29 @@ extension SQLiteStore {
         return RowSnapshot(objectID: id, version: statement.int64(at: offset + 2), values: values, toOne: toOne)
     }
 
-    private func readDictionaries(_ statement: SQLiteStatement, keys: [String], operands: [PredicateSQLCompiler.Operand],
+    private func readDictionaries(_ statement: SQLiteStatement, columns: [DictionaryColumn], operands: [PredicateSQLCompiler.Operand],
                                   mapping: SQLiteSchema.EntityMapping) throws -> [[String: Any]] {
         var result: [[String: Any]] = []
         while try statement.step() {
             var dictionary: [String: Any] = [:]
-            for (index, key) in keys.enumerated() where !statement.isNull(at: index) {
-                if let attribute = operands[index].attribute {
-                    dictionary[key] = SQLiteValueCoding.read(statement, at: index, as: attribute).objectValue(for: attribute.attributeType)
-                } else if let relationship = PredicateCheck.lastRelationship(of: key, from: mapping.entity),
-                          let destination = relationship.destinationEntity {
-                    dictionary[key] = NSManagedObjectID(entity: destination, store: self, primaryKey: statement.int64(at: index))
+            for (index, column) in columns.enumerated() where !statement.isNull(at: index) {
+                switch column.kind {
+                case .aggregate(let function, _):
+                    let value: Any? = switch statement.value(at: index) {
+                    case .integer(let number): number
+                    case .real(let number): number
+                    case .text(let text): text
+                    case .null, .blob: nil
+                    }
+                    dictionary[column.name] = AggregateValue.make(function, value: value, attribute: operands[index].attribute,
+                                                                  resultType: column.resultType)
+                case .value(let keyPath):
+                    if let attribute = operands[index].attribute {
+                        dictionary[column.name] = SQLiteValueCoding.read(statement, at: index, as: attribute).objectValue(for: attribute.attributeType)
+                    } else if let relationship = PredicateCheck.lastRelationship(of: keyPath, from: mapping.entity),
+                              let destination = relationship.destinationEntity {
+                        dictionary[column.name] = NSManagedObjectID(entity: destination, store: self, primaryKey: statement.int64(at: index))
+                    }
                 }
             }
             result.append(dictionary)

@@ -1,0 +1,92 @@
+import Foundation
+
+/// The dictionaries of a dictionary fetch from the in-memory store: one per row, or, with
+/// grouping or aggregates, one per group, with the same values and types as the SQLite store
+/// gives (`AggregateValue`).
+struct InMemoryDictionaries {
+    let entity: NSEntityDescription
+    let columns: [DictionaryColumn]
+    let groupBy: [String]
+
+    func dictionaries(of rows: [StoredRow]) -> [[String: Any]] {
+        let aggregates = columns.contains { if case .aggregate = $0.kind { true } else { false } }
+        guard aggregates || !groupBy.isEmpty else { return rows.map { dictionary(for: $0) } }
+        // Groups in the order their first row comes (rows are already sorted as asked).
+        var order: [String] = []
+        var groups: [String: [StoredRow]] = [:]
+        for row in rows {
+            let key = groupBy.map { "\(Self.stored(KeyPathValue.value(of: row, keyPath: $0)) ?? "nil")" }.joined(separator: "\u{0}")
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(row)
+        }
+        // Without grouping, the aggregates cover every row, even none (as SQL gives one row).
+        if groupBy.isEmpty && order.isEmpty { order = [""]; groups[""] = [] }
+        return order.map { key in dictionary(forGroup: groups[key] ?? []) }
+    }
+
+    private func dictionary(for row: StoredRow) -> [String: Any] {
+        var dictionary: [String: Any] = [:]
+        for column in columns {
+            if case .value(let keyPath) = column.kind, let value = Self.stored(KeyPathValue.value(of: row, keyPath: keyPath)) {
+                dictionary[column.name] = value
+            }
+        }
+        return dictionary
+    }
+
+    private func dictionary(forGroup rows: [StoredRow]) -> [String: Any] {
+        var dictionary: [String: Any] = [:]
+        for column in columns {
+            switch column.kind {
+            case .value(let keyPath):
+                if let first = rows.first, let value = Self.stored(KeyPathValue.value(of: first, keyPath: keyPath)) {
+                    dictionary[column.name] = value
+                }
+            case .aggregate(let function, let keyPath):
+                let values = rows.compactMap { Self.stored(KeyPathValue.value(of: $0, keyPath: keyPath)) }
+                let attribute = (try? PredicateCheck.resolve(keyPath: keyPath, from: entity, allowsToMany: false, in: nil))?.last
+                    as? NSAttributeDescription
+                if let value = AggregateValue.make(function, value: Self.aggregate(function, values), attribute: attribute,
+                                                   resultType: column.resultType) {
+                    dictionary[column.name] = value
+                }
+            }
+        }
+        return dictionary
+    }
+
+    /// A value as dictionaries hold it: a to-one as its object ID.
+    private static func stored(_ value: Any?) -> Any? {
+        if let row = value as? StoredRow { return row.snapshot.objectID }
+        if value is NSNull { return nil }
+        return value
+    }
+
+    /// The aggregate of non-nil values, as SQL computes it.
+    private static func aggregate(_ function: AggregateFunction, _ values: [Any]) -> Any? {
+        switch function {
+        case .count:
+            return Int64(values.count)
+        case .sum:
+            return values.reduce(0.0) { $0 + number($1) }
+        case .average:
+            return values.isEmpty ? nil : values.reduce(0.0) { $0 + number($1) } / Double(values.count)
+        case .min:
+            return values.min { ValueComparison.order($0, $1) == .orderedAscending }
+        case .max:
+            return values.max { ValueComparison.order($0, $1) == .orderedAscending }
+        }
+    }
+
+    private static func number(_ value: Any) -> Double {
+        switch value {
+        case let value as NSNumber: value.doubleValue
+        case let value as Decimal: value.nearestDouble
+        case let value as Date: value.timeIntervalSinceReferenceDate
+        case let value as Double: value
+        case let value as Int: Double(value)
+        case let value as Int64: Double(value)
+        default: 0
+        }
+    }
+}
