@@ -177,7 +177,7 @@ enum FrameworkWorkloads {
     }
 
     /// Untimed setup of W2–W5: a store holding the N items, its stack closed again.
-    private static func fillItemStore(in directory: URL, n: Int) throws {
+    static func fillItemStore(in directory: URL, n: Int) throws {
         let stack = try BenchStack(directory: directory, model: BenchModel.items())
         try insertItems(n: n, into: stack.context)
         try stack.context.save()

@@ -62,6 +62,10 @@ extension Workload {
             framework: { try FrameworkWorkloads.w6(directory: $0, n: $1) },
             raw: { try RawWorkloads.w6(directory: $0, n: $1) }),
         Workload(
+            id: "WA", title: "aggregate", size: { "\($0)" },
+            framework: { try AggregateWorkload.framework(directory: $0, n: $1) },
+            raw: { try AggregateWorkload.raw(directory: $0, n: $1) }),
+        Workload(
             id: "W7", title: "memory", size: { _ in "\(MemoryWorkload.rows)" },
             framework: { try MemoryWorkload.framework(directory: $0, n: $1) },
             raw: { try MemoryWorkload.raw(directory: $0, n: $1) },

@@ -20,7 +20,8 @@ struct Options {
           --runs N   runs per workload; the median is reported (default 5)
           --n N      number of Item rows for W1–W5 (default 200000; W6 has a fixed size)
           W1 … W7    the workloads to run (default: all of them); W3f is W3 with its predicate
-                     written as a format string; W7 (memory) reports peak resident memory in MiB,
+                     written as a format string; WA is the sum of price grouped by flag (20 times);
+                     W7 (memory) reports peak resident memory in MiB,
                      each side measured in a child process, over a fixed 1,000,000 items
         Set OCD_BENCH_PHASES=1 to print the framework side's phases (W1, W2, W6) to standard error.
         """
