@@ -275,4 +275,33 @@ import OCDSQLite
         #expect(result.status == 1)
         #expect(result.output.isEmpty)
     }
+
+    // MARK: 10. ocd model show: the JSON contract
+
+    /// Docs/ocd-json.md: "`maxCount` 0 means no maximum". A model cache of a code-built model
+    /// (CoreDataPlus's SampleModel2: `Author.books`, archived NSMaxCount -1) comes back with
+    /// `maxCount` Int.max, which `model show --json` prints as 9223372036854775807.
+    @Test func anUnboundedToManyHasMaxCountZeroInModelShow() throws {
+        let directory = TemporaryDirectory()
+        let store = try Corpus.copyStore(at: OCDStoreInfoTests.sampleModel2Store, to: directory)
+        let result = try OCD.run(["model", "show", store.path, "--json"])
+        #expect(result.status == 0, "\(result.error)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        let author = try #require((json["entities"] as? [[String: Any]])?.first { $0["name"] as? String == "Author" })
+        let books = try #require((author["relationships"] as? [[String: Any]])?.first { $0["name"] as? String == "books" })
+        #expect(books["toMany"] as? Bool == true)
+        #expect(books["maxCount"] as? Int == 0)
+    }
+
+    /// `ocd model show` prints a CocoaError as its raw `NSError` description
+    /// (`Error Domain=NSCocoaErrorDomain Code=134000 "(null)"UserInfo={…}`) where `ocd store`
+    /// prints the message (`StoreCommand.describe`).
+    @Test func modelShowOfASQLiteFileThatIsNoStorePrintsTheMessage() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.file("Other.sqlite")
+        try SQLiteConnection(path: file.path).execute("CREATE TABLE t (a INTEGER)")
+        let result = try OCD.run(["model", "show", file.path])
+        #expect(result.status == 1)
+        #expect(result.error.hasPrefix("ocd: The file \(file.path) is a SQLite database but not a Core Data store"), "\(result.error)")
+    }
 }
