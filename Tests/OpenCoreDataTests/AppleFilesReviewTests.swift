@@ -117,6 +117,30 @@ import OCDSQLite
         }
     }
 
+    /// `ArchivedValue.stringValue()` follows an NSString's `NS.string` without a cycle check:
+    /// an entity name that is an NSString whose `NS.string` is itself recurses until the
+    /// stack overflows.
+    @Test func anArchivedStringThatContainsItselfIsAnErrorNotACrash() async {
+        await #expect(processExitsWith: .success) {
+            AppleFilesReviewTests.finishes(within: 20) {
+                let b = KeyedArchiveBuilder()
+                let model = b.reserve()
+                let entity = b.reserve()
+                let name = b.reserve()
+                b.object(["NSMutableString", "NSString"], ["NS.string": .uid(name)], at: name)
+                b.object(["NSEntityDescription"], ["NSEntityName": .uid(name), "NSManagedObjectModel": .uid(model)], at: entity)
+                b.object(["NSManagedObjectModel"], ["NSEntities": b.dictionary([("Page", .uid(entity))])], at: model)
+                do {
+                    _ = try CompiledModel.model(fromArchive: b.archive(root: model), source: URL(fileURLWithPath: "/m/Crafted.mom"))
+                    exit(2)
+                } catch is ModelFileError {
+                } catch {
+                    exit(3)
+                }
+            }
+        }
+    }
+
     // MARK: 4. Stores without a model cache: a malformed Z_PRIMARYKEY
 
     /// Two Z_PRIMARYKEY rows with one name: `Dictionary(uniqueKeysWithValues:)` in
