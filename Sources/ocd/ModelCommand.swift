@@ -27,7 +27,7 @@ enum ModelCommand {
             Output.fail(error.description)
             return 2
         } catch {
-            Output.fail("\(error)")
+            Output.fail(StoreCommand.describe(error))
             return 1
         }
     }

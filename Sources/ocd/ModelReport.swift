@@ -103,7 +103,9 @@ struct ModelReport: Encodable {
                              inverse: relationship.inverseRelationship?.name, toMany: relationship.isToMany,
                              ordered: relationship.isOrdered, optional: relationship.isOptional,
                              transient: relationship.isTransient, deleteRule: deleteRuleName(relationship.deleteRule),
-                             minCount: relationship.minCount, maxCount: relationship.maxCount)
+                             minCount: relationship.minCount,
+                             // Code-built models say "no maximum" with Int.max (or -1); the report says 0, as Xcode does.
+                             maxCount: relationship.maxCount >= Int(Int32.max) || relationship.maxCount < 0 ? 0 : relationship.maxCount)
             },
             fetchedProperties: entity.properties.compactMap { $0 as? NSFetchedPropertyDescription }.map { property in
                 FetchedProperty(name: property.name, entity: property.fetchRequest?.entityName,
@@ -166,7 +168,7 @@ struct ModelReport: Encodable {
                 line += relationship.inverse.map { ", inverse \($0)" } ?? ", no inverse"
                 line += ", delete rule \(relationship.deleteRule)"
                 if relationship.minCount > 0 { line += ", at least \(relationship.minCount)" }
-                if relationship.toMany && relationship.maxCount > 0 && relationship.maxCount < Int(Int32.max) { line += ", at most \(relationship.maxCount)" }
+                if relationship.toMany && relationship.maxCount > 0 { line += ", at most \(relationship.maxCount)" }
                 lines.append(line)
             }
             for property in entity.fetchedProperties {

@@ -105,7 +105,7 @@ enum StoreCommand {
         registerStandInTransformers(for: model)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
-                                               options: [NSReadOnlyPersistentStoreOption: true])
+                                               options: [NSReadOnlyPersistentStoreOption: true, OCDSQLiteReadImmutableOption: true])
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         return context

@@ -111,7 +111,8 @@ indirect enum PropertyListJSON: Encodable {
     init(_ value: Any) {
         switch value {
         case let string as String: self = .string(string)
-        case let bool as Bool: self = .bool(bool)
+        // Exactly a Bool: on Linux an NSNumber 0 or 1 also casts to Bool.
+        case let bool as Bool where type(of: value) == Bool.self: self = .bool(bool)
         case let number as NSNumber:
             let double = number.doubleValue
             self = double.rounded() == double && abs(double) < 9e15 ? .integer(number.int64Value) : .double(double)

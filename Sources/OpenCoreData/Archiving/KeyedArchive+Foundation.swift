@@ -11,7 +11,8 @@ extension ArchivedValue {
         case .string(let text):
             return text
         case .object(let object) where object.isKind(of: "NSString"):
-            if let text = try object.value(forKey: "NS.string").stringValue() { return text }
+            // `NS.string` holds the text itself; an object there (even this one) is not followed.
+            if case .string(let text) = try object.value(forKey: "NS.string") { return text }
             if case .data(let bytes) = try object.value(forKey: "NS.bytes") { return String(decoding: bytes, as: UTF8.self) }
             throw KeyedArchiveError(reason: "\(object) has neither NS.string nor NS.bytes")
         default:
@@ -155,7 +156,8 @@ struct FoundationValueDecoder {
             guard let relative = try object.string(forKey: "NS.relative") else {
                 throw KeyedArchiveError(reason: "\(object) has no NS.relative")
             }
-            let base = try object.object(forKey: "NS.base").map { try decodeObject($0) as? URL }
+            // Through `decode`, which refuses cycles (a URL that is its own base).
+            let base = try object.object(forKey: "NS.base").map { try decode(.object($0)) as? URL }
             guard let url = URL(string: relative, relativeTo: base ?? nil) else {
                 throw KeyedArchiveError(reason: "\(object): \"\(relative)\" is not a URL")
             }

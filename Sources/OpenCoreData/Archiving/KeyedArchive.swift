@@ -249,6 +249,24 @@ struct ArchivedObject: CustomStringConvertible {
 }
 
 extension PropertyListValue {
+    /// The value as Foundation's `PropertyListSerialization` would give it: `Bool`, `Int`,
+    /// `Double`, `Date`, `Data`, `String`, arrays and `[String: Any]` dictionaries (a set as
+    /// an array, a UID as its number, the null object as `NSNull`).
+    var foundationValue: Any {
+        switch self {
+        case .bool(let flag): flag
+        case .integer(let number): Int(exactly: number) ?? number
+        case .real(let number): number
+        case .date(let date): date
+        case .data(let data): data
+        case .string(let text): text
+        case .uid(let index): index
+        case .array(let values), .set(let values): values.map(\.foundationValue)
+        case .dictionary(let entries): entries.mapValues(\.foundationValue)
+        case .null: NSNull()
+        }
+    }
+
     /// Reads a property list: the binary format with `BinaryPropertyList`, anything else (XML)
     /// with Foundation, whose XML reader gives UIDs as `CF$UID` dictionaries.
     static func read(_ data: Data) throws -> PropertyListValue {

@@ -16,20 +16,24 @@ enum XcodeModel {
         } catch {
             throw ModelFileError(file: bundle, reason: "the model bundle cannot be read (\(error.localizedDescription))")
         }
+        // Compare the names without ".xcdatamodel": "Journal" < "Journal 2" < "Journal 10".
+        func stem(_ name: String) -> String { String(name.dropLast(".xcdatamodel".count)) }
         return names.filter { $0.hasSuffix(".xcdatamodel") }
-            .sorted { $0.compare($1, options: [.numeric]) == .orderedAscending }
+            .sorted { stem($0).compare(stem($1), options: [.numeric]) == .orderedAscending }
             .map { bundle.appendingPathComponent($0) }
     }
 
     /// The version `.xccurrentversion` names, or nil when it names none.
     static func declaredCurrentVersion(in bundle: URL) throws -> String? {
         let file = bundle.appendingPathComponent(".xccurrentversion")
-        guard let data = FileManager.default.contents(atPath: file.path) else { return nil }
+        // A missing or empty file names no version.
+        guard let data = FileManager.default.contents(atPath: file.path), !data.isEmpty else { return nil }
         let plist: Any
         do {
-            plist = try PropertyListSerialization.propertyList(from: data, format: nil)
+            // Not PropertyListSerialization: on Linux it can crash on a corrupt binary list.
+            plist = try PropertyListValue.read(data).foundationValue
         } catch {
-            throw ModelFileError(file: file, reason: "the file is not a property list")
+            throw ModelFileError(file: file, reason: "the file is not a property list (\(error))")
         }
         guard let name = (plist as? [String: Any])?["_XCCurrentVersionName"] as? String, !name.isEmpty else { return nil }
         return name

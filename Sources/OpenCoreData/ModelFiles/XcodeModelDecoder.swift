@@ -107,8 +107,10 @@ struct XcodeModelDecoder {
                                      reason: "the parent entity \"\(parentName)\" is not in the model")
             }
             var ancestor: NSEntityDescription? = parent
+            var seen: Set<ObjectIdentifier> = []
             while let current = ancestor {
-                if current === entity {
+                // Back at the entity, or in a loop above it: either way the chain never ends.
+                if current === entity || !seen.insert(ObjectIdentifier(current)).inserted {
                     throw ModelFileError(file: file, line: line, element: "entity \(entity.name!)",
                                          reason: "the entity inherits from itself")
                 }

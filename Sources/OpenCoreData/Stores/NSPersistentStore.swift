@@ -8,6 +8,11 @@ public let NSStoreTypeKey = "NSStoreType"
 public let NSStoreUUIDKey = "NSStoreUUID"
 /// Store options.
 public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
+/// With `NSReadOnlyPersistentStoreOption`: open a SQLite store that no connection has open
+/// (a WAL store without its `-wal` file) as an immutable file, so that not even SQLite's `-wal`
+/// and `-shm` files are created beside it. Only for stores nobody writes while it is open (the
+/// `ocd` tool uses it to inspect files). An OpenCoreData extension.
+public let OCDSQLiteReadImmutableOption = "OCDSQLiteReadImmutableOption"
 public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
 public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
 public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"

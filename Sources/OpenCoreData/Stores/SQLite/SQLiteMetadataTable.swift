@@ -23,7 +23,8 @@ enum SQLiteMetadataTable {
         if let data = row[1].dataValue, !data.isEmpty {
             let plist: Any
             do {
-                plist = try PropertyListSerialization.propertyList(from: data, format: nil)
+                // Not PropertyListSerialization: on Linux it can crash on a corrupt binary list.
+                plist = try PropertyListValue.read(data).foundationValue
             } catch {
                 throw CoreDataError.store(.persistentStoreInvalidType,
                                           "The store \(path) has metadata (Z_METADATA.Z_PLIST) that is not a property list",
@@ -117,7 +118,7 @@ enum SQLiteStoreFile {
 
     /// Whether the database at `path` is in WAL mode (file format bytes 18 and 19 are 2) and has
     /// no `-wal` file beside it.
-    private static func isWALDatabaseWithoutLog(_ path: String) -> Bool {
+    static func isWALDatabaseWithoutLog(_ path: String) -> Bool {
         guard !FileManager.default.fileExists(atPath: path + "-wal"),
               let handle = FileHandle(forReadingAtPath: path) else { return false }
         defer { try? handle.close() }
@@ -151,7 +152,14 @@ extension SQLiteStoreFile {
     private static func storedNumbers(of model: NSManagedObjectModel, on connection: SQLiteConnection) throws -> [String: Int64] {
         var byName: [String: Int64] = [:]
         for row in try connection.rows("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT < 16000") {
-            if let number = row[0].int64Value, let name = row[1].stringValue { byName[name] = number }
+            guard let number = row[0].int64Value, let name = row[1].stringValue else { continue }
+            guard number >= 1, byName[name] == nil else {
+                throw ModelFileError(file: connection.path.isEmpty ? URL(fileURLWithPath: "?") : URL(fileURLWithPath: connection.path),
+                                     element: "Z_PRIMARYKEY",
+                                     reason: number < 1 ? "entity \(name) has the number \(number); numbers start at 1"
+                                                        : "the entity name \(name) appears twice")
+            }
+            byName[name] = number
         }
         var numbers: [String: Int64] = [:]
         for entity in model.entities {

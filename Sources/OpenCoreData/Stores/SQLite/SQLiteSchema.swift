@@ -118,7 +118,8 @@ final class SQLiteSchema {
         orderedEntities = ordered
 
         for (index, entity) in ordered.enumerated() {
-            let number = storedNumbers?[entity.name ?? ""] ?? Int64(index + 1)
+            // Stored numbers are checked when read (1 and up); anything else falls back to ours.
+            let number = storedNumbers?[entity.name ?? ""].flatMap { $0 >= 1 && $0 < 1 << 20 ? $0 : nil } ?? Int64(index + 1)
             let root = entity.rootEntity
             let table: TableMapping
             if let existing = tables.first(where: { $0.root === root }) {

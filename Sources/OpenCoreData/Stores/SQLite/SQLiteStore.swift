@@ -36,6 +36,10 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
         var configuration = SQLiteConnection.Configuration()
         configuration.readOnly = isReadOnly
+        if isReadOnly, (options?[OCDSQLiteReadImmutableOption] as? Bool) == true {
+            // Nothing is created beside a closed store (see the option's documentation).
+            configuration.immutable = SQLiteStoreFile.isWALDatabaseWithoutLog(path)
+        }
         if let seconds = (options?[NSPersistentStoreTimeoutOption] as? NSNumber)?.doubleValue
             ?? (options?[NSPersistentStoreTimeoutOption] as? Double) {
             configuration.busyTimeoutMilliseconds = Int32(clamping: Int((seconds * 1000).rounded()))

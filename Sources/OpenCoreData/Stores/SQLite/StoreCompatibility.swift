@@ -62,6 +62,30 @@ struct StoreCompatibility {
             throw incompatible(entity: extra, "the store has entity '\(extra)', which the model does not have")
         }
         for table in schema.tables { try check(table) }
+        try checkJoinTables()
+    }
+
+    /// Every join table of a to-many relationship, with its key and order columns.
+    private func checkJoinTables() throws {
+        for (id, join) in schema.joinTables.sorted(by: { $0.value.name < $1.value.name }) {
+            let relationship = schema.orderedEntities.lazy.flatMap(\.properties).first { ObjectIdentifier($0) == id }
+            let owner = relationship?.entity?.name ?? "?"
+            let name = relationship?.name ?? "?"
+            let columns = try columnNames(of: join.name)
+            guard !columns.isEmpty else {
+                throw incompatible(entity: owner, property: name,
+                                   "relationship '\(name)' of entity '\(owner)' has no join table \(join.name) in the store")
+            }
+            for column in [join.sourceColumn, join.destinationColumn] + [join.orderColumn].compactMap({ $0 })
+            where !columns.contains(column) {
+                throw incompatible(entity: owner, property: name,
+                                   "relationship '\(name)' of entity '\(owner)' has no column \(column) in its join table \(join.name)")
+            }
+        }
+    }
+
+    private func columnNames(of table: String) throws -> Set<String> {
+        Set(try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap { $0[0].stringValue?.uppercased() })
     }
 
     private func storedEntities() throws -> [String: Int64] {
@@ -83,6 +107,7 @@ struct StoreCompatibility {
         for row in info {
             if let name = row[0].stringValue { columns[name.uppercased()] = row[1].stringValue?.uppercased() ?? "" }
         }
+        try checkOrderColumns(of: table, columns: columns)
         for mapping in table.entities {
             let layout = mapping.entity.layout
             for attribute in layout.attributes where attribute.entity === mapping.entity && !attribute.isTransient {
@@ -99,11 +124,21 @@ struct StoreCompatibility {
             }
             for relationship in layout.relationships where relationship.entity === mapping.entity {
                 guard let column = mapping.toOneColumns[relationship.relationshipSlot] else { continue }
-                if columns[column] == nil {
+                for needed in [column, mapping.toOneEntityColumns[relationship.relationshipSlot]].compactMap({ $0 })
+                where columns[needed] == nil {
                     throw incompatible(entity: mapping.entity.name ?? "", property: relationship.name,
-                                       "relationship '\(relationship.name)' of entity '\(mapping.entity.name ?? "")' has no column \(column) in the store")
+                                       "relationship '\(relationship.name)' of entity '\(mapping.entity.name ?? "")' has no column \(needed) in the store")
                 }
             }
+        }
+    }
+
+    /// The order keys of ordered to-many relationships kept in this table's rows.
+    private func checkOrderColumns(of table: SQLiteSchema.TableMapping, columns: [String: String]) throws {
+        for (id, column) in table.orderColumns.sorted(by: { $0.value < $1.value }) where columns[column] == nil {
+            let relationship = schema.orderedEntities.lazy.flatMap(\.properties).first { ObjectIdentifier($0) == id }
+            throw incompatible(entity: relationship?.entity?.name ?? "?", property: relationship?.name,
+                               "ordered relationship '\(relationship?.name ?? "?")' of entity '\(relationship?.entity?.name ?? "?")' has no order column \(column) in \(table.name)")
         }
     }
 

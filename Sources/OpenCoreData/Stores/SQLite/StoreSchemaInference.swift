@@ -31,15 +31,33 @@ struct StoreSchemaInference {
         var entities: [Int64: NSEntityDescription] = [:]
         var order: [Int64] = []
         var parents: [Int64: Int64] = [:]
+        var names: Set<String> = []
         for row in rows {
             guard let number = row[0].int64Value, let name = row[1].stringValue, !name.isEmpty else {
                 throw ModelFileError(file: url, element: "Z_PRIMARYKEY", reason: "a row has no entity number or name")
+            }
+            guard number >= 1 else {
+                throw ModelFileError(file: url, element: "Z_PRIMARYKEY", reason: "entity \(name) has the number \(number); numbers start at 1")
+            }
+            guard names.insert(name).inserted else {
+                throw ModelFileError(file: url, element: "Z_PRIMARYKEY", reason: "the entity name \(name) appears twice")
             }
             entities[number] = NSEntityDescription(name: name)
             order.append(number)
             if let parent = row[2].int64Value, parent != 0 { parents[number] = parent }
         }
         guard !order.isEmpty else { throw ModelFileError(file: url, element: "Z_PRIMARYKEY", reason: "the store lists no entities") }
+        for number in order {
+            var seen: Set<Int64> = [number]
+            var ancestor = parents[number]
+            while let current = ancestor {
+                guard seen.insert(current).inserted else {
+                    throw ModelFileError(file: url, element: "Z_PRIMARYKEY",
+                                         reason: "entity \(entities[number]!.name!) inherits from itself (Z_SUPER)")
+                }
+                ancestor = parents[current]
+            }
+        }
         for number in order {
             guard let parentNumber = parents[number] else { continue }
             guard let parent = entities[parentNumber] else {
