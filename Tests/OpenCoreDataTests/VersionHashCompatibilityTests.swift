@@ -56,3 +56,23 @@ import Testing
         try Self.open(try NSManagedObjectModel(validatingContentsOf: pair.modelURL), at: url)
     }
 }
+
+extension VersionHashCompatibilityTests {
+    @Test func hashesOfTheModelsOtherConfigurationsDoNotRefuseAStore() throws {
+        // A configuration's store whose metadata lists the whole model's hashes opens.
+        let model = Self.model(optionalName: false)
+        let other = NSEntityDescription(name: "Other")
+        other.properties = [NSAttributeDescription(name: "x", type: .integer64AttributeType)]
+        model.entities = model.entities + [other]
+        model.setEntities([model.entitiesByName["Item"]!], forConfigurationName: "Items")
+        let directory = TemporaryDirectory()
+        let url = directory.file("Items.sqlite")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: "Items", at: url, options: nil)
+        try coordinator.remove(store)
+        var metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        metadata[NSStoreModelVersionHashesKey] = model.entityVersionHashesByName
+        try NSPersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: NSSQLiteStoreType, at: url)
+        _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: "Items", at: url, options: nil)
+    }
+}

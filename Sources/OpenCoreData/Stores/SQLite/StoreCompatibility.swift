@@ -35,6 +35,9 @@ struct StoreCompatibility {
             case (_?, nil):
                 throw incompatible(entity: name, "the model has entity '\(name)', which the store does not have")
             case (nil, _?):
+                // An entity of another configuration of the same model is no obstacle: Core Data
+                // may record the whole model's hashes in a configuration's store.
+                if schema.orderedEntities.first?.managedObjectModel?.entitiesByName[name] != nil { continue }
                 throw incompatible(entity: name, "the store has entity '\(name)', which the model does not have")
             case (nil, nil):
                 break
