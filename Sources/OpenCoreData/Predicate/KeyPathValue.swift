@@ -46,7 +46,11 @@ enum KeyPathValue {
         }
     }
 
-    private static func value(of object: Any?, key: String) -> Any? {
+    /// The value for one key, as key-value coding reads it: an object's property, a
+    /// dictionary's value, a string's `length` (in UTF-16 units, as `NSString`'s), and for a
+    /// collection, the collection of its members' values.
+    static func value(of object: Any?, key: String) -> Any? {
+        if key == "self" || key == "SELF" { return object }
         switch object {
         case let object as NSManagedObject: return object.value(forKey: key)
         case let dictionary as [String: Any]: return dictionary[key]
@@ -56,6 +60,14 @@ enum KeyPathValue {
             return collection.map { value(of: $0, key: key) as Any }
         case let rows as [StoredRow]:
             return rows.map { value(of: $0, key: key) as Any }
+        case let text as String:
+            return key == "length" ? text.utf16.count : nil
+        case let text as NSString:
+            return key == "length" ? text.length : nil
+        case let ordered as NSOrderedSet:
+            return ordered.array.map { value(of: $0, key: key) as Any }
+        case let array as [Any]:
+            return array.map { value(of: $0, key: key) as Any }
         default:
             return Mirror(reflecting: object as Any).children.first { $0.label == key }?.value
         }
