@@ -73,6 +73,8 @@ import Testing
     @Test(arguments: [
         "age > 3", "name BEGINSWITH[c] 'z'", "name ==[cd] 'zoe'", "age BETWEEN {3, 4} AND NOT name ENDSWITH 'k'",
         "name IN {'Anna', 'hannah'} OR age == 0", "email == nil", "name LIKE '?a*'", "name CONTAINS[c] 'AN'",
+        "age + 1 > 4", "uppercase(name) == 'ZOË'", "name.length == 4", "TERNARY(age > 3, 1, 0) == 1",
+        "modulus:by:(age, 2) == 0 AND age / 2 >= 2",
     ])
     func parsedPredicatesGiveTheSameObjectsInSQLAndInMemory(format: String) throws {
         let sqlite = try TestStack(.sqlite)
@@ -159,6 +161,10 @@ import Testing
         ("pets.@max.weight < 15", ["Ada"]),
         ("pets.@avg.weight == 6", ["Ada"]),
         ("pets.@min.name == 'Max'", ["Bob"]),
+        ("SUBQUERY(pets, $p, $p.weight > 5).@count == 1", ["Ada", "Bob"]),
+        ("SUBQUERY(pets, $p, $p.weight < age).@count == 2", ["Ada"]),
+        ("SUBQUERY(clubs, $c, $c.name == 'Golf').@count > 0", ["Ada"]),
+        ("count:(pets) == 2 OR sum:(pets.weight) > 15", ["Ada", "Bob"]),
     ])
     func toManyPredicatesAgreeInSQLAndInMemory(format: String, expected: [String]) throws {
         var results: [[String]] = []
