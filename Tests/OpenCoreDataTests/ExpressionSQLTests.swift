@@ -17,6 +17,7 @@ import Testing
         for (name, weight, owner) in [("Rex", 10.0, ada), ("Tom", 2.0, ada), ("Max", 20.0, bob)] {
             stack.insert("Pet", ["name": name, "weight": weight]).setValue(owner, forKey: "owner")
         }
+        _ = stack.insert("Pet", ["name": "Stray", "weight": 4.0])
         let chess = stack.insert("Club", ["name": "Chess"])
         let golf = stack.insert("Club", ["name": "Golf"])
         chess.mutableSetValue(forKey: "members").add(ada)
@@ -90,8 +91,12 @@ import Testing
     /// To-one paths before a to-many relationship, and SUBQUERYs inside SUBQUERYs.
     @Test(arguments: [
         ("Pet", "owner.pets.@count == 2", ["Rex", "Tom"]),
-        ("Pet", "SUBQUERY(owner.pets, $p, $p.weight > weight).@count == 0", ["Max", "Rex"]),
+        ("Pet", "SUBQUERY(owner.pets, $p, $p.weight > weight).@count == 0", ["Max", "Rex", "Stray"]),
         ("Pet", "owner.age + weight > 40", ["Rex"]),
+        ("Pet", "owner.pets.@count == nil", ["Stray"]),
+        ("Pet", "count:(owner.pets) == 0", ["Stray"]),
+        ("Pet", "SUBQUERY(owner.pets, $p, $p.weight > 0).@count == 0", ["Stray"]),
+        ("Pet", "sum:(owner.pets.weight) == 0", ["Stray"]),
         ("Club", "SUBQUERY(members, $m, $m.age < 20).@count > 0", ["Chess"]),
         ("Club", "SUBQUERY(members, $m, SUBQUERY($m.pets, $p, $p.weight > 15).@count > 0).@count > 0", ["Chess"]),
         ("Club", "SUBQUERY(members, $m, $m.pets.@count > 1).@count == members.@count", ["Golf"]),
@@ -128,6 +133,22 @@ import Testing
         #expect(error?.message.contains(fragment) == true, "\(error?.message ?? "")")
         let memory = try stack(.inMemory)
         #expect(throws: Never.self) { try memory.fetch("Person", predicate) }
+    }
+
+    /// A function expression built in code with the wrong number of arguments, or one that is no
+    /// built-in function, is an error in SQL; in memory it is nil.
+    @Test func functionsBuiltInCodeWithTheWrongArguments() throws {
+        let sqlite = try stack(.sqlite)
+        for (expression, fragment) in [
+            (NSExpression(forFunction: "add:to:", arguments: [NSExpression(forKeyPath: "age")]), "takes 2 arguments, not 1"),
+            (NSExpression(forFunction: "frobnicate:", arguments: [NSExpression(forKeyPath: "age")]), "frobnicate: is only evaluated in memory"),
+        ] {
+            let predicate = NSComparisonPredicate(leftExpression: expression, rightExpression: NSExpression(forConstantValue: 1),
+                                                  modifier: .direct, type: .equalTo)
+            let error = #expect(throws: CocoaError.self) { try sqlite.fetch("Person", predicate) }
+            #expect(error?.message.contains(fragment) == true, "\(error?.message ?? "")")
+            #expect(expression.expressionValue(with: ["age": 3], context: nil) == nil)
+        }
     }
 
     /// Values are bound, never spliced into the SQL; `now()` is computed once and bound.

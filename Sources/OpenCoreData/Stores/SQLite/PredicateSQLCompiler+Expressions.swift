@@ -163,6 +163,9 @@ extension PredicateSQLCompiler {
             }
             return try keyPathOperand(path, of: target, in: predicate)
         }
+        if let arity = PredicateFunction.arities[name], arity != arguments.count {
+            throw PredicateCheck.invalid("\(expression): \(name) takes \(arity) argument\(arity == 1 ? "" : "s"), not \(arguments.count)", predicate)
+        }
         switch name {
         case "add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:":
             let left = try numericOperand(arguments[0], for: name, in: predicate)
@@ -252,7 +255,8 @@ extension PredicateSQLCompiler {
             }
             keys.insert(collectionOperator, at: keys.count - 1)
         }
-        return try keyPathOperand(keys.joined(separator: "."), in: predicate)
+        // A nil owner (`count:(owner.pets)` of a pet without owner) has no members: 0, as in memory.
+        return try aggregateOperand(keys, operatorIndex: keys.firstIndex(of: collectionOperator)!, nilWithoutOwner: false, in: predicate)
     }
 
     /// `length(ocd_fold(value, utf16Expansion))`: a string's length in UTF-16 units, as

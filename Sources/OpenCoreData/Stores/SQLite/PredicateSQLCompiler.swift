@@ -232,7 +232,12 @@ struct PredicateSQLCompiler {
     }
 
     /// `pets.@count`, `pets.@sum.weight`, `owner.pets.@count`, … as a correlated sub-select.
-    private mutating func aggregateOperand(_ keys: [String], operatorIndex: Int, in predicate: NSPredicate?) throws -> Operand {
+    ///
+    /// A key path through a to-one relationship that is nil reads nil, as key-value coding does
+    /// (`owner.pets.@count` of a pet without owner is nil, not 0); with `nilWithoutOwner` false the
+    /// missing owner has no members instead (what `count:(owner.pets)` sees in memory).
+    mutating func aggregateOperand(_ keys: [String], operatorIndex: Int, nilWithoutOwner: Bool = true,
+                                   in predicate: NSPredicate?) throws -> Operand {
         let operation = keys[operatorIndex].lowercased()
         guard operatorIndex >= 1 else {
             throw PredicateCheck.invalid("the collection operator \(keys[operatorIndex]) must follow a to-many relationship", predicate)
@@ -271,8 +276,9 @@ struct PredicateSQLCompiler {
         }
         let (source, correlation) = try members(of: relationship, in: destination, as: member, ownerAlias: ownerAlias, in: predicate)
         let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
-        return Operand(sql: "(SELECT \(valueSQL) FROM \(source)\(joins) WHERE \(correlation))", attribute: attribute,
-                       isObjectReference: false, computed: computed)
+        var sql = "(SELECT \(valueSQL) FROM \(source)\(joins) WHERE \(correlation))"
+        if nilWithoutOwner && operatorIndex > 1 { sql = "(CASE WHEN \(ownerAlias).Z_PK IS NULL THEN NULL ELSE \(sql) END)" }
+        return Operand(sql: sql, attribute: attribute, isObjectReference: false, computed: computed)
     }
 
     /// The `Z_ENT` condition selecting `mapping`'s entity (and its sub-entities) in a shared table;
