@@ -1,12 +1,17 @@
 import Foundation
 
 /// A value in a predicate: a constant, a key path, the evaluated object, a variable, a
-/// collection of expressions, or a function.
+/// collection of expressions, a function, a subquery, a conditional or a set operation.
 ///
 /// ```swift
 /// NSExpression(forKeyPath: "owner.name")
 /// NSExpression(forConstantValue: 42)
+/// NSExpression(format: "age + 2 * %d", 3)
+/// NSExpression(forSubquery: NSExpression(forKeyPath: "pets"), usingIteratorVariable: "pet",
+///              predicate: NSPredicate(format: "$pet.weight > 5"))
 /// ```
+/// `expressionValue(with:context:)` evaluates an expression in memory (see
+/// `NSExpression+Evaluation.swift`); the SQLite store turns the ones SQL can express into SQL.
 open class NSExpression: @unchecked Sendable, CustomStringConvertible {
     // @unchecked Sendable: immutable once built.
 
@@ -17,25 +22,35 @@ open class NSExpression: @unchecked Sendable, CustomStringConvertible {
         case variable = 2
         case keyPath = 3
         case function = 4
+        case unionSet = 5
+        case intersectSet = 6
+        case minusSet = 7
+        case subquery = 13
         case aggregate = 14
+        case conditional = 20
     }
 
     public let expressionType: ExpressionType
-    private let constant: Any?
-    /// The key path, variable name or function name.
-    private let name: String?
-    /// An aggregate's members, or a function's arguments.
-    private let elements: [NSExpression]?
-    /// The target of a function called as a method (`FUNCTION(target, "selector", …)`).
-    private let target: NSExpression?
+    let constant: Any?
+    /// The key path, the variable name (also a subquery's iterator variable) or the function name.
+    let name: String?
+    /// An aggregate's members, a function's arguments, a set operation's two sides, or a
+    /// conditional's two branches.
+    let elements: [NSExpression]?
+    /// The target of a function called as a method (`FUNCTION(target, "selector", …)`), or a
+    /// subquery's collection.
+    let target: NSExpression?
+    /// A subquery's or a conditional's predicate.
+    let condition: NSPredicate?
 
     private init(type: ExpressionType, constant: Any? = nil, name: String? = nil, elements: [NSExpression]? = nil,
-                 target: NSExpression? = nil) {
+                 target: NSExpression? = nil, condition: NSPredicate? = nil) {
         self.expressionType = type
         self.constant = constant
         self.name = name
         self.elements = elements
         self.target = target
+        self.condition = condition
     }
 
     /// A constant: a number, string, date, object, `nil`, or an array of such.
@@ -58,28 +73,74 @@ open class NSExpression: @unchecked Sendable, CustomStringConvertible {
         self.init(type: .aggregate, elements: subexpressions)
     }
 
-    /// A function of the predicate language applied to `arguments` (expressions; other values
-    /// become constants): `now()`, `count:(pages)`.
+    /// One of the predicate language's built-in functions applied to `parameters` (expressions;
+    /// other values become constants): `now`, `sum:`, `add:to:`, `uppercase:`, … (the list is
+    /// `PredicateFunction.arities`; Core Data's names).
     ///
-    /// Evaluated in memory: `now` and `count:`; other functions evaluate to nil. The SQLite
-    /// store does not run function expressions (a key path with a collection operator such as
-    /// `pages.@count` is the form it runs).
+    /// ```swift
+    /// NSExpression(forFunction: "multiply:by:", arguments: [NSExpression(forKeyPath: "price"), 2])
+    /// ```
+    /// Evaluated in memory as Core Data does, with the differences noted in
+    /// `PredicateFunction`. The SQLite store runs arithmetic, `abs:`, `length:`,
+    /// `uppercase:`, `lowercase:`, `now` and the collection functions over a to-many key path;
+    /// other functions are an error there unless they read nothing of the fetched object.
     public convenience init(forFunction name: String, arguments parameters: [Any]) {
         self.init(type: .function, name: name, elements: parameters.map(Self.expression(wrapping:)))
     }
 
-    /// The method `selectorName` called on what `target` evaluates to, with `arguments`.
+    /// The method `selectorName` called on what `target` evaluates to, with `arguments`
+    /// (`FUNCTION(target, "selector", …)` in a format string).
     ///
     /// ```swift
     /// // $FETCH_SOURCE.alias, as Core Data archives it:
     /// NSExpression(forFunction: NSExpression(forVariable: "FETCH_SOURCE"), selectorName: "valueForKeyPath:",
     ///              arguments: [NSExpression(forKeyPath: "alias")])
     /// ```
-    /// Only `valueForKey:` and `valueForKeyPath:` (a key path read from the target) are
-    /// evaluated; other selectors evaluate to nil. Once the target is a constant (a variable
-    /// substituted), the key path is read and the expression becomes a constant.
+    /// Linux has no selectors, so only the methods `PredicateMethod` lists are evaluated
+    /// (`valueForKey:`, `valueForKeyPath:`, `dateByAddingTimeInterval:`, `length`, …); other
+    /// selectors evaluate to nil. Once the target is a constant (a variable substituted), a key
+    /// path read from it is folded into a constant.
     public convenience init(forFunction target: NSExpression, selectorName name: String, arguments parameters: [Any]?) {
         self.init(type: .function, name: name, elements: (parameters ?? []).map(Self.expression(wrapping:)), target: target)
+    }
+
+    /// `TERNARY(predicate, trueExpression, falseExpression)`: `trueExpression` for objects that
+    /// satisfy `predicate`, `falseExpression` for the others.
+    public convenience init(forConditional predicate: NSPredicate, trueExpression: NSExpression, falseExpression: NSExpression) {
+        self.init(type: .conditional, elements: [trueExpression, falseExpression], condition: predicate)
+    }
+
+    /// `SUBQUERY(collection, $variable, predicate)`: the members of `expression` for which
+    /// `predicate` holds, each member bound to `$variable` in turn.
+    ///
+    /// ```swift
+    /// // SUBQUERY(pets, $pet, $pet.weight > 5).@count > 0
+    /// ```
+    /// As in Core Data, key paths in `predicate` that do not start with the variable are read
+    /// from the object the whole predicate is evaluated against, not from the member.
+    public convenience init(forSubquery expression: NSExpression, usingIteratorVariable variable: String, predicate: NSPredicate) {
+        self.init(type: .subquery, name: variable, target: expression, condition: predicate)
+    }
+
+    /// `left UNION right`: the members of either collection, each once.
+    public convenience init(forUnionSet left: NSExpression, with right: NSExpression) {
+        self.init(type: .unionSet, elements: [left, right])
+    }
+
+    /// `left INTERSECT right`: the members of `left` that are also in `right`.
+    public convenience init(forIntersectSet left: NSExpression, with right: NSExpression) {
+        self.init(type: .intersectSet, elements: [left, right])
+    }
+
+    /// `left MINUS right`: the members of `left` that are not in `right`.
+    public convenience init(forMinusSet left: NSExpression, with right: NSExpression) {
+        self.init(type: .minusSet, elements: [left, right])
+    }
+
+    /// A copy of `other` (how the format initializers hand back what the parser built).
+    convenience init(copying other: NSExpression) {
+        self.init(type: other.expressionType, constant: other.constant, name: other.name, elements: other.elements,
+                  target: other.target, condition: other.condition)
     }
 
     private static func expression(wrapping value: Any) -> NSExpression {
@@ -91,6 +152,8 @@ open class NSExpression: @unchecked Sendable, CustomStringConvertible {
         NSExpression(type: .evaluatedObject)
     }
 
+    // MARK: Parts
+
     /// The constant of a constant expression (the array of values of an aggregate of constants).
     public var constantValue: Any? {
         if expressionType == .aggregate { return elements?.map { $0.constantValue as Any } }
@@ -98,13 +161,20 @@ open class NSExpression: @unchecked Sendable, CustomStringConvertible {
     }
 
     /// The key path of a key-path expression.
-    public var keyPath: String { name ?? "" }
+    public var keyPath: String { expressionType == .keyPath ? name ?? "" : "" }
 
-    /// The name of a variable expression.
-    public var variable: String { name ?? "" }
+    /// The name of a variable expression, or a subquery's iterator variable.
+    public var variable: String { expressionType == .variable || expressionType == .subquery ? name ?? "" : "" }
+
+    /// The subexpressions of an aggregate expression (`[NSExpression]`), or a subquery's
+    /// collection (an `NSExpression`). An empty array for other expressions.
+    public var collection: Any {
+        if expressionType == .subquery, let target { return target }
+        return members
+    }
 
     /// The subexpressions of an aggregate expression.
-    public var collection: [NSExpression] { elements ?? [] }
+    var members: [NSExpression] { expressionType == .aggregate ? elements ?? [] : [] }
 
     /// The function (or selector) name of a function expression.
     public var function: String { expressionType == .function ? name ?? "" : "" }
@@ -114,57 +184,84 @@ open class NSExpression: @unchecked Sendable, CustomStringConvertible {
 
     /// The target of a function expression made with `init(forFunction:selectorName:arguments:)`;
     /// nil for other expressions.
-    public var operand: NSExpression? { target }
+    public var operand: NSExpression? { expressionType == .function ? target : nil }
+
+    /// The predicate of a subquery or conditional expression. For other expressions (where Core
+    /// Data raises an exception), `TRUEPREDICATE`.
+    public var predicate: NSPredicate { condition ?? NSPredicate(value: true) }
+
+    /// What a conditional expression gives for objects that satisfy its predicate; for other
+    /// expressions (where Core Data raises), a nil constant.
+    public var trueExpression: NSExpression { expressionType == .conditional ? elements![0] : NSExpression(forConstantValue: nil) }
+
+    /// What a conditional expression gives for the other objects; a nil constant for other expressions.
+    public var falseExpression: NSExpression { expressionType == .conditional ? elements![1] : NSExpression(forConstantValue: nil) }
+
+    /// The left side of a set expression (`UNION`, `INTERSECT`, `MINUS`); a nil constant for others.
+    public var left: NSExpression { isSetExpression ? elements![0] : NSExpression(forConstantValue: nil) }
+
+    /// The right side of a set expression; a nil constant for others.
+    public var right: NSExpression { isSetExpression ? elements![1] : NSExpression(forConstantValue: nil) }
+
+    var isSetExpression: Bool {
+        expressionType == .unionSet || expressionType == .intersectSet || expressionType == .minusSet
+    }
 
     /// Whether this is `target.keyPath`: `valueForKey:` or `valueForKeyPath:` with one argument.
-    private var isKeyPathFunction: Bool {
+    var isKeyPathFunction: Bool {
         expressionType == .function && target != nil && (name == "valueForKeyPath:" || name == "valueForKey:")
             && elements?.count == 1
     }
 
     /// The key path argument of a key-path function (a key-path expression or a string constant).
-    private var functionKeyPath: String? {
+    var functionKeyPath: String? {
         guard isKeyPathFunction, let argument = elements?.first else { return nil }
         return argument.expressionType == .keyPath ? argument.keyPath : argument.constant as? String
     }
 
-    /// The value of the expression for `object`.
+    /// The value of the expression for `object` (a managed object, a dictionary, a plain value),
+    /// with `$variables` read from `context`.
+    ///
+    /// ```swift
+    /// NSExpression(format: "4 + 5 - 2**3").expressionValue(with: nil, context: nil) // 1
+    /// ```
+    /// Numbers follow NSNumber arithmetic: integers stay integers while exact (a quotient that
+    /// is not whole, or an overflow, gives a `Double`), a `Decimal` operand makes the result a
+    /// `Decimal`. An operand that is nil or not a number gives nil (Core Data raises an
+    /// exception for a non-number), as does a division by zero.
     open func expressionValue(with object: Any?, context: NSMutableDictionary?) -> Any? {
-        value(for: object, variables: nil)
+        value(for: object, variables: context.map(Self.variables(in:)))
     }
 
-    func value(for object: Any?, variables: [String: Any]?) -> Any? {
-        switch expressionType {
-        case .constantValue: return constant
-        case .evaluatedObject: return object
-        case .keyPath: return KeyPathValue.value(of: object, keyPath: keyPath)
-        case .variable: return variables?[variable]
-        case .aggregate: return collection.map { $0.value(for: object, variables: variables) as Any }
-        case .function: return functionValue(for: object, variables: variables)
+    // MARK: Variables
+
+    /// The string-keyed entries of an evaluation context.
+    private static func variables(in context: NSMutableDictionary) -> [String: Any] {
+        var variables: [String: Any] = [:]
+        for (key, value) in context {
+            if let key = ValueComparison.string(key) { variables[key] = value }
         }
+        return variables
     }
 
-    private func functionValue(for object: Any?, variables: [String: Any]?) -> Any? {
-        if let target {
-            guard let path = functionKeyPath else { return nil }
-            return KeyPathValue.value(of: target.value(for: object, variables: variables), keyPath: path)
-        }
-        switch name {
-        case "now": return Date()
-        case "count:":
-            guard let argument = elements?.first, elements?.count == 1 else { return nil }
-            return ValueComparison.elements(of: argument.value(for: object, variables: variables)).count
-        default: return nil
-        }
-    }
 
     func substituting(_ variables: [String: Any]) -> NSExpression {
         switch expressionType {
         case .variable:
             guard let value = variables[variable] else { return self }
             return NSExpression(forConstantValue: value)
-        case .aggregate:
-            return NSExpression(forAggregate: collection.map { $0.substituting(variables) })
+        case .aggregate, .unionSet, .intersectSet, .minusSet:
+            return NSExpression(type: expressionType, elements: elements?.map { $0.substituting(variables) })
+        case .conditional:
+            return NSExpression(forConditional: predicate.withSubstitutionVariables(variables),
+                                trueExpression: trueExpression.substituting(variables),
+                                falseExpression: falseExpression.substituting(variables))
+        case .subquery:
+            // The iterator variable belongs to the subquery: it is never substituted.
+            var inner = variables
+            inner.removeValue(forKey: variable)
+            return NSExpression(forSubquery: target!.substituting(variables), usingIteratorVariable: variable,
+                                predicate: predicate.withSubstitutionVariables(inner))
         case .function:
             let substituted = NSExpression(type: .function, name: name, elements: elements?.map { $0.substituting(variables) },
                                            target: target?.substituting(variables))
@@ -174,129 +271,48 @@ open class NSExpression: @unchecked Sendable, CustomStringConvertible {
                 return NSExpression(forConstantValue: substituted.value(for: nil, variables: nil))
             }
             return substituted
-        default:
+        case .constantValue, .evaluatedObject, .keyPath:
             return self
         }
     }
 
-    /// The expression in format-string syntax.
-    public var description: String {
-        switch expressionType {
-        case .constantValue: return PredicateFormatting.literal(constant)
-        case .evaluatedObject: return "SELF"
-        case .keyPath: return PredicateFormatting.keyPath(keyPath)
-        case .variable: return "$\(variable)"
-        case .aggregate: return "{" + collection.map(\.description).joined(separator: ", ") + "}"
-        case .function: return functionDescription
-        }
-    }
+    // MARK: Format
 
-    private var functionDescription: String {
-        let arguments = (elements ?? []).map(\.description)
-        guard let target else { return "\(name ?? "FUNCTION")(\(arguments.joined(separator: ", ")))" }
-        if let path = functionKeyPath { return "\(target).\(PredicateFormatting.keyPath(path))" }
-        return "FUNCTION(" + ([target.description, PredicateFormatting.literal(name)] + arguments).joined(separator: ", ") + ")"
-    }
+    /// The expression in format-string syntax; it parses back to the same expression.
+    public var description: String { PredicateFormatting.format(self) }
 }
 
-/// Reads a value at a key path from whatever a predicate is evaluated against.
-enum KeyPathValue {
-    static func value(of object: Any?, keyPath: String?) -> Any? {
-        guard let keyPath, !keyPath.isEmpty, keyPath != "self", keyPath != "SELF" else { return object }
-        var current: Any? = object
-        let keys = keyPath.split(separator: ".").map(String.init)
-        for (index, key) in keys.enumerated() {
-            if key.hasPrefix("@") {
-                let rest = keys[(index + 1)...].joined(separator: ".")
-                let members = ValueComparison.elements(of: current)
-                return aggregate(key, rest.isEmpty ? members : members.map { value(of: $0, keyPath: rest) })
-            }
-            current = value(of: current, key: key)
-            if current == nil { return nil }
-        }
-        return current
+extension NSExpression {
+    /// An expression parsed from Core Data's format language (`"age + 2"`, `"sum:(scores)"`,
+    /// `"TERNARY(age > 17, 'adult', 'minor')"`), with `%@`, `%K`, `%d`, … taken from `args`.
+    ///
+    /// ```swift
+    /// let total = NSExpression(format: "price * %d", 3)
+    /// ```
+    /// As in Core Data, a malformed format stops the program; use
+    /// `NSExpression(validatingFormat:_:)` to get the positioned error instead.
+    public convenience init(format expressionFormat: String, _ args: Any?...) {
+        self.init(format: expressionFormat, argumentArray: args.map { $0 ?? NSNull() })
     }
 
-    /// `@count`, `@sum`, `@avg`, `@min`, `@max` over the members' values. As in SQL, nil values
-    /// are skipped, and the average, minimum and maximum of nothing are nil; the sum of nothing is 0.
-    private static func aggregate(_ operation: String, _ values: [Any?]) -> Any? {
-        let present = values.filter { $0 != nil && !($0 is NSNull) }
-        switch operation.lowercased() {
-        case "@count":
-            return values.count
-        case "@sum", "@avg":
-            let numbers = present.compactMap(ValueComparison.number)
-            if operation.lowercased() == "@avg" {
-                return numbers.isEmpty ? nil : numbers.reduce(0.0) { $0 + $1.double } / Double(numbers.count)
-            }
-            if numbers.allSatisfy({ if case .integer = $0 { true } else { false } }) {
-                return numbers.reduce(Int64(0)) { total, number in if case .integer(let value) = number { total + value } else { total } }
-            }
-            return numbers.reduce(0.0) { $0 + $1.double }
-        case "@min", "@max":
-            let wantsMax = operation.lowercased() == "@max"
-            return present.reduce(nil as Any?) { best, value in
-                guard let best else { return value }
-                let order = ValueComparison.order(value, best)
-                return (wantsMax ? order == .orderedDescending : order == .orderedAscending) ? value : best
-            }
-        default:
-            return nil
+    /// An expression parsed from a format string with its arguments in an array.
+    public convenience init(format expressionFormat: String, argumentArray arguments: [Any]) {
+        do {
+            try self.init(validatingFormat: expressionFormat, argumentArray: arguments)
+        } catch {
+            preconditionFailure("\(error)")
         }
     }
 
-    private static func value(of object: Any?, key: String) -> Any? {
-        switch object {
-        case let object as NSManagedObject: return object.value(forKey: key)
-        case let dictionary as [String: Any]: return dictionary[key]
-        case let dictionary as NSDictionary: return dictionary[key]
-        case let source as KeyValueReadable: return source.value(forKey: key)
-        case let collection as Set<NSManagedObject>:
-            return collection.map { value(of: $0, key: key) as Any }
-        case let rows as [StoredRow]:
-            return rows.map { value(of: $0, key: key) as Any }
-        default:
-            return Mirror(reflecting: object as Any).children.first { $0.label == key }?.value
-        }
-    }
-}
-
-/// Something a predicate can read keys from (the in-memory store's rows, for instance).
-protocol KeyValueReadable {
-    func value(forKey key: String) -> Any?
-    /// The identity of the object the values belong to, when there is one.
-    var rowObjectID: NSManagedObjectID? { get }
-}
-
-/// Formats constants the way `predicateFormat` prints them.
-enum PredicateFormatting {
-    /// Words of the format language; a key spelled like one is printed with a `#` escape.
-    static let reservedWords: Set<String> = [
-        "AND", "OR", "NOT", "BETWEEN", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES", "ANY", "ALL",
-        "NONE", "SOME", "TRUEPREDICATE", "FALSEPREDICATE", "SELF", "NIL", "NULL", "TRUE", "YES", "FALSE", "NO",
-        "SUBQUERY", "FUNCTION", "CAST",
-    ]
-
-    /// A key path with reserved words escaped (`#in`).
-    static func keyPath(_ path: String) -> String {
-        path.split(separator: ".", omittingEmptySubsequences: false)
-            .map { reservedWords.contains($0.uppercased()) ? "#\($0)" : String($0) }
-            .joined(separator: ".")
+    /// Parses `expressionFormat`, throwing `PredicateFormatError` (naming what was expected and
+    /// at which character) when it is malformed. An OpenCoreData addition.
+    public convenience init(validatingFormat expressionFormat: String, _ args: Any?...) throws {
+        try self.init(validatingFormat: expressionFormat, argumentArray: args.map { $0 ?? NSNull() })
     }
 
-    static func literal(_ value: Any?) -> String {
-        switch value {
-        case nil, is NSNull: return "nil"
-        case let string as String: return "\"" + string.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-        case let bool as Bool: return bool ? "1" : "0"
-        case let date as Date: return "CAST(\(date.timeIntervalSinceReferenceDate), \"NSDate\")"
-        case let array as [Any]: return "{" + array.map(literal).joined(separator: ", ") + "}"
-        case let set as Set<AnyHashable>: return "{" + set.map { literal($0.base) }.sorted().joined(separator: ", ") + "}"
-        case let uuid as UUID: return literal(uuid.uuidString)
-        case let url as URL: return literal(url.absoluteString)
-        case let object as NSManagedObject: return object.objectID.description
-        case let number as NSNumber: return number.stringValue
-        default: return "\(value!)"
-        }
+    /// Parses `expressionFormat` with its arguments in an array, throwing `PredicateFormatError`.
+    public convenience init(validatingFormat expressionFormat: String, argumentArray arguments: [Any]) throws {
+        var parser = try PredicateFormatParser(format: expressionFormat, arguments: arguments.map { Optional($0) })
+        self.init(copying: try parser.parseStandaloneExpression())
     }
 }

@@ -22,8 +22,30 @@ enum PredicateCheck {
         case .keyPath:
             _ = try resolve(keyPath: expression.keyPath, from: entity, allowsToMany: allowsToMany, in: predicate)
         case .aggregate:
-            for element in expression.collection { try validate(element, for: entity, allowsToMany: false, in: predicate) }
-        default:
+            for element in expression.members { try validate(element, for: entity, allowsToMany: false, in: predicate) }
+        case .function:
+            // A function's arguments may be collections (`sum:(pets.weight)`); a method's or a
+            // key path's receiver is checked, its keys are the receiver's (`$pet.weight`).
+            if let operand = expression.operand {
+                try validate(operand, for: entity, allowsToMany: true, in: predicate)
+            } else {
+                for argument in expression.arguments ?? [] { try validate(argument, for: entity, allowsToMany: true, in: predicate) }
+            }
+        case .conditional:
+            try validate(expression.predicate, for: entity)
+            try validate(expression.trueExpression, for: entity, allowsToMany: allowsToMany, in: predicate)
+            try validate(expression.falseExpression, for: entity, allowsToMany: allowsToMany, in: predicate)
+        case .subquery:
+            // Key paths in the subquery's predicate that do not start with its variable belong to
+            // the evaluated object, as everywhere else.
+            if let collection = expression.collection as? NSExpression {
+                try validate(collection, for: entity, allowsToMany: true, in: predicate)
+            }
+            try validate(expression.predicate, for: entity)
+        case .unionSet, .intersectSet, .minusSet:
+            try validate(expression.left, for: entity, allowsToMany: true, in: predicate)
+            try validate(expression.right, for: entity, allowsToMany: true, in: predicate)
+        case .constantValue, .evaluatedObject, .variable:
             break
         }
     }
@@ -48,6 +70,11 @@ enum PredicateCheck {
                 return properties
             }
             guard let here = current else {
+                // `name.length`: a string's length, as key-value coding reads it.
+                if key == "length", index == keys.count - 1,
+                   (properties.last as? NSAttributeDescription)?.attributeType == .stringAttributeType {
+                    return properties
+                }
                 throw invalid("keypath \(keyPath) continues after attribute '\(keys[index - 1])'", predicate)
             }
             guard let property = here.layout.propertiesByName[key] else {

@@ -71,7 +71,7 @@ struct PredicateFormatLexer {
                     throw error("unknown format specifier %\(next)", at: start)
                 }
             } else if character.isLetter || character == "_" || character == "@" {
-                kind = .identifier(readWord())
+                kind = .identifier(readIdentifier())
             } else {
                 kind = .symbol(try readSymbol())
             }
@@ -94,6 +94,17 @@ struct PredicateFormatLexer {
             index += 1
         }
         return String(characters[start..<index])
+    }
+
+    /// A key or keyword, or a function's full name with its colons (`add:to:`, `count:`). A
+    /// colon followed by `=` is not part of the name.
+    private mutating func readIdentifier() -> String {
+        var word = readWord()
+        while index < characters.count, characters[index] == ":", peek(1) != "=" {
+            index += 1
+            word += ":" + readWord()
+        }
+        return word
     }
 
     private mutating func readString(quote: Character) throws(PredicateFormatError) -> String {
@@ -161,7 +172,7 @@ struct PredicateFormatLexer {
     private mutating func readSymbol() throws(PredicateFormatError) -> String {
         let start = index
         let two = index + 1 < characters.count ? String(characters[index...index + 1]) : ""
-        for symbol in ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||"] where two == symbol {
+        for symbol in ["==", "!=", "<>", "<=", "=<", ">=", "=>", "&&", "||", "**"] where two == symbol {
             index += 2
             return symbol
         }

@@ -3,13 +3,23 @@ import Foundation
 /// Parses the predicate format language (Apple's "Predicate Format String Syntax") into a
 /// predicate tree, substituting `%@`, `%K`, `%d`, … from the arguments.
 ///
-/// Supported: comparisons (`= == != <> < <= =< > >= =>`, `BETWEEN`, `IN`, `CONTAINS`,
-/// `BEGINSWITH`, `ENDSWITH`, `LIKE`, `MATCHES`) with `[c]`, `[d]`, `[n]` options, `ANY`/`SOME`/
-/// `ALL`/`NONE`, `AND`/`&&`, `OR`/`||`, `NOT`/`!`, parentheses, `TRUEPREDICATE`/
-/// `FALSEPREDICATE`, key paths (with `#` escapes), `SELF`, `nil`/`NULL`, `TRUE`/`YES`/`FALSE`/
-/// `NO`, strings, numbers (decimal, `0x`, `0o`, `0b`), `{…}` collections and `$VARIABLES`.
-/// Not yet: arithmetic, `FUNCTION(…)`, `SUBQUERY`, collection operators such as `@count` in SQL,
-/// array indexing and `CAST`.
+/// Predicates: comparisons (`= == != <> < <= =< > >= =>`, `BETWEEN`, `IN`, `CONTAINS`,
+/// `BEGINSWITH`, `ENDSWITH`, `LIKE`, `MATCHES`) with `[c]`, `[d]`, `[n]`, `[l]` options,
+/// `ANY`/`SOME`/`ALL`/`NONE`, `AND`/`&&`, `OR`/`||`, `NOT`/`!`, parentheses, `TRUEPREDICATE`/
+/// `FALSEPREDICATE`.
+///
+/// Expressions, loosest first: `UNION`/`INTERSECT`/`MINUS`; `+ -`; `* /`; unary `-`; `**`
+/// (right-associative); then `expr[index]` (`FIRST`, `LAST`, `SIZE`, a number or a key) and
+/// `expr.keyPath`. Terms: key paths (with `#` escapes), `SELF`, `nil`/`NULL`, `TRUE`/`YES`/
+/// `FALSE`/`NO`, strings, numbers (decimal, `0x`, `0o`, `0b`), `{…}` collections, `$VARIABLES`,
+/// built-in functions (`sum(…)`, `now()`, or by full name: `add:to:(a, b)`),
+/// `FUNCTION(receiver, 'selector', …)`, `TERNARY(predicate, a, b)`,
+/// `SUBQUERY(collection, $x, predicate)` and `CAST(value, 'Type')`.
+///
+/// `FIRST`, `LAST` and `SIZE` are keywords only between brackets, `TERNARY` only before `(`,
+/// and `UNION`, `INTERSECT` and `MINUS` only after an expression, so keys with those names keep
+/// working (Core Data reserves `FIRST`, `LAST` and `SIZE` everywhere). Not supported: `ANYKEY`,
+/// assignments (`$x := …`) and `UTI-CONFORMS-TO`/`UTI-EQUALS`.
 struct PredicateFormatParser {
     private let format: String
     private let tokens: [PredicateToken]
@@ -133,7 +143,7 @@ struct PredicateFormatParser {
         advance()
         let options = try parseOptions()
         let right = try parseExpression()
-        if type == .between, right.expressionType == .aggregate, right.collection.count != 2 {
+        if type == .between, right.expressionType == .aggregate, right.members.count != 2 {
             throw PredicateFormatError(format: format, position: tokens[position - 1].position,
                                        reason: "BETWEEN needs a collection of exactly two bounds")
         }
@@ -192,12 +202,121 @@ struct PredicateFormatParser {
 
     // MARK: Expressions
 
+    /// expression := additive ((UNION | INTERSECT | MINUS) additive)*
     private mutating func parseExpression() throws(PredicateFormatError) -> NSExpression {
-        let expression = try parseTerm()
-        if isSymbol("+") || isSymbol("-") || isSymbol("*") || isSymbol("/") {
-            throw PredicateFormatError(format: format, position: current.position, reason: "arithmetic is not supported yet")
+        try enter()
+        defer { depth -= 1 }
+        var expression = try parseAdditive()
+        var levels = 0
+        defer { depth -= levels }
+        while let word = currentWord, ["UNION", "INTERSECT", "MINUS"].contains(word.uppercased()) {
+            advance()
+            try enter()
+            levels += 1
+            let right = try parseAdditive()
+            switch word.uppercased() {
+            case "UNION": expression = NSExpression(forUnionSet: expression, with: right)
+            case "INTERSECT": expression = NSExpression(forIntersectSet: expression, with: right)
+            default: expression = NSExpression(forMinusSet: expression, with: right)
+            }
         }
         return expression
+    }
+
+    /// additive := multiplicative (('+' | '-') multiplicative)*
+    private mutating func parseAdditive() throws(PredicateFormatError) -> NSExpression {
+        var expression = try parseMultiplicative()
+        var levels = 0
+        defer { depth -= levels }
+        while isSymbol("+") || isSymbol("-") {
+            let function = isSymbol("+") ? "add:to:" : "from:subtract:"
+            advance()
+            try enter()
+            levels += 1
+            expression = NSExpression(forFunction: function, arguments: [expression, try parseMultiplicative()])
+        }
+        return expression
+    }
+
+    /// multiplicative := unary (('*' | '/') unary)*
+    private mutating func parseMultiplicative() throws(PredicateFormatError) -> NSExpression {
+        var expression = try parseUnary()
+        var levels = 0
+        defer { depth -= levels }
+        while isSymbol("*") || isSymbol("/") {
+            let function = isSymbol("*") ? "multiply:by:" : "divide:by:"
+            advance()
+            try enter()
+            levels += 1
+            expression = NSExpression(forFunction: function, arguments: [expression, try parseUnary()])
+        }
+        return expression
+    }
+
+    /// unary := '-' unary | power. The negation of a number is a negative constant; of anything
+    /// else, `0 - operand`.
+    private mutating func parseUnary() throws(PredicateFormatError) -> NSExpression {
+        guard isSymbol("-") else { return try parsePower() }
+        advance()
+        try enter()
+        defer { depth -= 1 }
+        let operand = try parseUnary()
+        if operand.expressionType == .constantValue, !(operand.constantValue is Bool),
+           let negated = PredicateNumber(operand.constantValue).flatMap({ PredicateNumber.integer(0).combined(with: $0, "from:subtract:") }) {
+            return NSExpression(forConstantValue: negated.value)
+        }
+        return NSExpression(forFunction: "from:subtract:", arguments: [NSExpression(forConstantValue: 0), operand])
+    }
+
+    /// power := postfix ('**' unary)?, right-associative.
+    private mutating func parsePower() throws(PredicateFormatError) -> NSExpression {
+        let base = try parsePostfix()
+        guard isSymbol("**") else { return base }
+        advance()
+        try enter()
+        defer { depth -= 1 }
+        return NSExpression(forFunction: "raise:toPower:", arguments: [base, try parseUnary()])
+    }
+
+    /// postfix := term ('[' index ']' | '.' keyPath)*
+    private mutating func parsePostfix() throws(PredicateFormatError) -> NSExpression {
+        var expression = try parseTerm()
+        var levels = 0
+        defer { depth -= levels }
+        while true {
+            if isSymbol("[") {
+                advance()
+                try enter()
+                levels += 1
+                let index = try parseIndex()
+                guard isSymbol("]") else { throw expected("]") }
+                advance()
+                expression = NSExpression(forFunction: "objectFrom:withIndex:", arguments: [expression, index])
+            } else if isSymbol(".") {
+                let path = try readKeyPathContinuation()
+                switch expression.expressionType {
+                case .keyPath: expression = NSExpression(forKeyPath: expression.keyPath + "." + path)
+                case .evaluatedObject: expression = NSExpression(forKeyPath: path)
+                default:
+                    try enter()
+                    levels += 1
+                    expression = NSExpression(forFunction: expression, selectorName: "valueForKeyPath:",
+                                              arguments: [NSExpression(forKeyPath: path)])
+                }
+            } else {
+                return expression
+            }
+        }
+    }
+
+    /// What goes between `[` and `]`: `FIRST`, `LAST`, `SIZE` or an expression.
+    private mutating func parseIndex() throws(PredicateFormatError) -> NSExpression {
+        if let word = currentWord, let symbol = PredicateIndexSymbol(rawValue: word.uppercased()),
+           tokens[position + 1].kind == .symbol("]") {
+            advance()
+            return NSExpression(forConstantValue: symbol)
+        }
+        return try parseExpression()
     }
 
     private mutating func parseTerm() throws(PredicateFormatError) -> NSExpression {
@@ -219,28 +338,22 @@ struct PredicateFormatParser {
             advance()
             return NSExpression(forKeyPath: try continueKeyPath(name))
         case .identifier(let word):
+            let followedByParenthesis = tokens[position + 1].kind == .symbol("(")
             switch word.uppercased() {
-            case "SELF":
-                advance()
-                // `SELF.key` is the key path `key` of the evaluated object.
-                if isSymbol(".") {
-                    let path = try continueKeyPath("SELF")
-                    return NSExpression(forKeyPath: String(path.dropFirst("SELF.".count)))
-                }
-                return NSExpression.expressionForEvaluatedObject()
+            case "SELF": advance(); return NSExpression.expressionForEvaluatedObject()
             case "NIL", "NULL": advance(); return NSExpression(forConstantValue: nil)
             case "TRUE", "YES": advance(); return NSExpression(forConstantValue: true)
             case "FALSE", "NO": advance(); return NSExpression(forConstantValue: false)
             case "AND", "OR", "NOT", "BETWEEN", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES",
                  "ANY", "ALL", "NONE", "SOME", "TRUEPREDICATE", "FALSEPREDICATE":
                 throw expected("an expression (escape a key named like a keyword with #)")
-            case "CAST":
-                advance()
-                return try parseCast(at: token.position)
-            case "SUBQUERY", "FUNCTION":
-                throw PredicateFormatError(format: format, position: token.position, reason: "\(word) is not supported yet")
+            case "CAST": advance(); return try parseCast()
+            case "SUBQUERY": advance(); return try parseSubquery()
+            case "FUNCTION": advance(); return try parseMethodCall()
+            case "TERNARY" where followedByParenthesis: advance(); return try parseTernary()
             default:
                 advance()
+                if followedByParenthesis || word.contains(":") { return try parseFunctionCall(word, at: token.position) }
                 return NSExpression(forKeyPath: try continueKeyPath(word))
             }
         case .symbol("{"):
@@ -260,57 +373,130 @@ struct PredicateFormatParser {
             return NSExpression(forAggregate: elements)
         case .symbol("("):
             advance()
-            try enter()
-            defer { depth -= 1 }
             let inner = try parseExpression()
             guard isSymbol(")") else { throw expected(")") }
             advance()
             return inner
-        case .symbol("-"):
-            if case .number(let value, let isInteger, let integer) = tokens[position + 1].kind {
-                advance(); advance()
-                return NSExpression(forConstantValue: isInteger ? -Int(integer) as Any : -value as Any)
-            }
-            throw expected("an expression")
         default:
             throw expected("an expression")
         }
     }
 
-    /// `CAST(<seconds since 2001>, "NSDate")`, the form dates print in.
-    private mutating func parseCast(at position: Int) throws(PredicateFormatError) -> NSExpression {
-        guard isSymbol("(") else { throw expected("( after CAST") }
+    /// `name(arguments…)`: a built-in function (`sum(scores)` is `sum:`, `now()` is `now`;
+    /// the full name `add:to:(a, b)` is accepted too, as functions print).
+    private mutating func parseFunctionCall(_ name: String, at start: Int) throws(PredicateFormatError) -> NSExpression {
+        guard isSymbol("(") else { throw expected("( after the function name \(name)") }
+        let arguments = try parseArgumentList()
+        guard let function = PredicateFunction.named(name, argumentCount: arguments.count) else {
+            throw PredicateFormatError(format: format, position: start,
+                                       reason: "unknown function \(name) with \(arguments.count) argument\(arguments.count == 1 ? "" : "s")")
+        }
+        return NSExpression(forFunction: function, arguments: arguments)
+    }
+
+    /// `(expression, expression, …)`, the opening parenthesis current.
+    private mutating func parseArgumentList() throws(PredicateFormatError) -> [NSExpression] {
         advance()
-        let value = try parseExpression()
-        guard isSymbol(",") else { throw expected(", in CAST") }
+        try enter()
+        defer { depth -= 1 }
+        var arguments: [NSExpression] = []
+        if !isSymbol(")") {
+            arguments.append(try parseExpression())
+            while isSymbol(",") {
+                advance()
+                arguments.append(try parseExpression())
+            }
+        }
+        guard isSymbol(")") else { throw expected(", or )") }
         advance()
-        guard case .string(let type) = current.kind else { throw expected("a type name string in CAST") }
+        return arguments
+    }
+
+    /// `FUNCTION(receiver, 'selector', arguments…)`: a method called on the receiver.
+    private mutating func parseMethodCall() throws(PredicateFormatError) -> NSExpression {
+        guard isSymbol("(") else { throw expected("( after FUNCTION") }
+        let start = current.position
+        let parts = try parseArgumentList()
+        guard parts.count >= 2, let selector = parts[1].constantValue as? String, parts[1].expressionType == .constantValue else {
+            throw PredicateFormatError(format: format, position: start, reason: "FUNCTION needs a receiver and a selector name string")
+        }
+        return NSExpression(forFunction: parts[0], selectorName: selector, arguments: Array(parts.dropFirst(2)))
+    }
+
+    /// `TERNARY(predicate, trueExpression, falseExpression)`.
+    private mutating func parseTernary() throws(PredicateFormatError) -> NSExpression {
+        advance()  // (
+        try enter()
+        defer { depth -= 1 }
+        let condition = try parseOr()
+        guard isSymbol(",") else { throw expected(", after the TERNARY condition") }
         advance()
+        let whenTrue = try parseExpression()
+        guard isSymbol(",") else { throw expected(", before the TERNARY false expression") }
+        advance()
+        let whenFalse = try parseExpression()
         guard isSymbol(")") else { throw expected(")") }
         advance()
-        guard type == "NSDate", let seconds = ValueComparison.number(value.constantValue)?.double else {
-            throw PredicateFormatError(format: format, position: position, reason: "only CAST(<number>, \"NSDate\") is supported yet")
+        return NSExpression(forConditional: condition, trueExpression: whenTrue, falseExpression: whenFalse)
+    }
+
+    /// `SUBQUERY(collection, $variable, predicate)`.
+    private mutating func parseSubquery() throws(PredicateFormatError) -> NSExpression {
+        guard isSymbol("(") else { throw expected("( after SUBQUERY") }
+        advance()
+        try enter()
+        defer { depth -= 1 }
+        let collection = try parseExpression()
+        guard isSymbol(",") else { throw expected(", after the SUBQUERY collection") }
+        advance()
+        guard case .variable(let variable) = current.kind else { throw expected("the SUBQUERY's iterator variable ($name)") }
+        advance()
+        guard isSymbol(",") else { throw expected(", after the SUBQUERY variable") }
+        advance()
+        let predicate = try parseOr()
+        guard isSymbol(")") else { throw expected(")") }
+        advance()
+        return NSExpression(forSubquery: collection, usingIteratorVariable: variable, predicate: predicate)
+    }
+
+    /// `CAST(value, "Type")`. A number cast to `NSDate` (the form dates print in) becomes the
+    /// date constant; other casts stay `castObject:toType:` functions.
+    private mutating func parseCast() throws(PredicateFormatError) -> NSExpression {
+        guard isSymbol("(") else { throw expected("( after CAST") }
+        let start = current.position
+        let parts = try parseArgumentList()
+        guard parts.count == 2, parts[1].expressionType == .constantValue, let type = parts[1].constantValue as? String else {
+            throw PredicateFormatError(format: format, position: start, reason: "CAST needs a value and a type name string")
         }
-        return NSExpression(forConstantValue: Date(timeIntervalSinceReferenceDate: seconds))
+        if type == "NSDate", parts[0].expressionType == .constantValue, let seconds = ValueComparison.number(parts[0].constantValue)?.double {
+            return NSExpression(forConstantValue: Date(timeIntervalSinceReferenceDate: seconds))
+        }
+        return NSExpression(forFunction: "castObject:toType:", arguments: parts)
     }
 
     private mutating func continueKeyPath(_ first: String) throws(PredicateFormatError) -> String {
-        var path = first
+        guard isSymbol(".") else { return first }
+        return first + "." + (try readKeyPathContinuation())
+    }
+
+    /// `.key.key…` (keys, `#`-escaped keys or `%K`): the keys joined with dots.
+    private mutating func readKeyPathContinuation() throws(PredicateFormatError) -> String {
+        var keys: [String] = []
         while isSymbol(".") {
             advance()
             switch current.kind {
             case .identifier(let name), .escapedIdentifier(let name):
-                path += "." + name
+                keys.append(name)
                 advance()
             case .substitution("K"):
                 let position = current.position
                 advance()
-                path += "." + (try keyArgument(at: position))
+                keys.append(try keyArgument(at: position))
             default:
                 throw expected("a key after .")
             }
         }
-        return path
+        return keys.joined(separator: ".")
     }
 
     private mutating func keyArgument(at position: Int) throws(PredicateFormatError) -> String {
@@ -371,6 +557,12 @@ struct PredicateFormatParser {
     // MARK: Tokens
 
     private var current: PredicateToken { tokens[position] }
+
+    /// The current token's word when it is an identifier (a key, keyword or function name).
+    private var currentWord: String? {
+        if case .identifier(let word) = current.kind { return word }
+        return nil
+    }
 
     private mutating func advance() {
         if position < tokens.count - 1 { position += 1 }

@@ -9,15 +9,23 @@ import OCDSQLite
 /// (`SQLiteStore.registerFunctions`) that share their implementation with in-memory
 /// evaluation, so both give the same answer.
 ///
+/// Expressions beyond key paths and constants (arithmetic, functions, TERNARY, SUBQUERY) are
+/// compiled in `PredicateSQLCompiler+Expressions.swift`; what SQL cannot compute exactly as
+/// memory does is refused with an error (134091), never run with a different answer.
+///
 /// Difference from in-memory evaluation, as in Core Data: SQL's three-valued logic makes
 /// `key != value` false for rows whose `key` is NULL.
 struct PredicateSQLCompiler {
     let schema: SQLiteSchema
     let mapping: SQLiteSchema.EntityMapping
     private(set) var joins: [String] = []
-    private(set) var arguments: [SQLiteValue] = []
+    var arguments: [SQLiteValue] = []
     private var aliases: [String: (alias: String, mapping: SQLiteSchema.EntityMapping)] = [:]
-    private var subqueryCount = 0
+    /// Numbers the sub-selects this compiler creates, so that their aliases are unique.
+    var subqueryCount = 0
+    /// The members that the iterator variables of the enclosing SUBQUERYs stand for, each as a
+    /// compiler over the member's table (its joins go into that sub-select).
+    var variableScopes: [String: PredicateSQLCompiler] = [:]
     /// The alias of the table the key paths start from.
     let alias: String
 
@@ -36,7 +44,7 @@ struct PredicateSQLCompiler {
         return try compile(predicate)
     }
 
-    private mutating func compile(_ predicate: NSPredicate) throws -> String {
+    mutating func compile(_ predicate: NSPredicate) throws -> String {
         switch predicate.resolved {
         case let compound as NSCompoundPredicate:
             let parts = try compound.subpredicates.map { try compile($0) }
@@ -62,24 +70,45 @@ struct PredicateSQLCompiler {
         var left = comparison.leftExpression
         var right = comparison.rightExpression
         var type = comparison.predicateOperatorType
-        // Put the key path on the left where the operator allows it (`5 < age` → `age > 5`).
-        if left.expressionType == .constantValue, right.expressionType == .keyPath || right.expressionType == .evaluatedObject,
-           let mirrored = type.mirrored {
+        let leftReadsRow = readsRow(left)
+        // Neither side reads the row (`YES == YES`, `now() > %@`): the comparison is a constant.
+        if !leftReadsRow && !readsRow(right) { return comparison.evaluate(with: nil) ? "1" : "0" }
+        // Put what reads the row on the left where the operator allows it (`5 < age` → `age > 5`).
+        if !leftReadsRow, let mirrored = type.mirrored {
             swap(&left, &right)
             type = mirrored
         }
         let column = try operand(left, in: comparison)
-        if right.expressionType == .keyPath || right.expressionType == .evaluatedObject {
+        if readsRow(right) {
             let other = try operand(right, in: comparison)
+            return try compile(column, type, other, options: comparison.options, in: comparison)
+        }
+        let constant = right.expressionType == .constantValue || right.expressionType == .aggregate
+            ? right.constantValue : right.value(for: nil, variables: nil)
+        try checkConstant(constant, comparedWith: column, type, in: comparison)
+        return try compile(column: column, type, constant: constant, options: comparison.options, in: comparison)
+    }
+
+    /// `left <operator> right`, both reading the row.
+    private mutating func compile(_ left: Operand, _ type: NSComparisonPredicate.Operator, _ right: Operand,
+                                  options: NSComparisonPredicate.Options, in predicate: NSPredicate) throws -> String {
+        if left.computed == nil && right.computed == nil {
             guard let symbol = type.sqlSymbol else {
-                throw PredicateCheck.invalid("comparing two key paths with \(type.formatName) is not supported by the SQLite store yet", comparison)
+                throw PredicateCheck.invalid("comparing two key paths with \(type.formatName) is not supported by the SQLite store yet", predicate)
             }
-            return "\(folded(column.sql, comparison.options)) \(symbol) \(folded(other.sql, comparison.options))"
+            return "\(folded(left.sql, options)) \(symbol) \(folded(right.sql, options))"
         }
-        guard right.expressionType == .constantValue || right.expressionType == .aggregate else {
-            throw PredicateCheck.invalid("the right-hand side \(right) must be a constant (substitute variables first)", comparison)
+        try checkComparable(left, right, type, in: predicate)
+        switch type {
+        case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
+            // `==` between computed values is NULL-safe (`IS`): nil == nil holds in memory too.
+            let symbol = type == .equalTo ? "IS" : type.sqlSymbol!
+            return "\(folded(left.sql, options, for: left)) \(symbol) \(folded(right.sql, options, for: right))"
+        case .beginsWith, .endsWith, .contains, .like, .matches:
+            return "ocd_string_compare(\(left.sql), \(right.sql), \(type.rawValue), \(options.rawValue))"
+        case .in, .between, .customSelector:
+            throw PredicateCheck.invalid("\(type.formatName) with a computed value on its right is not supported by the SQLite store", predicate)
         }
-        return try compile(column: column, type, constant: right.constantValue, options: comparison.options, in: comparison)
     }
 
     private mutating func compile(column: Operand, _ type: NSComparisonPredicate.Operator, constant: Any?,
@@ -118,14 +147,14 @@ struct PredicateSQLCompiler {
         }
     }
 
-    private mutating func stringFunction(_ type: NSComparisonPredicate.Operator, column: Operand, text: String,
-                                         options: NSComparisonPredicate.Options) throws -> String {
+    mutating func stringFunction(_ type: NSComparisonPredicate.Operator, column: Operand, text: String,
+                                 options: NSComparisonPredicate.Options) throws -> String {
         arguments.append(.text(text))
         return "ocd_string_compare(\(column.sql), ?, \(type.rawValue), \(options.rawValue))"
     }
 
     /// `ocd_fold(column, options)` when the comparison ignores case or diacritics on strings.
-    private func folded(_ sql: String, _ options: NSComparisonPredicate.Options, for operand: Operand? = nil) -> String {
+    func folded(_ sql: String, _ options: NSComparisonPredicate.Options, for operand: Operand? = nil) -> String {
         let foldable = options.subtracting(.normalized)
         guard !foldable.isEmpty, operand?.attribute.map({ $0.attributeType == .stringAttributeType }) ?? true else { return sql }
         return "ocd_fold(\(sql), \(foldable.rawValue))"
@@ -183,8 +212,8 @@ struct PredicateSQLCompiler {
 
     /// The FROM part and the correlation condition that select the members of `relationship` of
     /// the row `ownerAlias`, as rows `member` of `destination`.
-    private func members(of relationship: NSRelationshipDescription, in destination: SQLiteSchema.EntityMapping, as member: String,
-                         ownerAlias: String, in predicate: NSPredicate?) throws -> (source: String, correlation: String) {
+    func members(of relationship: NSRelationshipDescription, in destination: SQLiteSchema.EntityMapping, as member: String,
+                 ownerAlias: String, in predicate: NSPredicate?) throws -> (source: String, correlation: String) {
         var source: String
         var correlation: String
         if let join = schema.joinTables[ObjectIdentifier(relationship)] {
@@ -202,19 +231,19 @@ struct PredicateSQLCompiler {
         return (source, correlation)
     }
 
-    /// `pets.@count`, `pets.@sum.weight`, … as a correlated sub-select.
-    private mutating func aggregateOperand(_ keys: [String], operatorIndex: Int, in predicate: NSPredicate?) throws -> Operand {
+    /// `pets.@count`, `pets.@sum.weight`, `owner.pets.@count`, … as a correlated sub-select.
+    ///
+    /// A key path through a to-one relationship that is nil reads nil, as key-value coding does
+    /// (`owner.pets.@count` of a pet without owner is nil, not 0); with `nilWithoutOwner` false the
+    /// missing owner has no members instead (what `count:(owner.pets)` sees in memory).
+    mutating func aggregateOperand(_ keys: [String], operatorIndex: Int, nilWithoutOwner: Bool = true,
+                                   in predicate: NSPredicate?) throws -> Operand {
         let operation = keys[operatorIndex].lowercased()
         guard operatorIndex >= 1 else {
             throw PredicateCheck.invalid("the collection operator \(keys[operatorIndex]) must follow a to-many relationship", predicate)
         }
-        // The to-many relationship must start the key path (`pets.@count`); reaching it through
-        // to-one relationships (`owner.pets.@count`) is not supported by the SQL store yet.
-        guard operatorIndex == 1 else {
-            throw PredicateCheck.invalid("\(keys.joined(separator: ".")): a collection operator after a to-one path is not supported by the SQLite store yet", predicate)
-        }
-        let ownerAlias = alias
-        let owner = mapping
+        // To-one relationships before the to-many one are joined (`owner.pets.@count`).
+        let (ownerAlias, owner) = try joinedTable(through: Array(keys[..<(operatorIndex - 1)]), in: predicate)
         guard let relationship = owner.entity.layout.propertiesByName[keys[operatorIndex - 1]] as? NSRelationshipDescription,
               relationship.isToMany, let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else {
             throw PredicateCheck.invalid("the collection operator \(keys[operatorIndex]) must follow a to-many relationship", predicate)
@@ -225,18 +254,20 @@ struct PredicateSQLCompiler {
         let aggregated = keys[(operatorIndex + 1)...].joined(separator: ".")
         let valueSQL: String
         var attribute: NSAttributeDescription?
+        var computed: ValueKind?
         switch operation {
         case "@count":
             guard aggregated.isEmpty else {
                 throw PredicateCheck.invalid("@count takes no key after it", predicate)
             }
             valueSQL = "COUNT(*)"
+            computed = .number(isInteger: true)
         case "@sum", "@avg", "@min", "@max":
             guard !aggregated.isEmpty else { throw PredicateCheck.invalid("\(operation) needs a key to aggregate", predicate) }
             let operand = try inner.keyPathOperand(aggregated, in: predicate)
             switch operation {
-            case "@sum": valueSQL = "COALESCE(SUM(\(operand.sql)), 0)"
-            case "@avg": valueSQL = "AVG(\(operand.sql))"
+            case "@sum": valueSQL = "COALESCE(SUM(\(operand.sql)), 0)"; computed = .number(isInteger: false)
+            case "@avg": valueSQL = "AVG(\(operand.sql))"; computed = .number(isInteger: false)
             case "@min": valueSQL = "MIN(\(operand.sql))"; attribute = operand.attribute
             default: valueSQL = "MAX(\(operand.sql))"; attribute = operand.attribute
             }
@@ -245,7 +276,9 @@ struct PredicateSQLCompiler {
         }
         let (source, correlation) = try members(of: relationship, in: destination, as: member, ownerAlias: ownerAlias, in: predicate)
         let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
-        return Operand(sql: "(SELECT \(valueSQL) FROM \(source)\(joins) WHERE \(correlation))", attribute: attribute, isObjectReference: false)
+        var sql = "(SELECT \(valueSQL) FROM \(source)\(joins) WHERE \(correlation))"
+        if nilWithoutOwner && operatorIndex > 1 { sql = "(CASE WHEN \(ownerAlias).Z_PK IS NULL THEN NULL ELSE \(sql) END)" }
+        return Operand(sql: sql, attribute: attribute, isObjectReference: false, computed: computed)
     }
 
     /// The `Z_ENT` condition selecting `mapping`'s entity (and its sub-entities) in a shared table;
@@ -264,42 +297,73 @@ struct PredicateSQLCompiler {
         let attribute: NSAttributeDescription?
         /// Set when the operand is an object reference (a to-one column or `SELF`).
         let isObjectReference: Bool
+        /// What a computed value (arithmetic, a function, TERNARY, a bound constant, `@count`)
+        /// is; nil for a column.
+        var computed: ValueKind? = nil
+
+        /// What kind of value the operand is.
+        var kind: ValueKind {
+            if let computed { return computed }
+            if isObjectReference { return .object }
+            return attribute.map { ValueKind($0.attributeType) } ?? .number(isInteger: false)
+        }
     }
 
-    private mutating func operand(_ expression: NSExpression, in predicate: NSPredicate) throws -> Operand {
+    /// The SQL for a value: a column, `SELF`, or a computed expression.
+    mutating func operand(_ expression: NSExpression, in predicate: NSPredicate) throws -> Operand {
         switch expression.expressionType {
         case .evaluatedObject:
             return Operand(sql: "\(alias).Z_PK", attribute: nil, isObjectReference: true)
         case .keyPath:
             return try keyPathOperand(expression.keyPath, in: predicate)
         default:
-            throw PredicateCheck.invalid("the left-hand side \(expression) must be a key path", predicate)
+            return try computedOperand(expression, in: predicate)
         }
     }
 
-    /// The column of a key path, joining the tables of the to-one relationships it walks.
+    /// The column of a key path, joining the tables of the to-one relationships it walks. A
+    /// string attribute's `length` (`name.length`) is its length in UTF-16 units, as in memory.
     mutating func keyPathOperand(_ keyPath: String, in predicate: NSPredicate?) throws -> Operand {
         let keys = keyPath.split(separator: ".").map(String.init)
         if let operatorIndex = keys.firstIndex(where: { $0.hasPrefix("@") }) {
             return try aggregateOperand(keys, operatorIndex: operatorIndex, in: predicate)
         }
         let properties = try PredicateCheck.resolve(keyPath: keyPath, from: mapping.entity, allowsToMany: false, in: predicate)
-        var alias = self.alias
-        var current = mapping
-        var path = ""
-        for (index, property) in properties.enumerated() {
-            let isLast = index == properties.count - 1
-            if let attribute = property as? NSAttributeDescription {
-                guard let column = current.attributeColumns[attribute.attributeSlot] else {
-                    throw PredicateCheck.invalid("transient attribute '\(attribute.name)' can't be used in a fetch from the SQLite store", predicate)
-                }
-                return Operand(sql: "\(alias).\(column)", attribute: attribute, isObjectReference: false)
+        if properties.count == keys.count - 1 {  // `.length` after a string attribute
+            let string = try keyPathOperand(keys.dropLast().joined(separator: "."), in: predicate)
+            return Self.length(of: string)
+        }
+        let (alias, current) = try joinedTable(through: keys.dropLast(), in: predicate)
+        switch properties.last {
+        case let attribute as NSAttributeDescription:
+            guard let column = current.attributeColumns[attribute.attributeSlot] else {
+                throw PredicateCheck.invalid("transient attribute '\(attribute.name)' can't be used in a fetch from the SQLite store", predicate)
             }
-            let relationship = property as! NSRelationshipDescription
+            return Operand(sql: "\(alias).\(column)", attribute: attribute, isObjectReference: false)
+        case let relationship as NSRelationshipDescription:
             guard let foreignKey = current.toOneColumns[relationship.relationshipSlot] else {
                 throw PredicateCheck.invalid("relationship '\(relationship.name)' can't be used in a fetch from the SQLite store", predicate)
             }
-            if isLast { return Operand(sql: "\(alias).\(foreignKey)", attribute: nil, isObjectReference: true) }
+            return Operand(sql: "\(alias).\(foreignKey)", attribute: nil, isObjectReference: true)
+        default:
+            return Operand(sql: "\(alias).Z_PK", attribute: nil, isObjectReference: true)
+        }
+    }
+
+    /// The alias and mapping of the table reached through the to-one relationships `keys`,
+    /// joined with LEFT OUTER JOINs (each path joined once).
+    mutating func joinedTable<Keys: Collection<String>>(through keys: Keys, in predicate: NSPredicate?) throws
+        -> (alias: String, mapping: SQLiteSchema.EntityMapping) {
+        var alias = self.alias
+        var current = mapping
+        var path = ""
+        for key in keys {
+            guard let relationship = current.entity.layout.propertiesByName[key] as? NSRelationshipDescription, !relationship.isToMany else {
+                throw PredicateCheck.invalid("'\(key)' is not a to-one relationship of \(current.entity.name ?? "?")", predicate)
+            }
+            guard let foreignKey = current.toOneColumns[relationship.relationshipSlot] else {
+                throw PredicateCheck.invalid("relationship '\(relationship.name)' can't be used in a fetch from the SQLite store", predicate)
+            }
             path += (path.isEmpty ? "" : ".") + relationship.name
             guard let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else {
                 throw PredicateCheck.invalid("relationship '\(relationship.name)' has no destination", predicate)
@@ -314,19 +378,19 @@ struct PredicateSQLCompiler {
             }
             current = destination
         }
-        return Operand(sql: "\(alias).Z_PK", attribute: nil, isObjectReference: true)
+        return (alias, current)
     }
 
     // MARK: Values
 
-    private mutating func bind(_ value: Any?, for operand: Operand, options: NSComparisonPredicate.Options,
-                               in predicate: NSPredicate) throws -> String {
+    mutating func bind(_ value: Any?, for operand: Operand, options: NSComparisonPredicate.Options,
+                       in predicate: NSPredicate) throws -> String {
         arguments.append(try sqliteValue(value, for: operand, options: options, in: predicate))
         return "?"
     }
 
-    private func sqliteValue(_ value: Any?, for operand: Operand, options: NSComparisonPredicate.Options,
-                             in predicate: NSPredicate) throws -> SQLiteValue {
+    func sqliteValue(_ value: Any?, for operand: Operand, options: NSComparisonPredicate.Options,
+                     in predicate: NSPredicate) throws -> SQLiteValue {
         if value == nil || value is NSNull { return .null }
         if operand.isObjectReference {
             let id: NSManagedObjectID? = (value as? NSManagedObject)?.objectID ?? (value as? NSManagedObjectID)
@@ -337,10 +401,11 @@ struct PredicateSQLCompiler {
             return .integer(id.primaryKey ?? -1)
         }
         guard let attribute = operand.attribute else {
-            // A computed value (a count, a sum, an average): bind numbers and strings as they are.
+            // A computed value (a count, a sum, an average, arithmetic): bind numbers and strings
+            // as they are, strings folded as the value is.
             switch value {
             case let date as Date: return .real(date.timeIntervalSinceReferenceDate)
-            case let text as String: return .text(text)
+            case let text as String: return .text(ValueComparison.fold(text, options.subtracting(.normalized)))
             default:
                 switch ValueComparison.number(value) {
                 case .integer(let integer): return .integer(integer)
