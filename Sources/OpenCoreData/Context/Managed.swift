@@ -147,6 +147,16 @@ final class ManagedPropertyCache: @unchecked Sendable {
         }
     }
 
+    /// The property of a key path equal to `keyPath` (not necessarily the same object): for
+    /// key paths made elsewhere, such as in a `#Predicate`.
+    func property(equalTo keyPath: AnyKeyPath) -> ManagedProperty? {
+        if let property = property(for: keyPath) { return property }
+        guard let raw = current.load(ordering: .acquiring) else { return nil }
+        return Unmanaged<Table>.fromOpaque(raw)._withUnsafeGuaranteedRef { table in
+            zip(table.keyPaths, table.properties).first { $0.0 == keyPath }?.1
+        }
+    }
+
     func add(_ property: ManagedProperty, for keyPath: AnyKeyPath) {
         while true {
             let old = current.load(ordering: .acquiring)

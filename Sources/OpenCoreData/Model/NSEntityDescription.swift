@@ -97,6 +97,7 @@ open class NSEntityDescription: @unchecked Sendable {
         set {
             registeredClass = newValue
             managedObjectClassName = String(reflecting: newValue)
+            ManagedClassRegistry.register(newValue, for: self)
         }
     }
 

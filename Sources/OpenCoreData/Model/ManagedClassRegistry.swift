@@ -1,0 +1,36 @@
+import Foundation
+import Synchronization
+
+/// The entities each managed object class was registered for (`managedObjectClass`), held
+/// weakly, so that code with only a class in hand — a `#Predicate<Person>`, a
+/// `NSSortDescriptor(keyPath: \Person.age)` — can find an entity of it and learn what its
+/// `@Managed` key paths name.
+enum ManagedClassRegistry {
+    private struct Entry: @unchecked Sendable {
+        // @unchecked Sendable: a weak reference, read and replaced under the registry's mutex.
+        weak var anchor: EntityAnchor?
+    }
+
+    private static let entries = Mutex<[ObjectIdentifier: Entry]>([:])
+
+    static func register(_ type: NSManagedObject.Type, for entity: NSEntityDescription) {
+        let anchor = entity.anchor
+        entries.withLock { $0[ObjectIdentifier(type)] = Entry(anchor: anchor) }
+    }
+
+    /// The entity `type` was last registered for, while it is alive.
+    static func entity(for type: NSManagedObject.Type) -> NSEntityDescription? {
+        entries.withLock { $0[ObjectIdentifier(type)]?.anchor?.entity }
+    }
+
+    /// The model property a key path of a managed object class names (`\Person.age` → `age`),
+    /// found through the class's entity: its `@Managed` property is read once on an object in
+    /// no context, which records the key path in the entity's property cache.
+    static func propertyName(of keyPath: AnyKeyPath) -> String? {
+        guard let type = Swift.type(of: keyPath).rootType as? NSManagedObject.Type, let entity = entity(for: type) else { return nil }
+        if let property = entity.managedPropertyCache.property(equalTo: keyPath) { return property.description.name }
+        let probe = entity.layout.objectClass.init(entity: entity, insertInto: nil)
+        _ = probe[keyPath: keyPath]
+        return entity.managedPropertyCache.property(equalTo: keyPath)?.description.name
+    }
+}
