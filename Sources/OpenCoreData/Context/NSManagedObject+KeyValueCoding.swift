@@ -155,9 +155,22 @@ extension NSManagedObject {
             let storage = toManyMembers(relationship)
             if relationship.isOrdered { return NSOrderedSet(array: storage.orderedMembers) }
             return storage.members
+        case let fetched as NSFetchedPropertyDescription:
+            return fetchedValue(fetched)
         default:
             return nil
         }
+    }
+
+    /// A fetched property's value: the objects its fetch request finds, with `$FETCH_SOURCE`
+    /// standing for this object and `$FETCHED_PROPERTY` for the property's description.
+    /// Difference from Core Data: Core Data keeps the result until the object is refreshed;
+    /// here every read fetches again, so the value is never stale.
+    private func fetchedValue(_ property: NSFetchedPropertyDescription) -> [NSManagedObject] {
+        guard let context, let template = property.fetchRequest else { return [] }
+        let request = template.copy()
+        request.predicate = template.predicate?.withSubstitutionVariables(["FETCH_SOURCE": self, "FETCHED_PROPERTY": property])
+        return ((try? context.fetch(request)) ?? []).compactMap { $0 as? NSManagedObject }
     }
 
     private func setRelationship(_ relationship: NSRelationshipDescription, _ value: Any?) throws {

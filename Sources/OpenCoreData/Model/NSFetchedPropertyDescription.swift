@@ -13,7 +13,8 @@ import Foundation
 ///
 /// Fetched properties are part of the model (they load from Xcode models and compiled models
 /// and appear in `properties`), have no column in the store and take no part in the entity's
-/// version hash. Not done yet: reading their value through `value(forKey:)` on an object.
+/// version hash. `value(forKey:)` on an object runs the request and returns the objects found
+/// (an array), fetching again on every read.
 open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Sendable {
     // @unchecked Sendable: like every model description, edited only before the model is frozen.
 
