@@ -83,6 +83,9 @@ import Testing
     }
 
     @Test func theTranslationReadsAsCoreDataWouldWriteIt() throws {
+        // The classes' entities name their @Managed key paths: a model registering them must exist.
+        let stack = try Self.makeStack(.inMemory)
+        defer { withExtendedLifetime(stack) {} }
         let predicate = try NSPredicate(validating: #Predicate<TypedPerson> { $0.age >= 18 && $0.name.contains("a") })
         #expect(predicate.predicateFormat == "age >= 18 AND name CONTAINS \"a\"")
         let chained = try NSPredicate(validating: #Predicate<TypedPet> { $0.owner?.name == "Ada" })
@@ -91,6 +94,8 @@ import Testing
     }
 
     @Test func whatHasNoEquivalentIsNamed() throws {
+        let stack = try Self.makeStack(.inMemory)
+        defer { withExtendedLifetime(stack) {} }
         let predicate = #Predicate<TypedPerson> { $0.age % 2 == 0 }
         #expect(NSPredicate(predicate) == nil)
         let error = try #require(throws: PredicateConversionError.self) { try NSPredicate(validating: predicate) }
