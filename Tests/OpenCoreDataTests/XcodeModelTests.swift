@@ -352,3 +352,62 @@ private extension XMLElement {
         #expect(NSManagedObjectModel.mergedModel(from: [bundle]) == nil)
     }
 }
+
+/// Every corpus model makes a SQLite store that opens again with the same model and takes an
+/// object of each entity: the schema OpenCoreData derives from real models is consistent.
+@Suite struct CorpusModelStoreTests {
+    @Test(arguments: XcodeModelTests.versionFolders)
+    func everyCorpusModelMakesAStoreThatReopens(_ folder: URL) throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Corpus.sqlite")
+        let model = try NSManagedObjectModel(validatingContentsOf: folder)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let inserted = context.performAndWait {
+            var count = 0
+            for entity in model.entities where !entity.isAbstract {
+                let object = NSManagedObject(entity: entity, insertInto: context)
+                for attribute in entity.attributesByName.values where !attribute.isTransient && !attribute.isOptional {
+                    guard object.value(forKey: attribute.name) == nil else { continue }
+                    // Strings unique per entity, so that uniqueness constraints over a tree hold.
+                    let value = attribute.attributeType == .stringAttributeType ? "\(entity.name!).\(attribute.name)" : Self.sample(attribute.attributeType)
+                    object.setValue(value, forKey: attribute.name)
+                }
+                count += 1
+            }
+            // Required relationships and validation rules of real models may refuse these bare
+            // objects; what must hold is that whatever saves reads back.
+            do { try context.save() } catch { context.rollback(); return 0 }
+            return count
+        }
+        let reopened = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(validatingContentsOf: folder))
+        _ = try reopened.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let readContext = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        readContext.persistentStoreCoordinator = reopened
+        let stored = readContext.performAndWait {
+            model.entities.filter { !$0.isAbstract }.reduce(0) { total, entity in
+                let request = NSFetchRequest<NSManagedObject>(entityName: entity.name!)
+                request.includesSubentities = false
+                return total + ((try? readContext.count(for: request)) ?? -1)
+            }
+        }
+        #expect(stored == inserted)
+    }
+
+    static func sample(_ type: NSAttributeType) -> Any? {
+        switch type {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType: 1
+        case .doubleAttributeType, .floatAttributeType: 1.5
+        case .decimalAttributeType: Decimal(1)
+        case .booleanAttributeType: true
+        case .stringAttributeType: "sample"
+        case .dateAttributeType: Date(timeIntervalSinceReferenceDate: 0)
+        case .binaryDataAttributeType: Data([1])
+        case .UUIDAttributeType: UUID()
+        case .URIAttributeType: URL(string: "https://example.com")
+        default: nil
+        }
+    }
+}
