@@ -39,7 +39,7 @@ enum StoreCommand {
                     DumpedObject.uriOrder($0.objectID.uriRepresentation().absoluteString, $1.objectID.uriRepresentation().absoluteString)
                 }
                 for object in objects {
-                    let dumped = DumpedObject(object)
+                    let dumped = try DumpedObject(object)
                     if options.json {
                         let encoder = JSONEncoder()
                         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

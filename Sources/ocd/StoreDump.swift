@@ -22,7 +22,7 @@ struct DumpedObject: Encodable {
     let attributes: [String: JSONValue]
     let relationships: [String: Reference]
 
-    init(_ object: NSManagedObject) {
+    init(_ object: NSManagedObject) throws {
         let entity = object.entity
         self.entity = entity.name ?? ""
         uri = object.objectID.uriRepresentation().absoluteString
@@ -34,6 +34,10 @@ struct DumpedObject: Encodable {
         var relationships: [String: Reference] = [:]
         for (name, relationship) in entity.relationshipsByName where !relationship.isTransient {
             let value = object.value(forKey: name)
+            // A to-many the store could not give stays a fault: say so rather than print it empty.
+            if relationship.isToMany && object.hasFault(forRelationshipNamed: name) {
+                throw CommandFailure("\(uri): the relationship \(self.entity).\(name) could not be read from the store")
+            }
             if !relationship.isToMany {
                 relationships[name] = .one((value as? NSManagedObject).map(Self.uri))
             } else if let ordered = value as? NSOrderedSet {

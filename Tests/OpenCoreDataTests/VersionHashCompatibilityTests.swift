@@ -76,3 +76,29 @@ extension VersionHashCompatibilityTests {
         _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: "Items", at: url, options: nil)
     }
 }
+
+/// A to-many without inverse is stored in a join table whose layout in Core Data's stores is a
+/// guess: a store without that table still opens, and the relationship reads as not loadable
+/// rather than as empty.
+@Suite struct GuessedLayoutTests {
+    @Test func aMissingJoinTableOfAToManyWithoutInverseIsNotReadAsEmpty() throws {
+        let person = NSEntityDescription(name: "Person")
+        let tag = NSEntityDescription(name: "Tag")
+        let favorites = NSRelationshipDescription(name: "favorites", destination: tag, toMany: true)
+        person.properties = [NSAttributeDescription(name: "name", type: .stringAttributeType), favorites]
+        tag.properties = [NSAttributeDescription(name: "label", type: .stringAttributeType)]
+        let model = NSManagedObjectModel()
+        model.entities = [person, tag]
+        let stack = try TestStack(.sqlite, model: model)
+        let ada = stack.insert("Person", ["name": "Ada"])
+        ada.mutableSetValue(forKey: "favorites").add(stack.insert("Tag", ["label": "x"]))
+        try stack.context.save()
+        let connection = try #require(stack.sqliteConnection)
+        let join = try #require(try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z\\_%FAVORITES' ESCAPE '\\'").first?[0].stringValue)
+        try connection.execute("DROP TABLE \(join)")
+        try stack.reopen()
+        let reread = try #require(try stack.fetch("Person").first)
+        _ = reread.value(forKey: "favorites")
+        #expect(reread.hasFault(forRelationshipNamed: "favorites"))
+    }
+}

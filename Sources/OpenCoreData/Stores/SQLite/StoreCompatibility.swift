@@ -72,6 +72,10 @@ struct StoreCompatibility {
     private func checkJoinTables() throws {
         for (id, join) in schema.joinTables.sorted(by: { $0.value.name < $1.value.name }) {
             let relationship = schema.orderedEntities.lazy.flatMap(\.properties).first { ObjectIdentifier($0) == id }
+            // How Core Data stores a to-many without inverse is not known (COREDATA-FORMAT.md):
+            // a store that lays it out otherwise still opens, and the relationship, which can't
+            // be read, stays unloaded and blocks saving its object (1550) instead of reading empty.
+            if let relationship = relationship as? NSRelationshipDescription, relationship.inverseRelationship == nil { continue }
             let owner = relationship?.entity?.name ?? "?"
             let name = relationship?.name ?? "?"
             let columns = try columnNames(of: join.name)
