@@ -157,8 +157,13 @@ enum FrameworkWorkloads {
     // MARK: Helpers
 
     private static func insertItems(n: Int, into context: NSManagedObjectContext) throws {
+        try insertItems(0..<n, into: context)
+    }
+
+    /// Inserts items `range` (their values as BenchData gives them), unsaved.
+    static func insertItems(_ range: Range<Int>, into context: NSManagedObjectContext) throws {
         let entity = try itemEntity(in: context)
-        for i in 0..<n {
+        for i in range {
             let item = Item(entity: entity, insertInto: context)
             item.name = BenchData.name(i)
             item.score = BenchData.score(i)

@@ -27,16 +27,7 @@ enum MemoryWorkload {
         let stack = try BenchStack(directory: directory, model: BenchModel.items())
         let chunk = 100_000
         for start in stride(from: 0, to: rows, by: chunk) {
-            let entity = stack.coordinator.managedObjectModel.entitiesByName["Item"]!
-            for i in start..<min(start + chunk, rows) {
-                let item = Item(entity: entity, insertInto: stack.context)
-                item.name = BenchData.name(i)
-                item.score = BenchData.score(i)
-                item.price = BenchData.price(i)
-                item.created = Date(timeIntervalSinceReferenceDate: BenchData.created(i))
-                item.flag = BenchData.flag(i)
-                item.note = BenchData.note(i)
-            }
+            try FrameworkWorkloads.insertItems(start..<min(start + chunk, rows), into: stack.context)
             try stack.context.save()
             stack.context.reset()
         }

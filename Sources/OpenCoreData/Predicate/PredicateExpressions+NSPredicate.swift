@@ -157,24 +157,28 @@ extension PredicateExpressions.SequenceContains: NSPredicateConvertibleNode {
 
 extension PredicateExpressions.SequenceContainsWhere: NSPredicateConvertibleNode {
     func nsPredicate(_ conversion: inout PredicateConversion) throws -> NSPredicate {
-        let collection = try conversion.expression(of: sequence)
-        let name = conversion.newVariableName()
-        let test = try conversion.with(variable.key, as: NSExpression(forVariable: name)) { try $0.predicate(of: self.test) }
-        let subquery = NSExpression(forSubquery: collection, usingIteratorVariable: name, predicate: test)
-        return PredicateConversion.comparison(PredicateConversion.keyPath("@count", on: subquery), .greaterThan,
-                                              NSExpression(forConstantValue: 0))
+        // Some member passes: `SUBQUERY(c, $x, test).@count > 0`.
+        try conversion.subqueryCount(over: sequence, variable: variable.key, test: test, negated: false, .greaterThan)
     }
 }
 
 extension PredicateExpressions.SequenceAllSatisfy: NSPredicateConvertibleNode {
     func nsPredicate(_ conversion: inout PredicateConversion) throws -> NSPredicate {
-        let collection = try conversion.expression(of: sequence)
-        let name = conversion.newVariableName()
-        let test = try conversion.with(variable.key, as: NSExpression(forVariable: name)) { try $0.predicate(of: self.test) }
-        let failing = NSExpression(forSubquery: collection, usingIteratorVariable: name,
-                                   predicate: NSCompoundPredicate(notPredicateWithSubpredicate: test))
-        return PredicateConversion.comparison(PredicateConversion.keyPath("@count", on: failing), .equalTo,
-                                              NSExpression(forConstantValue: 0))
+        // No member fails: `SUBQUERY(c, $x, NOT test).@count == 0`.
+        try conversion.subqueryCount(over: sequence, variable: variable.key, test: test, negated: true, .equalTo)
+    }
+}
+
+extension PredicateConversion {
+    /// `SUBQUERY(sequence, $x, [NOT] test).@count <operator> 0`, with `variable` standing for `$x`.
+    mutating func subqueryCount(over sequence: Any, variable: PredicateExpressions.VariableID, test: Any, negated: Bool,
+                                _ type: NSComparisonPredicate.Operator) throws -> NSPredicate {
+        let collection = try expression(of: sequence)
+        let name = newVariableName()
+        var condition = try with(variable, as: NSExpression(forVariable: name)) { try $0.predicate(of: test) }
+        if negated { condition = NSCompoundPredicate(notPredicateWithSubpredicate: condition) }
+        let subquery = NSExpression(forSubquery: collection, usingIteratorVariable: name, predicate: condition)
+        return Self.comparison(Self.keyPath("@count", on: subquery), type, NSExpression(forConstantValue: 0))
     }
 }
 
