@@ -229,3 +229,15 @@ extension PredicateExpressions.Conditional: NSExpressionConvertibleNode {
                      falseExpression: try conversion.expression(of: falseBranch))
     }
 }
+
+extension PredicateExpressions.FloatDivision: NSExpressionConvertibleNode {
+    func nsExpression(_ conversion: inout PredicateConversion) throws -> NSExpression {
+        NSExpression(forFunction: "divide:by:", arguments: [try conversion.expression(of: lhs), try conversion.expression(of: rhs)])
+    }
+}
+
+extension PredicateExpressions.IntRemainder: NSExpressionConvertibleNode {
+    func nsExpression(_ conversion: inout PredicateConversion) throws -> NSExpression {
+        NSExpression(forFunction: "modulus:by:", arguments: [try conversion.expression(of: lhs), try conversion.expression(of: rhs)])
+    }
+}
