@@ -75,6 +75,8 @@ import Testing
         "name IN {'Anna', 'hannah'} OR age == 0", "email == nil", "name LIKE '?a*'", "name CONTAINS[c] 'AN'",
         "age + 1 > 4", "uppercase(name) == 'ZOË'", "name.length == 4", "TERNARY(age > 3, 1, 0) == 1",
         "modulus:by:(age, 2) == 0 AND age / 2 >= 2",
+        // [n] supersedes [c] and [d] (Apple: the strings are already normalized): these compare exactly.
+        "name ==[cn] 'zoe'", "name ==[n] 'Zoë'", "name BEGINSWITH[cdn] 'Za'", "name !=[c] 'zoe'",
     ])
     func parsedPredicatesGiveTheSameObjectsInSQLAndInMemory(format: String) throws {
         let sqlite = try TestStack(.sqlite)
@@ -208,5 +210,20 @@ import Testing
         let error = #expect(throws: CocoaError.self) { try stack.context.fetch(request) }
         #expect(error?.code == 134091)
         #expect(error?.message.contains(fragment) == true, "\(error?.message ?? "")")
+    }
+}
+
+/// `[n]` (NSNormalizedPredicateOption) supersedes `[c]` and `[d]`: the strings are taken as
+/// already normalized, so the comparison is exact (Apple's documentation of the option).
+@Suite struct NormalizedOptionTests {
+    @Test(arguments: StoreKind.allCases)
+    func normalizedComparisonsAreExact(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        for name in ["zoe", "Zoë"] { _ = stack.insert("Person", ["name": name]) }
+        try stack.context.save()
+        try stack.reopen()
+        #expect(try stack.fetch("Person", NSPredicate(format: "name ==[cn] 'ZOE'")).isEmpty)
+        #expect(strings(try stack.fetch("Person", NSPredicate(format: "name ==[cdn] 'zoe'"))) == ["zoe"])
+        #expect(strings(try stack.fetch("Person", NSPredicate(format: "name ==[cd] 'ZOE'"))) == ["Zoë", "zoe"])
     }
 }

@@ -153,9 +153,16 @@ struct PredicateSQLCompiler {
         return "ocd_string_compare(\(column.sql), ?, \(type.rawValue), \(options.rawValue))"
     }
 
+    /// The folding a comparison's options ask for: none with `[n]`, which says the strings are
+    /// already normalized and supersedes `[c]` and `[d]` (as in Apple's documentation, and as
+    /// in-memory evaluation does).
+    static func foldingOptions(_ options: NSComparisonPredicate.Options) -> NSComparisonPredicate.Options {
+        options.contains(.normalized) ? [] : options
+    }
+
     /// `ocd_fold(column, options)` when the comparison ignores case or diacritics on strings.
     func folded(_ sql: String, _ options: NSComparisonPredicate.Options, for operand: Operand? = nil) -> String {
-        let foldable = options.subtracting(.normalized)
+        let foldable = Self.foldingOptions(options)
         guard !foldable.isEmpty, operand?.attribute.map({ $0.attributeType == .stringAttributeType }) ?? true else { return sql }
         return "ocd_fold(\(sql), \(foldable.rawValue))"
     }
@@ -405,7 +412,7 @@ struct PredicateSQLCompiler {
             // as they are, strings folded as the value is.
             switch value {
             case let date as Date: return .real(date.timeIntervalSinceReferenceDate)
-            case let text as String: return .text(ValueComparison.fold(text, options.subtracting(.normalized)))
+            case let text as String: return .text(ValueComparison.fold(text, Self.foldingOptions(options)))
             default:
                 switch ValueComparison.number(value) {
                 case .integer(let integer): return .integer(integer)
@@ -427,8 +434,8 @@ struct PredicateSQLCompiler {
             throw PredicateCheck.invalid("\(attribute.name) is \(attribute.attributeType.modelName): \(error.reason)", predicate)
         }
         let converted = try SQLiteValueCoding.sqliteValue(primitive, of: attribute)
-        if case .text(let text) = converted, !options.subtracting(.normalized).isEmpty {
-            return .text(ValueComparison.fold(text, options))
+        if case .text(let text) = converted, !Self.foldingOptions(options).isEmpty {
+            return .text(ValueComparison.fold(text, Self.foldingOptions(options)))
         }
         return converted
     }
