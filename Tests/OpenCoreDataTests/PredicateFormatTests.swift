@@ -77,6 +77,8 @@ import Testing
         "modulus:by:(age, 2) == 0 AND age / 2 >= 2",
         // [n] supersedes [c] and [d] (Apple: the strings are already normalized): these compare exactly.
         "name ==[cn] 'zoe'", "name ==[n] 'Zoë'", "name BEGINSWITH[cdn] 'Za'", "name !=[c] 'zoe'",
+        // Two key paths, both nil for some rows: nil == nil, in SQL as in memory.
+        "email == website OR age == 3",
     ])
     func parsedPredicatesGiveTheSameObjectsInSQLAndInMemory(format: String) throws {
         let sqlite = try TestStack(.sqlite)

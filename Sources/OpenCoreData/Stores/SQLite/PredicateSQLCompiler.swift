@@ -96,7 +96,9 @@ struct PredicateSQLCompiler {
             guard let symbol = type.sqlSymbol else {
                 throw PredicateCheck.invalid("comparing two key paths with \(type.formatName) is not supported by the SQLite store yet", predicate)
             }
-            return "\(folded(left.sql, options)) \(symbol) \(folded(right.sql, options))"
+            // `==` is NULL-safe (`IS`), so that nil == nil holds as in memory; `!=` keeps SQL's
+            // answer for NULL, as with constants (see Differences: `!=` and nil).
+            return "\(folded(left.sql, options)) \(type == .equalTo ? "IS" : symbol) \(folded(right.sql, options))"
         }
         try checkComparable(left, right, type, in: predicate)
         switch type {
