@@ -40,6 +40,8 @@ struct ModelReport: Encodable {
 
     struct Entity: Encodable {
         let name: String
+        /// Apple's entity version hash, base64 (what store metadata records).
+        let versionHash: String
         let className: String
         let abstract: Bool
         let parent: String?
@@ -86,6 +88,7 @@ struct ModelReport: Encodable {
     private static func entity(_ entity: NSEntityDescription) -> Entity {
         Entity(
             name: entity.name ?? "",
+            versionHash: entity.versionHash.base64EncodedString(),
             className: entity.managedObjectClassName,
             abstract: entity.isAbstract,
             parent: entity.superentity?.name,
@@ -151,6 +154,7 @@ struct ModelReport: Encodable {
             if let parent = entity.parent { header += " : \(parent)" }
             if entity.abstract { header += ", abstract" }
             lines.append(header)
+            lines.append("  version hash \(entity.versionHash)")
             for attribute in entity.attributes {
                 var line = "  \(attribute.name): \(attribute.type)"
                 if attribute.optional { line += ", optional" }

@@ -27,6 +27,10 @@ import OpenCoreData
         #expect(owner["inverse"] as? String == "cars")
         #expect(owner["toMany"] as? Bool == false)
         #expect(car["uniquenessConstraints"] as? [[String]] == [["numberPlate"]])
+        // momc's hash of Car in this version (VersionInfo.plist of the compiled corpus model).
+        let info = try PropertyListSerialization.propertyList(from: Data(contentsOf: OCDStoreInfoTests.momd.appendingPathComponent("VersionInfo.plist")), format: nil)
+        let momcHash = (((info as? [String: Any])?["NSManagedObjectModel_VersionHashes"] as? [String: Any])?["SampleModel"] as? [String: Data])?["Car"]
+        #expect(car["versionHash"] as? String == momcHash?.base64EncodedString())
     }
 
     @Test func badPathsAndArgumentsFailClearly() throws {
