@@ -44,6 +44,7 @@ import Testing
         ("arithmetic", #Predicate<TypedPerson> { $0.age + 10 > 40 }),
         ("division", #Predicate<TypedPerson> { $0.height / 2 > 0.84 }),
         ("remainder", #Predicate<TypedPerson> { $0.age % 2 == 0 }),
+        ("integer division", #Predicate<TypedPerson> { $0.age / 5 == 7 }),
         ("Boolean attribute", #Predicate<TypedPerson> { $0.active }),
         ("ternary", #Predicate<TypedPerson> { ($0.age > 30 ? $0.height : 0) > 1.6 }),
         ("to-many count", #Predicate<TypedPerson> { $0.pets.count >= 3 }),
@@ -98,7 +99,7 @@ import Testing
     @Test func whatHasNoEquivalentIsNamed() throws {
         let stack = try Self.makeStack(.inMemory)
         defer { withExtendedLifetime(stack) {} }
-        let predicate = #Predicate<TypedPerson> { $0.age / 2 == 9 }
+        let predicate = #Predicate<TypedPerson> { $0.name.count == $0.age.bitWidth }
         #expect(NSPredicate(predicate) == nil)
         let error = try #require(throws: PredicateConversionError.self) { try NSPredicate(validating: predicate) }
         #expect(error.description.hasPrefix("Can't turn the #Predicate into an NSPredicate"))

@@ -30,7 +30,7 @@ extension NSPredicate {
     ///
     /// What translates: comparisons (`==`, `!=`, `<`, `<=`, `>`, `>=`), `&&`, `||`, `!`,
     /// constants and `nil`, key paths (through optional chaining: `$0.owner?.name`), `??`,
-    /// `+ - *`, `/` on floating-point values, `%`, unary minus, the ternary operator, `contains` (a string's substring → CONTAINS;
+    /// `+ - *`, `/` (integer division truncating, as Swift's), `%`, unary minus, the ternary operator, `contains` (a string's substring → CONTAINS;
     /// a constant collection's element → IN; a to-many's member → CONTAINS), `starts(with:)`
     /// (BEGINSWITH), `contains(where:)` and
     /// `allSatisfy` over a to-many (SUBQUERY), and a collection's `count` and `isEmpty`.

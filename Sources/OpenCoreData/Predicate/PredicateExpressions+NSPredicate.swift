@@ -241,3 +241,12 @@ extension PredicateExpressions.IntRemainder: NSExpressionConvertibleNode {
         NSExpression(forFunction: "modulus:by:", arguments: [try conversion.expression(of: lhs), try conversion.expression(of: rhs)])
     }
 }
+
+extension PredicateExpressions.IntDivision: NSExpressionConvertibleNode {
+    func nsExpression(_ conversion: inout PredicateConversion) throws -> NSExpression {
+        // Swift's integer division truncates toward zero: `trunc:(divide:by:(a, b))`.
+        let quotient = NSExpression(forFunction: "divide:by:",
+                                    arguments: [try conversion.expression(of: lhs), try conversion.expression(of: rhs)])
+        return NSExpression(forFunction: "trunc:", arguments: [quotient])
+    }
+}

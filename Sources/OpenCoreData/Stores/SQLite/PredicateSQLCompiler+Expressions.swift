@@ -189,6 +189,11 @@ extension PredicateSQLCompiler {
         case "abs:":
             let value = try numericOperand(arguments[0], for: name, in: predicate)
             return Operand(sql: "abs(\(value.sql))", attribute: nil, isObjectReference: false, computed: value.kind)
+        case "trunc:":
+            // Toward zero, as in memory; CAST(… AS INTEGER) truncates so (NULL stays NULL).
+            let value = try numericOperand(arguments[0], for: name, in: predicate)
+            return Operand(sql: "CAST(\(value.sql) AS INTEGER)", attribute: nil, isObjectReference: false,
+                           computed: .number(isInteger: true))
         case "uppercase:", "lowercase:", "length:":
             let value = try operand(arguments[0], in: predicate)
             guard value.kind == .string || value.kind == .null else {
