@@ -168,6 +168,10 @@ import Testing
         ("SUBQUERY(pets, $p, $p.weight > 5).@count == 1", ["Ada", "Bob"]),
         ("SUBQUERY(pets, $p, $p.weight < age).@count == 2", ["Ada"]),
         ("SUBQUERY(clubs, $c, $c.name == 'Golf').@count > 0", ["Ada"]),
+        // ANY / ALL over a SUBQUERY member's own to-many.
+        ("SUBQUERY(clubs, $c, ANY $c.members.name == 'Bob').@count > 0", ["Ada", "Bob"]),
+        ("SUBQUERY(clubs, $c, ALL $c.members.age > 20).@count > 0", ["Ada"]),
+        ("SUBQUERY(pets, $p, NONE $p.owner.clubs.name == 'Golf').@count > 0", ["Bob"]),
         ("count:(pets) == 2 OR sum:(pets.weight) > 15", ["Ada", "Bob"]),
     ])
     func toManyPredicatesAgreeInSQLAndInMemory(format: String, expected: [String]) throws {
@@ -227,5 +231,33 @@ import Testing
         #expect(try stack.fetch("Person", NSPredicate(format: "name ==[cn] 'ZOE'")).isEmpty)
         #expect(strings(try stack.fetch("Person", NSPredicate(format: "name ==[cdn] 'zoe'"))) == ["zoe"])
         #expect(strings(try stack.fetch("Person", NSPredicate(format: "name ==[cd] 'ZOE'"))) == ["Zoë", "zoe"])
+    }
+}
+
+/// ANY / ALL / NONE through to-one relationships to a to-many (`owner.clubs.name`).
+@Suite struct ToManyThroughToOneTests {
+    @Test(arguments: [
+        ("ANY owner.clubs.name == 'Golf'", ["Rex", "Tom"]),
+        ("NONE owner.clubs.name == 'Golf'", ["Max", "Stray"]),
+        ("ANY owner.pets.weight > 15", ["Max"]),
+    ])
+    func throughAToOneInSQLAndInMemory(format: String, expected: [String]) throws {
+        for kind in StoreKind.allCases {
+            let stack = try TestStack(kind)
+            let ada = stack.insert("Person", ["name": "Ada", "email": "ada@x.org"])
+            let bob = stack.insert("Person", ["name": "Bob", "email": "bob@x.org"])
+            for (name, weight, owner) in [("Rex", 10.0, ada), ("Tom", 2.0, ada), ("Max", 20.0, bob)] {
+                stack.insert("Pet", ["name": name, "weight": weight]).setValue(owner, forKey: "owner")
+            }
+            _ = stack.insert("Pet", ["name": "Stray"])
+            stack.insert("Club", ["name": "Golf"]).mutableSetValue(forKey: "members").add(ada)
+            try stack.context.save()
+            try stack.reopen()
+            let predicate = NSPredicate(format: format)
+            let fetched = try stack.fetch("Pet", predicate, sortedBy: "name").map { $0.value(forKey: "name") as! String }
+            let filtered = try stack.fetch("Pet", nil, sortedBy: "name").filtered(using: predicate).map { $0.value(forKey: "name") as! String }
+            #expect(fetched == expected, "\(kind) \(format)")
+            #expect(filtered == expected, "\(kind) \(format) in memory")
+        }
     }
 }

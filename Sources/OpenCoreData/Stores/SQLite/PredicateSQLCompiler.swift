@@ -176,21 +176,48 @@ struct PredicateSQLCompiler {
     /// or the join table. An empty relationship makes ANY false and ALL true, as in memory.
     private mutating func compileToMany(_ comparison: NSComparisonPredicate) throws -> String {
         let left = comparison.leftExpression
+        // `ANY $x.members.name == …` inside a SUBQUERY: the to-many belongs to the member `$x`,
+        // whose compiler (scope) knows its table; the right-hand side must not read the row.
+        if left.expressionType == .function, left.isKeyPathFunction, let variable = left.operand?.variable,
+           !variable.isEmpty, var scope = variableScopes[variable], let path = left.functionKeyPath {
+            guard comparison.rightExpression.expressionType == .constantValue || comparison.rightExpression.expressionType == .aggregate else {
+                throw PredicateCheck.invalid("\(comparison.comparisonPredicateModifier == .all ? "ALL" : "ANY") over a SUBQUERY variable's to-many must compare with a constant in the SQLite store", comparison)
+            }
+            let rewritten = NSComparisonPredicate(leftExpression: NSExpression(forKeyPath: path), rightExpression: comparison.rightExpression,
+                                                  modifier: comparison.comparisonPredicateModifier,
+                                                  type: comparison.predicateOperatorType, options: comparison.options)
+            let before = scope.arguments.count
+            let sql = try scope.compileToMany(rewritten)
+            arguments += scope.arguments[before...]
+            scope.arguments.removeSubrange(before...)
+            variableScopes[variable] = scope
+            return sql
+        }
         let keys = left.expressionType == .keyPath ? left.keyPath.split(separator: ".").map(String.init) : []
-        guard let first = keys.first,
-              let relationship = mapping.entity.layout.propertiesByName[first] as? NSRelationshipDescription,
-              relationship.isToMany else {
+        // The path's first to-many, after any to-ones (`owner.clubs.name`): the to-ones are
+        // joined, and the to-many's members are looked up from the joined table.
+        var owner = mapping
+        var toManyIndex: Int?
+        for (index, key) in keys.enumerated() {
+            guard let relationship = owner.entity.layout.propertiesByName[key] as? NSRelationshipDescription,
+                  let next = relationship.destinationEntity.flatMap(schema.mapping(for:)) else { break }
+            if relationship.isToMany { toManyIndex = index; break }
+            owner = next
+        }
+        guard let toManyIndex else {
             // ANY/ALL over something that is not a collection compares it directly.
             return try compile(NSComparisonPredicate(leftExpression: left, rightExpression: comparison.rightExpression,
                                                      modifier: .direct, type: comparison.predicateOperatorType,
                                                      options: comparison.options))
         }
+        let (ownerAlias, ownerMapping) = try joinedTable(through: keys[..<toManyIndex], in: comparison)
+        let relationship = ownerMapping.entity.layout.propertiesByName[keys[toManyIndex]] as! NSRelationshipDescription
         guard let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else {
             throw PredicateCheck.invalid("relationship '\(relationship.name)' has no destination", comparison)
         }
         subqueryCount += 1
         let member = "\(alias)_s\(subqueryCount)"
-        let rest = keys.dropFirst().joined(separator: ".")
+        let rest = keys.dropFirst(toManyIndex + 1).joined(separator: ".")
         let memberExpression = rest.isEmpty ? NSExpression.expressionForEvaluatedObject() : NSExpression(forKeyPath: rest)
         let condition = NSComparisonPredicate(leftExpression: memberExpression, rightExpression: comparison.rightExpression,
                                               modifier: .direct, type: comparison.predicateOperatorType, options: comparison.options)
@@ -211,7 +238,7 @@ struct PredicateSQLCompiler {
         let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
         arguments += inner.arguments
 
-        var (source, correlation) = try members(of: relationship, in: destination, as: member, ownerAlias: alias, in: comparison)
+        var (source, correlation) = try members(of: relationship, in: destination, as: member, ownerAlias: ownerAlias, in: comparison)
         source += joins
         if comparison.comparisonPredicateModifier == .all {
             return "NOT EXISTS (SELECT 1 FROM \(source) WHERE \(correlation) AND NOT COALESCE((\(conditionSQL)), 0))"
