@@ -77,6 +77,8 @@ import Testing
         "modulus:by:(age, 2) == 0 AND age / 2 >= 2",
         // [n] supersedes [c] and [d] (Apple: the strings are already normalized): these compare exactly.
         "name ==[cn] 'zoe'", "name ==[n] 'Zoë'", "name BEGINSWITH[cdn] 'Za'", "name !=[c] 'zoe'",
+        // Numeric functions run in SQL by the in-memory code.
+        "sqrt(age) > 1.9 AND floor(age / 3) == 1", "age ** 2 > 20", "bitwiseAnd:with:(age, 1) == 1", "ln(exp(age)) > 3.5",
         // Two key paths, both nil for some rows: nil == nil, in SQL as in memory.
         "email == website OR age == 3",
     ])

@@ -223,10 +223,28 @@ extension PredicateSQLCompiler {
             throw PredicateCheck.invalid("\(expression): indexing is only evaluated in memory, not by the SQLite store", predicate)
         case "noindex:":
             return try operand(arguments[0], in: predicate)
+        case _ where Self.numericFunctionsInSQL.contains(name):
+            // Run by the same Swift code as in memory (`ocd_function`, registered on the
+            // connection), so both give the same answer.
+            self.arguments.append(.text(name))
+            let values = try arguments.map { try numericOperand($0, for: name, in: predicate) }
+            let kind: ValueKind = switch name {
+            case "ceiling:", "floor:": values[0].kind
+            case "sqrt:", "log:", "ln:", "exp:", "raise:toPower:": .number(isInteger: false)
+            default: .number(isInteger: true)
+            }
+            return Operand(sql: "ocd_function(?, \(values.map(\.sql).joined(separator: ", ")))", attribute: nil,
+                           isObjectReference: false, computed: kind)
         default:
             throw PredicateCheck.invalid("the function \(name) is only evaluated in memory, not by the SQLite store", predicate)
         }
     }
+
+    /// The numeric functions the SQLite store runs through `ocd_function`.
+    static let numericFunctionsInSQL: Set<String> = [
+        "sqrt:", "log:", "ln:", "exp:", "ceiling:", "floor:", "raise:toPower:", "bitwiseAnd:with:", "bitwiseOr:with:",
+        "bitwiseXor:with:", "leftshift:by:", "rightshift:by:", "onesComplement:",
+    ]
 
     /// An operand of arithmetic: a number, or nil.
     private mutating func numericOperand(_ expression: NSExpression, for function: String, in predicate: NSPredicate) throws -> Operand {

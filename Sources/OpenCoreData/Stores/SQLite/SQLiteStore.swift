@@ -167,6 +167,20 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             let options = NSComparisonPredicate.Options(rawValue: UInt(arguments[3].int64Value ?? 0))
             return .integer(ValueComparison.evaluate(text, type, pattern, options: options) ? 1 : 0)
         }
+        // The predicate language's numeric functions, by the same code as in memory.
+        try connection.createFunction("ocd_function", argumentCount: -1) { arguments in
+            guard case .text(let name) = arguments.first else { return .null }
+            let values: [Any?] = arguments.dropFirst().map { value in
+                switch value {
+                case .integer(let number): Int(exactly: number) ?? Double(number)
+                case .real(let number): number
+                case .text(let text): text
+                case .blob(let data): data
+                case .null: nil
+                }
+            }
+            return SQLiteValueCoding.sqliteValue(ofComputed: PredicateFunction.evaluate(name, values))
+        }
         // Core Data's derived-attribute triggers report back through these; nothing to do here.
         for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
             try connection.createFunction(name, argumentCount: -1, deterministic: false) { _ in .null }

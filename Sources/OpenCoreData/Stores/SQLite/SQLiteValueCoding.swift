@@ -80,6 +80,24 @@ enum SQLiteValueCoding {
         }
     }
 
+    /// A value the predicate language computed (a number, string, date), as SQL takes it.
+    static func sqliteValue(ofComputed value: Any?) -> SQLiteValue {
+        switch value {
+        case nil: return .null
+        case let number as Int: return .integer(Int64(number))
+        case let number as Int64: return .integer(number)
+        case let number as Double: return number.isFinite ? .real(number) : .null
+        case let number as Decimal: return .real(number.nearestDouble)
+        case let flag as Bool: return .integer(flag ? 1 : 0)
+        case let text as String: return .text(text)
+        case let date as Date: return .real(date.timeIntervalSinceReferenceDate)
+        case let number as NSNumber:
+            let double = number.doubleValue
+            return Double(number.int64Value) == double ? .integer(number.int64Value) : .real(double)
+        default: return .null
+        }
+    }
+
     /// A decimal read from its REAL column. `Decimal(Double)` keeps the binary fraction's
     /// noise (3.3333333332999993 becomes 3.333333333299999232); the shortest decimal that reads
     /// back as the same double is what was stored.
