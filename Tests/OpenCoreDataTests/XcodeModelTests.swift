@@ -411,3 +411,21 @@ private extension XMLElement {
         }
     }
 }
+
+extension ModelLookupTests {
+    @Test func byMergingJoinsModelsThatAreNotInUse() throws {
+        let first = try XcodeModelTests.load(XcodeModelTests.minimalModel(entity: "Alpha"))
+        let second = try XcodeModelTests.load(XcodeModelTests.minimalModel(entity: "Beta"))
+        let merged = try #require(NSManagedObjectModel(byMerging: [first, second]))
+        #expect(Set(merged.entitiesByName.keys) == ["Alpha", "Beta"])
+        #expect(first.entities.isEmpty && second.entities.isEmpty)
+        #expect(merged.entitiesByName["Alpha"]?.managedObjectModel === merged)
+        #expect(NSManagedObjectModel(byMerging: nil) == nil)
+        let clash = [try XcodeModelTests.load(XcodeModelTests.minimalModel(entity: "Gamma")),
+                     try XcodeModelTests.load(XcodeModelTests.minimalModel(entity: "Gamma"))]
+        #expect(NSManagedObjectModel(byMerging: clash) == nil)
+        let inUse = try XcodeModelTests.load(XcodeModelTests.minimalModel(entity: "Delta"))
+        _ = NSPersistentStoreCoordinator(managedObjectModel: inUse)
+        #expect(NSManagedObjectModel(byMerging: [inUse]) == nil)
+    }
+}

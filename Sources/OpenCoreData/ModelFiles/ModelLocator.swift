@@ -69,8 +69,19 @@ extension NSManagedObjectModel {
     }
 
     /// A model with the entities, configurations and fetch request templates of `models`, or nil
-    /// when two of them declare the same entity name. The models given must not be in use yet:
-    /// their entities move into the new model.
+    /// when two of them declare the same entity name (or `models` is nil).
+    ///
+    /// ```swift
+    /// let model = NSManagedObjectModel(byMerging: [NSManagedObjectModel(contentsOf: a)!, NSManagedObjectModel(contentsOf: b)!])
+    /// ```
+    /// Difference from Core Data: the entities move into the new model rather than being
+    /// copied, so the models given must not be in use yet (not frozen) and are left empty.
+    public convenience init?(byMerging models: [NSManagedObjectModel]?) {
+        guard let models, !models.contains(where: \.isFrozen) else { return nil }
+        self.init(merging: models)
+    }
+
+    /// See `init(byMerging:)`.
     convenience init?(merging models: [NSManagedObjectModel]) {
         var names = Set<String>()
         for entity in models.flatMap(\.entities) {
@@ -88,6 +99,13 @@ extension NSManagedObjectModel {
         for model in models {
             for (name, template) in model.fetchRequestTemplatesByName { setFetchRequestTemplate(template, forName: name) }
             versionIdentifiers.formUnion(model.versionIdentifiers)
+        }
+        // The entities now belong here: the models they came from are left empty.
+        for model in models {
+            let moved = model.entities
+            model.entities = []
+            for configuration in model.configurations { model.setEntities([], forConfigurationName: configuration) }
+            for entity in moved { entity.managedObjectModel = self }
         }
     }
 }
