@@ -404,3 +404,35 @@ final class PassThroughTransformer: ValueTransformer, @unchecked Sendable {
         #expect(try Data(contentsOf: url) == full.prefix(keptBytes))
     }
 }
+
+/// The `Z<n>_` column that says which entity a to-one points to is named after a number whose
+/// meaning is known from one store: a store that numbers it otherwise is read with its own name.
+@Suite struct EntityColumnNamingTests {
+    @Test func aStoresOwnEntityColumnNameIsAdopted() throws {
+        let directory = TemporaryDirectory()
+        let url = try Corpus.copyStore("stores/alemar11__CoreDataPlus/Tests__Resources__SampleModel2__Fixtures__SampleModel2_V1.sqlite",
+                                       to: directory)
+        let stored = try NSPersistentStoreCoordinator.storedModelForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        let raw = try SQLiteConnection(path: url.path)
+        try raw.execute("ALTER TABLE ZPAGE RENAME COLUMN Z1_BOOK TO Z7_BOOK")
+        // Every page still reads, with its book.
+        try AppleStoreTests.checkEveryObject(inStoreAt: url, model: stored.model)
+        // And a new page written through OpenCoreData fills the store's column.
+        for name in ["ContentTransformer", "CoverTransformer"] {
+            ValueTransformer.setValueTransformer(PassThroughTransformer(), forName: NSValueTransformerName(name))
+        }
+        let model = try NSPersistentStoreCoordinator.storedModelForPersistentStore(ofType: NSSQLiteStoreType, at: url).model
+        let context = try AppleStoreTests.openStack(model: model, at: url)
+        try context.performAndWait {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
+            request.includesSubentities = false
+            let book = try #require(try context.fetch(request).first)
+            let page = NSEntityDescription.insertNewObject(forEntityName: "Page", into: context)
+            page.setValue(Int32(5000), forKey: "number")
+            page.setValue(Data([1]), forKey: "content")
+            page.setValue(book, forKey: "book")
+            try context.save()
+        }
+        #expect(try raw.scalar("SELECT Z7_BOOK FROM ZPAGE WHERE ZNUMBER = 5000").int64Value == 1)
+    }
+}

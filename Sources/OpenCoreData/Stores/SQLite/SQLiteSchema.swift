@@ -148,6 +148,14 @@ final class SQLiteSchema {
         return left == right ? (a.name ?? "") < (b.name ?? "") : left < right
     }
 
+    /// Renames a column of `table` (keeping its place), for a store that names it otherwise.
+    func renameColumn(_ old: String, to new: String, in table: TableMapping) {
+        if let index = table.columns.firstIndex(where: { $0.name == old }) { table.columns[index].name = new }
+        for mapping in table.entities {
+            mapping.toOneEntityColumns = mapping.toOneEntityColumns.map { $0 == old ? new : $0 }
+        }
+    }
+
     /// `fooBar` → `FOOBAR`: Core Data's column stem.
     static func columnStem(_ name: String) -> String { name.uppercased() }
 

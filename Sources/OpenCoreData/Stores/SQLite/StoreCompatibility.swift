@@ -131,6 +131,17 @@ struct StoreCompatibility {
             }
             for relationship in layout.relationships where relationship.entity === mapping.entity {
                 guard let column = mapping.toOneColumns[relationship.relationshipSlot] else { continue }
+                if let entityColumn = mapping.toOneEntityColumns[relationship.relationshipSlot], columns[entityColumn] == nil {
+                    // The digit of `Z<n>_<NAME>` is known from one store only (COREDATA-FORMAT.md
+                    // §2): adopt the store's own name for the column when it differs.
+                    let suffix = "_" + SQLiteSchema.columnStem(relationship.name)
+                    if let actual = columns.keys.sorted().first(where: { name in
+                        name.hasPrefix("Z") && name.hasSuffix(suffix)
+                            && name.dropFirst().dropLast(suffix.count).allSatisfy(\.isNumber) && name.count > suffix.count + 1
+                    }) {
+                        schema.renameColumn(entityColumn, to: actual, in: table)
+                    }
+                }
                 for needed in [column, mapping.toOneEntityColumns[relationship.relationshipSlot]].compactMap({ $0 })
                 where columns[needed] == nil {
                     throw incompatible(entity: mapping.entity.name ?? "", property: relationship.name,
