@@ -436,3 +436,26 @@ final class PassThroughTransformer: ValueTransformer, @unchecked Sendable {
         #expect(try raw.scalar("SELECT Z7_BOOK FROM ZPAGE WHERE ZNUMBER = 5000").int64Value == 1)
     }
 }
+
+extension EntityColumnNamingTests {
+    /// Which relationship names a many-to-many's join table is known from one ordered store: a
+    /// store whose table is named after the other side is read and written through that table.
+    @Test func aStoresOwnJoinTableNameIsAdopted() throws {
+        let directory = TemporaryDirectory()
+        let pair = AppleStoreTests.pairs[3]   // Bookmarks_V4: favorites ⟷ favoriteFolders
+        let url = try Corpus.copyStore(at: pair.storeURL, to: directory)
+        let raw = try SQLiteConnection(path: url.path)
+        try raw.execute("ALTER TABLE Z_1FAVORITES RENAME TO Z_1FAVORITEFOLDERS")
+        let model = try NSManagedObjectModel(validatingContentsOf: pair.modelURL)
+        try AppleStoreTests.checkEveryObject(inStoreAt: url, model: model)
+        let context = try AppleStoreTests.openStack(model: try NSManagedObjectModel(validatingContentsOf: pair.modelURL), at: url)
+        try context.performAndWait {
+            let bookmarks = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "BookmarkEntity"))
+            let root = try #require(bookmarks.first { $0.value(forKey: "uuid") as? String == "favorites_root" })
+            let plain = try #require(bookmarks.first { $0.value(forKey: "uuid") as? String == "3" })
+            root.mutableOrderedSetValue(forKey: "favorites").add(plain)
+            try context.save()
+        }
+        #expect(try raw.scalar("SELECT COUNT(*) FROM Z_1FAVORITEFOLDERS").int64Value == 6)
+    }
+}

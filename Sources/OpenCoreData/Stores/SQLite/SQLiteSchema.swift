@@ -148,6 +148,14 @@ final class SQLiteSchema {
         return left == right ? (a.name ?? "") < (b.name ?? "") : left < right
     }
 
+    /// Renames a join table (both relationships that share it), for a store that names it otherwise.
+    func renameJoinTable(_ old: String, to new: String) {
+        for (id, join) in joinTables where join.name == old {
+            joinTables[id] = JoinTable(name: new, sourceColumn: join.sourceColumn, destinationColumn: join.destinationColumn,
+                                       orderColumn: join.orderColumn)
+        }
+    }
+
     /// Renames a column of `table` (keeping its place), for a store that names it otherwise.
     func renameColumn(_ old: String, to new: String, in table: TableMapping) {
         if let index = table.columns.firstIndex(where: { $0.name == old }) { table.columns[index].name = new }

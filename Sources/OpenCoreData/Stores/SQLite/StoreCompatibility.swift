@@ -78,7 +78,15 @@ struct StoreCompatibility {
             if let relationship = relationship as? NSRelationshipDescription, relationship.inverseRelationship == nil { continue }
             let owner = relationship?.entity?.name ?? "?"
             let name = relationship?.name ?? "?"
-            let columns = try columnNames(of: join.name)
+            var tableName = join.name
+            var columns = try columnNames(of: tableName)
+            if columns.isEmpty, let actual = try tableHolding(join.sourceColumn, join.destinationColumn) {
+                // Which side names a many-to-many's table is known from one (ordered) store only:
+                // adopt the store's table when it is named after the other side.
+                schema.renameJoinTable(join.name, to: actual)
+                tableName = actual
+                columns = try columnNames(of: actual)
+            }
             guard !columns.isEmpty else {
                 throw incompatible(entity: owner, property: name,
                                    "relationship '\(name)' of entity '\(owner)' has no join table \(join.name) in the store")
@@ -86,9 +94,19 @@ struct StoreCompatibility {
             for column in [join.sourceColumn, join.destinationColumn] + [join.orderColumn].compactMap({ $0 })
             where !columns.contains(column) {
                 throw incompatible(entity: owner, property: name,
-                                   "relationship '\(name)' of entity '\(owner)' has no column \(column) in its join table \(join.name)")
+                                   "relationship '\(name)' of entity '\(owner)' has no column \(column) in its join table \(tableName)")
             }
         }
+    }
+
+    /// The `Z_…` table with both columns, if the store has one.
+    private func tableHolding(_ first: String, _ second: String) throws -> String? {
+        for row in try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z\\_%' ESCAPE '\\'") {
+            guard let name = row[0].stringValue else { continue }
+            let columns = try columnNames(of: name)
+            if columns.contains(first) && columns.contains(second) { return name }
+        }
+        return nil
     }
 
     private func columnNames(of table: String) throws -> Set<String> {
