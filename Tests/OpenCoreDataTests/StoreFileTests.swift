@@ -419,3 +419,36 @@ import Testing
         #expect(error?.message.contains("cache_size") == true)
     }
 }
+
+/// A store numbers its entities as its writer did: OpenCoreData follows the store's
+/// `Z_PRIMARYKEY` rather than refusing a store numbered in another order.
+@Suite struct StoredEntityNumberTests {
+    @Test func aStoreNumberedInAnotherOrderIsReadWithItsOwnNumbers() throws {
+        let stack = try TestStack(.sqlite)
+        let list = stack.insert("Playlist", ["title": "Mix"])
+        for title in ["b", "a", "c"] {
+            list.mutableOrderedSetValue(forKey: "songs").add(stack.insert("Song", ["title": title]))
+        }
+        try stack.context.save()
+        let connection = try #require(stack.sqliteConnection)
+        let playlist = try #require(try connection.scalar("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Playlist'").int64Value)
+        let song = try #require(try connection.scalar("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Song'").int64Value)
+        // Swap the two numbers everywhere they appear.
+        try connection.execute("""
+            UPDATE Z_PRIMARYKEY SET Z_ENT = -1 WHERE Z_ENT = \(playlist);
+            UPDATE Z_PRIMARYKEY SET Z_ENT = \(playlist) WHERE Z_ENT = \(song);
+            UPDATE Z_PRIMARYKEY SET Z_ENT = \(song) WHERE Z_ENT = -1;
+            UPDATE ZPLAYLIST SET Z_ENT = \(song);
+            UPDATE ZSONG SET Z_ENT = \(playlist);
+            """)
+        try stack.reopen()
+        let reread = try #require(try stack.fetch("Playlist").first)
+        #expect(orderedMembers(reread, "songs").map { $0.value(forKey: "title") as? String } == ["b", "a", "c"])
+        #expect(try stack.storedCount("Song") == 3)
+        // Writing keeps the store's numbers.
+        _ = stack.insert("Song", ["title": "d"])
+        try stack.context.save()
+        let reopened = try #require(stack.sqliteConnection)
+        #expect(try reopened.scalar("SELECT COUNT(*) FROM ZSONG WHERE Z_ENT = \(playlist)").int64Value == 4)
+    }
+}

@@ -64,6 +64,13 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             case .coreDataStore:
                 if !isReadOnly { try connection.execute("PRAGMA journal_mode=WAL") }
                 try readMetadata(from: connection)
+                // The store's own entity numbers, whatever order its writer numbered them in:
+                // the rows' Z_ENT, the Z<n>_ columns and the join tables follow them.
+                let numbers = try storedNumbers(for: entities, on: connection)
+                if !numbers.isEmpty,
+                   numbers != schema.orderedEntities.reduce(into: [:], { $0[$1.name ?? ""] = schema.mapping(for: $1)?.number }) {
+                    schema = SQLiteSchema(entities: entities, storedNumbers: numbers)
+                }
                 // A model inferred from the tables has no hashes of its own to compare.
                 try StoreCompatibility(schema: schema, connection: connection, url: url)
                     .check(metadata: model.isInferredFromStore ? [:] : storedMetadata)
@@ -122,6 +129,24 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             storedMetadata = metadata
             try writeMetadata(on: connection)
         }
+    }
+
+    /// The `Z_ENT` of each of `entities` in the store, by model name (found by name or by
+    /// renaming identifier, as migrations keep an entity's old name there); only when every
+    /// entity is found with a distinct valid number, else empty (the check then says what
+    /// differs).
+    private func storedNumbers(for entities: [NSEntityDescription], on connection: SQLiteConnection) throws -> [String: Int64] {
+        var byName: [String: Int64] = [:]
+        for row in try connection.rows("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT < 16000") {
+            if let number = row[0].int64Value, let name = row[1].stringValue, number >= 1 { byName[name] = number }
+        }
+        var numbers: [String: Int64] = [:]
+        for entity in NSManagedObjectModel.withSubentities(entities) {
+            guard let name = entity.name,
+                  let number = byName[name] ?? entity.renamingIdentifier.flatMap({ byName[$0] }) else { return [:] }
+            numbers[name] = number
+        }
+        return Set(numbers.values).count == numbers.count ? numbers : [:]
     }
 
     // MARK: Metadata
