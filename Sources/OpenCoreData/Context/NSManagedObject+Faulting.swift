@@ -4,7 +4,12 @@ extension NSManagedObject {
     /// Loads the object's values if it is still a fault. Every property access goes through here.
     @inline(__always)
     func willAccess() {
-        if state.contains(.fault) { fulfillFault() }
+        if state.contains(.fault) {
+            fulfillFault()
+        } else if values.isEmpty {
+            // An object made in no context (`init(entity:insertInto: nil)`) starts from its defaults.
+            values = entity.layout.defaultValues
+        }
     }
 
     /// Turns a fault into a realized object: from the snapshot the fetch brought along when there

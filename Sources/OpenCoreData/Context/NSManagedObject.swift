@@ -47,11 +47,9 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
         if let context {
             becomeNew()
             context.insert(self)
-        } else {
-            // An object in no context holds values too (its defaults), as in Core Data; it is
-            // neither inserted nor registered until `insert(_:)`.
-            values = entity.layout.defaultValues
         }
+        // An object in no context gets its default values on first use (`willAccess`), so that
+        // faults, which contexts create through this initializer, pay nothing for them.
     }
 
     /// Creates an object of the entity this class is registered for, inserted into `context`.
