@@ -26,9 +26,14 @@ enum StoreCommand {
     // MARK: dump
 
     private static func dump(_ url: URL, options: CommandOptions) throws {
-        let (model, _) = try model(for: url, options: options)
+        let (model, source) = try model(for: url, options: options)
         let context = try openReadOnly(url, model: model)
-        if options.json { print("{\n  \"objects\" : [") }
+        // Where the model came from, so that an inferred one (lower-case names, no to-manys) shows.
+        if options.json {
+            print("{\n  \"model\" : \(try jsonString(source)),\n  \"objects\" : [")
+        } else {
+            print("Model: \(source)")
+        }
         var first = true
         try context.performAndWait {
             for entity in model.entities.sorted(by: { ($0.name ?? "") < ($1.name ?? "") }) where !entity.isAbstract {

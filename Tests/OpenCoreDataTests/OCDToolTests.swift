@@ -58,6 +58,7 @@ import OpenCoreData
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
         let objects = try #require(json["objects"] as? [[String: Any]])
         #expect(objects.count == 10)
+        #expect(json["model"] as? String == Self.bookmarksV4Model.path)
         let favoritesRoot = try #require(objects.first { ($0["attributes"] as? [String: Any])?["uuid"] as? String == "favorites_root" })
         let favorites = (favoritesRoot["relationships"] as? [String: Any])?["favorites"] as? [String]
         #expect(favorites?.map { String($0.split(separator: "/").last!) } == ["p8", "p1", "p10", "p7", "p9"])
@@ -171,6 +172,7 @@ enum OCD {
         let dumped = try OCD.run(["store", "dump", store.path])
         #expect(dumped.status == 0, "\(dumped.error)")
         #expect(dumped.output.components(separatedBy: "\nPage x-coredata://").count - 1 == 4970)
+        #expect(dumped.output.hasPrefix("Model: the store's model cache\n"))
     }
 
     @Test func aCompiledModelsVersionsAndMomcsHashes() throws {
@@ -182,6 +184,21 @@ enum OCD {
             let model = try NSManagedObjectModel(validatingContentsOf: Self.momd.appendingPathComponent("\(name).mom"))
             #expect(versions.entityVersionHashes[name] == model.entityVersionHashesByName, "\(name)")
         }
+    }
+
+    @Test func aStoreWithoutAModelCacheIsReadWithAnInferredModelAndSaysSo() throws {
+        let directory = TemporaryDirectory()
+        let url = try StoreSchemaInferenceTests.makeOldStyleStore(in: directory)
+        let info = try OCD.run(["store", "info", url.path, "--json"])
+        #expect(info.status == 0, "\(info.error)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(info.output.utf8)) as? [String: Any])
+        #expect(json["storedModel"] as? String == "inferredFromTables")
+        let counts = (json["entities"] as? [[String: Any]] ?? []).reduce(into: [String: Int]()) { $0[$1["name"] as? String ?? ""] = $1["count"] as? Int }
+        #expect(counts["Person"] == 4)
+        let dump = try OCD.run(["store", "dump", url.path])
+        #expect(dump.status == 0, "\(dump.error)")
+        #expect(dump.output.hasPrefix("Model: inferred from the store's tables\n"))
+        #expect(dump.output.contains("  name = \"Ada\""))
     }
 
     @Test func notAStoreIsAClearError() throws {
