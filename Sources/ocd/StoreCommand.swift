@@ -40,10 +40,8 @@ enum StoreCommand {
                 let request = NSFetchRequest<NSManagedObject>(entityName: entity.name ?? "")
                 request.includesSubentities = false
                 request.fetchBatchSize = 500
-                let objects = try context.fetch(request).sorted {
-                    DumpedObject.uriOrder($0.objectID.uriRepresentation().absoluteString, $1.objectID.uriRepresentation().absoluteString)
-                }
-                for object in objects {
+                // In batches, in primary-key order: memory stays flat however large the store.
+                for object in try context.fetchInBatches(request) {
                     let dumped = try DumpedObject(object)
                     if options.json {
                         let encoder = JSONEncoder()

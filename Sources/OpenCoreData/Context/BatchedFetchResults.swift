@@ -118,7 +118,8 @@ extension NSManagedObjectContext {
     /// request.fetchBatchSize = 500
     /// for entry in try context.fetchInBatches(request) { print(entry.title) }
     /// ```
-    /// Only managed-object results can be batched. When the context has unsaved changes that
+    /// Without sort descriptors the objects come in the store's key order. Only managed-object
+    /// results can be batched. When the context has unsaved changes that
     /// could change the answer, or the entity lives in several stores, the fetch is done at
     /// once (as `fetch(_:)`) and the collection simply holds its result.
     public func fetchInBatches<T>(_ request: NSFetchRequest<T>) throws -> BatchedFetchResults<T> {

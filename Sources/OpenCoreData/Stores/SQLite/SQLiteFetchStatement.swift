@@ -53,7 +53,12 @@ struct SQLiteFetchStatement {
         if !compiler.joins.isEmpty { sql += " " + compiler.joins.joined(separator: " ") }
         if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
         if !groupBy.isEmpty { sql += " GROUP BY " + groupBy.joined(separator: ", ") }
-        if !orderBy.isEmpty { sql += " ORDER BY " + orderBy }
+        if !orderBy.isEmpty {
+            sql += " ORDER BY " + orderBy
+        } else if case .keys = fetch.result {
+            // Batched results without an order come in key order, as from the in-memory store.
+            sql += " ORDER BY \(alias).Z_PK"
+        }
         var arguments = compiler.arguments
         if fetch.fetchLimit > 0 || fetch.fetchOffset > 0 {
             sql += " LIMIT ? OFFSET ?"
