@@ -140,32 +140,11 @@ extension SQLiteStoreFile {
         }
         if let content = try StoreModelCache.content(of: connection, url: url) {
             let model = try CompiledModel.model(fromModelCache: content, source: url)
-            model.storedEntityNumbers = try storedNumbers(of: model, on: connection)
+            model.storedEntityNumbers = StoredEntityNumbers.numbers(of: model.entities,
+                                                                    in: try StoredEntityNumbers.read(on: connection, url: url))
             return .init(model: model, source: .modelCache)
         }
         var inference = StoreSchemaInference(connection: connection, url: url)
         return .init(model: try inference.inferModel(), source: .inferredFromTables)
-    }
-
-    /// The `Z_ENT` of each of `model`'s entities, found in `Z_PRIMARYKEY` by name or by renaming
-    /// identifier (Core Data's migrations keep a renamed entity's old name there).
-    private static func storedNumbers(of model: NSManagedObjectModel, on connection: SQLiteConnection) throws -> [String: Int64] {
-        var byName: [String: Int64] = [:]
-        for row in try connection.rows("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT < 16000") {
-            guard let number = row[0].int64Value, let name = row[1].stringValue else { continue }
-            guard number >= 1, byName[name] == nil else {
-                throw ModelFileError(file: connection.path.isEmpty ? URL(fileURLWithPath: "?") : URL(fileURLWithPath: connection.path),
-                                     element: "Z_PRIMARYKEY",
-                                     reason: number < 1 ? "entity \(name) has the number \(number); numbers start at 1"
-                                                        : "the entity name \(name) appears twice")
-            }
-            byName[name] = number
-        }
-        var numbers: [String: Int64] = [:]
-        for entity in model.entities {
-            guard let name = entity.name else { continue }
-            if let number = byName[name] ?? entity.renamingIdentifier.flatMap({ byName[$0] }) { numbers[name] = number }
-        }
-        return numbers
     }
 }

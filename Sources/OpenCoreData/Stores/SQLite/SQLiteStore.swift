@@ -131,22 +131,12 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    /// The `Z_ENT` of each of `entities` in the store, by model name (found by name or by
-    /// renaming identifier, as migrations keep an entity's old name there); only when every
-    /// entity is found with a distinct valid number, else empty (the check then says what
-    /// differs).
+    /// The `Z_ENT` of each of `entities` in the store, by model name; empty unless every entity
+    /// is there with a number of its own (the compatibility check then says what differs).
     private func storedNumbers(for entities: [NSEntityDescription], on connection: SQLiteConnection) throws -> [String: Int64] {
-        var byName: [String: Int64] = [:]
-        for row in try connection.rows("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT < 16000") {
-            if let number = row[0].int64Value, let name = row[1].stringValue, number >= 1 { byName[name] = number }
-        }
-        var numbers: [String: Int64] = [:]
-        for entity in NSManagedObjectModel.withSubentities(entities) {
-            guard let name = entity.name,
-                  let number = byName[name] ?? entity.renamingIdentifier.flatMap({ byName[$0] }) else { return [:] }
-            numbers[name] = number
-        }
-        return Set(numbers.values).count == numbers.count ? numbers : [:]
+        let all = NSManagedObjectModel.withSubentities(entities)
+        let numbers = StoredEntityNumbers.numbers(of: all, in: try StoredEntityNumbers.read(on: connection, url: url ?? URL(fileURLWithPath: connection.path)))
+        return numbers.count == all.count && Set(numbers.values).count == numbers.count ? numbers : [:]
     }
 
     // MARK: Metadata

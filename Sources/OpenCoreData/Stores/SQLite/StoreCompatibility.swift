@@ -46,7 +46,7 @@ struct StoreCompatibility {
     }
 
     private func checkStructure() throws {
-        let stored = try storedEntities()
+        let stored = try StoredEntityNumbers.read(on: connection, url: url ?? URL(fileURLWithPath: connection.path))
         var matchedNames = Set<String>()
         for entity in schema.orderedEntities {
             let name = entity.name ?? ""
@@ -111,15 +111,6 @@ struct StoreCompatibility {
 
     private func columnNames(of table: String) throws -> Set<String> {
         Set(try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap { $0[0].stringValue?.uppercased() })
-    }
-
-    private func storedEntities() throws -> [String: Int64] {
-        var result: [String: Int64] = [:]
-        // Entities numbered 16000 and above are Core Data's own (persistent history).
-        for row in try connection.rows("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT < 16000") {
-            if let number = row[0].int64Value, let name = row[1].stringValue { result[name] = number }
-        }
-        return result
     }
 
     private func check(_ table: SQLiteSchema.TableMapping) throws {
