@@ -63,8 +63,9 @@ extension NSManagedObjectModel {
     /// and the loaded bundles, SwiftPM resource bundles included); nil when a model cannot be
     /// loaded or two models declare the same entity.
     public class func mergedModel(from bundles: [Bundle]?) -> NSManagedObjectModel? {
-        let models = ModelLocator.modelURLs(in: bundles).compactMap { NSManagedObjectModel(contentsOf: $0) }
-        guard models.count == ModelLocator.modelURLs(in: bundles).count else { return nil }
+        let urls = ModelLocator.modelURLs(in: bundles)
+        let models = urls.compactMap { NSManagedObjectModel(contentsOf: $0) }
+        guard models.count == urls.count else { return nil }
         return NSManagedObjectModel(merging: models)
     }
 

@@ -37,12 +37,8 @@ enum SQLiteStoreFiles {
         guard source.standardizedFileURL != destination.standardizedFileURL else { return }
         try destroy(at: destination)
         try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-        var configuration = SQLiteConnection.Configuration()
-        configuration.readOnly = true
-        configuration.createIfMissing = false
-        configuration.walMode = false
         do {
-            let connection = try SQLiteConnection(path: source.path, configuration: configuration)
+            let connection = try SQLiteStoreFile.open(source, readOnly: true)
             try connection.run("VACUUM INTO ?", [.text(destination.path)])
         } catch {
             throw CoreDataError.store(.persistentStoreOperation, "Can't copy the store \(source.path) to \(destination.path)",

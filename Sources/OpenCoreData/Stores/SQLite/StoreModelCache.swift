@@ -21,11 +21,7 @@ enum StoreModelCache {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw ModelFileError(file: url, reason: "there is no such store file")
         }
-        var configuration = SQLiteConnection.Configuration()
-        configuration.readOnly = true
-        configuration.createIfMissing = false
-        configuration.walMode = false
-        return try content(of: try SQLiteConnection(path: url.path, configuration: configuration), url: url)
+        return try content(of: try SQLiteStoreFile.open(url, readOnly: true), url: url)
     }
 
     /// The raw `Z_CONTENT` read through an open `connection` to the store at `url`.
