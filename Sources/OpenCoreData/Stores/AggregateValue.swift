@@ -55,9 +55,12 @@ enum AggregateValue {
         }
     }
 
-    private static func double(_ value: Any) -> Double {
+    /// A number, decimal or date as a double (a date as seconds since the reference date, as
+    /// SQL stores it); anything else as 0, as SQL's SUM and AVG count text.
+    static func double(_ value: Any) -> Double {
         switch value {
         case let value as Int64: Double(value)
+        case let value as Int: Double(value)
         case let value as Double: value
         case let value as NSNumber: value.doubleValue
         case let value as Decimal: value.nearestDouble

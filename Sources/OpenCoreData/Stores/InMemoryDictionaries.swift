@@ -68,25 +68,13 @@ struct InMemoryDictionaries {
         case .count:
             return Int64(values.count)
         case .sum:
-            return values.reduce(0.0) { $0 + number($1) }
+            return values.reduce(0.0) { $0 + AggregateValue.double($1) }
         case .average:
-            return values.isEmpty ? nil : values.reduce(0.0) { $0 + number($1) } / Double(values.count)
+            return values.isEmpty ? nil : values.reduce(0.0) { $0 + AggregateValue.double($1) } / Double(values.count)
         case .min:
             return values.min { ValueComparison.order($0, $1) == .orderedAscending }
         case .max:
             return values.max { ValueComparison.order($0, $1) == .orderedAscending }
-        }
-    }
-
-    private static func number(_ value: Any) -> Double {
-        switch value {
-        case let value as NSNumber: value.doubleValue
-        case let value as Decimal: value.nearestDouble
-        case let value as Date: value.timeIntervalSinceReferenceDate
-        case let value as Double: value
-        case let value as Int: Double(value)
-        case let value as Int64: Double(value)
-        default: 0
         }
     }
 }
