@@ -71,11 +71,11 @@ struct StoreCompatibility {
     /// Every join table of a to-many relationship, with its key and order columns.
     private func checkJoinTables() throws {
         for (id, join) in schema.joinTables.sorted(by: { $0.value.name < $1.value.name }) {
-            let relationship = schema.orderedEntities.lazy.flatMap(\.properties).first { ObjectIdentifier($0) == id }
+            let relationship = relationship(identifiedBy: id)
             // How Core Data stores a to-many without inverse is not known (COREDATA-FORMAT.md):
             // a store that lays it out otherwise still opens, and the relationship, which can't
             // be read, stays unloaded and blocks saving its object (1550) instead of reading empty.
-            if let relationship = relationship as? NSRelationshipDescription, relationship.inverseRelationship == nil { continue }
+            if let relationship, relationship.inverseRelationship == nil { continue }
             let owner = relationship?.entity?.name ?? "?"
             let name = relationship?.name ?? "?"
             var tableName = join.name
@@ -163,10 +163,15 @@ struct StoreCompatibility {
     /// The order keys of ordered to-many relationships kept in this table's rows.
     private func checkOrderColumns(of table: SQLiteSchema.TableMapping, columns: [String: String]) throws {
         for (id, column) in table.orderColumns.sorted(by: { $0.value < $1.value }) where columns[column] == nil {
-            let relationship = schema.orderedEntities.lazy.flatMap(\.properties).first { ObjectIdentifier($0) == id }
+            let relationship = relationship(identifiedBy: id)
             throw incompatible(entity: relationship?.entity?.name ?? "?", property: relationship?.name,
                                "ordered relationship '\(relationship?.name ?? "?")' of entity '\(relationship?.entity?.name ?? "?")' has no order column \(column) in \(table.name)")
         }
+    }
+
+    /// The relationship the schema keys a join table or order column by.
+    private func relationship(identifiedBy id: ObjectIdentifier) -> NSRelationshipDescription? {
+        schema.orderedEntities.lazy.flatMap(\.properties).first { ObjectIdentifier($0) == id } as? NSRelationshipDescription
     }
 
     private static func typesAgree(stored: String, expected: String) -> Bool {
