@@ -63,18 +63,18 @@ enum StoreCommand {
     private static func info(_ url: URL, options: CommandOptions) throws {
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
         let stored = try? NSPersistentStoreCoordinator.storedModelForPersistentStore(ofType: NSSQLiteStoreType, at: url)
-        var given: NSManagedObjectModel?
         var compatibility: StoreInfo.Compatibility?
+        var opened: (context: NSManagedObjectContext, model: NSManagedObjectModel)?
         if let path = options.modelPath {
             let (model, _) = try model(for: url, options: options)
-            given = model
-            compatibility = StoreInfo.Compatibility(of: model, path: path, with: metadata, storeAt: url)
+            let attempt = Result { try openReadOnly(url, model: model) }
+            compatibility = StoreInfo.Compatibility(of: model, path: path, with: metadata, opened: attempt)
+            if let context = try? attempt.get() { opened = (context, model) }
         }
         // Count with the given model when it fits, else with the store's own.
-        let counting = compatibility?.compatible == true ? given : stored?.model
+        if opened == nil, let model = stored?.model { opened = (try openReadOnly(url, model: model), model) }
         var counts: [StoreInfo.EntityCount] = []
-        if let counting {
-            let context = try openReadOnly(url, model: counting)
+        if let (context, counting) = opened {
             try context.performAndWait {
                 for entity in counting.entities.sorted(by: { ($0.name ?? "") < ($1.name ?? "") }) {
                     let request = NSFetchRequest<NSManagedObject>(entityName: entity.name ?? "")

@@ -24,17 +24,18 @@ struct StoreInfo: Encodable {
         /// The entities whose hashes differ, or that only one side has.
         let differingEntities: [String]
 
-        init(of model: NSManagedObjectModel, path: String, with metadata: [String: Any], storeAt url: URL) {
+        /// `opened` is the outcome of opening the store with `model`.
+        init(of model: NSManagedObjectModel, path: String, with metadata: [String: Any], opened: Result<NSManagedObjectContext, any Error>) {
             self.model = path
             versionHashesMatch = model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
             let stored = (metadata["NSStoreModelVersionHashes"] as? [String: Any] ?? [:]).compactMapValues { $0 as? Data }
             let mine = model.entityVersionHashesByName
             differingEntities = Set(stored.keys).union(mine.keys).filter { stored[$0] != mine[$0] }.sorted()
-            do {
-                _ = try StoreCommand.openReadOnly(url, model: model)
+            switch opened {
+            case .success:
                 compatible = true
                 reason = nil
-            } catch {
+            case .failure(let error):
                 compatible = false
                 reason = StoreCommand.describe(error)
             }
