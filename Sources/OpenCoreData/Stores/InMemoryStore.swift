@@ -209,35 +209,62 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
     }
 
     private func checkUniqueness(in staged: [ObjectIdentifier: [Int64: RowSnapshot]], changed: [NSManagedObjectID]) throws {
+        // Each constraint's keys are indexed once per save, so that checking many changed
+        // objects (a batch insert) costs one pass over the table, not one per object.
+        var indexes: [String: [[String]: [NSManagedObjectID]]] = [:]
         for id in changed {
             var entity: NSEntityDescription? = id.entity
             while let constrained = entity {
                 for names in constrained.layout.uniquenessConstraintNames {
-                    try checkConstraint(names, of: constrained, for: id, in: staged)
+                    let indexName = "\(constrained.name ?? "")|\(names.joined(separator: ","))"
+                    let constraint = UniquenessKey(entity: constrained, names: names)
+                    let table = staged[ObjectIdentifier(constrained.rootEntity)] ?? [:]
+                    if indexes[indexName] == nil { indexes[indexName] = constraint.index(of: table) }
+                    guard let mine = table[id.primaryKey!], let key = constraint.key(of: mine) else { continue }
+                    if indexes[indexName]?[key]?.contains(where: { $0 != id }) == true {
+                        throw UniquenessConstraintViolation(entity: constrained, properties: names, objectID: id, underlying: nil)
+                    }
                 }
                 entity = constrained.superentity
             }
         }
     }
+}
 
-    private func checkConstraint(_ names: [String], of entity: NSEntityDescription, for id: NSManagedObjectID,
-                                 in staged: [ObjectIdentifier: [Int64: RowSnapshot]]) throws {
-        let table = staged[ObjectIdentifier(entity.rootEntity)] ?? [:]
-        guard let mine = table[id.primaryKey!] else { return }
-        let properties = names.compactMap { entity.layout.propertiesByName[$0] }
-        func key(_ row: RowSnapshot) -> [String] {
-            properties.map { property in
-                if let attribute = property as? NSAttributeDescription { return row.values[attribute.attributeSlot].displayText }
-                if let relationship = property as? NSRelationshipDescription { return row.toOne[relationship.relationshipSlot]?.description ?? "nil" }
-                return ""
+/// The values one uniqueness constraint keeps unique, as comparable text.
+private struct UniquenessKey {
+    let entity: NSEntityDescription
+    let properties: [NSPropertyDescription]
+
+    init(entity: NSEntityDescription, names: [String]) {
+        self.entity = entity
+        properties = names.compactMap { entity.layout.propertiesByName[$0] }
+    }
+
+    /// The key of a row; nil when a value is missing, which (as with SQLite's unique indexes)
+    /// never conflicts.
+    func key(of row: RowSnapshot) -> [String]? {
+        var key: [String] = []
+        for property in properties {
+            if let attribute = property as? NSAttributeDescription {
+                let value = row.values[attribute.attributeSlot]
+                if value.isNull { return nil }
+                key.append(value.displayText)
+            } else if let relationship = property as? NSRelationshipDescription {
+                guard let destination = row.toOne[relationship.relationshipSlot] else { return nil }
+                key.append(destination.description)
             }
         }
-        let myKey = key(mine)
-        // As with SQLite's unique indexes, a missing value never conflicts.
-        if myKey.contains("nil") { return }
-        for other in table.values where other.objectID != id && other.objectID.entity.isKindOf(entity: entity) && key(other) == myKey {
-            throw UniquenessConstraintViolation(entity: entity, properties: names, objectID: id, underlying: nil)
+        return key
+    }
+
+    /// Key → the objects of the constrained entity (and its subentities) that have it.
+    func index(of table: [Int64: RowSnapshot]) -> [[String]: [NSManagedObjectID]] {
+        var index: [[String]: [NSManagedObjectID]] = [:]
+        for row in table.values where row.objectID.entity.isKindOf(entity: entity) {
+            if let key = key(of: row) { index[key, default: []].append(row.objectID) }
         }
+        return index
     }
 }
 
