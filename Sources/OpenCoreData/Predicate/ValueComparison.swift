@@ -166,6 +166,7 @@ enum ValueComparison {
     /// `length` (see `NSComparisonPredicate.Options.upperCaseMapping`), so that SQL and memory
     /// share one implementation.
     static func fold(_ string: String, _ options: NSComparisonPredicate.Options) -> String {
+        if options.isEmpty { return string }  // the common case, on every comparison of a fetch
         var string = string
         if options.contains(.upperCaseMapping) { string = string.uppercased() }
         if options.contains(.lowerCaseMapping) { string = string.lowercased() }
