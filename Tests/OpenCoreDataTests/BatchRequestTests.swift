@@ -248,6 +248,25 @@ import Testing
     }
 
     @Test(arguments: StoreKind.allCases)
+    func aLargeBatchUpsertsEveryStoredObjectItCollidesWith(kind: StoreKind) throws {
+        // More rows than one candidate fetch asks for: every collision is still found.
+        let stack = try TestStack(kind)
+        let stored = (0..<1_000).map { ["name": "old \($0)", "email": "p\($0)@example.com"] as [String: Any] }
+        try stack.context.execute(NSBatchInsertRequest(entityName: "Person", objects: stored))
+        // New emails first, so that some collisions are only in the last candidate fetch.
+        let upserts = (500..<1_500).reversed().map { ["name": "new \($0)", "email": "p\($0)@example.com"] as [String: Any] }
+        let insert = NSBatchInsertRequest(entityName: "Person", objects: upserts)
+        insert.resultType = .count
+        #expect((try stack.context.execute(insert) as? NSBatchInsertResult)?.result as? Int == 1_000)
+        try stack.reopen()
+        // 500 stored people were updated, 500 new ones inserted, 500 left as they were.
+        let names = try stack.storedStrings("Person")
+        #expect(names.count == 1_500)
+        #expect(names.filter { $0.hasPrefix("new") }.count == 1_000)
+        #expect(names.contains("new 500") && names.contains("old 499") && !names.contains("old 500"))
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func batchInsertChecksEveryObjectBeforeWritingAny(kind: StoreKind) throws {
         let stack = try TestStack(kind)
         let cases: [([String: Any], String)] = [

@@ -6,37 +6,70 @@ struct BatchInsertUpsert {
     let entity: NSEntityDescription
     let store: NSPersistentStore
 
+    /// How many values one candidate fetch asks for, below SQLite's smallest default limit
+    /// of bound parameters (999 before 3.32).
+    private static let valuesPerFetch = 900
+
     /// Row index → the stored row it matches on some uniqueness constraint (the first found).
     func existingRows(for rows: [[PrimitiveValue]]) throws -> [Int: RowSnapshot] {
-        var constraints: [[NSAttributeDescription]] = []
-        var ancestor: NSEntityDescription? = entity
-        while let current = ancestor {
-            for names in current.layout.uniquenessConstraintNames {
-                let attributes = names.compactMap { current.layout.propertiesByName[$0] as? NSAttributeDescription }
-                // Constraints on relationships cannot collide: batch inserts set no relationships.
-                if attributes.count == names.count { constraints.append(attributes) }
-            }
-            ancestor = current.superentity
-        }
-        guard !constraints.isEmpty else { return [:] }
-        let root = entity.rootEntity
-        let result = try store.execute(StoreFetch(entity: root, includesSubentities: true, predicate: nil, sortDescriptors: [],
-                                                  fetchLimit: 0, fetchOffset: 0, returnsDistinctResults: false, result: .snapshots))
-        guard case .snapshots(let stored) = result else { return [:] }
         var matches: [Int: RowSnapshot] = [:]
-        for constraint in constraints {
+        for (owner, constraint) in attributeConstraints() {
             var index: [[String]: RowSnapshot] = [:]
-            for row in stored {
-                let owner = constraint[0].entity!
-                guard row.objectID.entity.isKindOf(entity: owner) else { continue }
+            for row in try candidates(of: owner, for: constraint, rows: rows) {
                 let values = constraint.map { row.values[$0.attributeSlot] }
                 // As with unique indexes, a missing value never collides.
-                if !values.contains(where: { if case .null = $0 { true } else { false } }) { index[values.map(\.displayText)] = row }
+                if !values.contains(where: \.isNull) { index[values.map(\.displayText)] = row }
             }
             for (position, values) in rows.enumerated() where matches[position] == nil {
                 if let match = index[constraint.map { values[$0.attributeSlot].displayText }] { matches[position] = match }
             }
         }
         return matches
+    }
+
+    /// The constraints of the entity and its ancestors, each with the entity that declares it
+    /// (whose objects, with its subentities', it keeps unique) and the attributes it names.
+    private func attributeConstraints() -> [(owner: NSEntityDescription, attributes: [NSAttributeDescription])] {
+        var constraints: [(owner: NSEntityDescription, attributes: [NSAttributeDescription])] = []
+        var ancestor: NSEntityDescription? = entity
+        while let current = ancestor {
+            for names in current.layout.uniquenessConstraintNames {
+                let attributes = names.compactMap { current.layout.propertiesByName[$0] as? NSAttributeDescription }
+                // Constraints on relationships cannot collide: batch inserts set no relationships.
+                if attributes.count == names.count, !attributes.isEmpty { constraints.append((current, attributes)) }
+            }
+            ancestor = current.superentity
+        }
+        return constraints
+    }
+
+    /// The stored objects of `owner` (and its subentities) whose first
+    /// constrained attribute has a value some row has: only those can collide, so a batch
+    /// reads what it may update, not the whole store.
+    private func candidates(of owner: NSEntityDescription, for constraint: [NSAttributeDescription],
+                            rows: [[PrimitiveValue]]) throws -> [RowSnapshot] {
+        let key = constraint[0]
+        var seen = Set<String>()
+        var values: [Any] = []
+        for row in rows {
+            let value = row[key.attributeSlot]
+            if !value.isNull, seen.insert(value.displayText).inserted, let object = value.objectValue(for: key.attributeType) {
+                values.append(object)
+            }
+        }
+        // Transformed values are compared after transforming, which a fetch cannot ask for.
+        let narrows = key.attributeType != .transformableAttributeType && key.valueTransformerName == nil
+        let predicates: [NSPredicate?] = narrows
+            ? stride(from: 0, to: values.count, by: Self.valuesPerFetch).map { start in
+                NSPredicate(format: "%K IN %@", key.name, Array(values[start..<min(start + Self.valuesPerFetch, values.count)]))
+            }
+            : [nil]
+        var found: [RowSnapshot] = []
+        for predicate in predicates {
+            let fetch = StoreFetch(entity: owner, includesSubentities: true, predicate: predicate, sortDescriptors: [],
+                                   fetchLimit: 0, fetchOffset: 0, returnsDistinctResults: false, result: .snapshots)
+            if case .snapshots(let rows) = try store.execute(fetch) { found += rows }
+        }
+        return found
     }
 }
