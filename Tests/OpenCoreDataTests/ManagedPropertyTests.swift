@@ -18,6 +18,23 @@ final class TypedPet: NSManagedObject {
     @Managed var owner: TypedPerson?
 }
 
+class TypedAnimal: NSManagedObject {
+    @Managed var legs: Int16
+}
+
+final class TypedDog: TypedAnimal {
+    @Managed var breed: String?
+}
+
+final class TypedBird: TypedAnimal {
+    @Managed var wingspan: Double
+}
+
+/// One class for two entities whose `title` sits in different slots.
+final class TypedTitled: NSManagedObject {
+    @Managed var title: String?
+}
+
 @Suite struct ManagedPropertyTests {
     private func makeStack(_ kind: StoreKind) throws -> TestStack {
         let model = TestModel.make()
@@ -71,5 +88,69 @@ final class TypedPet: NSManagedObject {
         #expect(pet.owner === person)
         pet.owner = nil
         #expect(person.pets.isEmpty)
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func inheritedWrappersReadTheirOwnEntitysSlots(kind: StoreKind) throws {
+        let model = TestModel.make()
+        model.entitiesByName["Animal"]!.managedObjectClass = TypedAnimal.self
+        model.entitiesByName["Dog"]!.managedObjectClass = TypedDog.self
+        model.entitiesByName["Bird"]!.managedObjectClass = TypedBird.self
+        let stack = try TestStack(kind, model: model)
+        let dog = TypedDog(context: stack.context)
+        dog.breed = "Collie"
+        dog.legs = 4
+        let bird = TypedBird(context: stack.context)
+        bird.wingspan = 0.3
+        bird.legs = 2
+        try stack.context.save()
+        try stack.reopen()
+
+        let animals = try stack.context.fetch(NSFetchRequest<TypedAnimal>(entityName: "Animal"))
+        let fetchedDog = try #require(animals.compactMap { $0 as? TypedDog }.first)
+        let fetchedBird = try #require(animals.compactMap { $0 as? TypedBird }.first)
+        #expect(fetchedDog.legs == 4 && fetchedDog.breed == "Collie")
+        #expect(fetchedBird.legs == 2 && fetchedBird.wingspan == 0.3)
+        #expect(fetchedDog.value(forKey: "legs") as? Int == 4)
+    }
+
+    @Test func oneClassForTwoEntitiesFindsEachEntitysProperty() throws {
+        let first = NSEntityDescription(name: "First")
+        first.properties = [NSAttributeDescription(name: "rank", type: .integer64AttributeType),
+                            NSAttributeDescription(name: "title", type: .stringAttributeType)]
+        let second = NSEntityDescription(name: "Second")
+        second.properties = [NSAttributeDescription(name: "title", type: .stringAttributeType)]
+        first.managedObjectClass = TypedTitled.self
+        second.managedObjectClass = TypedTitled.self
+        let model = NSManagedObjectModel()
+        model.entities = [first, second]
+        let stack = try TestStack(.sqlite, model: model)
+        let a = TypedTitled(entity: first, insertInto: stack.context)
+        let b = TypedTitled(entity: second, insertInto: stack.context)
+        a.title = "first"
+        a.setValue(7, forKey: "rank")
+        b.title = "second"
+        try stack.context.save()
+        try stack.reopen()
+
+        let firsts = try stack.context.fetch(NSFetchRequest<TypedTitled>(entityName: "First"))
+        let seconds = try stack.context.fetch(NSFetchRequest<TypedTitled>(entityName: "Second"))
+        #expect(firsts.map(\.title) == ["first"])
+        #expect(seconds.map(\.title) == ["second"])
+        #expect(firsts.first?.value(forKey: "rank") as? Int == 7)
+    }
+
+    @Test func aKeyPathUsedAfterItsPropertyWasReadStillNamesIt() throws {
+        let stack = try makeStack(.sqlite)
+        let person = TypedPerson(context: stack.context)
+        person.name = "Ada"
+        person.age = 36
+        _ = person.age  // resolved through the accessor first…
+        try stack.context.save()
+        // …then named by a key path, as #Predicate and NSSortDescriptor(keyPath:) do.
+        let request = NSFetchRequest<TypedPerson>(entityName: "Person")
+        request.predicate = NSPredicate(#Predicate<TypedPerson> { $0.age > 30 })
+        request.sortDescriptors = [NSSortDescriptor(keyPath: \TypedPerson.name, ascending: true)]
+        #expect(try stack.context.fetch(request).map(\.name) == ["Ada"])
     }
 }

@@ -1,3 +1,4 @@
+@_spi(Reflection) import Swift
 import Foundation
 import Synchronization
 
@@ -22,8 +23,8 @@ import Synchronization
 /// accessors do; non-optional strings, dates and data read an empty value.
 @propertyWrapper
 public struct Managed<Value: ManagedValue>: Sendable {
-    // One byte, so that each wrapper has its own offset in the object: the storage key path's
-    // description, which names the property, is found from that offset.
+    // One byte, so that each wrapper has its own offset in the object: the offset identifies the
+    // property (see `ManagedPropertyCache`).
     private let marker: UInt8 = 0
 
     public init() {}
@@ -34,21 +35,34 @@ public struct Managed<Value: ManagedValue>: Sendable {
         set { preconditionFailure("@Managed can only be used on properties of NSManagedObject subclasses") }
     }
 
-    @inlinable
+    // Always inlined into the synthesized accessor, where the storage key path is a literal
+    // (see `property(of:storage:)`).
+    @inlinable @inline(__always)
     public static subscript<Object: NSManagedObject>(
         _enclosingInstance object: Object,
         wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Value>,
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Managed<Value>>
     ) -> Value {
-        // The wrapped key path (`\Person.age`) identifies the property; the storage key path's
-        // description (`\Person._age`) names it.
         get {
-            Value._managedValue(of: object, property: ManagedPropertyResolver.resolve(wrappedKeyPath, named: storageKeyPath, in: object))
+            Value._managedValue(of: object, property: property(of: object, storage: storageKeyPath))
         }
         set {
-            Value._setManagedValue(newValue, of: object,
-                                   property: ManagedPropertyResolver.resolve(wrappedKeyPath, named: storageKeyPath, in: object))
+            Value._setManagedValue(newValue, of: object, property: property(of: object, storage: storageKeyPath))
         }
+    }
+
+    /// The model property behind the wrapper at `storage` in `object`.
+    ///
+    /// The wrapper's offset in the object identifies it. In a synthesized accessor the storage key
+    /// path is a literal, so the optimizer turns the projection below into a constant and no key
+    /// path object is made at all.
+    @inlinable @inline(__always)
+    static func property<Object: NSManagedObject>(
+        of object: Object, storage: ReferenceWritableKeyPath<Object, Managed<Value>>
+    ) -> ManagedProperty {
+        let base = UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque())
+        let offset = withUnsafeMutablePointer(to: &object[keyPath: storage]) { UnsafeRawPointer($0) - base }
+        return ManagedPropertyResolver.property(atOffset: offset, in: object)
     }
 }
 
@@ -57,7 +71,11 @@ public struct ManagedProperty: Sendable {
     // unowned(unsafe): the model keeps its properties alive for as long as objects use them, and
     // copying this value on every property access must not touch reference counts.
     unowned(unsafe) let description: NSPropertyDescription
+    /// The attribute or relationship slot.
     let slot: Int
+    /// Whether the property is an attribute (not a relationship): decided once, not by a cast
+    /// on every access.
+    let isAttribute: Bool
 }
 
 /// A type a `@Managed` property can have: Swift's scalar, string, date, data, UUID and URL types
@@ -68,101 +86,168 @@ public protocol ManagedValue {
     static func _setManagedValue(_ value: Self, of object: NSManagedObject, property: ManagedProperty)
 }
 
-/// Finds the model property behind a `@Managed` property: by name the first time per entity,
-/// then from the entity's `ManagedPropertyCache`.
+/// Finds the model property behind a `@Managed` property: by the wrapper's field name the
+/// first time per entity and class, then from the entity's `ManagedPropertyCache`.
 @usableFromInline
 enum ManagedPropertyResolver {
-    // Inlinable so that, in the caller, the storage key path (needed only the first time) is
-    // made only on the slow path.
-    @inlinable
-    static func resolve(_ keyPath: AnyKeyPath, named storageKeyPath: @autoclosure () -> AnyKeyPath,
-                        in object: NSManagedObject) -> ManagedProperty {
-        // unowned(unsafe): the entity, and so its cache, outlives every access to its objects.
-        unowned(unsafe) let cache = object.entity.managedPropertyCache
-        if let property = cache.property(for: keyPath) { return property }
-        return resolveSlowly(keyPath, named: storageKeyPath(), in: object, cache: cache)
+    /// The property of the wrapper at byte `offset` in `object`.
+    @usableFromInline
+    static func property(atOffset offset: Int, in object: NSManagedObject) -> ManagedProperty {
+        let property = object.entity.managedPropertyCache.property(atOffset: offset, in: object)
+            ?? resolveSlowly(offset: offset, in: object)
+        if object.state.contains(.probe) { ManagedPropertyProbe.record(property, for: object) }
+        return property
     }
 
-    @usableFromInline
-    static func resolveSlowly(_ keyPath: AnyKeyPath, named storageKeyPath: AnyKeyPath, in object: NSManagedObject,
-                                      cache: ManagedPropertyCache) -> ManagedProperty {
-        let name = propertyName(ofStorage: storageKeyPath)
+    private static func resolveSlowly(offset: Int, in object: NSManagedObject) -> ManagedProperty {
+        guard let field = storageFieldName(atOffset: offset, in: type(of: object)) else {
+            preconditionFailure("@Managed property of \(type(of: object)) at offset \(offset) not found among the class's stored properties")
+        }
+        // The wrapper's storage is the property's name with an underscore in front.
+        let name = field.hasPrefix("_") ? String(field.dropFirst()) : field
         guard let property = object.entity.layout.propertiesByName[name] else {
             preconditionFailure("@Managed var \(name) of \(type(of: object)): entity '\(object.entity.name ?? "?")' has no property named '\(name)'")
         }
-        let slot = (property as? NSAttributeDescription)?.attributeSlot ?? (property as? NSRelationshipDescription)?.relationshipSlot ?? -1
-        let resolved = ManagedProperty(description: property, slot: slot)
-        cache.add(resolved, for: keyPath)
+        let attribute = property as? NSAttributeDescription
+        let slot = attribute?.attributeSlot ?? (property as? NSRelationshipDescription)?.relationshipSlot ?? -1
+        let resolved = ManagedProperty(description: property, slot: slot, isAttribute: attribute != nil)
+        object.entity.managedPropertyCache.add(resolved, offset: offset, objectClass: type(of: object))
         return resolved
     }
 
-    /// `\Person._age` → `age`.
-    static func propertyName(ofStorage keyPath: AnyKeyPath) -> String {
-        var name = String(describing: keyPath).split(separator: ".").last.map(String.init) ?? ""
-        if name.hasPrefix("_") { name.removeFirst() }
-        return name
+    /// The name of the stored property at byte `offset` in instances of `objectClass` (its own or
+    /// inherited), from the runtime's reflection metadata.
+    static func storageFieldName(atOffset offset: Int, in objectClass: AnyClass) -> String? {
+        var found: String?
+        // `.classType` (bit 0), spelled by value: the option set's members are mutable statics,
+        // which strict concurrency does not let us read.
+        let classType = _EachFieldOptions(rawValue: 1 << 0)
+        _ = _forEachField(of: objectClass, options: classType) { name, fieldOffset, _, _ in
+            guard fieldOffset == offset else { return true }
+            found = String(cString: name)
+            return false
+        }
+        return found
     }
 }
 
-/// An entity's map from `@Managed` key paths to properties, read without a lock.
+/// Records which property a probe object's `@Managed` accessor used, so that a key path of a
+/// managed object class (`\Person.age`, from a `#Predicate` or `NSSortDescriptor(keyPath:)`) can
+/// be turned into a property by applying it to a probe (see `ManagedClassRegistry`).
+enum ManagedPropertyProbe {
+    private static let recorded = Mutex<[ObjectIdentifier: ManagedProperty]>([:])
+
+    static func record(_ property: ManagedProperty, for probe: NSManagedObject) {
+        recorded.withLock { $0[ObjectIdentifier(probe)] = property }
+    }
+
+    /// The property `read` touches on `probe`, if it reads a `@Managed` property.
+    static func property(readBy read: (NSManagedObject) -> Void, on probe: NSManagedObject) -> ManagedProperty? {
+        probe.state.insert(.probe)
+        defer { probe.state.remove(.probe) }
+        read(probe)
+        return recorded.withLock { $0.removeValue(forKey: ObjectIdentifier(probe)) }
+    }
+}
+
+/// An entity's map from `@Managed` wrappers to properties, read without a lock.
 ///
-/// Readers load the current table with one atomic load and scan it comparing key path
-/// identities; writers publish a new, longer table with compare-and-exchange. Replaced tables
-/// are kept (never freed), because a reader may still be scanning one; there are at most a few
-/// per property, so the cost is bounded and small. Each entry keeps its key path alive, so the
-/// identity it is found by can never be taken by another key path.
+/// A wrapper is found by its object's class and its offset in the object, which the compiler
+/// knows: a lookup is an atomic load, a class comparison and an array index. Each entry also
+/// keeps the wrapped key path (`\Person.age`) it was first resolved for, so that code holding
+/// only a key path (`#Predicate`, `NSSortDescriptor(keyPath:)`) can find the property too.
+///
+/// Writers publish a new, larger table with compare-and-exchange. Replaced tables are kept
+/// (never freed), because a reader may still be using one; there are at most a few per
+/// property, so the cost is bounded and small.
 @usableFromInline
-final class ManagedPropertyCache: @unchecked Sendable {
+///
+/// A noncopyable struct stored in its entity, so that reaching it from an object is two loads
+/// and no reference counting.
+struct ManagedPropertyCache: ~Copyable, @unchecked Sendable {
     // @unchecked Sendable: `current` is only read and written atomically, and tables are
     // immutable once published (UnsafeRawPointer is not Sendable, hence the annotation).
     private final class Table: @unchecked Sendable {
         // @unchecked Sendable: immutable once published.
+        /// The properties of one class by wrapper offset; the first class is looked at first.
+        let classes: [(objectClass: ObjectIdentifier, byOffset: [ManagedProperty?])]
         let keyPaths: [AnyKeyPath]
-        /// The key paths' identities with their properties, scanned without touching reference
-        /// counts (`ManagedProperty` holds its description unowned).
-        let entries: [(identity: ObjectIdentifier, property: ManagedProperty)]
         let properties: [ManagedProperty]
-        init(keyPaths: [AnyKeyPath], properties: [ManagedProperty]) {
+
+        init(classes: [(objectClass: ObjectIdentifier, byOffset: [ManagedProperty?])], keyPaths: [AnyKeyPath],
+             properties: [ManagedProperty]) {
+            self.classes = classes
             self.keyPaths = keyPaths
-            self.entries = zip(keyPaths, properties).map { (ObjectIdentifier($0), $1) }
             self.properties = properties
         }
-    }
 
-    /// A bound, in case a platform made a new key path object per access (the runtime caches key
-    /// path literals, so one entry per declaration is the norm): beyond it, lookups go by name.
-    private static let capacity = 512
-    private let current = Atomic<UnsafeRawPointer?>(nil)
-
-    @usableFromInline
-    func property(for keyPath: AnyKeyPath) -> ManagedProperty? {
-        guard let raw = current.load(ordering: .acquiring) else { return nil }
-        let identity = ObjectIdentifier(keyPath)
-        // The table is never freed (see above), so reading it needs no retain.
-        return Unmanaged<Table>.fromOpaque(raw)._withUnsafeGuaranteedRef { table in
-            table.entries.withUnsafeBufferPointer { entries in
-                for entry in entries where entry.identity == identity { return entry.property }
-                return nil
+        func property(atOffset offset: Int, objectClass: ObjectIdentifier) -> ManagedProperty? {
+            for entry in classes where entry.objectClass == objectClass {
+                return offset >= 0 && offset < entry.byOffset.count ? entry.byOffset[offset] : nil
             }
+            return nil
+        }
+
+        func adding(_ property: ManagedProperty, offset: Int, objectClass: ObjectIdentifier) -> Table {
+            var classes = classes
+            let index = classes.firstIndex { $0.objectClass == objectClass } ?? {
+                classes.append((objectClass, []))
+                return classes.count - 1
+            }()
+            if offset >= classes[index].byOffset.count {
+                classes[index].byOffset += Array(repeating: nil, count: offset + 1 - classes[index].byOffset.count)
+            }
+            classes[index].byOffset[offset] = property
+            return Table(classes: classes, keyPaths: keyPaths, properties: properties)
+        }
+
+        func adding(_ property: ManagedProperty, for keyPath: AnyKeyPath) -> Table {
+            Table(classes: classes, keyPaths: keyPaths + [keyPath], properties: properties + [property])
         }
     }
 
-    /// The property of a key path equal to `keyPath` (not necessarily the same object): for
-    /// key paths made elsewhere, such as in a `#Predicate`.
+    /// Wrapper offsets beyond this are not cached (an object's stored properties lie well within
+    /// it; this only guards the table's size).
+    private static let maximumOffset = 1 << 16
+    private let current = Atomic<UnsafeRawPointer?>(nil)
+
+    /// The property of the wrapper at `offset` in `object`, if it was resolved before.
+    func property(atOffset offset: Int, in object: NSManagedObject) -> ManagedProperty? {
+        guard let raw = current.load(ordering: .acquiring) else { return nil }
+        let objectClass = ObjectIdentifier(type(of: object))
+        // The table is never freed (see above), so reading it needs no retain.
+        return Unmanaged<Table>.fromOpaque(raw)._withUnsafeGuaranteedRef { $0.property(atOffset: offset, objectClass: objectClass) }
+    }
+
+    /// The property of a key path equal to `keyPath`: for key paths made elsewhere, such as in a
+    /// `#Predicate`.
     func property(equalTo keyPath: AnyKeyPath) -> ManagedProperty? {
-        if let property = property(for: keyPath) { return property }
         guard let raw = current.load(ordering: .acquiring) else { return nil }
         return Unmanaged<Table>.fromOpaque(raw)._withUnsafeGuaranteedRef { table in
             zip(table.keyPaths, table.properties).first { $0.0 == keyPath }?.1
         }
     }
 
+    func add(_ property: ManagedProperty, offset: Int, objectClass: AnyClass) {
+        guard offset >= 0 && offset < Self.maximumOffset else { return }
+        let identity = ObjectIdentifier(objectClass)
+        publish { table in
+            table.property(atOffset: offset, objectClass: identity) != nil ? nil
+                : table.adding(property, offset: offset, objectClass: identity)
+        }
+    }
+
+    /// Remembers the property a key path of the entity's class names (see `ManagedPropertyProbe`).
     func add(_ property: ManagedProperty, for keyPath: AnyKeyPath) {
+        publish { table in table.keyPaths.contains(keyPath) ? nil : table.adding(property, for: keyPath) }
+    }
+
+    /// Replaces the table with `change(current)`, unless that is nil.
+    private func publish(_ change: (Table) -> Table?) {
         while true {
             let old = current.load(ordering: .acquiring)
-            let oldTable = old.map { Unmanaged<Table>.fromOpaque($0).takeUnretainedValue() }
-            if let oldTable, oldTable.keyPaths.count >= Self.capacity || oldTable.keyPaths.contains(where: { $0 === keyPath }) { return }
-            let table = Table(keyPaths: (oldTable?.keyPaths ?? []) + [keyPath], properties: (oldTable?.properties ?? []) + [property])
+            let oldTable = old.map { Unmanaged<Table>.fromOpaque($0).takeUnretainedValue() } ?? Table(classes: [], keyPaths: [], properties: [])
+            guard let table = change(oldTable) else { return }
             let new = UnsafeRawPointer(Unmanaged.passRetained(table).toOpaque())
             if current.compareExchange(expected: old, desired: new, ordering: .acquiringAndReleasing).exchanged { return }
             Unmanaged<Table>.fromOpaque(new).release()
@@ -311,7 +396,7 @@ extension Decimal: ManagedValue, ManagedAttributeValue {
 
 extension Optional: ManagedValue where Wrapped: ManagedValue {
     public static func _managedValue(of object: NSManagedObject, property: ManagedProperty) -> Self {
-        if property.description is NSAttributeDescription {
+        if property.isAttribute {
             if object.primitive(at: property.slot).isNull { return nil }
         } else if let relationship = property.description as? NSRelationshipDescription, !relationship.isToMany {
             guard let destination = object.toOneDestination(relationship) else { return nil }

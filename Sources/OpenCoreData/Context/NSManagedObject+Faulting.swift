@@ -23,8 +23,8 @@ extension NSManagedObject {
             snapshot = context.loadSnapshot(for: objectID)
         }
         state.remove(.fault)
-        if let snapshot {
-            values = snapshot.values
+        if let values = snapshot?.values {
+            self.values = values
             if entity.layout.hasTransientAttributes { applyTransientDefaults() }
         } else {
             // The row is gone (deleted elsewhere): like Core Data with shouldDeleteInaccessibleFaults,

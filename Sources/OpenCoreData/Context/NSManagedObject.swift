@@ -177,6 +177,8 @@ struct ObjectState: OptionSet {
     static let listedUpdated = ObjectState(rawValue: 1 << 8)
     static let listedDeleted = ObjectState(rawValue: 1 << 9)
     static let listed: ObjectState = [.listedInserted, .listedUpdated, .listedDeleted]
+    /// A probe object: its `@Managed` accessors report which property they use (ManagedPropertyProbe).
+    static let probe = ObjectState(rawValue: 1 << 10)
 }
 
 extension NSEntityDescription {

@@ -24,13 +24,14 @@ enum ManagedClassRegistry {
     }
 
     /// The model property a key path of a managed object class names (`\Person.age` → `age`),
-    /// found through the class's entity: its `@Managed` property is read once on an object in
-    /// no context, which records the key path in the entity's property cache.
+    /// found through the class's entity: its `@Managed` property is read once on a probe object in
+    /// no context, and the answer is kept in the entity's property cache.
     static func propertyName(of keyPath: AnyKeyPath) -> String? {
         guard let type = Swift.type(of: keyPath).rootType as? NSManagedObject.Type, let entity = entity(for: type) else { return nil }
         if let property = entity.managedPropertyCache.property(equalTo: keyPath) { return property.description.name }
         let probe = entity.layout.objectClass.init(entity: entity, insertInto: nil)
-        _ = probe[keyPath: keyPath]
-        return entity.managedPropertyCache.property(equalTo: keyPath)?.description.name
+        guard let property = ManagedPropertyProbe.property(readBy: { _ = $0[keyPath: keyPath] }, on: probe) else { return nil }
+        entity.managedPropertyCache.add(property, for: keyPath)
+        return property.description.name
     }
 }

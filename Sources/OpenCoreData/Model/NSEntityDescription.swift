@@ -50,7 +50,7 @@ open class NSEntityDescription: @unchecked Sendable {
     private(set) lazy var anchor = EntityAnchor(self)
 
     /// Where `@Managed` properties find their slots.
-    @usableFromInline let managedPropertyCache = ManagedPropertyCache()
+    let managedPropertyCache = ManagedPropertyCache()
     private var ownProperties: [NSPropertyDescription] = []
     private var ownSubentities: [NSEntityDescription] = []
     private var registeredClass: NSManagedObject.Type?
