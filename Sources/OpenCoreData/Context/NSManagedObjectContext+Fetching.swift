@@ -21,8 +21,7 @@ extension NSManagedObjectContext {
             // object (an array of class references has the same layout whatever the class).
             let entities = request.includesSubentities ? entity.selfAndDescendants : [entity]
             if MemoryLayout<T>.size == MemoryLayout<AnyObject>.size,
-               entities.allSatisfy({ $0.layout.objectClass is T.Type }),
-               objects.allSatisfy({ ObjectIdentifier(type(of: $0)) == ObjectIdentifier($0.entity.layout.objectClass) }) {
+               entities.allSatisfy({ $0.layout.objectClass is T.Type }), Self.areInstancesOfTheirEntitiesClasses(objects) {
                 // Each object is an instance of its entity's class, and every such class is a `T`.
                 return unsafeBitCast(objects, to: [T].self)
             }
@@ -40,6 +39,28 @@ extension NSManagedObjectContext {
             results = try fetchObjects(request, entity: entity)
         }
         return results.compactMap { $0 as? T }
+    }
+
+    /// Whether each object is an instance of exactly its entity's class; checked without touching
+    /// reference counts, since it runs over every fetched object.
+    private static func areInstancesOfTheirEntitiesClasses(_ objects: [NSManagedObject]) -> Bool {
+        objects.withUnsafeBufferPointer { buffer in
+            var lastEntity: ObjectIdentifier?
+            var lastClass: ObjectIdentifier?
+            for object in buffer {
+                let unmanaged = Unmanaged.passUnretained(object)
+                let matches = unmanaged._withUnsafeGuaranteedRef { object in
+                    let entity = ObjectIdentifier(object.entity)
+                    if entity != lastEntity {
+                        lastEntity = entity
+                        lastClass = ObjectIdentifier(object.entity.layout.objectClass)
+                    }
+                    return ObjectIdentifier(type(of: object)) == lastClass
+                }
+                if !matches { return false }
+            }
+            return true
+        }
     }
 
     /// The number of objects `fetch(_:)` would return for `request`.
@@ -73,11 +94,13 @@ extension NSManagedObjectContext {
             let fetch = storeFetch(request, entity: entity,
                                    result: request.includesPropertyValues && !batched ? .snapshots : .objectIDs,
                                    pushLimits: pushLimits)
-            switch try store.lock.withLock({ try store.execute(fetch) }) {
-            case .snapshots(let snapshots):
-                objects.reserveCapacity(objects.count + snapshots.count)
+            var result = try store.lock.withLock { try store.execute(fetch) }
+            switch result {
+            case .snapshots:
+                var snapshots = result.takeSnapshots()
                 registry.reserveCapacity(snapshots.count, for: entity, in: store)
-                for snapshot in snapshots { objects.append(object(for: snapshot)) }
+                let fetched = objectsConsuming(&snapshots)
+                if objects.isEmpty { objects = fetched } else { objects += fetched }
             case .objectIDs(let ids):
                 let batch = request.fetchBatchSize > 0 && request.includesPropertyValues
                     ? FaultBatch(objectIDs: ids, batchSize: request.fetchBatchSize) : nil
@@ -106,6 +129,20 @@ extension NSManagedObjectContext {
             for object in objects where !object.hasChanges && !object.isFault { refresh(object, mergeChanges: false) }
         }
         return objects
+    }
+
+    /// The objects of fetched rows, in their order. The rows are moved into the objects rather
+    /// than copied (taken from the back, so each removal is O(1)).
+    private func objectsConsuming(_ snapshots: inout [RowSnapshot]) -> [NSManagedObject] {
+        let count = snapshots.count
+        return [NSManagedObject](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var index = count
+            while let snapshot = snapshots.popLast() {
+                index -= 1
+                (buffer.baseAddress! + index).initialize(to: object(for: snapshot))
+            }
+            initialized = count
+        }
     }
 
     /// Applies this context's unsaved changes to what the store returned (Core Data's

@@ -53,6 +53,14 @@ enum StoreFetchResult {
     case keys([Int64], [UInt16])
     case count(Int)
     case dictionaries([[String: Any]])
+
+    /// The rows of a `.snapshots` result, leaving the result empty, so that the caller holds the
+    /// only reference to them and can move them out without copying.
+    mutating func takeSnapshots() -> [RowSnapshot] {
+        guard case .snapshots(let rows) = self else { return [] }
+        self = .count(0)
+        return rows
+    }
 }
 
 /// The changes of one save, as the object graph hands them to a store. Objects are named by

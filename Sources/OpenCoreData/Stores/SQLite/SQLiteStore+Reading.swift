@@ -14,7 +14,8 @@ extension SQLiteStore {
             switch fetch.result {
             case .snapshots:
                 var snapshots: [RowSnapshot] = []
-                while try statement.step() { snapshots.append(readSnapshot(statement, offset: 0)) }
+                let decoder = SQLiteRowDecoder(store: self, schema: schema)
+                while try statement.step() { snapshots.append(decoder.snapshot(statement)) }
                 return .snapshots(snapshots)
             case .objectIDs:
                 var ids: [NSManagedObjectID] = []
@@ -63,42 +64,6 @@ extension SQLiteStore {
         return NSManagedObjectID(entity: entity, store: self, primaryKey: pk)
     }
 
-    /// Decodes a row selected with `schema.selectList`, starting at column `offset`.
-    func readSnapshot(_ statement: SQLiteStatement, offset: Int) -> RowSnapshot {
-        let entityNumber = statement.int64(at: offset + 1)
-        let mapping = schema.mapping(number: entityNumber) ?? schema.tables[0].entities[0]
-        let layout = mapping.entity.layout
-        let id = NSManagedObjectID(entity: mapping.entity, store: self, primaryKey: statement.int64(at: offset))
-        let plan = mapping.attributeReadPlan
-        let values = [PrimitiveValue](unsafeUninitializedCapacity: plan.count) { buffer, count in
-            for slot in plan.indices {
-                let (index, type) = plan[slot]
-                let value = index < 0 ? PrimitiveValue.null
-                    : SQLiteValueCoding.read(statement, at: offset + index, type: type, attribute: layout.attributes[slot])
-                (buffer.baseAddress! + slot).initialize(to: value)
-            }
-            count = plan.count
-        }
-        var toOne: [NSManagedObjectID?] = []
-        if !layout.relationships.isEmpty {
-            toOne.reserveCapacity(layout.relationships.count)
-            for (slot, relationship) in layout.relationships.enumerated() {
-                guard let index = mapping.toOneReadIndexes[slot], !statement.isNull(at: offset + index),
-                      let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else {
-                    toOne.append(nil)
-                    continue
-                }
-                var entity = destination.entity
-                if let entityIndex = mapping.toOneEntityReadIndexes[slot], !statement.isNull(at: offset + entityIndex),
-                   let concrete = schema.mapping(number: statement.int64(at: offset + entityIndex)) {
-                    entity = concrete.entity
-                }
-                toOne.append(NSManagedObjectID(entity: entity, store: self, primaryKey: statement.int64(at: offset + index)))
-            }
-        }
-        return RowSnapshot(objectID: id, version: statement.int64(at: offset + 2), values: values, toOne: toOne)
-    }
-
     private func readDictionaries(_ statement: SQLiteStatement, columns: [DictionaryColumn], operands: [PredicateSQLCompiler.Operand],
                                   mapping: SQLiteSchema.EntityMapping) throws -> [[String: Any]] {
         var result: [[String: Any]] = []
@@ -142,7 +107,8 @@ extension SQLiteStore {
                     let statement = try connection.cachedStatement(sql)
                     defer { statement.reset() }
                     try statement.bind(chunk.map { .integer($0.primaryKey!) })
-                    while try statement.step() { result.append(readSnapshot(statement, offset: 0)) }
+                    let decoder = SQLiteRowDecoder(store: self, schema: schema)
+                    while try statement.step() { result.append(decoder.snapshot(statement)) }
                 }
             }
             return result
@@ -172,9 +138,10 @@ extension SQLiteStore {
                 let statement = try connection.cachedStatement(sql)
                 defer { statement.reset() }
                 try statement.bind(chunk.map { .integer($0) })
+                let decoder = SQLiteRowDecoder(store: self, schema: schema, offset: 1)
                 while try statement.step() {
                     guard let source = byKey[statement.int64(at: 0)] else { continue }
-                    result[source, default: []].append(readSnapshot(statement, offset: 1))
+                    result[source, default: []].append(decoder.snapshot(statement))
                 }
             }
             return result
