@@ -11,46 +11,42 @@ struct SavePlan {
         updatedObjects = context.updated.members
         deletedObjects = context.deleted.members
 
-        var stores: [ObjectIdentifier: NSPersistentStore] = [:]
-        var changes: [ObjectIdentifier: SaveChanges] = [:]
-        var insertedByStore: [ObjectIdentifier: [NSManagedObject]] = [:]
-        var storeForEntity: [ObjectIdentifier: NSPersistentStore] = [:]
-        func storeKey(for object: NSManagedObject) throws -> ObjectIdentifier {
-            let store: NSPersistentStore
-            if let known = object.objectID.persistentStore {
-                store = known
-            } else if let assigned = storeForEntity[ObjectIdentifier(object.entity)] {
-                store = assigned
-            } else {
-                store = try coordinator.assignedStore(for: object.entity)
-                storeForEntity[ObjectIdentifier(object.entity)] = store
-            }
-            let key = ObjectIdentifier(store)
-            stores[key] = store
-            return key
+        // Per store, found by a scan of the few stores a save touches (usually one) rather
+        // than by hashing for every object; the last store found is tried first.
+        var buckets: [(store: NSPersistentStore, changes: SaveChanges, inserted: [NSManagedObject])] = []
+        var lastEntity: ObjectIdentifier?
+        var lastBucket = 0
+        func bucket(for object: NSManagedObject) throws -> Int {
+            if object.objectID.persistentStore == nil, ObjectIdentifier(object.entity) == lastEntity { return lastBucket }
+            let store = try object.objectID.persistentStore ?? coordinator.assignedStore(for: object.entity)
+            let index = buckets.firstIndex { $0.store === store } ?? {
+                buckets.append((store, SaveChanges(), []))
+                return buckets.count - 1
+            }()
+            lastEntity = object.objectID.persistentStore == nil ? ObjectIdentifier(object.entity) : nil
+            lastBucket = index
+            return index
         }
-        // Appending through the dictionary's default subscript mutates in place; copying the
-        // changes out and back would make building the plan quadratic.
         for object in insertedObjects {
-            let key = try storeKey(for: object)
-            changes[key, default: SaveChanges()].inserted.append(Self.row(for: object, onlyChanges: false))
-            insertedByStore[key, default: []].append(object)
-            changes[key, default: SaveChanges()].toMany += Self.toManyChanges(of: object)
+            let index = try bucket(for: object)
+            buckets[index].changes.inserted.append(Self.row(for: object, onlyChanges: false))
+            buckets[index].inserted.append(object)
+            if !object.relations.isEmpty { buckets[index].changes.toMany += Self.toManyChanges(of: object) }
         }
         for object in updatedObjects {
-            let key = try storeKey(for: object)
-            changes[key, default: SaveChanges()].updated.append(Self.row(for: object, onlyChanges: true))
-            changes[key, default: SaveChanges()].toMany += Self.toManyChanges(of: object)
+            let index = try bucket(for: object)
+            buckets[index].changes.updated.append(Self.row(for: object, onlyChanges: true))
+            if !object.relations.isEmpty { buckets[index].changes.toMany += Self.toManyChanges(of: object) }
         }
         for object in deletedObjects {
             if object.snapshot == nil { object.willAccess() }
             let row = SaveChanges.Row(objectID: object.objectID, values: [], toOne: [], changedAttributeSlots: [],
                                       changedRelationshipSlots: [], expectedVersion: object.snapshot?.version ?? 0)
-            changes[try storeKey(for: object), default: SaveChanges()].deleted.append(row)
+            buckets[try bucket(for: object)].changes.deleted.append(row)
         }
         // In the coordinator's order, so that concurrent saves take store locks in the same order.
         let order = coordinator.persistentStores.map(ObjectIdentifier.init)
-        changesByStore = changes.map { (store: stores[$0.key]!, changes: $0.value, inserted: insertedByStore[$0.key] ?? []) }
+        changesByStore = buckets
             .sorted { (order.firstIndex(of: ObjectIdentifier($0.store)) ?? 0) < (order.firstIndex(of: ObjectIdentifier($1.store)) ?? 0) }
         if let readOnly = changesByStore.first(where: { $0.store.isReadOnly })?.store {
             throw CoreDataError.store(.persistentStoreSave, "The store at \(readOnly.url?.path ?? "?") is read-only", url: readOnly.url)

@@ -16,7 +16,7 @@ extension SQLiteStore {
                 let map = changes.temporaryIDMap(outcome.insertedIDs)
                 let resolve: (NSManagedObjectID?) -> Int64? = { id in id.flatMap { (map[$0] ?? $0).primaryKey } }
                 try delete(changes.deleted, on: connection)
-                var insertStatements: [ObjectIdentifier: SQLiteStatement] = [:]
+                var insertStatements = InsertStatementCache()
                 for (row, id) in zip(changes.inserted, outcome.insertedIDs) {
                     try insert(row, key: id.primaryKey!, resolve: resolve, statements: &insertStatements, on: connection)
                 }
@@ -58,7 +58,10 @@ extension SQLiteStore {
     /// Hands out primary keys per inheritance tree from `Z_PRIMARYKEY.Z_MAX` of the root entity:
     /// the permanent ID of each of `ids`, in order (IDs already permanent are kept).
     private func allocatePermanentIDs(for ids: [NSManagedObjectID], on connection: SQLiteConnection) throws -> [NSManagedObjectID] {
-        var lastKeys: [ObjectIdentifier: (number: Int64, key: Int64)] = [:]
+        // Per inheritance tree: its root's identity, `Z_ENT` and last key. Few trees per save, so
+        // a scan (starting with the last tree used) beats hashing for every row.
+        var lastKeys: [(root: ObjectIdentifier, number: Int64, key: Int64)] = []
+        var current = 0
         var result: [NSManagedObjectID] = []
         result.reserveCapacity(ids.count)
         for id in ids {
@@ -66,20 +69,23 @@ extension SQLiteStore {
                 result.append(id)
                 continue
             }
-            let root = id.entity.rootEntity
-            var last = lastKeys[ObjectIdentifier(root)]
-            if last == nil {
-                guard let mapping = schema.mapping(for: root) else {
-                    throw CoreDataError.make(.persistentStoreSave, "The store does not hold entity '\(id.entity.name ?? "?")'")
+            let root = id.rootIdentity
+            if current >= lastKeys.count || lastKeys[current].root != root {
+                if let index = lastKeys.firstIndex(where: { $0.root == root }) {
+                    current = index
+                } else {
+                    guard let mapping = schema.mapping(for: id.entity.rootEntity) else {
+                        throw CoreDataError.make(.persistentStoreSave, "The store does not hold entity '\(id.entity.name ?? "?")'")
+                    }
+                    let stored = try connection.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(mapping.number)]).int64Value ?? 0
+                    lastKeys.append((root, mapping.number, stored))
+                    current = lastKeys.count - 1
                 }
-                let stored = try connection.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(mapping.number)]).int64Value ?? 0
-                last = (mapping.number, stored)
             }
-            last!.key += 1
-            lastKeys[ObjectIdentifier(root)] = last
-            result.append(NSManagedObjectID(entity: id.entity, store: self, primaryKey: last!.key))
+            lastKeys[current].key += 1
+            result.append(NSManagedObjectID(entity: id.entity, store: self, primaryKey: lastKeys[current].key))
         }
-        for (number, key) in lastKeys.values {
+        for (_, number, key) in lastKeys {
             try connection.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(key), .integer(number)])
         }
         return result
@@ -88,17 +94,8 @@ extension SQLiteStore {
     // MARK: Rows
 
     private func insert(_ row: SaveChanges.Row, key: Int64, resolve: (NSManagedObjectID?) -> Int64?,
-                        statements: inout [ObjectIdentifier: SQLiteStatement], on connection: SQLiteConnection) throws {
-        guard let mapping = schema.mapping(for: row.objectID.entity) else { return }
-        // One statement lookup per entity and save, not one per row (that hashes the SQL text).
-        let statement: SQLiteStatement
-        if let known = statements[ObjectIdentifier(mapping)] {
-            statement = known
-            statement.reset()
-        } else {
-            statement = try connection.cachedStatement(mapping.insertSQL)
-            statements[ObjectIdentifier(mapping)] = statement
-        }
+                        statements: inout InsertStatementCache, on connection: SQLiteConnection) throws {
+        guard let (mapping, statement) = try statements.statement(for: row.objectID.entity, schema: schema, connection: connection) else { return }
         try statement.bind(key, at: 1)
         try statement.bind(mapping.number, at: 2)
         var index = 3
@@ -291,6 +288,28 @@ extension SQLiteStore {
                                    [.integer(source), .integer(member)])
             }
         }
+    }
+}
+
+/// The INSERT statement of the previous row's entity, reused while rows are of the same entity
+/// (inserts come grouped by entity), so that neither the mapping nor the statement is looked up
+/// per row.
+struct InsertStatementCache {
+    private var lastEntity: ObjectIdentifier?
+    private var last: (mapping: SQLiteSchema.EntityMapping, statement: SQLiteStatement)?
+
+    mutating func statement(for entity: NSEntityDescription, schema: SQLiteSchema, connection: SQLiteConnection) throws
+        -> (SQLiteSchema.EntityMapping, SQLiteStatement)? {
+        if let last, lastEntity == ObjectIdentifier(entity) {
+            last.statement.reset()
+            return last
+        }
+        guard let mapping = schema.mapping(for: entity) else { return nil }
+        let statement = try connection.cachedStatement(mapping.insertSQL)
+        statement.reset()
+        lastEntity = ObjectIdentifier(entity)
+        last = (mapping, statement)
+        return (mapping, statement)
     }
 }
 
