@@ -170,53 +170,42 @@ extension SQLiteStore {
         if connection.changes != 1 { throw try lockingFailure(for: row.objectID, table: mapping.table, on: connection) }
     }
 
-    /// Deletes rows a few hundred at a time, checking each row's version (optimistic locking)
-    /// from what the DELETE returns, and removes their join-table rows.
+    /// Deletes rows one prepared statement execution each, checking each row's version
+    /// (optimistic locking) in the same statement, and removes their join-table rows.
     private func delete(_ rows: [SaveChanges.Row], on connection: SQLiteConnection) throws {
         guard !rows.isEmpty else { return }
-        var byTable: [String: (table: SQLiteSchema.TableMapping, rows: [SaveChanges.Row])] = [:]
+        var tables: [SQLiteSchema.TableMapping] = []
+        var statement: SQLiteStatement?
+        var lastTable: SQLiteSchema.TableMapping?
         for row in rows {
-            guard let mapping = schema.mapping(for: row.objectID.entity), row.objectID.primaryKey != nil else { continue }
-            byTable[mapping.table.name, default: (mapping.table, [])].rows.append(row)
-        }
-        for (table, tableRows) in byTable.values {
-            for chunk in tableRows.chunked(into: 500) {
-                try deleteChunk(Array(chunk), from: table, on: connection)
+            guard let mapping = schema.mapping(for: row.objectID.entity), let key = row.objectID.primaryKey else { continue }
+            if lastTable !== mapping.table {
+                lastTable = mapping.table
+                statement = try connection.cachedStatement("DELETE FROM \(mapping.table.name) WHERE Z_PK = ? AND Z_OPT = ?")
+                if !tables.contains(where: { $0 === mapping.table }) { tables.append(mapping.table) }
             }
+            guard let statement else { continue }
+            statement.reset()
+            try statement.bind(key, at: 1)
+            try statement.bind(row.expectedVersion, at: 2)
+            try statement.run()
+            // A row that changed (or vanished) since it was read fails the save; the transaction
+            // rolls the whole save back.
+            if connection.changes != 1 { throw try lockingFailure(for: row.objectID, table: mapping.table, on: connection) }
+        }
+        for table in tables {
             let joins = Set(table.entities.flatMap { mapping in
                 mapping.entity.layout.relationships.compactMap { schema.joinTables[ObjectIdentifier($0)] }
             }.map { "\($0.name)\u{0}\($0.sourceColumn)" })
+            guard !joins.isEmpty else { continue }
+            let keys = rows.compactMap { row in schema.mapping(for: row.objectID.entity)?.table === table ? row.objectID.primaryKey : nil }
             for join in joins.sorted() {
                 let parts = join.split(separator: "\u{0}").map(String.init)
-                for chunk in tableRows.chunked(into: 500) {
+                for chunk in keys.chunked(into: 500) {
                     let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                    try connection.run("DELETE FROM \(parts[0]) WHERE \(parts[1]) IN (\(placeholders))",
-                                       chunk.map { .integer($0.objectID.primaryKey!) })
+                    try connection.run("DELETE FROM \(parts[0]) WHERE \(parts[1]) IN (\(placeholders))", chunk.map { .integer($0) })
                 }
             }
-        }
-    }
-
-    private func deleteChunk(_ rows: [SaveChanges.Row], from table: SQLiteSchema.TableMapping, on connection: SQLiteConnection) throws {
-        let placeholders = Array(repeating: "?", count: rows.count).joined(separator: ", ")
-        // DELETE … RETURNING needs SQLite 3.35; older libraries read the versions first.
-        let returning = SQLiteConnection.libraryVersionNumber >= 3_035_000
-        let sql = returning
-            ? "DELETE FROM \(table.name) WHERE Z_PK IN (\(placeholders)) RETURNING Z_PK, Z_OPT"
-            : "SELECT Z_PK, Z_OPT FROM \(table.name) WHERE Z_PK IN (\(placeholders))"
-        let statement = try connection.cachedStatement(sql)
-        defer { statement.reset() }
-        for (index, row) in rows.enumerated() { try statement.bind(row.objectID.primaryKey!, at: index + 1) }
-        var deletedVersions: [Int64: Int64] = [:]
-        deletedVersions.reserveCapacity(rows.count)
-        while try statement.step() { deletedVersions[statement.int64(at: 0)] = statement.int64(at: 1) }
-        if !returning {
-            try connection.run("DELETE FROM \(table.name) WHERE Z_PK IN (\(placeholders))", rows.map { .integer($0.objectID.primaryKey!) })
-        }
-        // A row that changed (or vanished) since it was read fails the save; the transaction
-        // rolls the whole save back.
-        for row in rows where deletedVersions[row.objectID.primaryKey!] != row.expectedVersion {
-            throw OptimisticLockingFailure(objectID: row.objectID, storeVersion: deletedVersions[row.objectID.primaryKey!] ?? 0)
         }
     }
 
