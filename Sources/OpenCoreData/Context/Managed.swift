@@ -435,9 +435,11 @@ extension NSManagedObject: ManagedValue {
 
 extension Set: ManagedValue where Element: NSManagedObject {
     public static func _managedValue(of object: NSManagedObject, property: ManagedProperty) -> Self {
-        guard let relationship = property.description as? NSRelationshipDescription else { return [] }
-        var result = Set<Element>()
-        for member in object.toManyMembers(relationship).members {
+        guard !property.isAttribute else { return [] }
+        let relationship = unsafeDowncast(property.description, to: NSRelationshipDescription.self)
+        let members = object.toManyMembers(relationship).members
+        var result = Set<Element>(minimumCapacity: members.count)
+        for member in members {
             if let member = member as? Element { result.insert(member) }
         }
         return result

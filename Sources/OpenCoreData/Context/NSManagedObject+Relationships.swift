@@ -12,7 +12,11 @@ extension NSManagedObject {
 
     private func setRelationState(_ newState: RelationshipState, for relationship: NSRelationshipDescription) {
         if relations.isEmpty {
-            relations = [RelationshipState](repeating: .unresolved, count: entity.layout.relationships.count)
+            // reserveCapacity + append is specialized for RelationshipState; the count-taking
+            // array initializers go through the standard library's unspecialized allocation.
+            let count = entity.layout.relationships.count
+            relations.reserveCapacity(count)
+            for _ in 0..<count { relations.append(.unresolved) }
         }
         relations[relationship.relationshipSlot] = newState
     }

@@ -5,12 +5,16 @@ import OCDSQLite
 ///
 /// Made once per statement, so that the work per row reads only the statement and the
 /// entity mappings: no store state, no dynamic exclusivity checks, no generic array code.
-struct SQLiteRowDecoder {
+/// Consecutive rows that point to the same destination (rows sorted by a foreign key, as when
+/// prefetching a to-many) share one destination ID.
+final class SQLiteRowDecoder {
     let schema: SQLiteSchema
     // unowned(unsafe): the store runs the statement this decoder serves, so it outlives it.
     unowned(unsafe) let store: SQLiteStore
     /// The column where the select list starts.
     let offset: Int
+    /// The destination ID last made, per relationship slot.
+    private var lastDestinations: [NSManagedObjectID?] = []
 
     init(store: SQLiteStore, schema: SQLiteSchema, offset: Int = 0) {
         self.store = store
@@ -59,7 +63,15 @@ struct SQLiteRowDecoder {
                let concrete = schema.mapping(number: statement.int64(at: offset + entityIndex)) {
                 entity = concrete.entity
             }
-            toOne.append(NSManagedObjectID(entity: entity, store: store, primaryKey: statement.int64(at: offset + index)))
+            let key = statement.int64(at: offset + index)
+            if slot < lastDestinations.count, let last = lastDestinations[slot], last.primaryKey == key, last.entity === entity {
+                toOne.append(last)
+                continue
+            }
+            let id = NSManagedObjectID(entity: entity, store: store, primaryKey: key)
+            while lastDestinations.count <= slot { lastDestinations.append(nil) }
+            lastDestinations[slot] = id
+            toOne.append(id)
         }
         return toOne
     }
