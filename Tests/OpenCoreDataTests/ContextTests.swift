@@ -734,9 +734,34 @@ final class TrackedPerson: NSManagedObject {
         #expect(error?.code == 1570)
         #expect(try stack.storedCount("Person") == 0)
     }
+
+    /// A save writes exactly the attributes that differ from what was last saved, whichever way
+    /// they were set, and several saves in a row each write their own changes.
+    @Test(arguments: StoreKind.allCases)
+    func everyWayOfSettingAnAttributeIsSavedAndOnlyRealChangesAre(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let person = stack.insert("Person", ["name": "Ada", "age": 36, "height": 1.6])
+        try stack.context.save()
+
+        person.setValue(37, forKey: "age")
+        person.setPrimitiveValue(1.65, forKey: "height")
+        person.setValue("Ada", forKey: "name")  // set back to what is saved: not a change
+        #expect(Set(person.changedValues().keys) == ["age", "height"])
+        try stack.context.save()
+        person.setValue("Ada Lovelace", forKey: "name")
+        try stack.context.save()
+        person.setValue(38, forKey: "age")
+        stack.context.refresh(person, mergeChanges: true)  // keeps the unsaved age on top
+        try stack.context.save()
+        try stack.reopen()
+
+        let stored = try #require(try stack.fetch("Person").first)
+        #expect(stored.value(forKey: "name") as? String == "Ada Lovelace")
+        #expect(stored.value(forKey: "age") as? Int == 38)
+        #expect(stored.value(forKey: "height") as? Double == 1.65)
+    }
 }
 
-/// Objects created in no context, as Core Data allows (`init(entity:insertInto: nil)`).
 @Suite struct ContextlessObjectTests {
     @Test(arguments: StoreKind.allCases)
     func anObjectInNoContextHoldsValuesAndCanBeInsertedLater(kind: StoreKind) throws {

@@ -23,6 +23,7 @@ extension NSManagedObject {
             snapshot = context.loadSnapshot(for: objectID)
         }
         state.remove(.fault)
+        changedAttributeMask = 0
         if let values = snapshot?.values {
             self.values = values
             if entity.layout.hasTransientAttributes { applyTransientDefaults() }
@@ -55,6 +56,7 @@ extension NSManagedObject {
         willTurnIntoFault()
         snapshot = newSnapshot
         values = []
+        changedAttributeMask = 0
         relations = []
         rejectedValues = [:]
         state.insert(.fault)

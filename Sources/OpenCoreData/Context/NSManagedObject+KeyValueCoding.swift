@@ -105,6 +105,7 @@ extension NSManagedObject {
                 return
             }
             values[attribute.attributeSlot] = primitive
+            noteChangedAttribute(attribute.attributeSlot)
         case let relationship as NSRelationshipDescription:
             withTrackingSuspended { try? setRelationship(relationship, value) }
         default:
@@ -133,7 +134,20 @@ extension NSManagedObject {
     func setPrimitive(_ value: PrimitiveValue, at slot: Int) {
         willAccess()
         values[slot] = value
+        noteChangedAttribute(slot)
         markUpdated()
+    }
+
+    /// Records that attribute slot `slot` may now differ from the snapshot.
+    @inline(__always)
+    func noteChangedAttribute(_ slot: Int) {
+        changedAttributeMask |= 1 << UInt64(Swift.min(slot, 63))
+    }
+
+    /// Whether attribute slot `slot` may differ from the snapshot.
+    @inline(__always)
+    func mayHaveChangedAttribute(_ slot: Int) -> Bool {
+        changedAttributeMask & (1 << UInt64(Swift.min(slot, 63))) != 0
     }
 
     /// Marks the object as changed (once), telling its context.

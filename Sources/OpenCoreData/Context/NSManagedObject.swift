@@ -34,6 +34,10 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
     @exclusivity(unchecked) var snapshot: RowSnapshot?
     /// Current attribute values by slot; meaningful once the object is not a fault.
     @exclusivity(unchecked) var values: [PrimitiveValue] = []
+    /// Which attribute slots may differ from the snapshot: bit n for slot n, bit 63 for every
+    /// slot from 63 on. Set by every write of a value, cleared when the values are the snapshot's
+    /// again; a save compares only these slots instead of every attribute.
+    @exclusivity(unchecked) var changedAttributeMask: UInt64 = 0
     /// Relationship states by slot; empty until a relationship is touched.
     @exclusivity(unchecked) var relations: [RelationshipState] = []
     /// The batched fetch this fault came from, and its position there (see `FaultBatch`).
@@ -103,6 +107,7 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
         values = layout.defaultValues
         state = [.inserted]
         snapshot = nil
+        changedAttributeMask = 0
     }
 
     // MARK: Life-cycle hooks

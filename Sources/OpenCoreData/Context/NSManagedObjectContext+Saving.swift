@@ -150,11 +150,13 @@ extension NSManagedObjectContext {
         }
         for object in plan.insertedObjects {
             object.snapshot = plan.committedSnapshot(of: object, version: 1)
+            object.changedAttributeMask = 0
             object.state = []
             object.markRelationshipsCommitted()
         }
         for object in plan.updatedObjects {
             object.snapshot = plan.committedSnapshot(of: object, version: (object.snapshot?.version ?? 0) + 1)
+            object.changedAttributeMask = 0
             object.state = []
             object.markRelationshipsCommitted()
         }

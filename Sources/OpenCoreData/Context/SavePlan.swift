@@ -62,8 +62,12 @@ struct SavePlan {
         var changedAttributes: [Int] = []
         var changedRelationships: [Int] = []
         if onlyChanges, let snapshot = object.snapshot {
-            for slot in layout.persistentAttributeSlots where values[slot] != snapshot.values[slot] {
-                changedAttributes.append(slot)
+            // Only slots written since the snapshot can differ from it.
+            if object.changedAttributeMask != 0 {
+                for slot in layout.persistentAttributeSlots
+                where object.mayHaveChangedAttribute(slot) && values[slot] != snapshot.values[slot] {
+                    changedAttributes.append(slot)
+                }
             }
             for slot in layout.persistentToOneSlots where toOne[slot] != snapshot.toOne[slot] {
                 changedRelationships.append(slot)

@@ -51,20 +51,33 @@ enum SQLiteValueCoding {
     @inline(__always)
     static func read(_ statement: SQLiteStatement, at index: Int, type: NSAttributeType,
                      attribute: @autoclosure () -> NSAttributeDescription) -> PrimitiveValue {
-        if statement.isNull(at: index) { return .null }
+        // Numbers and text are read first and checked for NULL only when they could be one (SQLite
+        // reads NULL as 0, 0.0 or a nil pointer): one call into SQLite per column, not two.
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
-            return .integer(statement.int64(at: index))
+            let number = statement.int64(at: index)
+            return number == 0 && statement.isNull(at: index) ? .null : .integer(number)
         case .booleanAttributeType:
-            return .bool(statement.int64(at: index) != 0)
+            let number = statement.int64(at: index)
+            return number == 0 && statement.isNull(at: index) ? .null : .bool(number != 0)
         case .doubleAttributeType, .floatAttributeType:
-            return .double(statement.double(at: index))
+            let number = statement.double(at: index)
+            return number == 0 && statement.isNull(at: index) ? .null : .double(number)
+        case .stringAttributeType:
+            return statement.string(at: index).map { .string($0) } ?? .null
+        case .dateAttributeType:
+            let seconds = statement.double(at: index)
+            return seconds == 0 && statement.isNull(at: index) ? .null : .date(Date(timeIntervalSinceReferenceDate: seconds))
+        default:
+            break
+        }
+        if statement.isNull(at: index) { return .null }
+        switch type {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType,
+             .doubleAttributeType, .floatAttributeType, .stringAttributeType, .dateAttributeType:
+            return .null  // handled above
         case .decimalAttributeType:
             return .decimal(Self.decimal(fromStored: statement.double(at: index)))
-        case .stringAttributeType:
-            return .string(statement.string(at: index) ?? "")
-        case .dateAttributeType:
-            return .date(Date(timeIntervalSinceReferenceDate: statement.double(at: index)))
         case .binaryDataAttributeType:
             return .data(statement.data(at: index) ?? Data())
         case .UUIDAttributeType:
