@@ -35,6 +35,8 @@ open class NSComparisonPredicate: NSPredicate, @unchecked Sendable {
     public let comparisonPredicateModifier: Modifier
     public let predicateOperatorType: Operator
     public let options: Options
+    /// For `IN` a constant collection: its hashed form, made once (see `MembershipIndex`).
+    private let membershipIndex: MembershipIndex?
 
     public init(leftExpression: NSExpression, rightExpression: NSExpression, modifier: Modifier,
                 type: Operator, options: Options = []) {
@@ -43,7 +45,17 @@ open class NSComparisonPredicate: NSPredicate, @unchecked Sendable {
         self.comparisonPredicateModifier = modifier
         self.predicateOperatorType = type
         self.options = options
+        membershipIndex = type == .in ? Self.constantCollection(of: rightExpression).flatMap { MembershipIndex($0, options: options) } : nil
         super.init()
+    }
+
+    /// The value of a constant expression or of an aggregate of constants; nil for any other.
+    private static func constantCollection(of expression: NSExpression) -> Any?? {
+        switch expression.expressionType {
+        case .constantValue: return .some(expression.constantValue)
+        case .aggregate where expression.members.allSatisfy({ $0.expressionType == .constantValue }): return .some(expression.constantValue)
+        default: return nil
+        }
     }
 
     /// `key <operator> value`: the common case, built in one call.
@@ -54,13 +66,15 @@ open class NSComparisonPredicate: NSPredicate, @unchecked Sendable {
 
     open override func evaluate(with object: Any?, substitutionVariables variables: [String: Any]?) -> Bool {
         let left = leftExpression.value(for: object, variables: variables)
+        if comparisonPredicateModifier == .direct, let membershipIndex, let found = membershipIndex.contains(left) { return found }
         let right = rightExpression.value(for: object, variables: variables)
         switch comparisonPredicateModifier {
         case .direct:
             return ValueComparison.evaluate(left, predicateOperatorType, right, options: options)
         case .any:
             return ValueComparison.elements(of: left).contains {
-                ValueComparison.evaluate($0, predicateOperatorType, right, options: options)
+                if let membershipIndex, let found = membershipIndex.contains($0) { return found }
+                return ValueComparison.evaluate($0, predicateOperatorType, right, options: options)
             }
         case .all:
             return ValueComparison.elements(of: left).allSatisfy {

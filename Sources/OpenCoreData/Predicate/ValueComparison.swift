@@ -113,11 +113,14 @@ enum ValueComparison {
         }
     }
 
-    private static func compareNumbers(_ a: Number, _ b: Number) -> ComparisonResult {
+    /// The order of two numbers; nil when one is NaN, which is neither equal to, less than nor
+    /// greater than any number (as in SQL, where SQLite stores NaN as NULL).
+    private static func compareNumbers(_ a: Number, _ b: Number) -> ComparisonResult? {
         switch (a, b) {
-        case let (.integer(x), .integer(y)): x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
+        case let (.integer(x), .integer(y)): return x < y ? .orderedAscending : (x > y ? .orderedDescending : .orderedSame)
         default:
-            a.double < b.double ? .orderedAscending : (a.double > b.double ? .orderedDescending : .orderedSame)
+            if a.double.isNaN || b.double.isNaN { return nil }
+            return a.double < b.double ? .orderedAscending : (a.double > b.double ? .orderedDescending : .orderedSame)
         }
     }
 
