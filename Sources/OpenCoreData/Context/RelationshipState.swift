@@ -39,7 +39,8 @@ final class ToManyStorage {
     func load(_ stored: [NSManagedObject]) {
         guard !isLoaded else { return }
         isLoaded = true
-        for object in stored where !pendingRemoved.contains(object) { appendMember(object) }
+        members.reserveCapacity(members.count + stored.count + pendingAdded.count)
+        for object in stored where pendingRemoved.isEmpty || !pendingRemoved.contains(object) { appendMember(object) }
         for object in pendingAdded { appendMember(object) }
         pendingAdded = []
         pendingRemoved = []

@@ -52,9 +52,14 @@ final class SQLiteRowDecoder {
                                    relationships: [NSRelationshipDescription]) -> [NSManagedObjectID?] {
         var toOne: [NSManagedObjectID?] = []
         toOne.reserveCapacity(relationships.count)
-        for (slot, relationship) in relationships.enumerated() {
-            guard let index = mapping.toOneReadIndexes[slot], !statement.isNull(at: offset + index),
-                  let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else {
+        for slot in relationships.indices {
+            guard let index = mapping.toOneReadIndexes[slot], let destination = mapping.toOneDestinations[slot] else {
+                toOne.append(nil)
+                continue
+            }
+            // Keys start at 1, so only a 0 can be a NULL: one call into SQLite per column.
+            let key = statement.int64(at: offset + index)
+            if key == 0 && statement.isNull(at: offset + index) {
                 toOne.append(nil)
                 continue
             }
@@ -63,7 +68,6 @@ final class SQLiteRowDecoder {
                let concrete = schema.mapping(number: statement.int64(at: offset + entityIndex)) {
                 entity = concrete.entity
             }
-            let key = statement.int64(at: offset + index)
             if slot < lastDestinations.count, let last = lastDestinations[slot], last.primaryKey == key, last.entity === entity {
                 toOne.append(last)
                 continue

@@ -38,6 +38,8 @@ final class SQLiteSchema {
         var attributeReadPlan: [(index: Int, type: NSAttributeType)] = []
         var toOneReadIndexes: [Int?] = []
         var toOneEntityReadIndexes: [Int?] = []
+        /// The destination entity's mapping of each to-one slot, found once instead of per row.
+        var toOneDestinations: [EntityMapping?] = []
 
         init(entity: NSEntityDescription, number: Int64, table: TableMapping) {
             self.entity = entity
@@ -247,6 +249,9 @@ final class SQLiteSchema {
                 mapping.attributeReadPlan = zip(indexes, types).map { (index: $0 ?? -1, type: $1) }
                 mapping.toOneReadIndexes = mapping.toOneColumns.map { $0.flatMap { position[$0] } }
                 mapping.toOneEntityReadIndexes = mapping.toOneEntityColumns.map { $0.flatMap { position[$0] } }
+                mapping.toOneDestinations = mapping.entity.layout.relationships.map { relationship in
+                    relationship.isToMany ? nil : relationship.destinationEntity.flatMap { self.mapping(for: $0) }
+                }
             }
         }
     }
