@@ -44,6 +44,7 @@ public final class SQLiteConnection {
     private var savepointDepth = 0
     private var traceBox: TraceBox?
     private var functionBoxes: [FunctionBox] = []
+    private var aggregateBoxes: [AggregateBoxBase] = []
 
     /// Opens (and, if allowed, creates) the database at `path`, then applies the configuration.
     ///
@@ -258,19 +259,59 @@ public final class SQLiteConnection {
                 values.append(SQLiteValue(sqliteValue: arguments![index]))
             }
             do {
-                switch try box.body(values) {
-                case .null: sqlite3_result_null(context)
-                case .integer(let value): sqlite3_result_int64(context, value)
-                case .real(let value): sqlite3_result_double(context, value)
-                case .text(let value): sqlite3_result_text(context, value, -1, csqlite_transient())
-                case .blob(let value):
-                    value.withUnsafeBytes { sqlite3_result_blob(context, $0.baseAddress, Int32($0.count), csqlite_transient()) }
-                }
+                SQLiteConnection.setResult(try box.body(values), of: context)
             } catch {
                 sqlite3_result_error(context, "\(error)", -1)
             }
         }, nil, nil, nil)
         if code != SQLITE_OK { throw lastError(code: code, sql: nil) }
+    }
+
+    /// Registers an aggregate SQL function implemented in Swift: `step` sees each row's
+    /// arguments with the group's state (made by `initial` for the group's first row), `final`
+    /// turns the state into the result; a group with no rows gets `final(initial())`.
+    ///
+    /// ```swift
+    /// try connection.createAggregateFunction("product", argumentCount: 1, initial: { 1.0 },
+    ///     step: { product, args in product *= args[0].doubleValue ?? 1 }, final: { .real($0) })
+    /// ```
+    public func createAggregateFunction<State>(_ name: String, argumentCount: Int32, initial: @escaping () -> State,
+                                               step: @escaping (inout State, [SQLiteValue]) -> Void,
+                                               final: @escaping (State) -> SQLiteValue) throws {
+        let box = AggregateBox(initial: initial, step: step, final: final)
+        aggregateBoxes.append(box)
+        let code = sqlite3_create_function_v2(handle, name, argumentCount, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+                                              Unmanaged.passUnretained(box).toOpaque(), nil, { context, count, arguments in
+            let box = Unmanaged<AggregateBoxBase>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue()
+            var values: [SQLiteValue] = []
+            values.reserveCapacity(Int(count))
+            for index in 0..<Int(count) { values.append(SQLiteValue(sqliteValue: arguments![index])) }
+            // The group's state lives in a Swift object whose pointer SQLite keeps for the group.
+            guard let slot = sqlite3_aggregate_context(context, Int32(MemoryLayout<UnsafeMutableRawPointer?>.size))?
+                .assumingMemoryBound(to: UnsafeMutableRawPointer?.self) else {
+                sqlite3_result_error_nomem(context)
+                return
+            }
+            if slot.pointee == nil { slot.pointee = box.makeState() }
+            box.step(slot.pointee!, values)
+        }, { context in
+            let box = Unmanaged<AggregateBoxBase>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue()
+            let slot = sqlite3_aggregate_context(context, 0)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
+            let state = slot?.pointee ?? box.makeState()
+            SQLiteConnection.setResult(box.finish(state), of: context)
+        }, nil)
+        if code != SQLITE_OK { throw lastError(code: code, sql: nil) }
+    }
+
+    fileprivate static func setResult(_ value: SQLiteValue, of context: OpaquePointer?) {
+        switch value {
+        case .null: sqlite3_result_null(context)
+        case .integer(let value): sqlite3_result_int64(context, value)
+        case .real(let value): sqlite3_result_double(context, value)
+        case .text(let value): sqlite3_result_text(context, value, -1, csqlite_transient())
+        case .blob(let value):
+            value.withUnsafeBytes { sqlite3_result_blob(context, $0.baseAddress, Int32($0.count), csqlite_transient()) }
+        }
     }
 
     func lastError(code: Int32, sql: String?) -> SQLiteError {
@@ -286,6 +327,42 @@ extension SQLiteConnection: Sendable {}
 private final class TraceBox {
     let observer: (String) -> Void
     init(_ observer: @escaping (String) -> Void) { self.observer = observer }
+}
+
+/// An aggregate function's closures, seen by the C callbacks without its state's type.
+private class AggregateBoxBase {
+    /// A new group state, retained: the pointer SQLite keeps for the group.
+    func makeState() -> UnsafeMutableRawPointer { fatalError("abstract") }
+    func step(_ state: UnsafeMutableRawPointer, _ values: [SQLiteValue]) { fatalError("abstract") }
+    /// The result of a group, releasing its state.
+    func finish(_ state: UnsafeMutableRawPointer) -> SQLiteValue { fatalError("abstract") }
+}
+
+private final class AggregateBox<State>: AggregateBoxBase {
+    final class StateBox {
+        var value: State
+        init(_ value: State) { self.value = value }
+    }
+
+    let initial: () -> State
+    let stepBody: (inout State, [SQLiteValue]) -> Void
+    let finalBody: (State) -> SQLiteValue
+
+    init(initial: @escaping () -> State, step: @escaping (inout State, [SQLiteValue]) -> Void, final: @escaping (State) -> SQLiteValue) {
+        self.initial = initial
+        stepBody = step
+        finalBody = final
+    }
+
+    override func makeState() -> UnsafeMutableRawPointer { Unmanaged.passRetained(StateBox(initial())).toOpaque() }
+
+    override func step(_ state: UnsafeMutableRawPointer, _ values: [SQLiteValue]) {
+        stepBody(&Unmanaged<StateBox>.fromOpaque(state).takeUnretainedValue().value, values)
+    }
+
+    override func finish(_ state: UnsafeMutableRawPointer) -> SQLiteValue {
+        finalBody(Unmanaged<StateBox>.fromOpaque(state).takeRetainedValue().value)
+    }
 }
 
 private final class FunctionBox {

@@ -133,4 +133,18 @@ final class TemporaryDirectory {
         #expect(traced == ["SELECT twice(21)"])
         connection.trace(nil)
     }
+
+    /// An aggregate in Swift: one state per group, `final` of a fresh state for an empty group,
+    /// and every group's state released (an error mid-query still finishes the groups).
+    @Test func swiftAggregateFunctions() throws {
+        let connection = try SQLiteConnection(path: directory.path("aggregate.sqlite"))
+        try connection.createAggregateFunction("product", argumentCount: 1, initial: { 1.0 },
+                                               step: { product, arguments in product *= arguments[0].doubleValue ?? 1 },
+                                               final: { .real($0) })
+        try connection.execute("CREATE TABLE t(g, v); INSERT INTO t VALUES ('a', 2), ('a', 3), ('b', 5), ('b', NULL), ('b', 0.5)")
+        #expect(try connection.rows("SELECT g, product(v) FROM t GROUP BY g ORDER BY g")
+            == [[.text("a"), .real(6)], [.text("b"), .real(2.5)]])
+        #expect(try connection.scalar("SELECT product(v) FROM t WHERE 0") == .real(1))
+        #expect(try connection.scalar("SELECT (SELECT product(v) FROM t u WHERE u.g = t.g) FROM t WHERE g = 'a' LIMIT 1") == .real(6))
+    }
 }

@@ -121,7 +121,8 @@ import Testing
         ("FUNCTION(name, 'uppercaseString') == 'X'", "methods are only called in memory"),
         ("uppercase(age) == 'X'", "uppercase: needs a string"),
         ("$LIMIT + age > 1", "$LIMIT has no value"),
-        ("median:(pets.weight) > 1", "median:"),
+        ("mode:(pets.weight) == 1", "mode:"),
+        ("median:(pets.name) == 'a'", "median: needs numbers"),
         ("SUBQUERY(tags, $t, $t == 'a').@count > 0", "not a to-many relationship"),
         ("{1} UNION {2} CONTAINS age", "can't compute with"),
     ])

@@ -175,6 +175,14 @@ import Testing
         ("SUBQUERY(clubs, $c, ALL $c.members.age > 20).@count > 0", ["Ada"]),
         ("SUBQUERY(pets, $p, NONE $p.owner.clubs.name == 'Golf').@count > 0", ["Bob"]),
         ("count:(pets) == 2 OR sum:(pets.weight) > 15", ["Ada", "Bob"]),
+        // median: and stddev: (no SQLite built-in: run by the in-memory code inside SQLite).
+        // Ada's pets weigh 10 and 2, Bob's 20, Cy has none (nil, which compares with nothing).
+        ("median:(pets.weight) == 6", ["Ada"]),
+        ("median:(pets.weight) > 5", ["Ada", "Bob"]),
+        ("median:(pets.weight) == nil", ["Cy"]),
+        ("stddev:(pets.weight) == 4", ["Ada"]),
+        ("stddev:(pets.weight) == 0", ["Bob"]),
+        ("median:(pets.weight) + stddev:(pets.weight) > 9", ["Ada", "Bob"]),
     ])
     func toManyPredicatesAgreeInSQLAndInMemory(format: String, expected: [String]) throws {
         var results: [[String]] = []

@@ -202,7 +202,7 @@ extension PredicateSQLCompiler {
             if name == "length:" { return Self.length(of: value) }
             let transform: NSComparisonPredicate.Options = name == "uppercase:" ? .upperCaseMapping : .lowerCaseMapping
             return Operand(sql: "ocd_fold(\(value.sql), \(transform.rawValue))", attribute: nil, isObjectReference: false, computed: .string)
-        case "count:", "sum:", "min:", "max:", "average:":
+        case "count:", "sum:", "min:", "max:", "average:", "median:", "stddev:":
             return try collectionFunctionOperand(name, arguments[0], in: predicate)
         case "castObject:toType:":
             let value = try operand(arguments[0], in: predicate)
@@ -262,7 +262,10 @@ extension PredicateSQLCompiler {
     /// `count:(pets)`, `sum:(pets.weight)`, … as the collection operators `pets.@count`,
     /// `pets.@sum.weight`; `count:(SUBQUERY(…))` as the subquery's count.
     private mutating func collectionFunctionOperand(_ name: String, _ argument: NSExpression, in predicate: NSPredicate) throws -> Operand {
-        let collectionOperator = ["count:": "@count", "sum:": "@sum", "min:": "@min", "max:": "@max", "average:": "@avg"][name]!
+        // `median:` and `stddev:` have no key-path operator; their tokens (with a colon, which no
+        // key path can contain) stand for them inside the compiler only.
+        let collectionOperator = ["count:": "@count", "sum:": "@sum", "min:": "@min", "max:": "@max", "average:": "@avg",
+                                  "median:": "@median:", "stddev:": "@stddev:"][name]!
         if argument.expressionType == .subquery, name == "count:" {
             return try subqueryOperand(argument, path: "@count", in: predicate)
         }

@@ -307,6 +307,14 @@ struct PredicateSQLCompiler {
             case "@min": valueSQL = "MIN(\(operand.sql))"; attribute = operand.attribute
             default: valueSQL = "MAX(\(operand.sql))"; attribute = operand.attribute
             }
+        case "@median:", "@stddev:":
+            // Computed by the in-memory code, through the `ocd_aggregate` SQL function.
+            let operand = try inner.keyPathOperand(aggregated, in: predicate)
+            guard operand.kind == .number(isInteger: true) || operand.kind == .number(isInteger: false) || operand.kind == .null else {
+                throw PredicateCheck.invalid("\(operation.dropFirst()) needs numbers, not \(operand.kind.name)", predicate)
+            }
+            valueSQL = "ocd_aggregate('\(operation.dropFirst())', \(operand.sql))"
+            computed = .number(isInteger: false)
         default:
             throw PredicateCheck.invalid("the collection operator \(keys[operatorIndex]) is not supported by the SQLite store", predicate)
         }

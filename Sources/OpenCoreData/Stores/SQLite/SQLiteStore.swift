@@ -185,20 +185,32 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         // The predicate language's numeric functions, by the same code as in memory.
         try connection.createFunction("ocd_function", argumentCount: -1) { arguments in
             guard case .text(let name) = arguments.first else { return .null }
-            let values: [Any?] = arguments.dropFirst().map { value in
-                switch value {
-                case .integer(let number): Int(exactly: number) ?? Double(number)
-                case .real(let number): number
-                case .text(let text): text
-                case .blob(let data): data
-                case .null: nil
-                }
-            }
-            return SQLiteValueCoding.sqliteValue(ofComputed: PredicateFunction.evaluate(name, values))
+            return SQLiteValueCoding.sqliteValue(ofComputed: PredicateFunction.evaluate(name, arguments.dropFirst().map(Self.computedValue)))
         }
+        // The predicate language's collection functions SQLite lacks (`median:`, `stddev:`):
+        // `ocd_aggregate(name, value)` collects a group's values and hands them to the same
+        // Swift code as in memory.
+        try connection.createAggregateFunction("ocd_aggregate", argumentCount: 2, initial: { (name: "", values: [Any?]()) },
+                                               step: { state, arguments in
+            if case .text(let name) = arguments[0] { state.name = name }
+            state.values.append(Self.computedValue(arguments[1]))
+        }, final: { state in
+            SQLiteValueCoding.sqliteValue(ofComputed: PredicateFunction.evaluate(state.name, [state.values]))
+        })
         // Core Data's derived-attribute triggers report back through these; nothing to do here.
         for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
             try connection.createFunction(name, argumentCount: -1, deterministic: false) { _ in .null }
+        }
+    }
+
+    /// A SQL value as the in-memory functions take it.
+    private static func computedValue(_ value: SQLiteValue) -> Any? {
+        switch value {
+        case .integer(let number): Int(exactly: number) ?? Double(number)
+        case .real(let number): number
+        case .text(let text): text
+        case .blob(let data): data
+        case .null: nil
         }
     }
 
