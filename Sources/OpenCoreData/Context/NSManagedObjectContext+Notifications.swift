@@ -30,8 +30,8 @@ extension NSManagedObjectContext {
     func postObjectsDidChange() {
         guard !eventInserted.isEmpty || !eventUpdated.isEmpty || !eventDeleted.isEmpty else { return }
         var info: [AnyHashable: Any] = [:]
-        if !eventInserted.isEmpty { info[NSInsertedObjectsKey] = Set(eventInserted.filter { $0.context === self }) }
-        if !eventUpdated.isEmpty { info[NSUpdatedObjectsKey] = Set(eventUpdated.filter { !$0.isDeleted }) }
+        if !eventInserted.isEmpty { info[NSInsertedObjectsKey] = Self.set(of: eventInserted) { $0.context === self } }
+        if !eventUpdated.isEmpty { info[NSUpdatedObjectsKey] = Self.set(of: eventUpdated) { !$0.isDeleted } }
         if !eventDeleted.isEmpty { info[NSDeletedObjectsKey] = Set(eventDeleted) }
         clearEvent()
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: info)
@@ -42,8 +42,25 @@ extension NSManagedObjectContext {
             NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted),
         ])
         NotificationCenter.default.post(name: NSManagedObjectContext.didSaveObjectIDsNotification, object: self, userInfo: [
-            NSInsertedObjectIDsKey: Set(inserted.map(\.objectID)), NSUpdatedObjectIDsKey: Set(updated.map(\.objectID)),
-            NSDeletedObjectIDsKey: Set(deleted.compactMap(\.storedObjectID)),
+            NSInsertedObjectIDsKey: Self.objectIDs(of: inserted), NSUpdatedObjectIDsKey: Self.objectIDs(of: updated),
+            NSDeletedObjectIDsKey: Self.objectIDs(of: deleted),
         ])
+    }
+
+    // Sets built in one pass, sized once: saves of many objects spend a good part of their time
+    // on these notifications.
+
+    private static func set(of objects: [NSManagedObject], where belongs: (NSManagedObject) -> Bool) -> Set<NSManagedObject> {
+        var result = Set<NSManagedObject>(minimumCapacity: objects.count)
+        for object in objects where belongs(object) { result.insert(object) }
+        return result
+    }
+
+    private static func objectIDs(of objects: [NSManagedObject]) -> Set<NSManagedObjectID> {
+        var result = Set<NSManagedObjectID>(minimumCapacity: objects.count)
+        for object in objects {
+            if let id = object.storedObjectID { result.insert(id) }
+        }
+        return result
     }
 }
