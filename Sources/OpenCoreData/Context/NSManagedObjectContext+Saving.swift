@@ -22,9 +22,12 @@ extension NSManagedObjectContext {
 
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
         callWillSave()
-        try validatePendingChanges()
+        // The changes as they stand now (willSave may have added some), listed once for both
+        // validation and the plan.
+        let inserted = inserted.members, updated = updated.members, deleted = deleted.members
+        try validatePendingChanges(inserted: inserted, updated: updated, deleted: deleted)
 
-        let plan = try SavePlan(context: self, coordinator: coordinator)
+        let plan = try SavePlan(inserted: inserted, updated: updated, deleted: deleted, coordinator: coordinator)
         let outcomes = try write(plan)
         finishSave(plan: plan, outcomes: outcomes)
     }
@@ -74,11 +77,11 @@ extension NSManagedObjectContext {
         }
     }
 
-    private func validatePendingChanges() throws {
+    private func validatePendingChanges(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) throws {
         var errors: [Error] = []
-        for object in inserted.members { errors += object.propertyValidationErrors() }
-        for object in updated.members { errors += object.propertyValidationErrors() }
-        for object in deleted.members { errors += object.deleteValidationErrors() }
+        for object in inserted { errors += object.propertyValidationErrors() }
+        for object in updated { errors += object.propertyValidationErrors() }
+        for object in deleted { errors += object.deleteValidationErrors() }
         if let error = CoreDataError.combine(errors) { throw error }
     }
 

@@ -6,10 +6,11 @@ struct SavePlan {
     /// Per store: its changes, and the inserted objects in the order of `changes.inserted`.
     private(set) var changesByStore: [(store: NSPersistentStore, changes: SaveChanges, inserted: [NSManagedObject])] = []
 
-    init(context: NSManagedObjectContext, coordinator: NSPersistentStoreCoordinator) throws {
-        insertedObjects = context.inserted.members
-        updatedObjects = context.updated.members
-        deletedObjects = context.deleted.members
+    init(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
+         coordinator: NSPersistentStoreCoordinator) throws {
+        insertedObjects = inserted
+        updatedObjects = updated
+        deletedObjects = deleted
 
         // Per store, found by a scan of the few stores a save touches (usually one) rather
         // than by hashing for every object; the last store found is tried first.
