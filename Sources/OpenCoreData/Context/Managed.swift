@@ -76,6 +76,13 @@ public struct ManagedProperty: Sendable {
     /// Whether the property is an attribute (not a relationship): decided once, not by a cast
     /// on every access.
     let isAttribute: Bool
+    /// Whether the property is a relationship (a fetched property is neither).
+    let isRelationship: Bool
+
+    /// The relationship, when the property is one (without a dynamic cast).
+    var relationship: NSRelationshipDescription? {
+        isRelationship ? unsafeDowncast(description, to: NSRelationshipDescription.self) : nil
+    }
 }
 
 /// A type a `@Managed` property can have: Swift's scalar, string, date, data, UUID and URL types
@@ -110,7 +117,8 @@ enum ManagedPropertyResolver {
         }
         let attribute = property as? NSAttributeDescription
         let slot = attribute?.attributeSlot ?? (property as? NSRelationshipDescription)?.relationshipSlot ?? -1
-        let resolved = ManagedProperty(description: property, slot: slot, isAttribute: attribute != nil)
+        let resolved = ManagedProperty(description: property, slot: slot, isAttribute: attribute != nil,
+                                       isRelationship: property is NSRelationshipDescription)
         object.entity.managedPropertyCache.add(resolved, offset: offset, objectClass: type(of: object))
         return resolved
     }
@@ -398,7 +406,7 @@ extension Optional: ManagedValue where Wrapped: ManagedValue {
     public static func _managedValue(of object: NSManagedObject, property: ManagedProperty) -> Self {
         if property.isAttribute {
             if object.primitive(at: property.slot).isNull { return nil }
-        } else if let relationship = property.description as? NSRelationshipDescription, !relationship.isToMany {
+        } else if let relationship = property.relationship, !relationship.isToMany {
             guard let destination = object.toOneDestination(relationship) else { return nil }
             return destination as? Wrapped
         }
@@ -408,7 +416,7 @@ extension Optional: ManagedValue where Wrapped: ManagedValue {
     public static func _setManagedValue(_ value: Self, of object: NSManagedObject, property: ManagedProperty) {
         if let value {
             Wrapped._setManagedValue(value, of: object, property: property)
-        } else if let relationship = property.description as? NSRelationshipDescription {
+        } else if let relationship = property.relationship {
             object.setToOne(relationship, to: nil)
         } else {
             object.setPrimitive(.null, at: property.slot)
@@ -420,7 +428,7 @@ extension Optional: ManagedValue where Wrapped: ManagedValue {
 
 extension NSManagedObject: ManagedValue {
     public static func _managedValue(of object: NSManagedObject, property: ManagedProperty) -> Self {
-        guard let relationship = property.description as? NSRelationshipDescription,
+        guard let relationship = property.relationship,
               let destination = object.toOneDestination(relationship) as? Self else {
             preconditionFailure("\(object.entity.name ?? "?").\(property.description.name) has no destination; declare it optional")
         }
@@ -428,15 +436,14 @@ extension NSManagedObject: ManagedValue {
     }
 
     public static func _setManagedValue(_ value: NSManagedObject, of object: NSManagedObject, property: ManagedProperty) {
-        guard let relationship = property.description as? NSRelationshipDescription else { return }
+        guard let relationship = property.relationship else { return }
         object.setToOne(relationship, to: value)
     }
 }
 
 extension Set: ManagedValue where Element: NSManagedObject {
     public static func _managedValue(of object: NSManagedObject, property: ManagedProperty) -> Self {
-        guard !property.isAttribute else { return [] }
-        let relationship = unsafeDowncast(property.description, to: NSRelationshipDescription.self)
+        guard let relationship = property.relationship else { return [] }
         let members = object.toManyMembers(relationship).members
         var result = Set<Element>(minimumCapacity: members.count)
         for member in members {
@@ -446,7 +453,7 @@ extension Set: ManagedValue where Element: NSManagedObject {
     }
 
     public static func _setManagedValue(_ value: Self, of object: NSManagedObject, property: ManagedProperty) {
-        guard let relationship = property.description as? NSRelationshipDescription else { return }
+        guard let relationship = property.relationship else { return }
         object.replaceToMany(relationship, with: Array(value))
     }
 }

@@ -11,14 +11,22 @@ extension NSManagedObject {
     }
 
     private func setRelationState(_ newState: RelationshipState, for relationship: NSRelationshipDescription) {
-        if relations.isEmpty {
-            // reserveCapacity + append is specialized for RelationshipState; the count-taking
-            // array initializers go through the standard library's unspecialized allocation.
-            let count = entity.layout.relationships.count
-            relations.reserveCapacity(count)
-            for _ in 0..<count { relations.append(.unresolved) }
+        let slot = relationship.relationshipSlot
+        guard !relations.isEmpty else {
+            relations = Self.relationStates(count: entity.layout.relationships.count, setting: newState, at: slot)
+            return
         }
-        relations[relationship.relationshipSlot] = newState
+        relations[slot] = newState
+    }
+
+    /// A new relationship array: `state` at `slot`, every other slot unresolved. Built locally and
+    /// stored once; reserveCapacity + append is specialized for RelationshipState, where the
+    /// count-taking array initializers go through the standard library's unspecialized allocation.
+    private static func relationStates(count: Int, setting state: RelationshipState, at slot: Int) -> [RelationshipState] {
+        var states: [RelationshipState] = []
+        states.reserveCapacity(count)
+        for index in 0..<count { states.append(index == slot ? state : .unresolved) }
+        return states
     }
 
     /// The destination of a to-one relationship, resolved through the context.
