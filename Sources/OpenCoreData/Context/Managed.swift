@@ -403,23 +403,56 @@ extension Decimal: ManagedValue, ManagedAttributeValue {
 }
 
 extension Optional: ManagedValue where Wrapped: ManagedValue {
+    // Inlinable, so that the caller's code is specialized for its wrapped type: unspecialized,
+    // every access looks up `Optional<Wrapped>`'s type metadata.
+    @inlinable
     public static func _managedValue(of object: NSManagedObject, property: ManagedProperty) -> Self {
-        if property.isAttribute {
-            if object.primitive(at: property.slot).isNull { return nil }
-        } else if let relationship = property.relationship, !relationship.isToMany {
-            guard let destination = object.toOneDestination(relationship) else { return nil }
-            return destination as? Wrapped
+        switch object._managedOptionalState(property) {
+        case .null: return nil
+        case .destination(let destination): return destination as? Wrapped
+        case .value: return Wrapped._managedValue(of: object, property: property)
         }
-        return Wrapped._managedValue(of: object, property: property)
     }
 
+    @inlinable
     public static func _setManagedValue(_ value: Self, of object: NSManagedObject, property: ManagedProperty) {
         if let value {
             Wrapped._setManagedValue(value, of: object, property: property)
-        } else if let relationship = property.relationship {
-            object.setToOne(relationship, to: nil)
         } else {
-            object.setPrimitive(.null, at: property.slot)
+            object._setManagedNil(property)
+        }
+    }
+}
+
+/// What an optional `@Managed` property holds, as far as the object can tell without its type.
+@usableFromInline
+enum _ManagedOptionalState {
+    /// No value, or no destination.
+    case null
+    /// A to-one relationship's destination.
+    case destination(NSManagedObject)
+    /// A value, read by the wrapped type.
+    case value
+}
+
+extension NSManagedObject {
+    @usableFromInline
+    func _managedOptionalState(_ property: ManagedProperty) -> _ManagedOptionalState {
+        if property.isAttribute {
+            return primitive(at: property.slot).isNull ? .null : .value
+        }
+        if let relationship = property.relationship, !relationship.isToMany {
+            return toOneDestination(relationship).map { .destination($0) } ?? .null
+        }
+        return .value
+    }
+
+    @usableFromInline
+    func _setManagedNil(_ property: ManagedProperty) {
+        if let relationship = property.relationship {
+            setToOne(relationship, to: nil)
+        } else {
+            setPrimitive(.null, at: property.slot)
         }
     }
 }
@@ -442,9 +475,11 @@ extension NSManagedObject: ManagedValue {
 }
 
 extension Set: ManagedValue where Element: NSManagedObject {
+    // Inlinable, so that the caller's code builds the set of its own element type: generic set
+    // code, unspecialized, looks up type metadata on every insertion.
+    @inlinable
     public static func _managedValue(of object: NSManagedObject, property: ManagedProperty) -> Self {
-        guard let relationship = property.relationship else { return [] }
-        let members = object.toManyMembers(relationship).members
+        let members = object._managedToManyMembers(property)
         var result = Set<Element>(minimumCapacity: members.count)
         for member in members {
             if let member = member as? Element { result.insert(member) }
@@ -452,8 +487,27 @@ extension Set: ManagedValue where Element: NSManagedObject {
         return result
     }
 
+    @inlinable
     public static func _setManagedValue(_ value: Self, of object: NSManagedObject, property: ManagedProperty) {
+        var members: [NSManagedObject] = []
+        members.reserveCapacity(value.count)
+        for member in value { members.append(member) }
+        object._setManagedToManyMembers(members, property)
+    }
+}
+
+extension NSManagedObject {
+    /// The members of the to-many relationship `property` (empty for anything else).
+    @usableFromInline
+    func _managedToManyMembers(_ property: ManagedProperty) -> Set<NSManagedObject> {
+        guard let relationship = property.relationship else { return [] }
+        return toManyMembers(relationship).members
+    }
+
+    /// Replaces the members of the to-many relationship `property`.
+    @usableFromInline
+    func _setManagedToManyMembers(_ members: [NSManagedObject], _ property: ManagedProperty) {
         guard let relationship = property.relationship else { return }
-        object.replaceToMany(relationship, with: Array(value))
+        replaceToMany(relationship, with: members)
     }
 }
