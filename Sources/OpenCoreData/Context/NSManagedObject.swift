@@ -41,9 +41,9 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
     /// Relationship states by slot; empty until a relationship is touched.
     @exclusivity(unchecked) var relations: [RelationshipState] = []
     /// The batched fetch this fault came from, and its position there (see `FaultBatch`).
-    var faultBatch: (batch: FaultBatch, index: Int)?
+    @exclusivity(unchecked) var faultBatch: (batch: FaultBatch, index: Int)?
     /// Values `setValue(_:forKey:)` could not accept, reported at validation (key → reason).
-    var rejectedValues: [String: String] = [:]
+    @exclusivity(unchecked) var rejectedValues: [String: String] = [:]
 
     /// Creates an object of `entity` and inserts it into `context` (if any).
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {

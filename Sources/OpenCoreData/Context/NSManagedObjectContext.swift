@@ -74,14 +74,14 @@ open class NSManagedObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) var updated = ChangeList(.updated)
     @exclusivity(unchecked) var deleted = ChangeList(.deleted)
     /// Deleted objects whose delete rules have not run yet.
-    var pendingDeletions: [NSManagedObject] = []
-    var retainedObjects: Set<NSManagedObject> = []
+    @exclusivity(unchecked) var pendingDeletions: [NSManagedObject] = []
+    @exclusivity(unchecked) var retainedObjects: Set<NSManagedObject> = []
     /// Faults made by `object(with:)` for temporary IDs of other contexts.
-    var strayFaults: [NSManagedObject] = []
+    @exclusivity(unchecked) var strayFaults: [NSManagedObject] = []
     /// Objects changed since the last `processPendingChanges` (for ObjectsDidChange).
-    var eventInserted: [NSManagedObject] = []
-    var eventUpdated: [NSManagedObject] = []
-    var eventDeleted: [NSManagedObject] = []
+    @exclusivity(unchecked) var eventInserted: [NSManagedObject] = []
+    @exclusivity(unchecked) var eventUpdated: [NSManagedObject] = []
+    @exclusivity(unchecked) var eventDeleted: [NSManagedObject] = []
     var isSaving = false
     /// Counts objects entering the inserted, updated and deleted sets (to notice changes made by
     /// `willSave`).

@@ -14,14 +14,16 @@ enum RelationshipState {
 /// that setting `pet.owner = person` never has to load `person.pets`; loading applies those
 /// changes on top of the store's members.
 final class ToManyStorage {
-    private(set) var isLoaded: Bool
+    // `@exclusivity(unchecked)`: a storage belongs to one object, confined to its context's
+    // queue; the dynamic checks cost more than the set operations they guard.
+    @exclusivity(unchecked) private(set) var isLoaded: Bool
     /// Members; for ordered relationships `order` holds the same objects in order.
-    private(set) var members: Set<NSManagedObject> = []
-    private(set) var order: [NSManagedObject]?
-    private var pendingAdded: [NSManagedObject] = []
-    private var pendingRemoved: Set<NSManagedObject> = []
+    @exclusivity(unchecked) private(set) var members: Set<NSManagedObject> = []
+    @exclusivity(unchecked) private(set) var order: [NSManagedObject]?
+    @exclusivity(unchecked) private var pendingAdded: [NSManagedObject] = []
+    @exclusivity(unchecked) private var pendingRemoved: Set<NSManagedObject> = []
     /// True when membership changed since the last save.
-    var hasChanges = false
+    @exclusivity(unchecked) var hasChanges = false
 
     init(loaded: Bool, ordered: Bool) {
         isLoaded = loaded

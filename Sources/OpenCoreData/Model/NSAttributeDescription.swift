@@ -43,7 +43,7 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     public convenience init() { self.init(name: "", type: .undefinedAttributeType) }
 
     /// The default value converted once to storage form (at freeze).
-    var defaultPrimitive: PrimitiveValue = .null
+    @exclusivity(unchecked) var defaultPrimitive: PrimitiveValue = .null
     /// Storage index among the attributes of an object of the entity. Set at freeze.
-    var attributeSlot = -1
+    @exclusivity(unchecked) var attributeSlot = -1
 }

@@ -9,10 +9,13 @@ open class NSPropertyDescription: @unchecked Sendable {
 
     /// The property's name, unique within its entity (inherited properties included).
     public var name: String { didSet { checkEditable("name") } }
+    // `@exclusivity(unchecked)` on the properties read for every object on hot paths: a model
+    // is only edited before it is used (then frozen), so reads never overlap a write, and the
+    // dynamic check cost more than the read.
     /// Whether nil (or, for to-many relationships, an empty set) is allowed at save.
-    public var isOptional: Bool = true { didSet { checkEditable("isOptional") } }
+    @exclusivity(unchecked) public var isOptional: Bool = true { didSet { checkEditable("isOptional") } }
     /// Transient properties live in memory only and are never saved.
-    public var isTransient: Bool = false { didSet { checkEditable("isTransient") } }
+    @exclusivity(unchecked) public var isTransient: Bool = false { didSet { checkEditable("isTransient") } }
     /// Whether stores should index this property (`CREATE INDEX` in the SQLite store).
     public var isIndexed: Bool = false { didSet { checkEditable("isIndexed") } }
     /// Free-form information for the application.
@@ -35,7 +38,7 @@ open class NSPropertyDescription: @unchecked Sendable {
 
     /// Storage index in an object of the property's entity (and of its sub-entities).
     /// Set when the model is frozen; -1 before.
-    var slot = -1
+    @exclusivity(unchecked) var slot = -1
 
     func checkEditable(_ property: String) {
         if let model = entity?.managedObjectModel, model.isFrozen {

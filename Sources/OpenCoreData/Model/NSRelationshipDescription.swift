@@ -43,14 +43,17 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
     private weak var inverseAnchor: RelationshipAnchor?
     /// What other relationships refer to this one through, weakly (see `EntityAnchor`).
     private(set) lazy var anchor = RelationshipAnchor(self)
+    // `@exclusivity(unchecked)` on the properties read for every object on hot paths: a model
+    // is only edited before it is used (then frozen), so reads never overlap a write, and the
+    // dynamic check cost more than the read.
     /// Minimum number of destination objects (to-many); 0 means no minimum.
-    public var minCount: Int = 0 { didSet { checkEditable("minCount") } }
+    @exclusivity(unchecked) public var minCount: Int = 0 { didSet { checkEditable("minCount") } }
     /// Maximum number of destination objects; 1 makes a to-one relationship, 0 means no maximum.
-    public var maxCount: Int = 1 { didSet { checkEditable("maxCount") } }
+    @exclusivity(unchecked) public var maxCount: Int = 1 { didSet { checkEditable("maxCount") } }
     /// What deleting the source does to the destination.
-    public var deleteRule: NSDeleteRule = .nullifyDeleteRule
+    @exclusivity(unchecked) public var deleteRule: NSDeleteRule = .nullifyDeleteRule
     /// Whether a to-many relationship keeps its order (an `NSOrderedSet`).
-    public var isOrdered: Bool = false { didSet { checkEditable("isOrdered") } }
+    @exclusivity(unchecked) public var isOrdered: Bool = false { didSet { checkEditable("isOrdered") } }
 
     /// A relationship to `destination`; to-one unless `toMany` is true.
     public init(name: String, destination: NSEntityDescription? = nil, toMany: Bool = false, optional: Bool = true,
@@ -70,7 +73,7 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
     public var isToMany: Bool { maxCount != 1 }
 
     /// Storage index among the relationships of an object of the source entity. Set at freeze.
-    var relationshipSlot = -1
+    @exclusivity(unchecked) var relationshipSlot = -1
 }
 
 /// Stands for a relationship in weak references, so that the relationship itself has no side

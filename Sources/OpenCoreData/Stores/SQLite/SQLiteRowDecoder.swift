@@ -14,7 +14,7 @@ final class SQLiteRowDecoder {
     /// The column where the select list starts.
     let offset: Int
     /// The destination ID last made, per relationship slot.
-    private var lastDestinations: [NSManagedObjectID?] = []
+    @exclusivity(unchecked) private var lastDestinations: [NSManagedObjectID?] = []
 
     init(store: SQLiteStore, schema: SQLiteSchema, offset: Int = 0) {
         self.store = store

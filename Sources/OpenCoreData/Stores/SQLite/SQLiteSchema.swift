@@ -7,6 +7,8 @@ import Foundation
 /// Everything here is derived from the model alone; the store uses it to write SQL, and to
 /// check an existing file against the model.
 final class SQLiteSchema {
+    // `@exclusivity(unchecked)` on the mapping tables: they are filled while the store opens
+    // (and adjusted to the file, under the store's lock), then only read, for every row.
     /// One entity's place in the file.
     final class EntityMapping {
         let entity: NSEntityDescription
@@ -15,7 +17,7 @@ final class SQLiteSchema {
         let number: Int64
         /// The numbers of this entity and all its sub-entities, ascending. Contiguous when the
         /// schema numbered the entities; a store's own numbers need not be.
-        var subtreeNumbers: [Int64] = []
+        @exclusivity(unchecked) var subtreeNumbers: [Int64] = []
 
         /// The SQL condition that `column` holds the number of this entity or a sub-entity.
         func subtreeCondition(on column: String) -> String {
@@ -26,20 +28,20 @@ final class SQLiteSchema {
         }
         let table: TableMapping
         /// The column of each attribute slot (nil for transient attributes).
-        var attributeColumns: [String?] = []
+        @exclusivity(unchecked) var attributeColumns: [String?] = []
         /// The foreign-key column of each relationship slot (nil for to-many and transient ones).
-        var toOneColumns: [String?] = []
+        @exclusivity(unchecked) var toOneColumns: [String?] = []
         /// For to-ones whose destination has sub-entities: the column holding the destination's
         /// `Z_ENT` (`Z<n>_<RELATIONSHIP>`), by relationship slot.
-        var toOneEntityColumns: [String?] = []
+        @exclusivity(unchecked) var toOneEntityColumns: [String?] = []
         /// Where each attribute and to-one value sits in a `SELECT` of all the table's columns.
         /// Per attribute slot: its column position (-1 for none) and type, without class
         /// references, so that decoding a row touches no reference counts.
-        var attributeReadPlan: [(index: Int, type: NSAttributeType)] = []
-        var toOneReadIndexes: [Int?] = []
-        var toOneEntityReadIndexes: [Int?] = []
+        @exclusivity(unchecked) var attributeReadPlan: [(index: Int, type: NSAttributeType)] = []
+        @exclusivity(unchecked) var toOneReadIndexes: [Int?] = []
+        @exclusivity(unchecked) var toOneEntityReadIndexes: [Int?] = []
         /// The destination entity's mapping of each to-one slot, found once instead of per row.
-        var toOneDestinations: [EntityMapping?] = []
+        @exclusivity(unchecked) var toOneDestinations: [EntityMapping?] = []
 
         init(entity: NSEntityDescription, number: Int64, table: TableMapping) {
             self.entity = entity
@@ -67,11 +69,11 @@ final class SQLiteSchema {
         let name: String
         let root: NSEntityDescription
         /// Columns after `Z_PK, Z_ENT, Z_OPT`, with their SQL types.
-        var columns: [(name: String, type: String)] = []
+        @exclusivity(unchecked) var columns: [(name: String, type: String)] = []
         /// Columns holding ordering keys of ordered to-many relationships (`Z_FOK_<INVERSE>`),
         /// by the to-many relationship they order.
-        var orderColumns: [ObjectIdentifier: String] = [:]
-        var entities: [EntityMapping] = []
+        @exclusivity(unchecked) var orderColumns: [ObjectIdentifier: String] = [:]
+        @exclusivity(unchecked) var entities: [EntityMapping] = []
 
         init(name: String, root: NSEntityDescription) {
             self.name = name
@@ -93,18 +95,18 @@ final class SQLiteSchema {
         let orderColumn: String?
     }
 
-    private(set) var entities: [ObjectIdentifier: EntityMapping] = [:]
+    @exclusivity(unchecked) private(set) var entities: [ObjectIdentifier: EntityMapping] = [:]
     /// Entity mappings by `Z_ENT`, as an array (index = number) for a lookup per fetched row
     /// without hashing.
-    private var mappingsByNumber: [EntityMapping?] = [nil]
+    @exclusivity(unchecked) private var mappingsByNumber: [EntityMapping?] = [nil]
 
     /// The mapping of entity number `number`, if the schema has one.
     @inline(__always)
     func mapping(number: Int64) -> EntityMapping? {
         number > 0 && number < mappingsByNumber.count ? mappingsByNumber[Int(number)] : nil
     }
-    private(set) var tables: [TableMapping] = []
-    private(set) var joinTables: [ObjectIdentifier: JoinTable] = [:]
+    @exclusivity(unchecked) private(set) var tables: [TableMapping] = []
+    @exclusivity(unchecked) private(set) var joinTables: [ObjectIdentifier: JoinTable] = [:]
     let orderedEntities: [NSEntityDescription]
 
     /// The layout of `modelEntities`, numbered as Core Data numbers them, or with

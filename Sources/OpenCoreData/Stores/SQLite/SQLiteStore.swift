@@ -11,7 +11,9 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     override var type: String { NSSQLiteStoreType }
 
     var connection: SQLiteConnection?
-    var schema: SQLiteSchema!
+    // `@exclusivity(unchecked)`: read for every row and every saved object, always under `lock`,
+    // which already keeps accesses apart.
+    @exclusivity(unchecked) var schema: SQLiteSchema!
 
     /// The framework version written to new stores' metadata (`NSPersistenceFrameworkVersion`).
     static let frameworkVersion = 1
