@@ -66,6 +66,11 @@ public struct Managed<Value: ManagedValue>: Sendable {
     }
 }
 
+/// The storage type of `@Managed` properties, as reflection finds it among an object's fields.
+protocol ManagedStorage {}
+
+extension Managed: ManagedStorage {}
+
 /// A modeled property as `@Managed` sees it. Opaque: only OpenCoreData reads it.
 public struct ManagedProperty: Sendable {
     // unowned(unsafe): the model keeps its properties alive for as long as objects use them, and
@@ -130,8 +135,9 @@ enum ManagedPropertyResolver {
         // `.classType` (bit 0), spelled by value: the option set's members are mutable statics,
         // which strict concurrency does not let us read.
         let classType = _EachFieldOptions(rawValue: 1 << 0)
-        _ = _forEachField(of: objectClass, options: classType) { name, fieldOffset, _, _ in
-            guard fieldOffset == offset else { return true }
+        _ = _forEachField(of: objectClass, options: classType) { name, fieldOffset, fieldType, _ in
+            // Only a wrapper's storage names a property.
+            guard fieldOffset == offset, fieldType is any ManagedStorage.Type else { return true }
             found = String(cString: name)
             return false
         }
