@@ -91,4 +91,13 @@ import Testing
             #expect(filtered.map { $0.value(forKey: "age") as? Int } == [5])
         }
     }
+
+    /// NaN equals no number, not even NaN, and orders with none: as in SQL, where it is NULL.
+    @Test func nanMatchesNoComparison() {
+        for value: Any in [1, 1.5, Double.nan, Int64.max] {
+            for type: NSComparisonPredicate.Operator in [.equalTo, .lessThan, .greaterThan, .lessThanOrEqualTo, .greaterThanOrEqualTo] {
+                #expect(!NSComparisonPredicate(key: "self", type, Double.nan).evaluate(with: value), "\(value) \(type)")
+            }
+        }
+    }
 }
