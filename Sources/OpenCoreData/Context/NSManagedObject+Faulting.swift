@@ -12,14 +12,21 @@ extension NSManagedObject {
         }
     }
 
+    /// Whether the object has a snapshot; checked in place (comparing the optional with nil
+    /// would copy the snapshot).
+    var hasSnapshot: Bool {
+        if case .some = snapshot { return true }
+        return false
+    }
+
     /// Turns a fault into a realized object: from the snapshot the fetch brought along when there
     /// is one (no I/O), otherwise from the store.
     func fulfillFault() {
-        if snapshot == nil, let context, let (batch, index) = faultBatch {
+        if !hasSnapshot, let context, let (batch, index) = faultBatch {
             batch.loadBatch(containing: index, into: context)
         }
         faultBatch = nil
-        if snapshot == nil, let context {
+        if !hasSnapshot, let context {
             snapshot = context.loadSnapshot(for: objectID)
         }
         state.remove(.fault)

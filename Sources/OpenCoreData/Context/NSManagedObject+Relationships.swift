@@ -58,7 +58,7 @@ extension NSManagedObject {
         willAccess()
         if case .toMany(let storage) = relationState(relationship) { return storage }
         // A never-saved object has no stored members: its relationship starts loaded and empty.
-        let storage = ToManyStorage(loaded: snapshot == nil, ordered: relationship.isOrdered)
+        let storage = ToManyStorage(loaded: !hasSnapshot, ordered: relationship.isOrdered)
         setRelationState(.toMany(storage), for: relationship)
         return storage
     }

@@ -25,25 +25,26 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
     //
     // `@exclusivity(unchecked)`: objects are confined to their context's queue, so these hot
     // fields are never accessed concurrently; the dynamic exclusivity check cost more than the
-    // rest of a property read.
-    @exclusivity(unchecked) unowned(unsafe) var context: NSManagedObjectContext?
-    @exclusivity(unchecked) var storedObjectID: NSManagedObjectID?
-    @exclusivity(unchecked) var state: ObjectState = []
+    // rest of a property read. `final`: read directly, not through an overridable accessor that
+    // would copy the whole value (a snapshot, for one of its fields).
+    @exclusivity(unchecked) final unowned(unsafe) var context: NSManagedObjectContext?
+    @exclusivity(unchecked) final var storedObjectID: NSManagedObjectID?
+    @exclusivity(unchecked) final var state: ObjectState = []
     /// The last saved state (nil for an object never saved). Its arrays are shared with
     /// `values` until the object changes.
-    @exclusivity(unchecked) var snapshot: RowSnapshot?
+    @exclusivity(unchecked) final var snapshot: RowSnapshot?
     /// Current attribute values by slot; meaningful once the object is not a fault.
-    @exclusivity(unchecked) var values: [PrimitiveValue] = []
+    @exclusivity(unchecked) final var values: [PrimitiveValue] = []
     /// Which attribute slots may differ from the snapshot: bit n for slot n, bit 63 for every
     /// slot from 63 on. Set by every write of a value, cleared when the values are the snapshot's
     /// again; a save compares only these slots instead of every attribute.
-    @exclusivity(unchecked) var changedAttributeMask: UInt64 = 0
+    @exclusivity(unchecked) final var changedAttributeMask: UInt64 = 0
     /// Relationship states by slot; empty until a relationship is touched.
-    @exclusivity(unchecked) var relations: [RelationshipState] = []
+    @exclusivity(unchecked) final var relations: [RelationshipState] = []
     /// The batched fetch this fault came from, and its position there (see `FaultBatch`).
-    @exclusivity(unchecked) var faultBatch: (batch: FaultBatch, index: Int)?
+    @exclusivity(unchecked) final var faultBatch: (batch: FaultBatch, index: Int)?
     /// Values `setValue(_:forKey:)` could not accept, reported at validation (key → reason).
-    @exclusivity(unchecked) var rejectedValues: [String: String] = [:]
+    @exclusivity(unchecked) final var rejectedValues: [String: String] = [:]
 
     /// Creates an object of `entity` and inserts it into `context` (if any).
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {

@@ -66,22 +66,23 @@ open class NSManagedObjectContext: @unchecked Sendable {
 
     // `@exclusivity(unchecked)` on the fields touched for every fetched, inserted or changed
     // object: a context is confined to its queue, so they are never accessed concurrently, and
-    // the dynamic check cost as much as the registration itself.
+    // the dynamic check cost as much as the registration itself. `final`, so that they are read
+    // directly rather than through overridable accessors.
 
     /// Every registered object by ID. Unowned: objects remove themselves when they go away.
-    @exclusivity(unchecked) var registry = ObjectRegistry()
-    @exclusivity(unchecked) var inserted = ChangeList(.inserted)
-    @exclusivity(unchecked) var updated = ChangeList(.updated)
-    @exclusivity(unchecked) var deleted = ChangeList(.deleted)
+    @exclusivity(unchecked) final var registry = ObjectRegistry()
+    @exclusivity(unchecked) final var inserted = ChangeList(.inserted)
+    @exclusivity(unchecked) final var updated = ChangeList(.updated)
+    @exclusivity(unchecked) final var deleted = ChangeList(.deleted)
     /// Deleted objects whose delete rules have not run yet.
-    @exclusivity(unchecked) var pendingDeletions: [NSManagedObject] = []
-    @exclusivity(unchecked) var retainedObjects: Set<NSManagedObject> = []
+    @exclusivity(unchecked) final var pendingDeletions: [NSManagedObject] = []
+    @exclusivity(unchecked) final var retainedObjects: Set<NSManagedObject> = []
     /// Faults made by `object(with:)` for temporary IDs of other contexts.
-    @exclusivity(unchecked) var strayFaults: [NSManagedObject] = []
+    @exclusivity(unchecked) final var strayFaults: [NSManagedObject] = []
     /// Objects changed since the last `processPendingChanges` (for ObjectsDidChange).
-    @exclusivity(unchecked) var eventInserted: [NSManagedObject] = []
-    @exclusivity(unchecked) var eventUpdated: [NSManagedObject] = []
-    @exclusivity(unchecked) var eventDeleted: [NSManagedObject] = []
+    @exclusivity(unchecked) final var eventInserted: [NSManagedObject] = []
+    @exclusivity(unchecked) final var eventUpdated: [NSManagedObject] = []
+    @exclusivity(unchecked) final var eventDeleted: [NSManagedObject] = []
     var isSaving = false
     /// Counts objects entering the inserted, updated and deleted sets (to notice changes made by
     /// `willSave`).
@@ -242,7 +243,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
     func object(for snapshot: consuming RowSnapshot) -> NSManagedObject {
         let id = snapshot.objectID
         if let object = registry[id] {
-            if object.isFault && object.snapshot == nil { object.snapshot = consume snapshot }
+            if object.isFault && !object.hasSnapshot { object.snapshot = consume snapshot }
             return object
         }
         let object = register(objectID: id, snapshot: nil)

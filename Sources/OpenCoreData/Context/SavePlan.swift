@@ -40,7 +40,7 @@ struct SavePlan {
             if !object.relations.isEmpty { buckets[index].changes.toMany += Self.toManyChanges(of: object) }
         }
         for object in deletedObjects {
-            if object.snapshot == nil { object.willAccess() }
+            if !object.hasSnapshot { object.willAccess() }
             let row = SaveChanges.Row(objectID: object.objectID, values: [], toOne: [], changedAttributeSlots: [],
                                       changedRelationshipSlots: [], expectedVersion: object.snapshot?.version ?? 0)
             buckets[try bucket(for: object)].changes.deleted.append(row)
