@@ -44,7 +44,7 @@ public final class SQLiteConnection {
     private var savepointDepth = 0
     private var traceBox: TraceBox?
     private var functionBoxes: [FunctionBox] = []
-    private var aggregateBoxes: [AggregateBoxBase] = []
+    private var aggregateBoxes: [AggregateBox] = []
 
     /// Opens (and, if allowed, creates) the database at `path`, then applies the configuration.
     ///
@@ -282,7 +282,7 @@ public final class SQLiteConnection {
         aggregateBoxes.append(box)
         let code = sqlite3_create_function_v2(handle, name, argumentCount, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
                                               Unmanaged.passUnretained(box).toOpaque(), nil, { context, count, arguments in
-            let box = Unmanaged<AggregateBoxBase>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue()
+            let box = Unmanaged<AggregateBox>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue()
             var values: [SQLiteValue] = []
             values.reserveCapacity(Int(count))
             for index in 0..<Int(count) { values.append(SQLiteValue(sqliteValue: arguments![index])) }
@@ -295,7 +295,7 @@ public final class SQLiteConnection {
             if slot.pointee == nil { slot.pointee = box.makeState() }
             box.step(slot.pointee!, values)
         }, { context in
-            let box = Unmanaged<AggregateBoxBase>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue()
+            let box = Unmanaged<AggregateBox>.fromOpaque(sqlite3_user_data(context)).takeUnretainedValue()
             let slot = sqlite3_aggregate_context(context, 0)?.assumingMemoryBound(to: UnsafeMutableRawPointer?.self)
             let state = slot?.pointee ?? box.makeState()
             SQLiteConnection.setResult(box.finish(state), of: context)
@@ -329,39 +329,25 @@ private final class TraceBox {
     init(_ observer: @escaping (String) -> Void) { self.observer = observer }
 }
 
-/// An aggregate function's closures, seen by the C callbacks without its state's type.
-private class AggregateBoxBase {
-    /// A new group state, retained: the pointer SQLite keeps for the group.
-    func makeState() -> UnsafeMutableRawPointer { fatalError("abstract") }
-    func step(_ state: UnsafeMutableRawPointer, _ values: [SQLiteValue]) { fatalError("abstract") }
-    /// The result of a group, releasing its state.
-    func finish(_ state: UnsafeMutableRawPointer) -> SQLiteValue { fatalError("abstract") }
-}
-
-private final class AggregateBox<State>: AggregateBoxBase {
-    final class StateBox {
+/// An aggregate function's closures, with its state's type erased for the C callbacks: each
+/// group's state is a retained box, passed to SQLite as a raw pointer.
+private final class AggregateBox {
+    private final class StateBox<State> {
         var value: State
         init(_ value: State) { self.value = value }
     }
 
-    let initial: () -> State
-    let stepBody: (inout State, [SQLiteValue]) -> Void
-    let finalBody: (State) -> SQLiteValue
+    /// A new group state, retained: the pointer SQLite keeps for the group.
+    let makeState: () -> UnsafeMutableRawPointer
+    let step: (UnsafeMutableRawPointer, [SQLiteValue]) -> Void
+    /// The result of a group, releasing its state.
+    let finish: (UnsafeMutableRawPointer) -> SQLiteValue
 
-    init(initial: @escaping () -> State, step: @escaping (inout State, [SQLiteValue]) -> Void, final: @escaping (State) -> SQLiteValue) {
-        self.initial = initial
-        stepBody = step
-        finalBody = final
-    }
-
-    override func makeState() -> UnsafeMutableRawPointer { Unmanaged.passRetained(StateBox(initial())).toOpaque() }
-
-    override func step(_ state: UnsafeMutableRawPointer, _ values: [SQLiteValue]) {
-        stepBody(&Unmanaged<StateBox>.fromOpaque(state).takeUnretainedValue().value, values)
-    }
-
-    override func finish(_ state: UnsafeMutableRawPointer) -> SQLiteValue {
-        finalBody(Unmanaged<StateBox>.fromOpaque(state).takeRetainedValue().value)
+    init<State>(initial: @escaping () -> State, step: @escaping (inout State, [SQLiteValue]) -> Void,
+                final: @escaping (State) -> SQLiteValue) {
+        makeState = { Unmanaged.passRetained(StateBox(initial())).toOpaque() }
+        self.step = { state, values in step(&Unmanaged<StateBox<State>>.fromOpaque(state).takeUnretainedValue().value, values) }
+        finish = { state in final(Unmanaged<StateBox<State>>.fromOpaque(state).takeRetainedValue().value) }
     }
 }
 

@@ -18,13 +18,15 @@ struct SavePlan {
         var lastEntity: ObjectIdentifier?
         var lastBucket = 0
         func bucket(for object: NSManagedObject) throws -> Int {
-            if object.objectID.persistentStore == nil, ObjectIdentifier(object.entity) == lastEntity { return lastBucket }
-            let store = try object.objectID.persistentStore ?? coordinator.assignedStore(for: object.entity)
+            // A saved object names its store; a new one goes to its entity's assigned store.
+            let known = object.objectID.persistentStore
+            if known == nil, ObjectIdentifier(object.entity) == lastEntity { return lastBucket }
+            let store = try known ?? coordinator.assignedStore(for: object.entity)
             let index = buckets.firstIndex { $0.store === store } ?? {
                 buckets.append((store, SaveChanges(), []))
                 return buckets.count - 1
             }()
-            lastEntity = object.objectID.persistentStore == nil ? ObjectIdentifier(object.entity) : nil
+            lastEntity = known == nil ? ObjectIdentifier(object.entity) : nil
             lastBucket = index
             return index
         }

@@ -30,7 +30,7 @@ final class SQLiteRowDecoder {
         let id = NSManagedObjectID(entity: mapping.entity, store: store, primaryKey: statement.int64(at: offset))
         return RowSnapshot(objectID: id, version: statement.int64(at: offset + 2),
                            values: attributeValues(statement, mapping: mapping, attributes: layout.attributes),
-                           toOne: layout.relationships.isEmpty ? [] : toOneDestinations(statement, mapping: mapping, relationships: layout.relationships))
+                           toOne: layout.relationships.isEmpty ? [] : toOneDestinations(statement, mapping: mapping))
     }
 
     private func attributeValues(_ statement: SQLiteStatement, mapping: SQLiteSchema.EntityMapping,
@@ -48,11 +48,10 @@ final class SQLiteRowDecoder {
         return values
     }
 
-    private func toOneDestinations(_ statement: SQLiteStatement, mapping: SQLiteSchema.EntityMapping,
-                                   relationships: [NSRelationshipDescription]) -> [NSManagedObjectID?] {
+    private func toOneDestinations(_ statement: SQLiteStatement, mapping: SQLiteSchema.EntityMapping) -> [NSManagedObjectID?] {
         var toOne: [NSManagedObjectID?] = []
-        toOne.reserveCapacity(relationships.count)
-        for slot in relationships.indices {
+        toOne.reserveCapacity(mapping.toOneDestinations.count)
+        for slot in mapping.toOneDestinations.indices {
             guard let index = mapping.toOneReadIndexes[slot], let destination = mapping.toOneDestinations[slot] else {
                 toOne.append(nil)
                 continue
