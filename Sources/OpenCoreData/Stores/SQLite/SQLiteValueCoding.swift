@@ -68,27 +68,23 @@ enum SQLiteValueCoding {
         case .dateAttributeType:
             let seconds = statement.double(at: index)
             return seconds == 0 && statement.isNull(at: index) ? .null : .date(Date(timeIntervalSinceReferenceDate: seconds))
-        default:
-            break
-        }
-        if statement.isNull(at: index) { return .null }
-        switch type {
-        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType,
-             .doubleAttributeType, .floatAttributeType, .stringAttributeType, .dateAttributeType:
-            return .null  // handled above
         case .decimalAttributeType:
+            if statement.isNull(at: index) { return .null }
             return .decimal(Self.decimal(fromStored: statement.double(at: index)))
         case .binaryDataAttributeType:
+            if statement.isNull(at: index) { return .null }
             return .data(statement.data(at: index) ?? Data())
         case .UUIDAttributeType:
+            if statement.isNull(at: index) { return .null }
             guard let data = statement.data(at: index), data.count == 16 else {
                 return statement.string(at: index).flatMap(UUID.init(uuidString:)).map { .uuid($0) } ?? .null
             }
             return .uuid(data.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) })
         case .URIAttributeType:
+            if statement.isNull(at: index) { return .null }
             return statement.string(at: index).flatMap { URL(string: $0) }.map { .url($0) } ?? .null
         case .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType, .compositeAttributeType:
-            guard let data = statement.data(at: index) else { return .null }
+            guard !statement.isNull(at: index), let data = statement.data(at: index) else { return .null }
             return TransformableCoding.decode(data, for: attribute()).map { .transformable(TransformableValue(value: $0)) } ?? .null
         }
     }
