@@ -18,33 +18,15 @@ enum KeyPathValue {
         return current
     }
 
-    /// `@count`, `@sum`, `@avg`, `@min`, `@max` over the members' values. As in SQL, nil values
-    /// are skipped, and the average, minimum and maximum of nothing are nil; the sum of nothing is 0.
+    /// `@count`, `@sum`, `@avg`, `@min`, `@max` over the members' values: the collection
+    /// functions `count:`, `sum:`, `average:`, `min:` and `max:`, which skip nil values (the
+    /// average, minimum and maximum of nothing are nil; the sum of nothing is 0), as SQL does.
     private static func aggregate(_ operation: String, _ values: [Any?]) -> Any? {
-        let present = values.filter { $0 != nil && !($0 is NSNull) }
-        switch operation.lowercased() {
-        case "@count":
-            return values.count
-        case "@sum", "@avg":
-            let numbers = present.compactMap(ValueComparison.number)
-            if operation.lowercased() == "@avg" {
-                return numbers.isEmpty ? nil : numbers.reduce(0.0) { $0 + $1.double } / Double(numbers.count)
-            }
-            if numbers.allSatisfy({ if case .integer = $0 { true } else { false } }) {
-                return numbers.reduce(Int64(0)) { total, number in if case .integer(let value) = number { total + value } else { total } }
-            }
-            return numbers.reduce(0.0) { $0 + $1.double }
-        case "@min", "@max":
-            let wantsMax = operation.lowercased() == "@max"
-            return present.reduce(nil as Any?) { best, value in
-                guard let best else { return value }
-                let order = ValueComparison.order(value, best)
-                return (wantsMax ? order == .orderedDescending : order == .orderedAscending) ? value : best
-            }
-        default:
-            return nil
-        }
+        guard let function = collectionFunctionNames[operation.lowercased()] else { return nil }
+        return PredicateFunction.evaluate(function, [values])
     }
+
+    private static let collectionFunctionNames = ["@count": "count:", "@sum": "sum:", "@avg": "average:", "@min": "min:", "@max": "max:"]
 
     /// The value for one key, as key-value coding reads it: an object's property, a
     /// dictionary's value, a string's `length` (in UTF-16 units, as `NSString`'s), and for a

@@ -58,7 +58,7 @@ enum PredicateFunction {
         switch name {
         case "add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:", "raise:toPower:":
             return PredicateNumber.arithmetic(name, first, second)
-        case "sum:", "count:", "min:", "max:", "average:", "median:", "mode:", "stddev:":
+        case _ where collectionFunctions.contains(name):
             return collectionFunction(name, members(of: first))
         case "sqrt:", "log:", "ln:", "exp:":
             guard let number = PredicateNumber(first) else { return nil }
