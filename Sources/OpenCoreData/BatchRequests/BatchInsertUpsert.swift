@@ -14,14 +14,14 @@ struct BatchInsertUpsert {
     func existingRows(for rows: [[PrimitiveValue]]) throws -> [Int: RowSnapshot] {
         var matches: [Int: RowSnapshot] = [:]
         for (owner, constraint) in attributeConstraints() {
-            var index: [[String]: RowSnapshot] = [:]
+            var index: [[PrimitiveValue]: RowSnapshot] = [:]
             for row in try candidates(of: owner, for: constraint, rows: rows) {
                 let values = constraint.map { row.values[$0.attributeSlot] }
                 // As with unique indexes, a missing value never collides.
-                if !values.contains(where: \.isNull) { index[values.map(\.displayText)] = row }
+                if !values.contains(where: \.isNull) { index[values] = row }
             }
             for (position, values) in rows.enumerated() where matches[position] == nil {
-                if let match = index[constraint.map { values[$0.attributeSlot].displayText }] { matches[position] = match }
+                if let match = index[constraint.map { values[$0.attributeSlot] }] { matches[position] = match }
             }
         }
         return matches
@@ -49,11 +49,11 @@ struct BatchInsertUpsert {
     private func candidates(of owner: NSEntityDescription, for constraint: [NSAttributeDescription],
                             rows: [[PrimitiveValue]]) throws -> [RowSnapshot] {
         let key = constraint[0]
-        var seen = Set<String>()
+        var seen = Set<PrimitiveValue>()
         var values: [Any] = []
         for row in rows {
             let value = row[key.attributeSlot]
-            if !value.isNull, seen.insert(value.displayText).inserted, let object = value.objectValue(for: key.attributeType) {
+            if !value.isNull, seen.insert(value).inserted, let object = value.objectValue(for: key.attributeType) {
                 values.append(object)
             }
         }

@@ -69,3 +69,24 @@ extension PrimitiveValue: Equatable {
         }
     }
 }
+
+extension PrimitiveValue: Hashable {
+    /// Consistent with `==`: an integer hashes as the double it equals, and a transformable value
+    /// by its own hash when it has one.
+    func hash(into hasher: inout Hasher) {
+        switch self {
+        case .null: hasher.combine(0)
+        case .integer(let value): hasher.combine(Double(value))
+        case .double(let value): hasher.combine(value)
+        case .bool(let value): hasher.combine(value)
+        case .string(let value): hasher.combine(value)
+        case .date(let value): hasher.combine(value)
+        case .data(let value): hasher.combine(value)
+        case .uuid(let value): hasher.combine(value)
+        case .url(let value): hasher.combine(value)
+        case .decimal(let value): hasher.combine(value)
+        case .transformable(let box):
+            if let value = box.value as? AnyHashable { hasher.combine(value) }
+        }
+    }
+}

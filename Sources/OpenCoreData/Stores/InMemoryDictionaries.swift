@@ -12,15 +12,17 @@ struct InMemoryDictionaries {
         let aggregates = columns.contains { if case .aggregate = $0.kind { true } else { false } }
         guard aggregates || !groupBy.isEmpty else { return rows.map { dictionary(for: $0) } }
         // Groups in the order their first row comes (rows are already sorted as asked).
-        var order: [String] = []
-        var groups: [String: [StoredRow]] = [:]
+        // Grouped by the values themselves, as SQL's GROUP BY (printed text would merge dates in
+        // the same second, or data of the same length).
+        var order: [[AnyHashable]] = []
+        var groups: [[AnyHashable]: [StoredRow]] = [:]
         for row in rows {
-            let key = groupBy.map { "\(Self.stored(KeyPathValue.value(of: row, keyPath: $0)) ?? "nil")" }.joined(separator: "\u{0}")
+            let key = groupBy.map { Self.groupKey(Self.stored(KeyPathValue.value(of: row, keyPath: $0))) }
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(row)
         }
         // Without grouping, the aggregates cover every row, even none (as SQL gives one row).
-        if groupBy.isEmpty && order.isEmpty { order = [""]; groups[""] = [] }
+        if groupBy.isEmpty && order.isEmpty { order = [[]]; groups[[]] = [] }
         return order.map { key in dictionary(forGroup: groups[key] ?? []) }
     }
 
@@ -56,6 +58,12 @@ struct InMemoryDictionaries {
     }
 
     /// A value as dictionaries hold it: a to-one as its object ID.
+    /// A grouped value as a key: itself when hashable, else its text; nil as `NSNull`.
+    private static func groupKey(_ value: Any?) -> AnyHashable {
+        guard let value else { return AnyHashable(NSNull()) }
+        return value as? AnyHashable ?? AnyHashable("\(value)")
+    }
+
     private static func stored(_ value: Any?) -> Any? {
         if let row = value as? StoredRow { return row.snapshot.objectID }
         if value is NSNull { return nil }

@@ -211,7 +211,7 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
     private func checkUniqueness(in staged: [ObjectIdentifier: [Int64: RowSnapshot]], changed: [NSManagedObjectID]) throws {
         // Each constraint's keys are indexed once per save, so that checking many changed
         // objects (a batch insert) costs one pass over the table, not one per object.
-        var indexes: [String: [[String]: [NSManagedObjectID]]] = [:]
+        var indexes: [String: [[AnyHashable]: [NSManagedObjectID]]] = [:]
         for id in changed {
             var entity: NSEntityDescription? = id.entity
             while let constrained = entity {
@@ -231,7 +231,8 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
     }
 }
 
-/// The values one uniqueness constraint keeps unique, as comparable text.
+/// The values one uniqueness constraint keeps unique: attribute values compared as values (not
+/// as their printed text, which loses sub-second dates and the bytes of data), to-ones by ID.
 private struct UniquenessKey {
     let entity: NSEntityDescription
     let properties: [NSPropertyDescription]
@@ -243,24 +244,24 @@ private struct UniquenessKey {
 
     /// The key of a row; nil when a value is missing, which (as with SQLite's unique indexes)
     /// never conflicts.
-    func key(of row: RowSnapshot) -> [String]? {
-        var key: [String] = []
+    func key(of row: RowSnapshot) -> [AnyHashable]? {
+        var key: [AnyHashable] = []
         for property in properties {
             if let attribute = property as? NSAttributeDescription {
                 let value = row.values[attribute.attributeSlot]
                 if value.isNull { return nil }
-                key.append(value.displayText)
+                key.append(value)
             } else if let relationship = property as? NSRelationshipDescription {
                 guard let destination = row.toOne[relationship.relationshipSlot] else { return nil }
-                key.append(destination.description)
+                key.append(destination)
             }
         }
         return key
     }
 
     /// Key → the objects of the constrained entity (and its subentities) that have it.
-    func index(of table: [Int64: RowSnapshot]) -> [[String]: [NSManagedObjectID]] {
-        var index: [[String]: [NSManagedObjectID]] = [:]
+    func index(of table: [Int64: RowSnapshot]) -> [[AnyHashable]: [NSManagedObjectID]] {
+        var index: [[AnyHashable]: [NSManagedObjectID]] = [:]
         for row in table.values where row.objectID.entity.isKindOf(entity: entity) {
             if let key = key(of: row) { index[key, default: []].append(row.objectID) }
         }
