@@ -313,4 +313,23 @@ import Testing
         model.entities = [team, player]
         return model
     }
+
+    /// A batch request whose predicate names no property of the entity is refused (134091)
+    /// before anything changes, by the store that runs it.
+    @Test(arguments: StoreKind.allCases)
+    func batchRequestsWithAnInvalidPredicateChangeNothing(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        try Self.people(stack, ["Ada", "Bo"])
+        let fetch = NSFetchRequest<NSFetchRequestResult>(entityName: "Person")
+        fetch.predicate = NSComparisonPredicate(key: "shoeSize", .greaterThan, 3)
+        let deleteError = #expect(throws: CocoaError.self) { try stack.context.execute(NSBatchDeleteRequest(fetchRequest: fetch)) }
+        #expect(deleteError?.code == 134091)
+        let update = NSBatchUpdateRequest(entityName: "Person")
+        update.predicate = fetch.predicate
+        update.propertiesToUpdate = ["age": 1]
+        let updateError = #expect(throws: CocoaError.self) { try stack.context.execute(update) }
+        #expect(updateError?.code == 134091)
+        try stack.reopen()
+        #expect(try stack.storedStrings("Person") == ["Ada", "Bo"])
+    }
 }

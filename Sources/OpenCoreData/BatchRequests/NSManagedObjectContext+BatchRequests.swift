@@ -125,7 +125,6 @@ extension NSManagedObjectContext {
                     targets = try store.snapshots(for: ids.filter { $0.storeIdentity == ObjectIdentifier(store) })
                 } else {
                     let fetch = request.fetchRequest
-                    if let predicate = fetch.predicate { try PredicateCheck.validate(predicate, for: entity) }
                     let result = try store.execute(StoreFetch(
                         entity: entity, includesSubentities: fetch.includesSubentities, predicate: fetch.predicate,
                         sortDescriptors: fetch.sortDescriptors ?? [], fetchLimit: fetch.fetchLimit, fetchOffset: fetch.fetchOffset,
@@ -149,7 +148,6 @@ extension NSManagedObjectContext {
         var total = BatchOutcome()
         for store in try batchStores(for: entity, request: request, coordinator: coordinator) {
             let outcome = try inBatch(store) {
-                if let predicate = request.predicate { try PredicateCheck.validate(predicate, for: entity) }
                 let result = try store.execute(StoreFetch(
                     entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
                     sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, returnsDistinctResults: false, result: .snapshots))
