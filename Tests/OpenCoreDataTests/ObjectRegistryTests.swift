@@ -30,6 +30,32 @@ import Testing
         }
     }
 
+    /// Runs of consecutive keys (hashed together) mixed with keys far beyond the table's size,
+    /// registered through the find-or-insert path that fetches use: every key finds its object
+    /// again, and a key already present keeps its first object.
+    @Test func findOrInsertKeepsConsecutiveAndDistantKeysApart() {
+        let model = TestModel.make()
+        let entity = model.entitiesByName["Person"]!
+        var generator = SplitMix(seed: 7)
+        var table = PrimaryKeyTable(store: ObjectIdentifier(model), root: ObjectIdentifier(entity))
+        var reference: [Int64: NSManagedObject] = [:]
+        for step in 0..<30_000 {
+            let key = step % 2 == 0 ? Int64(step / 2 + 1) : Int64(generator.next() % (1 << 40)) + 1
+            let candidate = NSManagedObject(entity: entity, insertInto: nil)
+            let found = table.object(for: key) { candidate }
+            #expect(found === (reference[key] ?? candidate))
+            if reference[key] == nil { reference[key] = candidate }
+            if generator.next() % 5 == 0 {
+                let victim = Int64(generator.next() % UInt64(step / 2 + 1)) + 1
+                table.remove(victim, ifMatching: nil)
+                reference[victim] = nil
+            }
+        }
+        #expect(table.count == reference.count)
+        for (key, object) in reference { #expect(table.object(for: key) === object) }
+        for key in Int64(1)...15_000 where reference[key] == nil { #expect(table.object(for: key) == nil) }
+    }
+
     @Test func removingOnlyTheMatchingObject() {
         let model = TestModel.make()
         let entity = model.entitiesByName["Person"]!

@@ -139,7 +139,7 @@ extension NSManagedObjectContext {
             var index = count
             while let snapshot = snapshots.popLast() {
                 index -= 1
-                (buffer.baseAddress! + index).initialize(to: object(for: snapshot))
+                (buffer.baseAddress! + index).initialize(to: object(for: consume snapshot))
             }
             initialized = count
         }

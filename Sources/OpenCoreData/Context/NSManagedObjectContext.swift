@@ -223,11 +223,8 @@ open class NSManagedObjectContext: @unchecked Sendable {
 
     /// Registers a new fault for `objectID`, carrying `snapshot` when the caller has one.
     func register(objectID: NSManagedObjectID, snapshot: consuming RowSnapshot?) -> NSManagedObject {
-        let object = objectID.entity.layout.objectClass.init(entity: objectID.entity, insertInto: nil)
-        object.context = self
-        object.storedObjectID = objectID
+        let object = makeFault(for: objectID)
         object.snapshot = snapshot
-        object.state = .fault
         if objectID.isTemporaryID {
             // Another context's unsaved object: no row to load (it reads as deleted), and no
             // registry entry; kept here so that it is found again and let go with the context.
@@ -235,6 +232,15 @@ open class NSManagedObjectContext: @unchecked Sendable {
         } else {
             registry.insert(object, for: objectID)
         }
+        return object
+    }
+
+    /// A fault for `objectID` in this context, not yet registered.
+    private func makeFault(for objectID: NSManagedObjectID) -> NSManagedObject {
+        let object = objectID.entity.layout.objectClass.init(entity: objectID.entity, insertInto: nil)
+        object.context = self
+        object.storedObjectID = objectID
+        object.state = .fault
         if retainsRegisteredObjects { retainedObjects.insert(object) }
         return object
     }
@@ -242,12 +248,9 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// The registered object for a fetched row (uniquing), or a new fault carrying the row.
     func object(for snapshot: consuming RowSnapshot) -> NSManagedObject {
         let id = snapshot.objectID
-        if let object = registry[id] {
-            if object.isFault && !object.hasSnapshot { object.snapshot = consume snapshot }
-            return object
-        }
-        let object = register(objectID: id, snapshot: nil)
-        object.snapshot = consume snapshot
+        guard !id.isTemporaryID else { return register(objectID: id, snapshot: snapshot) }
+        let object = registry.object(for: id) { makeFault(for: id) }
+        if object.isFault && !object.hasSnapshot { object.snapshot = consume snapshot }
         return object
     }
 

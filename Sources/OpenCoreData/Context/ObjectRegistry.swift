@@ -1,11 +1,10 @@
 /// The objects a context has registered, by permanent object ID: what makes uniquing work (one
 /// object per row per context).
 ///
-/// One open-addressing table of primary keys per store and inheritance tree, with linear probing
-/// and a multiplicative hash: registering and forgetting objects is on the path of every fetched
-/// row, where a general-purpose dictionary keyed by object IDs (SipHash over the ID, generic
-/// code) cost more than decoding the row. References are unowned: objects remove themselves
-/// when they go away.
+/// One open-addressing table of primary keys per store and inheritance tree, with linear probing:
+/// registering and forgetting objects is on the path of every fetched row, where a
+/// general-purpose dictionary keyed by object IDs (SipHash over the ID, generic code) cost more
+/// than decoding the row. References are unowned: objects remove themselves when they go away.
 struct ObjectRegistry {
     private var tables: [PrimaryKeyTable] = []
 
@@ -14,6 +13,14 @@ struct ObjectRegistry {
     subscript(id: NSManagedObjectID) -> NSManagedObject? {
         guard let key = id.primaryKey, let index = tableIndex(for: id) else { return nil }
         return tables[index].object(for: key)
+    }
+
+    /// The object registered under the permanent `id`, or else `make()`'s, registered under it:
+    /// one probe where a lookup and an insert would take two.
+    mutating func object(for id: NSManagedObjectID, orRegister make: () -> NSManagedObject) -> NSManagedObject {
+        guard let key = id.primaryKey, let storeID = id.storeIdentity else { return make() }
+        let index = tableIndex(for: id) ?? addTable(store: storeID, root: id.rootIdentity)
+        return tables[index].object(for: key, orInsert: make)
     }
 
     /// Registers `object` under its permanent `id`.
@@ -56,6 +63,11 @@ struct ObjectRegistry {
 
 /// Primary key → object, for one store and inheritance tree. Keys are positive (`Z_PK`), so 0
 /// marks an empty slot.
+///
+/// Keys are hashed in runs of eight: consecutive keys, the usual order of fetched rows and of
+/// objects going away, share a cache line of keys and one of objects, while the runs themselves
+/// are scattered by a multiplicative hash (so that keys beyond the table's size do not pile
+/// onto a dense run of small ones, as they would with the identity).
 struct PrimaryKeyTable {
     let store: ObjectIdentifier
     let root: ObjectIdentifier
@@ -74,9 +86,13 @@ struct PrimaryKeyTable {
 
     private var mask: Int { keys.count - 1 }
 
+    private static let runBits: UInt64 = 3
+
     @inline(__always)
     private func home(_ key: Int64) -> Int {
-        Int(truncatingIfNeeded: (UInt64(bitPattern: key) &* 0x9E37_79B9_7F4A_7C15) >> shift)
+        let bits = UInt64(bitPattern: key)
+        let run = ((bits >> Self.runBits) &* 0x9E37_79B9_7F4A_7C15) >> (shift + Self.runBits)
+        return Int(truncatingIfNeeded: run << Self.runBits | bits & ((1 << Self.runBits) - 1))
     }
 
     func object(for key: Int64) -> NSManagedObject? {
@@ -87,6 +103,22 @@ struct PrimaryKeyTable {
             if found == 0 { return nil }
             index = (index + 1) & mask
         }
+    }
+
+    mutating func object(for key: Int64, orInsert make: () -> NSManagedObject) -> NSManagedObject {
+        if (count + 1) * 4 > keys.count * 3 { grow(to: keys.count * 2) }
+        var index = home(key)
+        while true {
+            let found = keys[index]
+            if found == key, let object = values[index] { return object.takeUnretainedValue() }
+            if found == 0 { break }
+            index = (index + 1) & mask
+        }
+        let object = make()
+        keys[index] = key
+        values[index] = Unmanaged.passUnretained(object)
+        count += 1
+        return object
     }
 
     mutating func insert(_ object: NSManagedObject, for key: Int64) {
