@@ -95,12 +95,15 @@ extension NSManagedObjectContext {
                                    result: request.includesPropertyValues && !batched ? .snapshots : .objectIDs,
                                    pushLimits: pushLimits)
             var result = try store.lock.withLock { try store.execute(fetch) }
-            switch result {
-            case .snapshots:
-                var snapshots = result.takeSnapshots()
+            // Taken out before any `switch`, whose copy of the result would keep the rows shared
+            // and make moving them out copy them all.
+            if var snapshots = result.takeSnapshots() {
                 registry.reserveCapacity(snapshots.count, for: entity, in: store)
                 let fetched = objectsConsuming(&snapshots)
                 if objects.isEmpty { objects = fetched } else { objects += fetched }
+                continue
+            }
+            switch result {
             case .objectIDs(let ids):
                 let batch = request.fetchBatchSize > 0 && request.includesPropertyValues
                     ? FaultBatch(objectIDs: ids, batchSize: request.fetchBatchSize) : nil

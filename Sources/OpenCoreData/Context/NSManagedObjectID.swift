@@ -34,12 +34,17 @@ public final class NSManagedObjectID: Hashable, Sendable, CustomStringConvertibl
     let storeIdentity: ObjectIdentifier?
     let rootIdentity: ObjectIdentifier
 
-    init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
+    convenience init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
+        self.init(entity: entity, store: store, primaryKey: primaryKey, rootIdentity: ObjectIdentifier(entity.rootEntity))
+    }
+
+    /// For callers that already know the identity of `entity.rootEntity` (decoding rows).
+    init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64, rootIdentity: ObjectIdentifier) {
         self.entity = entity
         self.persistentStore = store
         self.key = .permanent(primaryKey)
         storeIdentity = ObjectIdentifier(store)
-        rootIdentity = ObjectIdentifier(entity.rootEntity)
+        self.rootIdentity = rootIdentity
     }
 
     init(temporaryFor entity: NSEntityDescription) {

@@ -54,10 +54,10 @@ enum StoreFetchResult {
     case count(Int)
     case dictionaries([[String: Any]])
 
-    /// The rows of a `.snapshots` result, leaving the result empty, so that the caller holds the
-    /// only reference to them and can move them out without copying.
-    mutating func takeSnapshots() -> [RowSnapshot] {
-        guard case .snapshots(let rows) = self else { return [] }
+    /// The rows of a `.snapshots` result (nil for other results), leaving the result empty, so
+    /// that the caller holds the only reference to them and can move them out without copying.
+    mutating func takeSnapshots() -> [RowSnapshot]? {
+        guard case .snapshots(let rows) = self else { return nil }
         self = .count(0)
         return rows
     }

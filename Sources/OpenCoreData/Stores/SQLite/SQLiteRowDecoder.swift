@@ -15,6 +15,10 @@ final class SQLiteRowDecoder {
     let offset: Int
     /// The destination ID last made, per relationship slot.
     @exclusivity(unchecked) private var lastDestinations: [NSManagedObjectID?] = []
+    /// What decoding the last row's entity needed; kept alive by `shapes`. Unmanaged, so that
+    /// reading it per row touches no reference count.
+    @exclusivity(unchecked) private var lastShape: Unmanaged<RowShape>?
+    @exclusivity(unchecked) private var shapes: [RowShape] = []
 
     init(store: SQLiteStore, schema: SQLiteSchema, offset: Int = 0) {
         self.store = store
@@ -25,25 +29,38 @@ final class SQLiteRowDecoder {
     /// The snapshot of the statement's current row.
     func snapshot(_ statement: SQLiteStatement) -> RowSnapshot {
         let entityNumber = statement.int64(at: offset + 1)
-        let mapping = schema.mapping(number: entityNumber) ?? schema.tables[0].entities[0]
-        let layout = mapping.entity.layout
-        let id = NSManagedObjectID(entity: mapping.entity, store: store, primaryKey: statement.int64(at: offset))
-        return RowSnapshot(objectID: id, version: statement.int64(at: offset + 2),
-                           values: attributeValues(statement, mapping: mapping, attributes: layout.attributes),
-                           toOne: layout.relationships.isEmpty ? [] : toOneDestinations(statement, mapping: mapping))
+        let shape = lastShape.flatMap { $0._withUnsafeGuaranteedRef { $0.number } == entityNumber ? $0 : nil }
+            ?? shapeOfRows(numbered: entityNumber)
+        return shape._withUnsafeGuaranteedRef { shape in
+            let id = NSManagedObjectID(entity: shape.entity, store: store, primaryKey: statement.int64(at: offset),
+                                       rootIdentity: shape.rootIdentity)
+            return RowSnapshot(objectID: id, version: statement.int64(at: offset + 2),
+                               values: attributeValues(statement, shape: shape),
+                               toOne: shape.hasRelationships ? toOneDestinations(statement, mapping: shape.mapping) : [])
+        }
     }
 
-    private func attributeValues(_ statement: SQLiteStatement, mapping: SQLiteSchema.EntityMapping,
-                                 attributes: [NSAttributeDescription]) -> [PrimitiveValue] {
-        let plan = mapping.attributeReadPlan
+    private func shapeOfRows(numbered entityNumber: Int64) -> Unmanaged<RowShape> {
+        let mapping = schema.mapping(number: entityNumber) ?? schema.tables[0].entities[0]
+        let shape = shapes.first { $0.mapping === mapping } ?? {
+            let made = RowShape(number: entityNumber, mapping: mapping)
+            shapes.append(made)
+            return made
+        }()
+        let unmanaged = Unmanaged.passUnretained(shape)
+        lastShape = unmanaged
+        return unmanaged
+    }
+
+    private func attributeValues(_ statement: SQLiteStatement, shape: RowShape) -> [PrimitiveValue] {
         // reserveCapacity + append is specialized for PrimitiveValue; the array initializers that
         // take a count go through the standard library's unspecialized allocation.
         var values: [PrimitiveValue] = []
-        values.reserveCapacity(plan.count)
-        for slot in plan.indices {
-            let (index, type) = plan[slot]
+        values.reserveCapacity(shape.plan.count)
+        for slot in shape.plan.indices {
+            let (index, type) = shape.plan[slot]
             values.append(index < 0 ? .null
-                          : SQLiteValueCoding.read(statement, at: offset + index, type: type, attribute: attributes[slot]))
+                          : SQLiteValueCoding.read(statement, at: offset + index, type: type, attribute: shape.attributes[slot]))
         }
         return values
     }
@@ -77,5 +94,30 @@ final class SQLiteRowDecoder {
             toOne.append(id)
         }
         return toOne
+    }
+}
+
+/// What decoding rows of one entity needs, looked up once per statement instead of per row.
+private final class RowShape {
+    /// The `Z_ENT` the rows carry (for rows of an unknown number, the table's first entity).
+    let number: Int64
+    // unowned(unsafe): the schema keeps its mappings, and the model its entities, alive for as
+    // long as the store runs statements.
+    unowned(unsafe) let mapping: SQLiteSchema.EntityMapping
+    unowned(unsafe) let entity: NSEntityDescription
+    let rootIdentity: ObjectIdentifier
+    let plan: [(index: Int, type: NSAttributeType)]
+    let attributes: [NSAttributeDescription]
+    let hasRelationships: Bool
+
+    init(number: Int64, mapping: SQLiteSchema.EntityMapping) {
+        self.number = number
+        self.mapping = mapping
+        entity = mapping.entity
+        let layout = mapping.entity.layout
+        rootIdentity = ObjectIdentifier(layout.rootEntity)
+        plan = mapping.attributeReadPlan
+        attributes = layout.attributes
+        hasRelationships = !layout.relationships.isEmpty
     }
 }
