@@ -247,10 +247,16 @@ open class NSManagedObjectContext: @unchecked Sendable {
 
     /// The registered object for a fetched row (uniquing), or a new fault carrying the row.
     func object(for snapshot: consuming RowSnapshot) -> NSManagedObject {
-        let id = snapshot.objectID
-        guard !id.isTemporaryID else { return register(objectID: id, snapshot: snapshot) }
-        let object = registry.object(for: id) { makeFault(for: id) }
-        if object.isFault && !object.hasSnapshot { object.snapshot = consume snapshot }
+        guard let slot = registry.slot(for: snapshot.objectID) else {
+            return register(objectID: snapshot.objectID, snapshot: snapshot)
+        }
+        if let object = slot.object {
+            if object.isFault && !object.hasSnapshot { object.snapshot = consume snapshot }
+            return object
+        }
+        let object = makeFault(for: snapshot.objectID)
+        registry.fill(slot, with: object)
+        object.snapshot = consume snapshot
         return object
     }
 

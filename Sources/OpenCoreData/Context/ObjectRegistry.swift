@@ -15,12 +15,26 @@ struct ObjectRegistry {
         return tables[index].object(for: key)
     }
 
-    /// The object registered under the permanent `id`, or else `make()`'s, registered under it:
-    /// one probe where a lookup and an insert would take two.
-    mutating func object(for id: NSManagedObjectID, orRegister make: () -> NSManagedObject) -> NSManagedObject {
-        guard let key = id.primaryKey, let storeID = id.storeIdentity else { return make() }
-        let index = tableIndex(for: id) ?? addTable(store: storeID, root: id.rootIdentity)
-        return tables[index].object(for: key, orInsert: make)
+    /// Where a fetched row's object is registered: the object found under the permanent `id`,
+    /// or the empty slot to `fill` with a new one (nil for a temporary ID). One probe where a
+    /// lookup and an insert would take two; the registry must not change in between.
+    mutating func slot(for id: NSManagedObjectID) -> Slot? {
+        guard let key = id.primaryKey, let storeID = id.storeIdentity else { return nil }
+        let table = tableIndex(for: id) ?? addTable(store: storeID, root: id.rootIdentity)
+        let (index, found) = tables[table].slot(for: key)
+        return Slot(table: table, index: index, key: key, object: found?.takeUnretainedValue())
+    }
+
+    struct Slot {
+        fileprivate let table: Int
+        fileprivate let index: Int
+        fileprivate let key: Int64
+        let object: NSManagedObject?
+    }
+
+    /// Registers `object` in the empty `slot`.
+    mutating func fill(_ slot: Slot, with object: NSManagedObject) {
+        tables[slot.table].fill(slot.index, key: slot.key, with: object)
     }
 
     /// Registers `object` under its permanent `id`.
@@ -105,20 +119,24 @@ struct PrimaryKeyTable {
         }
     }
 
-    mutating func object(for key: Int64, orInsert make: () -> NSManagedObject) -> NSManagedObject {
+    /// The slot of `key`: where it is, with its object, or the empty slot where it would go.
+    /// Grows first, so that filling the empty slot needs no further growth.
+    mutating func slot(for key: Int64) -> (index: Int, object: Unmanaged<NSManagedObject>?) {
         if (count + 1) * 4 > keys.count * 3 { grow(to: keys.count * 2) }
         var index = home(key)
         while true {
             let found = keys[index]
-            if found == key, let object = values[index] { return object.takeUnretainedValue() }
-            if found == 0 { break }
+            if found == key { return (index, values[index]) }
+            if found == 0 { return (index, nil) }
             index = (index + 1) & mask
         }
-        let object = make()
+    }
+
+    /// Puts `object` under `key` in the empty slot `index` found by `slot(for:)`.
+    mutating func fill(_ index: Int, key: Int64, with object: NSManagedObject) {
         keys[index] = key
         values[index] = Unmanaged.passUnretained(object)
         count += 1
-        return object
     }
 
     mutating func insert(_ object: NSManagedObject, for key: Int64) {
