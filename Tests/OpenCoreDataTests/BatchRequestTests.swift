@@ -171,6 +171,51 @@ import Testing
         #expect(people.map { $0.value(forKey: "small") as? Int } == [20, 21, nil])
     }
 
+    /// Expressions over the row's own attributes are computed per row, from the values as
+    /// they were before the update (Core Data's `propertiesToUpdate` with `NSExpression`s).
+    @Test(arguments: StoreKind.allCases)
+    func batchUpdateComputesExpressionsFromEachRow(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        try Self.people(stack, ["Ada", "Bo", "Cy"])
+        let update = NSBatchUpdateRequest(entityName: "Person")
+        update.predicate = NSComparisonPredicate(key: "name", .notEqualTo, "Cy")
+        update.propertiesToUpdate = [
+            "age": NSExpression(format: "age * 2 + 1"),
+            "height": NSExpression(format: "age / 10.0"),
+            "email": NSExpression(format: "uppercase:(name)"),
+            "small": NSExpression(format: "TERNARY(age > 20, 1, 0)"),
+        ]
+        update.resultType = .updatedObjectsCountResultType
+        #expect((try stack.context.execute(update) as? NSBatchUpdateResult)?.result as? Int == 2)
+        try stack.reopen()
+        let people = try stack.fetch("Person", sortedBy: "name")
+        #expect(people.map { $0.value(forKey: "age") as? Int } == [41, 43, 22])
+        #expect(people.map { $0.value(forKey: "height") as? Double } == [2.0, 2.1, nil])
+        #expect(people.map { $0.value(forKey: "email") as? String } == ["ADA", "BO", "cy@example.com"])
+        #expect(people.map { $0.value(forKey: "small") as? Int } == [0, 1, nil])
+    }
+
+    @Test func batchUpdateRefusesExpressionsARowCannotAnswer() throws {
+        let stack = try TestStack(.sqlite)
+        try Self.people(stack, ["Ada"])
+        func failure(_ expression: String, for key: String = "age") throws -> CocoaError {
+            let update = NSBatchUpdateRequest(entityName: "Person")
+            update.propertiesToUpdate = [key: NSExpression(format: expression)]
+            return try #require(throws: CocoaError.self) { try stack.context.execute(update) }
+        }
+        let throughRelationship = try failure("pets.@count + 1")
+        #expect(throughRelationship.code.rawValue == 134091)
+        #expect(throughRelationship.message.contains("the key path 'pets.@count' leaves the object"))
+        #expect(try failure("nope + 1").message.contains("'nope' is not a stored attribute of Person"))
+        #expect(try failure("$limit").message.contains("the variable $limit has no value"))
+        // A result the attribute can't hold names the object and what it computed.
+        let wrongType = try failure("uppercase:(name)")
+        #expect(wrongType.code.rawValue == 1550)
+        #expect(wrongType.message.contains("of x-coredata://"))
+        #expect(wrongType.message.contains("which gives ADA"))
+        #expect(try stack.fetch("Person").map { $0.value(forKey: "age") as? Int } == [20])
+    }
+
     @Test func batchUpdateRefusesWhatItCannotDo() throws {
         let stack = try TestStack(.sqlite)
         try Self.people(stack, ["Ada"])

@@ -82,7 +82,8 @@ struct BatchExecution {
 
     // MARK: Update
 
-    /// Sets `values` (attribute slot → new value, or a key path to copy from) in every row.
+    /// Sets `values` (attribute → new value, a key path to copy from, or an expression to
+    /// compute) in every row.
     func update(_ rows: [RowSnapshot], values: [(attribute: NSAttributeDescription, value: BatchValue)]) throws -> BatchOutcome {
         var changes = SaveChanges()
         changes.updated.reserveCapacity(rows.count)
@@ -99,6 +100,9 @@ struct BatchExecution {
                     guard let sourceSlot = row.objectID.entity.layout.attributeSlot(of: source) else { continue }
                     newValues[slot] = try PrimitiveValue(row.values[sourceSlot].objectValue(for: source.attributeType),
                                                          for: attribute.attributeType)
+                case .computed(let expression, let sources):
+                    // Computed from the row as read, like every other value of the update.
+                    newValues[slot] = try BatchComputedValue.value(of: expression, sources: sources, row: row, for: attribute)
                 }
                 if !attribute.isOptional, case .null = newValues[slot] {
                     throw CoreDataError.make(.validationMissingMandatoryProperty,
@@ -146,6 +150,8 @@ enum BatchValue {
     case constant(PrimitiveValue)
     /// The value of another attribute of the same object.
     case copy(NSAttributeDescription)
+    /// An expression over attributes of the same object (`sources`), such as `price * 1.1`.
+    case computed(NSExpression, sources: [NSAttributeDescription])
 }
 
 extension EntityLayout {

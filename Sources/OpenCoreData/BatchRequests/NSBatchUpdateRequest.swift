@@ -21,8 +21,10 @@ public enum NSBatchUpdateRequestResultType: UInt, Sendable {
 /// let result = try context.execute(update) as? NSBatchUpdateResult
 /// ```
 /// Values are constants (converted to the attribute's type; a value of the wrong type is an
-/// error 1550 naming the entity and the attribute) or expressions: a constant expression, or the
-/// key path of another attribute of the same object. Each updated row's version (`Z_OPT`) goes
+/// error 1550 naming the entity and the attribute) or expressions: a constant, the key path of
+/// another attribute of the same object, or an expression over the object's own attributes,
+/// computed per row (`NSExpression(format: "price * 1.1")`; see `BatchComputedValue` for what
+/// is refused). Each updated row's version (`Z_OPT`) goes
 /// up, so contexts holding an object see an optimistic-locking conflict rather than overwrite
 /// the update unknowingly.
 ///

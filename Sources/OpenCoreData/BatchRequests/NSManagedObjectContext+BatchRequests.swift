@@ -187,9 +187,13 @@ extension NSManagedObjectContext {
                     }
                     return (attribute, .copy(source))
                 default:
-                    throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
-                                             "The batch update sets \(entity.name ?? "?").\(name) from the expression \(expression), which is not supported yet (constants and key paths are)",
-                                             [NSValidationKeyErrorKey: name])
+                    do {
+                        return (attribute, .computed(expression, sources: try BatchComputedValue.sources(of: expression, in: entity)))
+                    } catch let reason as BatchComputedValue.Unsupported {
+                        throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
+                                                 "The batch update sets \(entity.name ?? "?").\(name) from \(expression), which it can't compute: \(reason.message)",
+                                                 [NSValidationKeyErrorKey: name])
+                    }
                 }
             }
             return (attribute, .constant(try convert(value, for: attribute, of: entity)))
