@@ -23,8 +23,8 @@ public enum NSBatchUpdateRequestResultType: UInt, Sendable {
 /// Values are constants (converted to the attribute's type; a value of the wrong type is an
 /// error 1550 naming the entity and the attribute) or expressions: a constant, the key path of
 /// another attribute of the same object, or an expression over the object's own attributes,
-/// computed per row (`NSExpression(format: "price * 1.1")`; see `BatchComputedValue` for what
-/// is refused). Each updated row's version (`Z_OPT`) goes
+/// computed per row (`NSExpression(format: "price * 1.1")`); key paths through relationships,
+/// variables and collections are refused (134091). Each updated row's version (`Z_OPT`) goes
 /// up, so contexts holding an object see an optimistic-locking conflict rather than overwrite
 /// the update unknowingly.
 ///
