@@ -345,6 +345,63 @@ import Testing
     // MARK: Model
 
     /// Teams and players: deleting a team nullifies its players' to-one `team`.
+    /// Owners cascade to pets, pets to toys; an owner's favorite pet is held by a deny rule; a
+    /// tag of a pet is nullified when the pet goes.
+    static func kennelModel() -> NSManagedObjectModel {
+        let owner = NSEntityDescription(name: "Owner")
+        let pet = NSEntityDescription(name: "Pet")
+        let toy = NSEntityDescription(name: "Toy")
+        let tag = NSEntityDescription(name: "Tag")
+        func link(_ name: String, _ source: NSEntityDescription, _ destination: NSEntityDescription, toMany: Bool,
+                  _ rule: NSDeleteRule, inverse: String, _ inverseRule: NSDeleteRule = .nullifyDeleteRule) {
+            let forward = NSRelationshipDescription(name: name, destination: destination, toMany: toMany, deleteRule: rule)
+            let backward = NSRelationshipDescription(name: inverse, destination: source, deleteRule: inverseRule)
+            forward.inverseRelationship = backward
+            backward.inverseRelationship = forward
+            source.properties.append(forward)
+            destination.properties.append(backward)
+        }
+        for entity in [owner, pet, toy, tag] { entity.properties = [NSAttributeDescription(name: "name", type: .stringAttributeType)] }
+        link("pets", owner, pet, toMany: true, .cascadeDeleteRule, inverse: "owner")
+        link("favorite", owner, pet, toMany: false, .denyDeleteRule, inverse: "favoredBy")
+        link("toys", pet, toy, toMany: true, .cascadeDeleteRule, inverse: "pet")
+        link("tags", pet, tag, toMany: true, .nullifyDeleteRule, inverse: "pet")
+        let model = NSManagedObjectModel()
+        model.entities = [owner, pet, toy, tag]
+        return model
+    }
+
+    /// Cascades reach every level (rows read a level at a time), nullify rules clear what
+    /// remains, and a deny rule does not hold back an owner whose favorite goes with it — as a
+    /// context judges deny rules (deleted destinations don't count).
+    @Test(arguments: StoreKind.allCases)
+    func batchDeleteCascadesThroughLevelsAndJudgesDenyRulesAtTheEnd(kind: StoreKind) throws {
+        let stack = try TestStack(kind, model: Self.kennelModel())
+        for ownerIndex in 0..<3 {
+            let owner = stack.insert("Owner", ["name": "owner \(ownerIndex)"])
+            for petIndex in 0..<4 {
+                let pet = stack.insert("Pet", ["name": "pet \(ownerIndex).\(petIndex)", "owner": owner])
+                for toyIndex in 0..<2 { _ = stack.insert("Toy", ["name": "toy \(ownerIndex).\(petIndex).\(toyIndex)", "pet": pet]) }
+                _ = stack.insert("Tag", ["name": "tag \(ownerIndex).\(petIndex)", "pet": pet])
+                if petIndex == 0 { owner.setValue(pet, forKey: "favorite") }
+            }
+        }
+        try stack.context.save()
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Owner")
+        request.predicate = NSComparisonPredicate(key: "name", .notEqualTo, "owner 2")
+        let delete = NSBatchDeleteRequest(fetchRequest: request)
+        delete.resultType = .resultTypeCount
+        let result = try #require(try stack.context.execute(delete) as? NSBatchDeleteResult)
+        #expect(result.result as? Int == 2 + 8 + 16)
+        try stack.reopen()
+        #expect(try stack.storedStrings("Owner") == ["owner 2"])
+        #expect(try stack.storedCount("Pet") == 4)
+        #expect(try stack.storedCount("Toy") == 8)
+        let tags = try stack.fetch("Tag", sortedBy: "name")
+        #expect(tags.count == 12)
+        #expect(tags.filter { $0.value(forKey: "pet") == nil }.count == 8)
+    }
+
     static func teamModel() -> NSManagedObjectModel {
         let team = NSEntityDescription(name: "Team")
         let player = NSEntityDescription(name: "Player")

@@ -22,62 +22,121 @@ struct BatchExecution {
 
     /// Deletes the rows `targets` names, and what their cascade rules reach; clears the
     /// inverses that nullify rules name; refuses deny rules that still have objects.
+    ///
+    /// The rows are walked level by level, reading each relationship's destinations for a whole
+    /// level in one store call, not one per row. A deny rule is judged once everything the
+    /// cascades reach is known: a destination that goes too does not hold its source back.
     func delete(_ targets: [RowSnapshot]) throws -> BatchOutcome {
         var doomed: [NSManagedObjectID: RowSnapshot] = [:]
         var order: [NSManagedObjectID] = []
-        var queue = targets
-        var nullifications: [(object: NSManagedObjectID, relationship: NSRelationshipDescription)] = []
-        while let row = queue.popLast() {
-            guard doomed[row.objectID] == nil else { continue }
-            doomed[row.objectID] = row
-            order.append(row.objectID)
-            let entity = row.objectID.entity
-            for relationship in entity.layout.relationships where !relationship.isTransient {
-                let related = try relatedRows(of: row, through: relationship)
-                switch relationship.deleteRule {
-                case .cascadeDeleteRule:
-                    queue += related
-                case .denyDeleteRule:
-                    if let first = related.first(where: { doomed[$0.objectID] == nil }) {
-                        throw CoreDataError.make(.validationRelationshipDeniedDelete,
-                                                 "The batch delete would delete \(row.objectID.uriRepresentation().absoluteString), but its relationship \(entity.name ?? "?").\(relationship.name) has the deny rule and still holds \(first.objectID.uriRepresentation().absoluteString)",
-                                                 ["NSEntityNameKey": entity.name ?? "", NSValidationKeyErrorKey: relationship.name])
+        var denials: [(source: RowSnapshot, relationship: NSRelationshipDescription, destinations: [RowSnapshot])] = []
+        var nullifications: [(row: RowSnapshot, relationship: NSRelationshipDescription)] = []
+        var level = targets
+        while !level.isEmpty {
+            var fresh: [RowSnapshot] = []
+            for row in level where doomed[row.objectID] == nil {
+                doomed[row.objectID] = row
+                order.append(row.objectID)
+                fresh.append(row)
+            }
+            var next: [RowSnapshot] = []
+            for rows in Self.groupedByEntity(fresh) {
+                for relationship in rows[0].objectID.entity.layout.relationships where !relationship.isTransient {
+                    let related = try relatedRows(of: rows, through: relationship)
+                    switch relationship.deleteRule {
+                    case .cascadeDeleteRule:
+                        for row in rows { next += related[row.objectID] ?? [] }
+                    case .denyDeleteRule:
+                        for row in rows {
+                            if let destinations = related[row.objectID], !destinations.isEmpty {
+                                denials.append((row, relationship, destinations))
+                            }
+                        }
+                    case .nullifyDeleteRule:
+                        guard let inverse = relationship.inverseRelationship, !inverse.isToMany, !inverse.isTransient else { break }
+                        for row in rows { nullifications += (related[row.objectID] ?? []).map { ($0, inverse) } }
+                    case .noActionDeleteRule:
+                        break
                     }
-                case .nullifyDeleteRule:
-                    if let inverse = relationship.inverseRelationship, !inverse.isToMany, !inverse.isTransient {
-                        nullifications += related.map { ($0.objectID, inverse) }
-                    }
-                case .noActionDeleteRule:
-                    break
                 }
             }
+            level = next
         }
+        try refuseDenials(denials, doomed: doomed)
         var changes = SaveChanges()
         changes.deleted = order.map { id in
             SaveChanges.Row(objectID: id, values: [], toOne: [], changedAttributeSlots: [], changedRelationshipSlots: [],
                             expectedVersion: doomed[id]!.version)
         }
         var outcome = BatchOutcome(deleted: order)
-        for (id, relationships) in Dictionary(grouping: nullifications.filter { doomed[$0.object] == nil }, by: \.object) {
-            guard let row = try store.snapshot(for: id) else { continue }
-            var toOne = row.toOne
-            let slots = Set(relationships.map(\.relationship.relationshipSlot)).sorted()
-            for slot in slots where doomed[toOne[slot] ?? id] != nil { toOne[slot] = nil }
-            changes.updated.append(SaveChanges.Row(objectID: id, values: row.values, toOne: toOne, changedAttributeSlots: [],
-                                                   changedRelationshipSlots: slots, expectedVersion: row.version))
-            outcome.nullified.append(id)
-        }
+        changes.updated = nullifiedRows(nullifications.filter { doomed[$0.row.objectID] == nil }, doomed: doomed)
+        outcome.nullified = changes.updated.map(\.objectID)
         _ = try store.save(changes)
         return outcome
     }
 
-    /// The rows `row` reaches through `relationship`.
-    private func relatedRows(of row: RowSnapshot, through relationship: NSRelationshipDescription) throws -> [RowSnapshot] {
-        if relationship.isToMany {
-            return try store.relatedSnapshots(of: [row.objectID], through: relationship)[row.objectID] ?? []
+    private static func groupedByEntity(_ rows: [RowSnapshot]) -> [[RowSnapshot]] {
+        var groups: [[RowSnapshot]] = []
+        for row in rows {
+            if let index = groups.firstIndex(where: { $0[0].objectID.entity === row.objectID.entity }) {
+                groups[index].append(row)
+            } else {
+                groups.append([row])
+            }
         }
-        guard let id = row.toOne[relationship.relationshipSlot], let related = try store.snapshot(for: id) else { return [] }
-        return [related]
+        return groups
+    }
+
+    /// The rows each of `rows` reaches through `relationship`, by source ID: one store call.
+    private func relatedRows(of rows: [RowSnapshot], through relationship: NSRelationshipDescription) throws
+        -> [NSManagedObjectID: [RowSnapshot]] {
+        if relationship.isToMany {
+            return try store.relatedSnapshots(of: rows.map(\.objectID), through: relationship)
+        }
+        let slot = relationship.relationshipSlot
+        let destinationIDs = Array(Set(rows.compactMap { $0.toOne[slot] }))
+        guard !destinationIDs.isEmpty else { return [:] }
+        var byID: [NSManagedObjectID: RowSnapshot] = [:]
+        for row in try store.snapshots(for: destinationIDs) { byID[row.objectID] = row }
+        var related: [NSManagedObjectID: [RowSnapshot]] = [:]
+        for row in rows {
+            if let id = row.toOne[slot], let destination = byID[id] { related[row.objectID] = [destination] }
+        }
+        return related
+    }
+
+    private func refuseDenials(_ denials: [(source: RowSnapshot, relationship: NSRelationshipDescription, destinations: [RowSnapshot])],
+                               doomed: [NSManagedObjectID: RowSnapshot]) throws {
+        for (source, relationship, destinations) in denials {
+            guard let kept = destinations.first(where: { doomed[$0.objectID] == nil }) else { continue }
+            let entity = source.objectID.entity
+            throw CoreDataError.make(.validationRelationshipDeniedDelete,
+                                     "The batch delete would delete \(source.objectID.uriRepresentation().absoluteString), but its relationship \(entity.name ?? "?").\(relationship.name) has the deny rule and still holds \(kept.objectID.uriRepresentation().absoluteString)",
+                                     ["NSEntityNameKey": entity.name ?? "", NSValidationKeyErrorKey: relationship.name])
+        }
+    }
+
+    /// Updates of the surviving rows whose to-ones point at deleted rows: those to-ones cleared,
+    /// from the rows as read while walking (their versions guard against writers in between).
+    private func nullifiedRows(_ nullifications: [(row: RowSnapshot, relationship: NSRelationshipDescription)],
+                               doomed: [NSManagedObjectID: RowSnapshot]) -> [SaveChanges.Row] {
+        var order: [NSManagedObjectID] = []
+        var byID: [NSManagedObjectID: (row: RowSnapshot, slots: Set<Int>)] = [:]
+        for (row, relationship) in nullifications {
+            if byID[row.objectID] == nil {
+                order.append(row.objectID)
+                byID[row.objectID] = (row, [])
+            }
+            byID[row.objectID]!.slots.insert(relationship.relationshipSlot)
+        }
+        return order.map { id in
+            let (row, slots) = byID[id]!
+            var toOne = row.toOne
+            let sorted = slots.sorted()
+            for slot in sorted where toOne[slot].map({ doomed[$0] != nil }) ?? false { toOne[slot] = nil }
+            return SaveChanges.Row(objectID: id, values: row.values, toOne: toOne, changedAttributeSlots: [],
+                                   changedRelationshipSlots: sorted, expectedVersion: row.version)
+        }
     }
 
     // MARK: Update
