@@ -68,13 +68,14 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
                 try readMetadata(from: connection)
                 // The store's own entity numbers, whatever order its writer numbered them in:
                 // the rows' Z_ENT, the Z<n>_ columns and the join tables follow them.
-                let numbers = try storedNumbers(for: entities, on: connection)
+                let stored = try StoredEntityNumbers.read(on: connection, url: url)
+                let numbers = Self.numbers(of: entities, in: stored)
                 if !numbers.isEmpty,
                    numbers != schema.orderedEntities.reduce(into: [:], { $0[$1.name ?? ""] = schema.mapping(for: $1)?.number }) {
                     schema = SQLiteSchema(entities: entities, storedNumbers: numbers)
                 }
                 // A model inferred from the tables has no hashes of its own to compare.
-                try StoreCompatibility(schema: schema, connection: connection, url: url)
+                try StoreCompatibility(schema: schema, storedNumbers: stored, connection: connection, url: url)
                     .check(metadata: model.isInferredFromStore ? [:] : storedMetadata)
             case .otherDatabase:
                 throw CoreDataError.store(.persistentStoreInvalidType,
@@ -133,11 +134,12 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    /// The `Z_ENT` of each of `entities` in the store, by model name; empty unless every entity
-    /// is there with a number of its own (the compatibility check then says what differs).
-    private func storedNumbers(for entities: [NSEntityDescription], on connection: SQLiteConnection) throws -> [String: Int64] {
+    /// The `Z_ENT` of each of `entities` in the store (`stored`: its `Z_PRIMARYKEY`), by model
+    /// name; empty unless every entity is there with a number of its own (the compatibility
+    /// check then says what differs).
+    private static func numbers(of entities: [NSEntityDescription], in stored: [String: Int64]) -> [String: Int64] {
         let all = NSManagedObjectModel.withSubentities(entities)
-        let numbers = StoredEntityNumbers.numbers(of: all, in: try StoredEntityNumbers.read(on: connection, url: url ?? URL(fileURLWithPath: connection.path)))
+        let numbers = StoredEntityNumbers.numbers(of: all, in: stored)
         return numbers.count == all.count && Set(numbers.values).count == numbers.count ? numbers : [:]
     }
 

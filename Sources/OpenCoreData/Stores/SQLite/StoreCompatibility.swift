@@ -10,8 +10,15 @@ import OCDSQLite
 /// structure: the same entities (`Z_PRIMARYKEY`), and a table with a column for every persistent
 /// attribute and to-one relationship. The structural check also runs after the hashes agree, so
 /// that a mapping mistake can never read the wrong columns.
+///
+/// Where Core Data's naming is known from a single store only (which side names a
+/// many-to-many's join table, the digit of a `Z<n>_<RELATIONSHIP>` entity column), the check
+/// adopts the store's own name into `schema` instead of refusing the store, so that the schema
+/// reads the file as its writer laid it out.
 struct StoreCompatibility {
     let schema: SQLiteSchema
+    /// The store's `Z_PRIMARYKEY`: entity name → `Z_ENT`.
+    let storedNumbers: [String: Int64]
     let connection: SQLiteConnection
     let url: URL?
 
@@ -46,7 +53,7 @@ struct StoreCompatibility {
     }
 
     private func checkStructure() throws {
-        let stored = try StoredEntityNumbers.read(on: connection, url: url ?? URL(fileURLWithPath: connection.path))
+        let stored = storedNumbers
         var matchedNames = Set<String>()
         for entity in schema.orderedEntities {
             let name = entity.name ?? ""
