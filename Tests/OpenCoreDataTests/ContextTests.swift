@@ -677,6 +677,26 @@ final class TrackedPerson: NSManagedObject {
         #expect(recorder.objects(NSDeletedObjectsKey, at: 1) == [bob])
     }
 
+    /// DidSave lists what the save wrote even when the save's own ObjectsDidChange listed
+    /// something else: changes posted by an earlier event, or an updated object deleted since.
+    @Test(arguments: StoreKind.allCases)
+    func didSaveListsTheSaveNotTheLastEvent(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let recorder = NotificationRecorder(.NSManagedObjectContextDidSave, object: stack.context)
+        let ada = stack.insert("Person", ["name": "Ada"])
+        stack.context.processPendingChanges()
+        let bob = stack.insert("Person", ["name": "Bob"])
+        try stack.context.save()
+        #expect(recorder.objects(NSInsertedObjectsKey, at: 0) == [ada, bob])
+
+        ada.setValue(30, forKey: "age")
+        bob.setValue(31, forKey: "age")
+        stack.context.delete(bob)
+        try stack.context.save()
+        #expect(recorder.objects(NSUpdatedObjectsKey, at: 1) == [ada])
+        #expect(recorder.objects(NSDeletedObjectsKey, at: 1) == [bob])
+    }
+
     // MARK: Queues
 
     @Test(arguments: StoreKind.allCases)

@@ -207,5 +207,6 @@ extension NSManagedObjectContext {
         eventInserted = []
         eventUpdated = []
         eventDeleted = []
+        postedChanges = nil
     }
 }

@@ -29,17 +29,27 @@ public let NSDeletedObjectIDsKey = "deleted_objectIDs"
 extension NSManagedObjectContext {
     func postObjectsDidChange() {
         guard !eventInserted.isEmpty || !eventUpdated.isEmpty || !eventDeleted.isEmpty else { return }
+        var posted = PostedChangeSets()
+        if !eventInserted.isEmpty { posted.inserted = (eventInserted, Self.set(of: eventInserted) { $0.context === self }) }
+        if !eventUpdated.isEmpty { posted.updated = (eventUpdated, Self.set(of: eventUpdated) { !$0.isDeleted }) }
+        if !eventDeleted.isEmpty { posted.deleted = (eventDeleted, Set(eventDeleted)) }
         var info: [AnyHashable: Any] = [:]
-        if !eventInserted.isEmpty { info[NSInsertedObjectsKey] = Self.set(of: eventInserted) { $0.context === self } }
-        if !eventUpdated.isEmpty { info[NSUpdatedObjectsKey] = Self.set(of: eventUpdated) { !$0.isDeleted } }
-        if !eventDeleted.isEmpty { info[NSDeletedObjectsKey] = Set(eventDeleted) }
+        info[NSInsertedObjectsKey] = posted.inserted?.set
+        info[NSUpdatedObjectsKey] = posted.updated?.set
+        info[NSDeletedObjectsKey] = posted.deleted?.set
         clearEvent()
+        postedChanges = posted
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: info)
     }
 
-    func postDidSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) {
+    /// Posts DidSave and the object-ID variant. A set the save's ObjectsDidChange already built
+    /// from the same objects (`posted`) is reused rather than hashed again.
+    func postDidSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
+                     reusing posted: PostedChangeSets? = nil) {
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
-            NSInsertedObjectsKey: Set(inserted), NSUpdatedObjectsKey: Set(updated), NSDeletedObjectsKey: Set(deleted),
+            NSInsertedObjectsKey: posted?.inserted.reusableSet(for: inserted) ?? Set(inserted),
+            NSUpdatedObjectsKey: posted?.updated.reusableSet(for: updated) ?? Set(updated),
+            NSDeletedObjectsKey: posted?.deleted.reusableSet(for: deleted) ?? Set(deleted),
         ])
         NotificationCenter.default.post(name: NSManagedObjectContext.didSaveObjectIDsNotification, object: self, userInfo: [
             NSInsertedObjectIDsKey: Self.objectIDs(of: inserted), NSUpdatedObjectIDsKey: Self.objectIDs(of: updated),
@@ -62,5 +72,23 @@ extension NSManagedObjectContext {
             if let id = object.storedObjectID { result.insert(id) }
         }
         return result
+    }
+}
+
+/// The sets an ObjectsDidChange notification carried, each with the list it was built from.
+struct PostedChangeSets {
+    typealias Posted = (source: [NSManagedObject], set: Set<NSManagedObject>)
+    var inserted: Posted?
+    var updated: Posted?
+    var deleted: Posted?
+}
+
+extension Optional where Wrapped == PostedChangeSets.Posted {
+    /// The posted set, when it holds exactly `objects`: they are its source list, object for
+    /// object, and the set left none of them out. Comparing references costs no hashing.
+    func reusableSet(for objects: [NSManagedObject]) -> Set<NSManagedObject>? {
+        guard let posted = self, posted.set.count == objects.count, posted.source.count == objects.count,
+              posted.source.elementsEqual(objects, by: ===) else { return nil }
+        return posted.set
     }
 }

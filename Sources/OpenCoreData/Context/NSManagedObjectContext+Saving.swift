@@ -172,11 +172,12 @@ extension NSManagedObjectContext {
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()
+        let posted = postedChanges
         clearEvent()
         for object in plan.insertedObjects { object.didSave() }
         for object in plan.updatedObjects { object.didSave() }
         for object in plan.deletedObjects { object.didSave() }
-        postDidSave(inserted: plan.insertedObjects, updated: plan.updatedObjects, deleted: plan.deletedObjects)
+        postDidSave(inserted: plan.insertedObjects, updated: plan.updatedObjects, deleted: plan.deletedObjects, reusing: posted)
     }
 }
 

@@ -83,6 +83,8 @@ open class NSManagedObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) final var eventInserted: [NSManagedObject] = []
     @exclusivity(unchecked) final var eventUpdated: [NSManagedObject] = []
     @exclusivity(unchecked) final var eventDeleted: [NSManagedObject] = []
+    /// The sets the last ObjectsDidChange carried, for the DidSave that follows to reuse.
+    @exclusivity(unchecked) final var postedChanges: PostedChangeSets?
     var isSaving = false
     /// Counts objects entering the inserted, updated and deleted sets (to notice changes made by
     /// `willSave`).
