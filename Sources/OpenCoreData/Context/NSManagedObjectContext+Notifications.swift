@@ -85,10 +85,14 @@ struct PostedChangeSets {
 
 extension Optional where Wrapped == PostedChangeSets.Posted {
     /// The posted set, when it holds exactly `objects`: they are its source list, object for
-    /// object, and the set left none of them out. Comparing references costs no hashing.
+    /// object, and the set left none of them out. The lists are compared as the bytes of their
+    /// references: no hashing, and no object touched.
     func reusableSet(for objects: [NSManagedObject]) -> Set<NSManagedObject>? {
-        guard let posted = self, posted.set.count == objects.count, posted.source.count == objects.count,
-              posted.source.elementsEqual(objects, by: ===) else { return nil }
-        return posted.set
+        guard let posted = self, !objects.isEmpty, posted.set.count == objects.count,
+              posted.source.count == objects.count else { return nil }
+        let sameObjects = posted.source.withUnsafeBytes { source in
+            objects.withUnsafeBytes { memcmp(source.baseAddress!, $0.baseAddress!, source.count) == 0 }
+        }
+        return sameObjects ? posted.set : nil
     }
 }
