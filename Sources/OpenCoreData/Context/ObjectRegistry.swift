@@ -76,12 +76,15 @@ struct ObjectRegistry {
 }
 
 /// Primary key → object, for one store and inheritance tree. Keys are positive (`Z_PK`), so 0
-/// marks an empty slot.
+/// marks an empty slot and -1 a removed one (a tombstone).
 ///
 /// Keys are hashed in runs of eight: consecutive keys, the usual order of fetched rows and of
 /// objects going away, share a cache line of keys and one of objects, while the runs themselves
 /// are scattered by a multiplicative hash (so that keys beyond the table's size do not pile
-/// onto a dense run of small ones, as they would with the identity).
+/// onto a dense run of small ones, as they would with the identity). Removal leaves a
+/// tombstone instead of shifting the rest of the probe run back: with keys in runs, those
+/// runs are long, and objects go away one by one. Tombstones are reused by inserts and
+/// cleared when the table is rebuilt.
 struct PrimaryKeyTable {
     let store: ObjectIdentifier
     let root: ObjectIdentifier
@@ -89,11 +92,15 @@ struct PrimaryKeyTable {
     private var values: [Unmanaged<NSManagedObject>?]
     private var shift: UInt64
     private(set) var count = 0
+    private var tombstones = 0
+
+    private static let empty: Int64 = 0
+    private static let removed: Int64 = -1
 
     init(store: ObjectIdentifier, root: ObjectIdentifier) {
         self.store = store
         self.root = root
-        keys = Array(repeating: 0, count: 16)
+        keys = Array(repeating: Self.empty, count: 16)
         values = Array(repeating: nil, count: 16)
         shift = 64 - 4
     }
@@ -114,85 +121,87 @@ struct PrimaryKeyTable {
         while true {
             let found = keys[index]
             if found == key { return values[index]?.takeUnretainedValue() }
-            if found == 0 { return nil }
+            if found == Self.empty { return nil }
             index = (index + 1) & mask
         }
     }
 
-    /// The slot of `key`: where it is, with its object, or the empty slot where it would go.
-    /// Grows first, so that filling the empty slot needs no further growth.
+    /// The slot of `key`: where it is, with its object, or the free slot where it would go
+    /// (the first tombstone on its probe run, or the empty slot ending it). Makes room first,
+    /// so that filling the free slot needs no further growth.
     mutating func slot(for key: Int64) -> (index: Int, object: Unmanaged<NSManagedObject>?) {
-        if (count + 1) * 4 > keys.count * 3 { grow(to: keys.count * 2) }
+        makeRoomForOneMore()
         var index = home(key)
+        var firstRemoved: Int?
         while true {
             let found = keys[index]
             if found == key { return (index, values[index]) }
-            if found == 0 { return (index, nil) }
+            if found == Self.empty { return (firstRemoved ?? index, nil) }
+            if found == Self.removed && firstRemoved == nil { firstRemoved = index }
             index = (index + 1) & mask
         }
     }
 
-    /// Puts `object` under `key` in the empty slot `index` found by `slot(for:)`.
+    /// Puts `object` under `key` in the free slot `index` found by `slot(for:)`.
     mutating func fill(_ index: Int, key: Int64, with object: NSManagedObject) {
+        if keys[index] == Self.removed { tombstones -= 1 }
         keys[index] = key
         values[index] = Unmanaged.passUnretained(object)
         count += 1
     }
 
     mutating func insert(_ object: NSManagedObject, for key: Int64) {
-        if (count + 1) * 4 > keys.count * 3 { grow(to: keys.count * 2) }
-        var index = home(key)
-        while keys[index] != 0 && keys[index] != key { index = (index + 1) & mask }
-        if keys[index] == 0 { count += 1 }
-        keys[index] = key
-        values[index] = Unmanaged.passUnretained(object)
+        let (index, existing) = slot(for: key)
+        if existing == nil {
+            fill(index, key: key, with: object)
+        } else {
+            values[index] = Unmanaged.passUnretained(object)
+        }
     }
 
     mutating func remove(_ key: Int64, ifMatching object: NSManagedObject?) {
         var index = home(key)
         while keys[index] != key {
-            if keys[index] == 0 { return }
+            if keys[index] == Self.empty { return }
             index = (index + 1) & mask
         }
         if let object, values[index]?.toOpaque() != Unmanaged.passUnretained(object).toOpaque() { return }
-        // Backward-shift deletion: move later entries of the probe run into the gap, so that
-        // lookups never need tombstones.
-        var gap = index
-        var next = (gap + 1) & mask
-        while keys[next] != 0 {
-            let wanted = home(keys[next])
-            let distanceFromWanted = (next - wanted) & mask
-            let distanceFromGap = (next - gap) & mask
-            if distanceFromWanted >= distanceFromGap {
-                keys[gap] = keys[next]
-                values[gap] = values[next]
-                gap = next
-            }
-            next = (next + 1) & mask
-        }
-        keys[gap] = 0
-        values[gap] = nil
+        keys[index] = Self.removed
+        values[index] = nil
         count -= 1
+        tombstones += 1
     }
 
     mutating func reserveCapacity(_ capacity: Int) {
         var size = keys.count
-        while capacity * 4 > size * 3 { size *= 2 }
-        if size > keys.count { grow(to: size) }
+        while (capacity + tombstones) * 4 > size * 3 { size *= 2 }
+        if size > keys.count { rebuild(size: size) }
+    }
+
+    /// Keeps live entries and tombstones under three quarters of the slots: the table doubles
+    /// when the live entries alone need it, and is rebuilt at its size to drop tombstones.
+    private mutating func makeRoomForOneMore() {
+        guard (count + tombstones + 1) * 4 > keys.count * 3 else { return }
+        rebuild(size: (count + 1) * 2 > keys.count ? keys.count * 2 : keys.count)
     }
 
     var objects: [NSManagedObject] {
         values.compactMap { $0?.takeUnretainedValue() }
     }
 
-    private mutating func grow(to size: Int) {
+    private mutating func rebuild(size: Int) {
         let oldKeys = keys, oldValues = values
-        keys = Array(repeating: 0, count: size)
+        keys = Array(repeating: Self.empty, count: size)
         values = Array(repeating: nil, count: size)
         shift = 64 - UInt64(size.trailingZeroBitCount)
         count = 0
-        for index in oldKeys.indices where oldKeys[index] != 0 {
-            insert(oldValues[index]!.takeUnretainedValue(), for: oldKeys[index])
+        tombstones = 0
+        for index in oldKeys.indices where oldKeys[index] > 0 {
+            var slot = home(oldKeys[index])
+            while keys[slot] != Self.empty { slot = (slot + 1) & mask }
+            keys[slot] = oldKeys[index]
+            values[slot] = oldValues[index]
+            count += 1
         }
     }
 }
