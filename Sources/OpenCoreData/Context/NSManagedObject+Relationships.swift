@@ -29,6 +29,12 @@ extension NSManagedObject {
         return states
     }
 
+    /// The inverse of one of this object's relationships.
+    @inline(__always)
+    func inverse(of relationship: NSRelationshipDescription) -> NSRelationshipDescription? {
+        entity.layout.inverses[relationship.relationshipSlot]
+    }
+
     /// The destination of a to-one relationship, resolved through the context.
     func toOneDestination(_ relationship: NSRelationshipDescription) -> NSManagedObject? {
         willAccess()
@@ -98,7 +104,7 @@ extension NSManagedObject {
         let old = toOneDestination(relationship)
         guard old !== destination else { return }
         setToOneRaw(relationship, destination)
-        guard let inverse = relationship.inverseRelationship, !state.contains(.trackingSuspended) else { return }
+        guard let inverse = inverse(of: relationship), !state.contains(.trackingSuspended) else { return }
         if let old { old.detachInverse(inverse, from: self, relationship: relationship) }
         if let destination { destination.attachInverse(inverse, to: self, relationship: relationship) }
     }
@@ -109,7 +115,7 @@ extension NSManagedObject {
         if storage.isLoaded && storage.contains(object) { return }
         storage.add(object)
         markUpdated()
-        guard let inverse = relationship.inverseRelationship, !state.contains(.trackingSuspended) else { return }
+        guard let inverse = inverse(of: relationship), !state.contains(.trackingSuspended) else { return }
         object.attachInverse(inverse, to: self, relationship: relationship)
     }
 
@@ -119,7 +125,7 @@ extension NSManagedObject {
         let wasMember = storage.contains(object)
         storage.insert(object, at: index)
         markUpdated()
-        guard !wasMember, let inverse = relationship.inverseRelationship, !state.contains(.trackingSuspended) else { return }
+        guard !wasMember, let inverse = inverse(of: relationship), !state.contains(.trackingSuspended) else { return }
         object.attachInverse(inverse, to: self, relationship: relationship)
     }
 
@@ -129,7 +135,7 @@ extension NSManagedObject {
         if storage.isLoaded && !storage.contains(object) { return }
         storage.remove(object)
         markUpdated()
-        guard let inverse = relationship.inverseRelationship, !state.contains(.trackingSuspended) else { return }
+        guard let inverse = inverse(of: relationship), !state.contains(.trackingSuspended) else { return }
         object.detachInverse(inverse, from: self, relationship: relationship)
     }
 

@@ -81,41 +81,52 @@ extension NSManagedObjectContext {
             let batch = pendingDeletions.filter { $0.context === self && $0.state.contains(.deleted) }
             pendingDeletions = []
             for object in batch { object.prepareForDeletion() }
-            for relationship in Set(batch.flatMap { $0.entity.layout.relationships }) where relationship.isToMany {
+            for relationship in Self.toManyRelationshipsWithRules(of: batch) {
                 let owners = batch.filter { $0.entity.layout.relationships.contains { $0 === relationship } }
-                if relationship.deleteRule != .noActionDeleteRule { loadToMany(relationship, of: owners) }
+                loadToMany(relationship, of: owners)
             }
             for object in batch { applyDeleteRules(of: object) }
         }
     }
 
+    /// The to-many relationships of `objects`' entities whose delete rule does something, each
+    /// once: found entity by entity (objects come in runs of one entity), not object by object.
+    private static func toManyRelationshipsWithRules(of objects: [NSManagedObject]) -> [NSRelationshipDescription] {
+        var relationships: [NSRelationshipDescription] = []
+        var lastEntity: NSEntityDescription?
+        for object in objects where object.entity !== lastEntity {
+            lastEntity = object.entity
+            for relationship in object.entity.layout.relationships
+            where relationship.isToMany && relationship.deleteRule != .noActionDeleteRule
+                && !relationships.contains(where: { $0 === relationship }) {
+                relationships.append(relationship)
+            }
+        }
+        return relationships
+    }
+
     private func applyDeleteRules(of object: NSManagedObject) {
         object.state.insert(.deletionPropagated)
         for relationship in object.entity.layout.relationships {
-            let destinations: [NSManagedObject]
+            let rule = relationship.deleteRule
+            guard rule == .cascadeDeleteRule || rule == .nullifyDeleteRule else { continue }  // deny: checked at save
+            let inverse = object.inverse(of: relationship)
             if relationship.isToMany {
-                destinations = object.toManyMembers(relationship).orderedMembers
-            } else {
-                destinations = object.toOneDestination(relationship).map { [$0] } ?? []
-            }
-            switch relationship.deleteRule {
-            case .cascadeDeleteRule:
-                for destination in destinations where !destination.state.contains(.deleted) { delete(destination) }
-                nullifyInverse(of: relationship, from: object, destinations: destinations)
-            case .nullifyDeleteRule:
-                nullifyInverse(of: relationship, from: object, destinations: destinations)
-            case .denyDeleteRule, .noActionDeleteRule:
-                break  // deny is checked by validateForDelete at save
+                for destination in object.toManyMembers(relationship).orderedMembers {
+                    applyDeleteRule(rule, of: relationship, inverse: inverse, from: object, to: destination)
+                }
+            } else if let destination = object.toOneDestination(relationship) {
+                applyDeleteRule(rule, of: relationship, inverse: inverse, from: object, to: destination)
             }
         }
     }
 
-    private func nullifyInverse(of relationship: NSRelationshipDescription, from object: NSManagedObject,
-                                destinations: [NSManagedObject]) {
-        guard let inverse = relationship.inverseRelationship else { return }
-        for destination in destinations {
-            destination.detachInverse(inverse, from: object, relationship: relationship)
-        }
+    @inline(__always)
+    private func applyDeleteRule(_ rule: NSDeleteRule, of relationship: NSRelationshipDescription,
+                                 inverse: NSRelationshipDescription?, from object: NSManagedObject,
+                                 to destination: NSManagedObject) {
+        if rule == .cascadeDeleteRule && !destination.state.contains(.deleted) { delete(destination) }
+        if let inverse { destination.detachInverse(inverse, from: object, relationship: relationship) }
     }
 
     // MARK: Discarding changes

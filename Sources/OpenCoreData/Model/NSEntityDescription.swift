@@ -230,6 +230,9 @@ final class EntityLayout: @unchecked Sendable {
     /// that finding it costs no walk through weak superentity references.
     unowned(unsafe) let rootEntity: NSEntityDescription
     let relationshipsToValidate: [NSRelationshipDescription]
+    /// The inverse of each relationship, by slot: read on every change of a relationship, where
+    /// `inverseRelationship` would load a weak reference.
+    let inverses: [NSRelationshipDescription?]
 
     init(properties: [NSPropertyDescription], attributes: [NSAttributeDescription], relationships: [NSRelationshipDescription],
          propertiesByName: [String: NSPropertyDescription], defaultValues: [PrimitiveValue], hasTransientAttributes: Bool,
@@ -248,6 +251,7 @@ final class EntityLayout: @unchecked Sendable {
         self.persistentAttributeSlots = attributes.filter { !$0.isTransient }.map(\.attributeSlot)
         self.persistentToOneSlots = relationships.filter { !$0.isToMany && !$0.isTransient }.map(\.relationshipSlot)
         self.relationshipsToValidate = relationships.filter { !$0.isOptional || $0.minCount > 0 || $0.maxCount > 1 }
+        self.inverses = relationships.map(\.inverseRelationship)
     }
 }
 
