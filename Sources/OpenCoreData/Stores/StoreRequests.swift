@@ -105,13 +105,27 @@ extension SaveChanges {
         !toMany.isEmpty || inserted.contains { !$0.toOne.isEmpty } || updated.contains { !$0.toOne.isEmpty }
     }
 
-    /// Temporary ID → permanent ID for the inserted rows, given their new IDs in order.
-    func temporaryIDMap(_ insertedIDs: [NSManagedObjectID]) -> [NSManagedObjectID: NSManagedObjectID] {
+    /// The permanent keys of the inserted rows by their temporary IDs' numbers, given their new
+    /// IDs in order: what `resolvedKey(of:in:)` reads for every reference. Keyed by the number
+    /// rather than by the ID, which hashes and compares more.
+    func temporaryKeyMap(_ insertedIDs: [NSManagedObjectID]) -> [UInt64: Int64] {
         guard refersToObjects else { return [:] }
-        var map: [NSManagedObjectID: NSManagedObjectID] = [:]
+        var map: [UInt64: Int64] = [:]
         map.reserveCapacity(inserted.count)
-        for (row, id) in zip(inserted, insertedIDs) where row.objectID.isTemporaryID { map[row.objectID] = id }
+        for (row, id) in zip(inserted, insertedIDs) {
+            if case .temporary(let number) = row.objectID.key, let key = id.primaryKey { map[number] = key }
+        }
         return map
+    }
+
+    /// The primary key `id` has after this save: its own, or, for an object the save inserts,
+    /// the one `map` gives it.
+    static func resolvedKey(of id: NSManagedObjectID?, in map: [UInt64: Int64]) -> Int64? {
+        guard let id else { return nil }
+        switch id.key {
+        case .permanent(let key): return key
+        case .temporary(let number): return map[number]
+        }
     }
 }
 

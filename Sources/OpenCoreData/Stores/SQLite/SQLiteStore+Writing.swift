@@ -13,8 +13,8 @@ extension SQLiteStore {
             do {
                 var outcome = SaveOutcome()
                 outcome.insertedIDs = try allocatePermanentIDs(for: changes.inserted.map(\.objectID), on: connection)
-                let map = changes.temporaryIDMap(outcome.insertedIDs)
-                let resolve: (NSManagedObjectID?) -> Int64? = { id in id.flatMap { (map[$0] ?? $0).primaryKey } }
+                let map = changes.temporaryKeyMap(outcome.insertedIDs)
+                let resolve: (NSManagedObjectID?) -> Int64? = { SaveChanges.resolvedKey(of: $0, in: map) }
                 try delete(changes.deleted, on: connection)
                 var insertStatements = InsertStatementCache()
                 for (row, id) in zip(changes.inserted, outcome.insertedIDs) {
