@@ -94,7 +94,12 @@ public final class NSManagedObjectID: Hashable, Sendable, CustomStringConvertibl
     }
 
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(key)
+        // One word, as the key (the part equality always compares): the notifications of a save
+        // hash every saved object's ID.
+        switch key {
+        case .permanent(let key): hasher.combine(UInt64(bitPattern: key) << 1)
+        case .temporary(let number): hasher.combine(number << 1 | 1)
+        }
     }
 
     public var description: String {
