@@ -164,29 +164,9 @@ enum ValueComparison {
         return a.count < b.count ? .orderedAscending : (a.count > b.count ? .orderedDescending : .orderedSame)
     }
 
-    /// Applies `[c]` and `[d]`: case folding and diacritic removal; and first the string
-    /// transforms the SQLite store asks of `ocd_fold` for `uppercase:`, `lowercase:` and
-    /// `length` (see `NSComparisonPredicate.Options.upperCaseMapping`), so that SQL and memory
-    /// share one implementation.
+    /// Applies `[c]` and `[d]`: case folding and diacritic removal.
     static func fold(_ string: String, _ options: NSComparisonPredicate.Options) -> String {
         if options.isEmpty { return string }  // the common case, on every comparison of a fetch
-        var string = string
-        if options.contains(.upperCaseMapping) { string = string.uppercased() }
-        if options.contains(.lowerCaseMapping) { string = string.lowercased() }
-        if options.contains(.utf16Expansion) {
-            // Each character outside the Basic Multilingual Plane (two UTF-16 units) becomes two
-            // characters, so that SQLite's length() counts UTF-16 units, as NSString.length does.
-            var expanded = String.UnicodeScalarView()
-            for scalar in string.unicodeScalars {
-                if scalar.value > 0xFFFF {
-                    expanded.append("\u{FFFD}")
-                    expanded.append("\u{FFFD}")
-                } else {
-                    expanded.append(scalar)
-                }
-            }
-            string = String(expanded)
-        }
         var foldOptions: String.CompareOptions = []
         if options.contains(.caseInsensitive) { foldOptions.insert(.caseInsensitive) }
         if options.contains(.diacriticInsensitive) { foldOptions.insert(.diacriticInsensitive) }
@@ -256,15 +236,3 @@ struct WildcardPattern {
     }
 }
 
-extension NSComparisonPredicate.Options {
-    // String transforms for the SQLite store's `ocd_fold(text, options)`, never set by a format
-    // string (options there are 1, 2 and 4): the SQL for `uppercase:`, `lowercase:` and
-    // `length` runs the same Swift code as evaluation in memory.
-
-    /// `uppercase:` (Unicode case mapping, as `String.uppercased()`).
-    static let upperCaseMapping = Self(rawValue: 1 << 16)
-    /// `lowercase:`.
-    static let lowerCaseMapping = Self(rawValue: 1 << 17)
-    /// Characters beyond U+FFFF doubled, so that SQL's `length()` counts UTF-16 units.
-    static let utf16Expansion = Self(rawValue: 1 << 18)
-}

@@ -74,7 +74,7 @@ enum ValueKind: Equatable {
 ///   on integers only (SQLite's `%` truncates doubles); unary minus. A nil operand, or a
 ///   division by zero, is NULL, as it is nil in memory. Decimal attributes (stored as doubles)
 ///   and dates are refused: their arithmetic would differ from memory's.
-/// - `abs:`; `uppercase:`, `lowercase:` and `length:` / `.length` through `ocd_fold`, which runs
+/// - `abs:`; `uppercase:`, `lowercase:` and `length:` / `.length` through `ocd_function`, which runs
 ///   the same Swift string code as memory; `count:`, `sum:`, `min:`, `max:`, `average:` of a
 ///   to-many key path (as the collection operators); `CAST` between numbers and dates; `[SIZE]`
 ///   of a to-many relationship; `noindex:`.
@@ -200,8 +200,8 @@ extension PredicateSQLCompiler {
                 throw PredicateCheck.invalid("\(name) needs a string, not \(value.kind.name)", predicate)
             }
             if name == "length:" { return Self.length(of: value) }
-            let transform: NSComparisonPredicate.Options = name == "uppercase:" ? .upperCaseMapping : .lowerCaseMapping
-            return Operand(sql: "ocd_fold(\(value.sql), \(transform.rawValue))", attribute: nil, isObjectReference: false, computed: .string)
+            // The name is one of the three above, so it can stand in the SQL as a literal.
+            return Operand(sql: "ocd_function('\(name)', \(value.sql))", attribute: nil, isObjectReference: false, computed: .string)
         case "count:", "sum:", "min:", "max:", "average:", "median:", "stddev:":
             return try collectionFunctionOperand(name, arguments[0], in: predicate)
         case "castObject:toType:":
@@ -285,10 +285,10 @@ extension PredicateSQLCompiler {
         return try aggregateOperand(keys, operatorIndex: keys.firstIndex(of: collectionOperator)!, nilWithoutOwner: false, in: predicate)
     }
 
-    /// `length(ocd_fold(value, utf16Expansion))`: a string's length in UTF-16 units, as
-    /// `NSString.length` (SQLite counts code points).
+    /// A string's length in UTF-16 units, as `NSString.length` (SQLite's `length()` counts code
+    /// points), computed by the same Swift code as in memory.
     static func length(of string: Operand) -> Operand {
-        Operand(sql: "length(ocd_fold(\(string.sql), \(NSComparisonPredicate.Options.utf16Expansion.rawValue)))", attribute: nil,
+        Operand(sql: "ocd_function('length:', \(string.sql))", attribute: nil,
                 isObjectReference: false, computed: .number(isInteger: true))
     }
 
