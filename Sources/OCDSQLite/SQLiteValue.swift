@@ -48,4 +48,15 @@ extension SQLiteValue {
         if case .blob(let value) = self { return value }
         return nil
     }
+
+    /// The value as a Foundation value: an `Int64`, a `Double`, a `String`, `Data`, or nil.
+    public var anyValue: Any? {
+        switch self {
+        case .null: nil
+        case .integer(let value): value
+        case .real(let value): value
+        case .text(let value): value
+        case .blob(let value): value
+        }
+    }
 }

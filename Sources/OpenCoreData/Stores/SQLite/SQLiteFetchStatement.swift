@@ -109,14 +109,6 @@ extension NSManagedObjectModel {
                                fetchOffset: request.fetchOffset, returnsDistinctResults: request.returnsDistinctResults,
                                result: .snapshots)
         let statement = try SQLiteFetchStatement(fetch, schema: SQLiteSchema(entities: entities, storedNumbers: storedEntityNumbers))
-        return (statement.sql, statement.arguments.map { value -> Any? in
-            switch value {
-            case .null: nil
-            case .integer(let number): number
-            case .real(let number): number
-            case .text(let text): text
-            case .blob(let data): data
-            }
-        })
+        return (statement.sql, statement.arguments.map(\.anyValue))
     }
 }

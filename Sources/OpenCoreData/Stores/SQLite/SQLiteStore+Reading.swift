@@ -72,13 +72,8 @@ extension SQLiteStore {
             for (index, column) in columns.enumerated() where !statement.isNull(at: index) {
                 switch column.kind {
                 case .aggregate(let function, _):
-                    let value: Any? = switch statement.value(at: index) {
-                    case .integer(let number): number
-                    case .real(let number): number
-                    case .text(let text): text
-                    case .null, .blob: nil
-                    }
-                    dictionary[column.name] = AggregateValue.make(function, value: value, attribute: operands[index].attribute,
+                    dictionary[column.name] = AggregateValue.make(function, value: statement.value(at: index).anyValue,
+                                                                  attribute: operands[index].attribute,
                                                                   resultType: column.resultType)
                 case .value(let keyPath):
                     if let attribute = operands[index].attribute {
