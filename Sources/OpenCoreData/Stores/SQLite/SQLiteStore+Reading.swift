@@ -66,6 +66,12 @@ extension SQLiteStore {
 
     private func readDictionaries(_ statement: SQLiteStatement, columns: [DictionaryColumn], operands: [PredicateSQLCompiler.Operand],
                                   mapping: SQLiteSchema.EntityMapping) throws -> [[String: Any]] {
+        // The destination entity of each column that names a to-one (its values are object IDs),
+        // found once rather than per row.
+        let destinations: [NSEntityDescription?] = columns.enumerated().map { index, column in
+            guard case .value(let keyPath) = column.kind, operands[index].attribute == nil else { return nil }
+            return PredicateCheck.lastRelationship(of: keyPath, from: mapping.entity)?.destinationEntity
+        }
         var result: [[String: Any]] = []
         while try statement.step() {
             var dictionary: [String: Any] = [:]
@@ -75,11 +81,10 @@ extension SQLiteStore {
                     dictionary[column.name] = AggregateValue.make(function, value: statement.value(at: index).anyValue,
                                                                   attribute: operands[index].attribute,
                                                                   resultType: column.resultType)
-                case .value(let keyPath):
+                case .value:
                     if let attribute = operands[index].attribute {
                         dictionary[column.name] = SQLiteValueCoding.read(statement, at: index, as: attribute).objectValue(for: attribute.attributeType)
-                    } else if let relationship = PredicateCheck.lastRelationship(of: keyPath, from: mapping.entity),
-                              let destination = relationship.destinationEntity {
+                    } else if let destination = destinations[index] {
                         dictionary[column.name] = NSManagedObjectID(entity: destination, store: self, primaryKey: statement.int64(at: index))
                     }
                 }
