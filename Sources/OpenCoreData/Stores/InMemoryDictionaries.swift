@@ -23,7 +23,13 @@ struct InMemoryDictionaries {
         }
         // Without grouping, the aggregates cover every row, even none (as SQL gives one row).
         if groupBy.isEmpty && order.isEmpty { order = [[]]; groups[[]] = [] }
-        return order.map { key in dictionary(forGroup: groups[key] ?? []) }
+        // The attribute each aggregate reads, found once rather than per group.
+        let attributes: [NSAttributeDescription?] = columns.map { column in
+            guard case .aggregate(_, let keyPath) = column.kind else { return nil }
+            return (try? PredicateCheck.resolve(keyPath: keyPath, from: entity, allowsToMany: false, in: nil))?.last
+                as? NSAttributeDescription
+        }
+        return order.map { key in dictionary(forGroup: groups[key] ?? [], attributes: attributes) }
     }
 
     private func dictionary(for row: StoredRow) -> [String: Any] {
@@ -36,9 +42,9 @@ struct InMemoryDictionaries {
         return dictionary
     }
 
-    private func dictionary(forGroup rows: [StoredRow]) -> [String: Any] {
+    private func dictionary(forGroup rows: [StoredRow], attributes: [NSAttributeDescription?]) -> [String: Any] {
         var dictionary: [String: Any] = [:]
-        for column in columns {
+        for (column, attribute) in zip(columns, attributes) {
             switch column.kind {
             case .value(let keyPath):
                 if let first = rows.first, let value = Self.stored(KeyPathValue.value(of: first, keyPath: keyPath)) {
@@ -46,8 +52,6 @@ struct InMemoryDictionaries {
                 }
             case .aggregate(let function, let keyPath):
                 let values = rows.compactMap { Self.stored(KeyPathValue.value(of: $0, keyPath: keyPath)) }
-                let attribute = (try? PredicateCheck.resolve(keyPath: keyPath, from: entity, allowsToMany: false, in: nil))?.last
-                    as? NSAttributeDescription
                 if let value = AggregateValue.make(function, value: Self.aggregate(function, values), attribute: attribute,
                                                    resultType: column.resultType) {
                     dictionary[column.name] = value
