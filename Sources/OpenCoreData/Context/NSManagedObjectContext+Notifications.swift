@@ -67,10 +67,19 @@ extension NSManagedObjectContext {
     }
 
     private static func objectIDs(of objects: [NSManagedObject]) -> Set<NSManagedObjectID> {
-        var result = Set<NSManagedObjectID>(minimumCapacity: objects.count)
-        for object in objects {
-            if let id = object.storedObjectID { result.insert(id) }
+        // The IDs are read first, with nothing opaque in the loop, and then moved into the set:
+        // hashing (or appending) in the same loop made the compiler retain and release every
+        // object, whose headers a large save no longer has in cache.
+        var ids = [NSManagedObjectID](unsafeUninitializedCapacity: objects.count) { buffer, initialized in
+            initialized = 0
+            for object in objects {
+                guard let id = object.storedObjectID else { continue }
+                (buffer.baseAddress! + initialized).initialize(to: id)
+                initialized += 1
+            }
         }
+        var result = Set<NSManagedObjectID>(minimumCapacity: ids.count)
+        while let id = ids.popLast() { result.insert(id) }
         return result
     }
 }
