@@ -455,6 +455,55 @@ final class TrackedPerson: NSManagedObject {
         #expect(try stack.context.count(for: request) == 2)
     }
 
+    /// Rows of different sub-entities interleaved in one result each become an object of their
+    /// own entity with their own attributes (the SQLite store decodes them through one statement).
+    @Test(arguments: StoreKind.allCases)
+    func interleavedSubentityRowsKeepTheirEntities(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        for index in 0..<12 {
+            if index % 3 == 0 {
+                _ = stack.insert("Bird", ["wingspan": Double(index), "legs": index])
+            } else {
+                _ = stack.insert("Dog", ["breed": "breed \(index)", "legs": index])
+            }
+        }
+        try stack.context.save()
+        try stack.reopen()
+        let animals = try stack.fetch("Animal", sortedBy: "legs")
+        #expect(animals.count == 12)
+        for (index, animal) in animals.enumerated() {
+            #expect(animal.value(forKey: "legs") as? Int == index)
+            if index % 3 == 0 {
+                #expect(animal.entity.name == "Bird")
+                #expect(animal.value(forKey: "wingspan") as? Double == Double(index))
+            } else {
+                #expect(animal.entity.name == "Dog")
+                #expect(animal.value(forKey: "breed") as? String == "breed \(index)")
+            }
+        }
+    }
+
+    /// Uniquing holds while objects come and go: objects still held are found again, and those
+    /// let go are made afresh, through many rounds of fetching and releasing (the registry's
+    /// removals and reuse of freed slots).
+    @Test(arguments: StoreKind.allCases)
+    func uniquingHoldsWhileObjectsComeAndGo(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        for index in 0..<300 { _ = stack.insert("Person", ["name": "p\(index)", "age": index % 100]) }
+        try stack.context.save()
+        try stack.reopen()
+        var kept: [NSManagedObject] = []
+        for round in 0..<6 {
+            let fetched = try stack.fetch("Person", sortedBy: "name")
+            #expect(fetched.count == 300)
+            // Every object kept from earlier rounds is the one fetched again.
+            let byName = Dictionary(uniqueKeysWithValues: fetched.map { ($0.value(forKey: "name") as! String, $0) })
+            for object in kept { #expect(byName[object.value(forKey: "name") as! String] === object) }
+            kept += fetched.enumerated().filter { $0.offset % 7 == round }.map(\.element)
+        }
+        #expect(Set(kept.map(ObjectIdentifier.init)).count == kept.count)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func includesSubentities(kind: StoreKind) throws {
         let stack = try TestStack(kind)
