@@ -432,3 +432,65 @@ import Testing
         #expect(error?.userInfo[NSValidationKeyErrorKey] as? String == "members")
     }
 }
+
+/// `relationshipKeyPathsForPrefetching`: related objects come with the fetch, a query per
+/// relationship (per level of a key path) rather than one per object.
+@Suite struct PrefetchingTests {
+    /// Thirty people with 0–3 pets each, saved and read back from the store.
+    static func kennel(_ kind: StoreKind) throws -> TestStack {
+        let stack = try TestStack(kind)
+        for person in 0..<30 {
+            let owner = stack.insert("Person", ["name": String(format: "p%02d", person)])
+            for pet in 0..<(person % 4) { _ = stack.insert("Pet", ["name": "pet \(person).\(pet)", "owner": owner]) }
+        }
+        try stack.context.save()
+        try stack.reopen()
+        return stack
+    }
+
+    static func expectedPets(of name: String) -> [String] {
+        let person = Int(name.dropFirst())!
+        return (0..<(person % 4)).map { "pet \(person).\($0)" }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func prefetchingAToManyLoadsEveryMemberWithTheFetch(kind: StoreKind) throws {
+        let stack = try Self.kennel(kind)
+        let log = stack.recordSQL()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+        request.relationshipKeyPathsForPrefetching = ["pets"]
+        let people = try stack.context.fetch(request)
+        let fetchStatements = log?.all.count ?? 0
+        #expect(people.count == 30)
+        for person in people {
+            let name = try #require(person.value(forKey: "name") as? String)
+            #expect(strings(members(person, "pets")) == Self.expectedPets(of: name))
+            for pet in members(person, "pets") { #expect(pet.value(forKey: "owner") as? NSManagedObject === person) }
+        }
+        if let log {
+            // The people and their pets: two statements, and none once the objects are read.
+            #expect(fetchStatements == 2)
+            #expect(log.all.count == fetchStatements)
+        }
+    }
+
+    /// A key path through a to-one and back through a to-many (`owner.pets` from pets): owners
+    /// shared by several pets are loaded once, and each owner gets all its pets.
+    @Test(arguments: StoreKind.allCases)
+    func prefetchingThroughAToOneAndBack(kind: StoreKind) throws {
+        let stack = try Self.kennel(kind)
+        let log = stack.recordSQL()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Pet")
+        request.relationshipKeyPathsForPrefetching = ["owner.pets"]
+        let pets = try stack.context.fetch(request)
+        let fetchStatements = log?.all.count ?? 0
+        #expect(pets.count == (0..<30).reduce(0) { $0 + $1 % 4 })
+        for pet in pets {
+            let owner = try #require(pet.value(forKey: "owner") as? NSManagedObject)
+            let name = try #require(owner.value(forKey: "name") as? String)
+            #expect(strings(members(owner, "pets")) == Self.expectedPets(of: name))
+            #expect(members(owner, "pets").contains(pet))
+        }
+        if let log { #expect(log.all.count == fetchStatements) }
+    }
+}

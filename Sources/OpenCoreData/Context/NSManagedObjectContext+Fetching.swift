@@ -136,7 +136,7 @@ extension NSManagedObjectContext {
 
     /// The objects of fetched rows, in their order. The rows are moved into the objects rather
     /// than copied (taken from the back, so each removal is O(1)).
-    private func objectsConsuming(_ snapshots: inout [RowSnapshot]) -> [NSManagedObject] {
+    func objectsConsuming(_ snapshots: inout [RowSnapshot]) -> [NSManagedObject] {
         let count = snapshots.count
         return [NSManagedObject](unsafeUninitializedCapacity: count) { buffer, initialized in
             var index = count

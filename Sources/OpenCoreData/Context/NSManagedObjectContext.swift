@@ -308,7 +308,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
         let byStore = Dictionary(grouping: pending.filter { !$0.objectID.isTemporaryID }) { ObjectIdentifier($0.objectID.persistentStore!) }
         for group in byStore.values {
             guard let store = group.first?.objectID.persistentStore else { continue }
-            let related: [NSManagedObjectID: [RowSnapshot]]
+            var related: [NSManagedObjectID: [RowSnapshot]]
             do {
                 related = try store.relatedSnapshots(of: group.map(\.objectID), through: relationship)
             } catch {
@@ -321,8 +321,11 @@ open class NSManagedObjectContext: @unchecked Sendable {
             }
             for object in group {
                 if !object.rejectedValues.isEmpty { object.rejectedValues[relationship.name] = nil }
-                let members = (related[object.objectID] ?? []).map { self.object(for: $0) }
-                object.installToMany(relationship, members: members)
+                // An object listed twice was loaded the first time; nothing to read again.
+                if object.toManyStorage(relationship).isLoaded { continue }
+                // Taken out of the result, so that the rows move into their objects uncopied.
+                var rows = related.removeValue(forKey: object.objectID) ?? []
+                object.installToMany(relationship, members: objectsConsuming(&rows))
             }
         }
         for object in pending where object.objectID.isTemporaryID {

@@ -139,10 +139,23 @@ extension SQLiteStore {
                 defer { statement.reset() }
                 try statement.bind(chunk.map { .integer($0) })
                 let decoder = SQLiteRowDecoder(store: self, schema: schema, offset: 1)
-                while try statement.step() {
-                    guard let source = byKey[statement.int64(at: 0)] else { continue }
-                    result[source, default: []].append(decoder.snapshot(statement))
+                // Rows come ordered by their source: gathered per run of one source, so that the
+                // result is looked up once per source rather than once per row.
+                var runKey: Int64?
+                var run: [RowSnapshot] = []
+                func finishRun() {
+                    if let runKey, let source = byKey[runKey], !run.isEmpty { result[source, default: []] += run }
+                    run = []
                 }
+                while try statement.step() {
+                    let key = statement.int64(at: 0)
+                    if key != runKey {
+                        finishRun()
+                        runKey = key
+                    }
+                    run.append(decoder.snapshot(statement))
+                }
+                finishRun()
             }
             return result
         }
