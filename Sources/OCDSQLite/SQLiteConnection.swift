@@ -45,6 +45,7 @@ public final class SQLiteConnection {
     private var traceBox: TraceBox?
     private var functionBoxes: [FunctionBox] = []
     private var aggregateBoxes: [AggregateBox] = []
+    private var collationBoxes: [CollationBox] = []
 
     /// Opens (and, if allowed, creates) the database at `path`, then applies the configuration.
     ///
@@ -267,6 +268,28 @@ public final class SQLiteConnection {
         if code != SQLITE_OK { throw lastError(code: code, sql: nil) }
     }
 
+    /// Registers a collation implemented in Swift, for `ORDER BY column COLLATE name` and for
+    /// comparisons that name it. `compare` must be a consistent total order, as SQLite requires.
+    ///
+    /// ```swift
+    /// try connection.createCollation("numeric") { $0.compare($1, options: .numeric) }
+    /// ```
+    public func createCollation(_ name: String, _ compare: @escaping (String, String) -> ComparisonResult) throws {
+        let box = CollationBox(compare)
+        collationBoxes.append(box)
+        let code = sqlite3_create_collation_v2(handle, name, SQLITE_UTF8, Unmanaged.passUnretained(box).toOpaque(), { context, leftCount, left, rightCount, right in
+            let box = Unmanaged<CollationBox>.fromOpaque(context!).takeUnretainedValue()
+            let leftText = String(decoding: UnsafeRawBufferPointer(start: left, count: Int(leftCount)), as: UTF8.self)
+            let rightText = String(decoding: UnsafeRawBufferPointer(start: right, count: Int(rightCount)), as: UTF8.self)
+            switch box.compare(leftText, rightText) {
+            case .orderedAscending: return -1
+            case .orderedSame: return 0
+            case .orderedDescending: return 1
+            }
+        }, nil)
+        if code != SQLITE_OK { throw lastError(code: code, sql: nil) }
+    }
+
     /// Registers an aggregate SQL function implemented in Swift: `step` sees each row's
     /// arguments with the group's state (made by `initial` for the group's first row), `final`
     /// turns the state into the result; a group with no rows gets `final(initial())`.
@@ -349,6 +372,11 @@ private final class AggregateBox {
         self.step = { state, values in step(&Unmanaged<StateBox<State>>.fromOpaque(state).takeUnretainedValue().value, values) }
         finish = { state in final(Unmanaged<StateBox<State>>.fromOpaque(state).takeRetainedValue().value) }
     }
+}
+
+private final class CollationBox {
+    let compare: (String, String) -> ComparisonResult
+    init(_ compare: @escaping (String, String) -> ComparisonResult) { self.compare = compare }
 }
 
 private final class FunctionBox {

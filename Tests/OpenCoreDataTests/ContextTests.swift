@@ -31,6 +31,16 @@ final class TrackedPerson: NSManagedObject {
         super.didSave()
         didSaveCount += 1
     }
+
+    var prepareForDeletionCount = 0
+    /// How many pets the person had when `prepareForDeletion` ran.
+    var petsAtPrepareForDeletion: Int?
+
+    override func prepareForDeletion() {
+        super.prepareForDeletion()
+        prepareForDeletionCount += 1
+        petsAtPrepareForDeletion = (value(forKey: "pets") as? Set<NSManagedObject>)?.count
+    }
 }
 
 /// The managed object context: identity, IDs, faulting, change tracking, fetch options,

@@ -5,9 +5,13 @@ import Foundation
 /// ```swift
 /// request.sortDescriptors = [NSSortDescriptor(key: "time", ascending: false)]
 /// ```
-/// Strings sort as SQLite's `BINARY` collation does (by code point) with `compare:`, and
-/// case-insensitively with `caseInsensitiveCompare:` / `localizedCaseInsensitiveCompare:`; nil
-/// sorts first when ascending, as in Core Data's SQLite store.
+/// Strings sort as SQLite's `BINARY` collation does (by code point) with `compare:`;
+/// case-insensitively with `caseInsensitiveCompare:` / `localizedCaseInsensitiveCompare:`; and as
+/// the Finder does with `localizedStandardCompare:` (case ignored, digits compared as numbers:
+/// "file2" before "file10"). nil sorts first when ascending, as in Core Data's SQLite store.
+///
+/// Difference from Core Data: the `localized…` comparisons do not depend on the current locale,
+/// so that a store and memory sort alike on every machine.
 public final class NSSortDescriptor: @unchecked Sendable, CustomStringConvertible {
     // @unchecked Sendable: immutable.
     /// The key path to sort by.
@@ -35,17 +39,20 @@ public final class NSSortDescriptor: @unchecked Sendable, CustomStringConvertibl
         NSSortDescriptor(key: key, ascending: !ascending, selectorName: selectorName)
     }
 
-    /// Whether the comparison ignores case.
-    var isCaseInsensitive: Bool {
-        selectorName == "caseInsensitiveCompare:" || selectorName == "localizedCaseInsensitiveCompare:"
-            || selectorName == "localizedStandardCompare:"
+    /// How the comparison orders strings.
+    var stringOrdering: StringOrdering {
+        switch selectorName {
+        case "caseInsensitiveCompare:", "localizedCaseInsensitiveCompare:": .caseInsensitive
+        case "localizedStandardCompare:": .standard
+        default: .binary
+        }
     }
 
     /// Compares two objects by this descriptor.
     public func compare(_ lhs: Any, to rhs: Any) -> ComparisonResult {
         let left = KeyPathValue.value(of: lhs, keyPath: key)
         let right = KeyPathValue.value(of: rhs, keyPath: key)
-        let order = ValueComparison.sortOrder(left, right, caseInsensitive: isCaseInsensitive)
+        let order = ValueComparison.sortOrder(left, right, strings: stringOrdering)
         return ascending ? order : order.reversed
     }
 
@@ -79,4 +86,14 @@ extension Array {
             return false
         }
     }
+}
+
+/// How a sort orders strings.
+enum StringOrdering {
+    /// By code point (`compare:`).
+    case binary
+    /// Case folded (`caseInsensitiveCompare:`, `localizedCaseInsensitiveCompare:`).
+    case caseInsensitive
+    /// As the Finder: case ignored, runs of digits compared as numbers (`localizedStandardCompare:`).
+    case standard
 }

@@ -82,14 +82,24 @@ enum ValueComparison {
 
     /// The order used for sorting: like `order`, with nil before everything (as SQLite sorts
     /// NULL first when ascending).
-    static func sortOrder(_ left: Any?, _ right: Any?, caseInsensitive: Bool) -> ComparisonResult {
+    static func sortOrder(_ left: Any?, _ right: Any?, strings: StringOrdering) -> ComparisonResult {
         let leftIsNil = left == nil || left is NSNull
         let rightIsNil = right == nil || right is NSNull
         if leftIsNil || rightIsNil {
             if leftIsNil && rightIsNil { return .orderedSame }
             return leftIsNil ? .orderedAscending : .orderedDescending
         }
-        return order(left, right, options: caseInsensitive ? .caseInsensitive : []) ?? .orderedSame
+        if strings == .standard, let leftText = string(left), let rightText = string(right) {
+            return standardOrder(leftText, rightText)
+        }
+        return order(left, right, options: strings == .caseInsensitive ? .caseInsensitive : []) ?? .orderedSame
+    }
+
+    /// The Finder's order (`localizedStandardCompare:`): case and width ignored, runs of digits
+    /// compared by value, ties broken so that the order is total. Not localized, so that the
+    /// SQLite store's `ocd_standard` collation, which calls this, and memory agree everywhere.
+    static func standardOrder(_ left: String, _ right: String) -> ComparisonResult {
+        left.compare(right, options: [.caseInsensitive, .numeric, .widthInsensitive, .forcedOrdering], range: nil, locale: nil)
     }
 
     // MARK: Reading values

@@ -484,8 +484,12 @@ struct PredicateSQLCompiler {
             guard let key = descriptor.key else { return "\(alias).Z_PK \(descriptor.ascending ? "ASC" : "DESC")" }
             let operand = try keyPathOperand(key, in: nil)
             var sql = operand.sql
-            if descriptor.isCaseInsensitive, operand.attribute?.attributeType == .stringAttributeType {
-                sql = "ocd_fold(\(sql), 1)"
+            if operand.attribute?.attributeType == .stringAttributeType {
+                switch descriptor.stringOrdering {
+                case .binary: break
+                case .caseInsensitive: sql = "ocd_fold(\(sql), 1)"
+                case .standard: sql += " COLLATE ocd_standard"
+                }
             }
             return "\(sql) \(descriptor.ascending ? "ASC" : "DESC")"
         }

@@ -186,6 +186,8 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             let options = NSComparisonPredicate.Options(rawValue: UInt(arguments[3].int64Value ?? 0))
             return .integer(ValueComparison.evaluate(text, type, pattern, options: options) ? 1 : 0)
         }
+        // `localizedStandardCompare:` sorting, by the same code as in memory.
+        try connection.createCollation("ocd_standard", ValueComparison.standardOrder)
         // The predicate language's numeric functions, by the same code as in memory.
         try connection.createFunction("ocd_function", argumentCount: -1) { arguments in
             guard case .text(let name) = arguments.first else { return .null }

@@ -1,0 +1,125 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+/// Fetch and context options a Core Data user relies on, through a real store of each kind:
+/// `includesPropertyValues`, `shouldRefreshRefetchedObjects`, `returnsDistinctResults`,
+/// `localizedStandardCompare:` sorting, `retainsRegisteredObjects` and `prepareForDeletion`.
+@Suite struct FetchOptionTests {
+    static func people(_ stack: TestStack, _ names: [String]) throws {
+        for (index, name) in names.enumerated() {
+            _ = stack.insert("Person", ["name": name, "age": 20 + index % 2])
+        }
+        try stack.context.save()
+        try stack.reopen()
+    }
+
+    /// §6.4: without property values the fetch brings identities only; reading a property goes
+    /// to the store (one query for the SQLite store) and gives the stored value.
+    @Test(arguments: StoreKind.allCases)
+    func withoutPropertyValuesObjectsLoadOnFirstRead(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        try Self.people(stack, ["Ada", "Bo"])
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+        request.includesPropertyValues = false
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        let people = try stack.context.fetch(request)
+        #expect(people.count == 2)
+        #expect(people.allSatisfy { $0.isFault })
+        let log = stack.recordSQL()
+        #expect(people[0].value(forKey: "name") as? String == "Ada")
+        #expect(!people[0].isFault)
+        if let log { #expect(log.all.count == 1) }
+        #expect(people[1].value(forKey: "name") as? String == "Bo")
+    }
+
+    /// §2.2: a refetch leaves a realized object's values alone, unless
+    /// `shouldRefreshRefetchedObjects` asks for the store's current values.
+    @Test(arguments: StoreKind.allCases)
+    func refetchingRefreshesOnlyWhenAsked(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        try Self.people(stack, ["Ada"])
+        let ada = try #require(try stack.fetch("Person").first)
+        #expect(ada.value(forKey: "age") as? Int == 20)
+
+        let other = stack.newContext()
+        let sameAda = try #require(try stack.fetch("Person", in: other).first)
+        sameAda.setValue(55, forKey: "age")
+        try other.save()
+
+        let plain = NSFetchRequest<NSManagedObject>(entityName: "Person")
+        #expect(try stack.context.fetch(plain).first === ada)
+        #expect(ada.value(forKey: "age") as? Int == 20)
+
+        let refreshing = NSFetchRequest<NSManagedObject>(entityName: "Person")
+        refreshing.shouldRefreshRefetchedObjects = true
+        #expect(try stack.context.fetch(refreshing).first === ada)
+        #expect(ada.value(forKey: "age") as? Int == 55)
+        #expect(!ada.hasChanges)
+    }
+
+    /// §6.11: distinct dictionaries, in the store and with pending changes alike.
+    @Test(arguments: StoreKind.allCases)
+    func distinctDictionaryResults(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        try Self.people(stack, ["Ada", "Bo", "Cy", "Di"])
+        let request = NSFetchRequest<NSDictionary>(entityName: "Person")
+        request.resultType = .dictionaryResultType
+        request.propertiesToFetch = ["age"]
+        request.sortDescriptors = [NSSortDescriptor(key: "age", ascending: true)]
+        request.returnsDistinctResults = true
+        let ages = try stack.context.fetch(request).map { $0["age"] as? Int }
+        #expect(ages == [20, 21])
+        request.returnsDistinctResults = false
+        #expect(try stack.context.fetch(request).count == 4)
+    }
+
+    /// `localizedStandardCompare:` orders as the Finder does: numbers by value, case ignored;
+    /// the same order in SQL and in memory (pending inserts are sorted in memory).
+    @Test(arguments: StoreKind.allCases)
+    func localizedStandardCompareSortsNumbersByValue(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        try Self.people(stack, ["file10", "File2", "file1", "file20"])
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true, selectorName: "localizedStandardCompare:")]
+        let stored = try stack.context.fetch(request).compactMap { $0.value(forKey: "name") as? String }
+        #expect(stored == ["file1", "File2", "file10", "file20"])
+        _ = stack.insert("Person", ["name": "file3"])
+        let withPending = try stack.context.fetch(request).compactMap { $0.value(forKey: "name") as? String }
+        #expect(withPending == ["file1", "File2", "file3", "file10", "file20"])
+    }
+
+    /// With `retainsRegisteredObjects` the context keeps the objects it registers alive; without,
+    /// objects nobody holds go away (the context keeps no strong reference).
+    @Test(arguments: StoreKind.allCases)
+    func retainsRegisteredObjectsKeepsFetchedObjectsAlive(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        try Self.people(stack, ["Ada", "Bo", "Cy"])
+        _ = try stack.fetch("Person")
+        #expect(stack.context.registeredObjects.isEmpty)
+
+        stack.context.retainsRegisteredObjects = true
+        _ = try stack.fetch("Person")
+        #expect(strings(stack.context.registeredObjects) == ["Ada", "Bo", "Cy"])
+
+        stack.context.retainsRegisteredObjects = false
+        #expect(stack.context.registeredObjects.isEmpty)
+    }
+
+    /// §1.20: prepareForDeletion runs once, before propagation, with relationships intact.
+    @Test(arguments: StoreKind.allCases)
+    func prepareForDeletionSeesRelationshipsIntact(kind: StoreKind) throws {
+        let model = TestModel.make()
+        model.entitiesByName["Person"]?.managedObjectClass = TrackedPerson.self
+        let stack = try TestStack(kind, model: model)
+        let ada = try #require(stack.insert("Person", ["name": "Ada"]) as? TrackedPerson)
+        for name in ["Rex", "Tom"] { _ = stack.insert("Pet", ["name": name, "owner": ada]) }
+        try stack.context.save()
+
+        stack.context.delete(ada)
+        try stack.context.save()
+        #expect(ada.prepareForDeletionCount == 1)
+        #expect(ada.petsAtPrepareForDeletion == 2)
+        #expect(try stack.storedCount("Pet") == 0)
+    }
+}
