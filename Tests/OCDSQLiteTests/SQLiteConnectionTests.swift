@@ -147,4 +147,17 @@ final class TemporaryDirectory {
         #expect(try connection.scalar("SELECT product(v) FROM t WHERE 0") == .real(1))
         #expect(try connection.scalar("SELECT (SELECT product(v) FROM t u WHERE u.g = t.g) FROM t WHERE g = 'a' LIMIT 1") == .real(6))
     }
+
+    /// A collation written in Swift orders `ORDER BY … COLLATE` and decides comparisons that
+    /// name it; texts reach it whole, multi-byte characters included.
+    @Test func swiftCollations() throws {
+        let connection = try SQLiteConnection(path: directory.path("collation.sqlite"))
+        try connection.createCollation("bylength") { left, right in
+            left.count == right.count ? left.compare(right) : (left.count < right.count ? .orderedAscending : .orderedDescending)
+        }
+        try connection.execute("CREATE TABLE t(s TEXT); INSERT INTO t VALUES ('ccc'), ('a'), ('bb'), ('ü'), ('éé')")
+        #expect(try connection.rows("SELECT s FROM t ORDER BY s COLLATE bylength").map { $0[0] }
+            == [.text("a"), .text("ü"), .text("bb"), .text("éé"), .text("ccc")])
+        #expect(try connection.scalar("SELECT count(*) FROM t WHERE s < 'zz' COLLATE bylength") == .integer(3))
+    }
 }
