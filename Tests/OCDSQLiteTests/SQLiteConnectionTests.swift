@@ -153,7 +153,8 @@ final class TemporaryDirectory {
     @Test func swiftCollations() throws {
         let connection = try SQLiteConnection(path: directory.path("collation.sqlite"))
         try connection.createCollation("bylength") { left, right in
-            left.count == right.count ? left.compare(right) : (left.count < right.count ? .orderedAscending : .orderedDescending)
+            if left.count != right.count { return left.count < right.count ? .orderedAscending : .orderedDescending }
+            return left == right ? .orderedSame : (left < right ? .orderedAscending : .orderedDescending)
         }
         try connection.execute("CREATE TABLE t(s TEXT); INSERT INTO t VALUES ('ccc'), ('a'), ('bb'), ('ü'), ('éé')")
         #expect(try connection.rows("SELECT s FROM t ORDER BY s COLLATE bylength").map { $0[0] }
