@@ -4,7 +4,8 @@ import Testing
 
 /// Fetch and context options a Core Data user relies on, through a real store of each kind:
 /// `includesPropertyValues`, `shouldRefreshRefetchedObjects`, `returnsDistinctResults`,
-/// `localizedStandardCompare:` sorting, `retainsRegisteredObjects` and `prepareForDeletion`.
+/// `localizedStandardCompare:` sorting, `retainsRegisteredObjects`, `prepareForDeletion` and
+/// `stalenessInterval`.
 @Suite struct FetchOptionTests {
     static func people(_ stack: TestStack, _ names: [String]) throws {
         for (index, name) in names.enumerated() {
@@ -121,5 +122,26 @@ import Testing
         #expect(ada.prepareForDeletionCount == 1)
         #expect(ada.petsAtPrepareForDeletion == 2)
         #expect(try stack.storedCount("Pet") == 0)
+    }
+
+    /// `stalenessInterval`: a fault carrying row data older than the interval reads the row
+    /// again when it fires; by default (negative) it uses what the fetch brought.
+    @Test(arguments: StoreKind.allCases)
+    func stalenessIntervalDecidesWhetherAFaultRereadsItsRow(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        try Self.people(stack, ["Ada", "Bo"])
+        let people = try stack.fetch("Person", sortedBy: "name")
+        #expect(people.allSatisfy { $0.isFault })
+
+        let other = stack.newContext()
+        for person in try stack.fetch("Person", in: other) { person.setValue(70, forKey: "age") }
+        try other.save()
+
+        // Any age allowed: Ada's fault fires from the row the fetch read.
+        #expect(people[0].value(forKey: "age") as? Int == 20)
+        // No age allowed: Bo's fault reads the row again and sees the other context's save.
+        stack.context.stalenessInterval = 0
+        #expect(people[1].value(forKey: "age") as? Int == 70)
+        #expect(!people[1].hasChanges)
     }
 }

@@ -26,7 +26,7 @@ extension NSManagedObject {
             batch.loadBatch(containing: index, into: context)
         }
         faultBatch = nil
-        if !hasSnapshot, let context {
+        if let context, !hasSnapshot || isSnapshotStale(in: context) {
             snapshot = context.loadSnapshot(for: objectID)
         }
         state.remove(.fault)
@@ -41,6 +41,11 @@ extension NSManagedObject {
             state.insert(.inaccessible)
         }
         withTrackingSuspended { awakeFromFetch() }
+    }
+
+    /// Whether the row this fault carries is older than its context allows.
+    private func isSnapshotStale(in context: NSManagedObjectContext) -> Bool {
+        context.stalenessInterval >= 0 && (snapshot?.isStale(after: context.stalenessInterval) ?? false)
     }
 
     private func applyTransientDefaults() {

@@ -57,7 +57,13 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// With `false` Core Data raises `NSObjectInaccessibleException`, which Swift cannot catch;
     /// use `existingObject(with:)` to get a thrown error for a missing row instead.
     public var shouldDeleteInaccessibleFaults = true
-    /// How old cached row data may be before a fault refetches it; negative means no limit.
+    /// How old, in seconds, the row data a fault carries may be before firing the fault reads
+    /// the row again from the store; negative (the default) means any age, 0 always rereads.
+    ///
+    /// ```swift
+    /// context.stalenessInterval = 0   // faults always show what the store holds now
+    /// ```
+    /// The age counts from when a fetch (or this context's save) read or wrote the row.
     public var stalenessInterval: TimeInterval = -1
 
     var model: NSManagedObjectModel?

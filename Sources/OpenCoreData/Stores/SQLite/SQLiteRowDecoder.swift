@@ -20,6 +20,9 @@ final class SQLiteRowDecoder {
     @exclusivity(unchecked) private var lastShape: Unmanaged<RowShape>?
     @exclusivity(unchecked) private var shapes: [RowShape] = []
 
+    /// When the statement's rows were read: one clock reading for all of them.
+    private let readAt = SnapshotClock.now()
+
     init(store: SQLiteStore, schema: SQLiteSchema, offset: Int = 0) {
         self.store = store
         self.schema = schema
@@ -36,7 +39,8 @@ final class SQLiteRowDecoder {
                                        rootIdentity: shape.rootIdentity)
             return RowSnapshot(objectID: id, version: statement.int64(at: offset + 2),
                                values: attributeValues(statement, shape: shape),
-                               toOne: shape.hasRelationships ? toOneDestinations(statement, mapping: shape.mapping) : [])
+                               toOne: shape.hasRelationships ? toOneDestinations(statement, mapping: shape.mapping) : [],
+                               readAt: readAt)
         }
     }
 
