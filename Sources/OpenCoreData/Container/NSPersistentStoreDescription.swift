@@ -27,8 +27,12 @@ public final class NSPersistentStoreDescription: @unchecked Sendable, CustomStri
     /// Whether `loadPersistentStores` adds the store on a background queue and returns at once.
     public var shouldAddStoreAsynchronously = false
     /// Whether an older store is migrated to the model automatically (lightweight migration).
+    ///
+    /// Not yet in effect: OpenCoreData has no migrations, so a store written with another model
+    /// is refused with error 134100 naming the entity that differs, whatever this says.
     public var shouldMigrateStoreAutomatically = true
-    /// Whether the mapping for automatic migration is inferred.
+    /// Whether the mapping for automatic migration is inferred. Not yet in effect (see
+    /// `shouldMigrateStoreAutomatically`).
     public var shouldInferMappingModelAutomatically = true
 
     /// A description of a SQLite store at `url`.

@@ -9,6 +9,10 @@ public final class NSFetchIndexDescription: @unchecked Sendable {
     public var name: String
     public var elements: [NSFetchIndexElementDescription]
     /// Indexes only the rows that match this predicate (a partial index), when set.
+    ///
+    /// Difference from Core Data: kept in the model (and read from Xcode models), but the SQLite
+    /// store creates the index over every row. Fetches give the same results; the index is
+    /// larger than it needs to be.
     public var partialIndexPredicate: NSPredicate?
 
     public init(name: String, elements: [NSFetchIndexElementDescription]?) {
