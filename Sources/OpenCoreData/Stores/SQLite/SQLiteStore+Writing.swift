@@ -144,8 +144,11 @@ extension SQLiteStore {
     private func update(_ row: SaveChanges.Row, resolve: (NSManagedObjectID?) -> Int64?, statements: inout UpdateStatementCache,
                         on connection: SQLiteConnection) throws {
         guard let mapping = schema.mapping(for: row.objectID.entity), let key = row.objectID.primaryKey else { return }
-        let attributeSlots = row.changedAttributeSlots.filter { mapping.attributeColumns[$0] != nil }
-        let relationshipSlots = row.changedRelationshipSlots.filter { mapping.toOneColumns[$0] != nil }
+        // Usually every changed slot has a column: the row's own lists are used, not copies.
+        let attributeSlots = row.changedAttributeSlots.allSatisfy { mapping.attributeColumns[$0] != nil }
+            ? row.changedAttributeSlots : row.changedAttributeSlots.filter { mapping.attributeColumns[$0] != nil }
+        let relationshipSlots = row.changedRelationshipSlots.allSatisfy { mapping.toOneColumns[$0] != nil }
+            ? row.changedRelationshipSlots : row.changedRelationshipSlots.filter { mapping.toOneColumns[$0] != nil }
         let statement = try statements.statement(for: mapping, attributeSlots, relationshipSlots) {
             var assignments = ["Z_OPT = ?"]
             assignments += attributeSlots.map { "\(mapping.attributeColumns[$0]!) = ?" }
