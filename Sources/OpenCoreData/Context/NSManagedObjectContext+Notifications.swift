@@ -38,7 +38,7 @@ extension NSManagedObjectContext {
         info[NSUpdatedObjectsKey] = posted.updated?.set
         info[NSDeletedObjectsKey] = posted.deleted?.set
         clearEvent()
-        postedChanges = posted
+        if keepsPostedChanges { postedChanges = posted }
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: info)
     }
 

@@ -13,7 +13,12 @@ extension NSManagedObjectContext {
         guard !isSaving else {
             throw CoreDataError.make(.coreData, "save() was called while the context was already saving (from willSave or a notification)")
         }
+        // The sets the save's own ObjectsDidChange carries are kept for DidSave to reuse, and
+        // only for the length of the save.
+        defer { postedChanges = nil }
+        keepsPostedChanges = true
         processPendingChanges()
+        keepsPostedChanges = false
         propagateDeletions()  // when propagatesDeletesAtEndOfEvent is false, delete rules run now
         guard hasChanges else { return }
         isSaving = true

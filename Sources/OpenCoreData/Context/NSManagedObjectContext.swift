@@ -89,8 +89,9 @@ open class NSManagedObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) final var eventInserted: [NSManagedObject] = []
     @exclusivity(unchecked) final var eventUpdated: [NSManagedObject] = []
     @exclusivity(unchecked) final var eventDeleted: [NSManagedObject] = []
-    /// The sets the last ObjectsDidChange carried, for the DidSave that follows to reuse.
+    /// The sets the save's ObjectsDidChange carried, for its DidSave to reuse (see `save()`).
     @exclusivity(unchecked) final var postedChanges: PostedChangeSets?
+    @exclusivity(unchecked) final var keepsPostedChanges = false
     var isSaving = false
     /// Counts objects entering the inserted, updated and deleted sets (to notice changes made by
     /// `willSave`).
