@@ -96,6 +96,20 @@ import Testing
         #expect(NSPredicate(#Predicate<TypedPerson> { $0.pets.isEmpty })?.predicateFormat == "pets.@count == 0")
     }
 
+    /// A class registered with a model in use and with another still being set up: turning a
+    /// `#Predicate` into an `NSPredicate` reads the one in use and leaves the other editable
+    /// (tests running side by side used to freeze each other's models).
+    @Test func resolvingKeyPathsLeavesAModelBeingSetUpEditable() throws {
+        let stack = try Self.makeStack(.inMemory)
+        defer { withExtendedLifetime(stack) {} }
+        let settingUp = TestModel.make()
+        settingUp.entitiesByName["Person"]!.managedObjectClass = TypedPerson.self
+        let predicate = try NSPredicate(validating: #Predicate<TypedPerson> { $0.age >= 18 })
+        #expect(predicate.predicateFormat == "age >= 18")
+        #expect(!settingUp.isFrozen)
+        settingUp.entitiesByName["Pet"]!.managedObjectClass = TypedPet.self
+    }
+
     @Test func whatHasNoEquivalentIsNamed() throws {
         let stack = try Self.makeStack(.inMemory)
         defer { withExtendedLifetime(stack) {} }

@@ -5,22 +5,32 @@ import Synchronization
 /// weakly, so that code with only a class in hand — a `#Predicate<Person>`, a
 /// `NSSortDescriptor(keyPath: \Person.age)` — can find an entity of it and learn what its
 /// `@Managed` key paths name.
+///
+/// A class may be registered with entities of several models (two stacks, a model being set up
+/// while another is in use). Lookups prefer an entity whose model is already in use, so that
+/// resolving a key path never freezes a model that is still being edited elsewhere.
 enum ManagedClassRegistry {
     private struct Entry: @unchecked Sendable {
         // @unchecked Sendable: a weak reference, read and replaced under the registry's mutex.
         weak var anchor: EntityAnchor?
     }
 
-    private static let entries = Mutex<[ObjectIdentifier: Entry]>([:])
+    private static let entries = Mutex<[ObjectIdentifier: [Entry]]>([:])
 
     static func register(_ type: NSManagedObject.Type, for entity: NSEntityDescription) {
         let anchor = entity.anchor
-        entries.withLock { $0[ObjectIdentifier(type)] = Entry(anchor: anchor) }
+        entries.withLock { entries in
+            var list = (entries[ObjectIdentifier(type)] ?? []).filter { $0.anchor != nil && $0.anchor !== anchor }
+            list.append(Entry(anchor: anchor))
+            entries[ObjectIdentifier(type)] = list
+        }
     }
 
-    /// The entity `type` was last registered for, while it is alive.
+    /// The entity `type` was most recently registered for among those whose model is in use,
+    /// else the most recent one still alive.
     static func entity(for type: NSManagedObject.Type) -> NSEntityDescription? {
-        entries.withLock { $0[ObjectIdentifier(type)]?.anchor?.entity }
+        let alive = entries.withLock { ($0[ObjectIdentifier(type)] ?? []).compactMap { $0.anchor?.entity } }
+        return alive.last { $0.managedObjectModel?.isFrozen ?? false } ?? alive.last
     }
 
     /// The model property a key path of a managed object class names (`\Person.age` → `age`),
