@@ -736,6 +736,54 @@ final class TrackedPerson: NSManagedObject {
         #expect(recorder.objects(NSDeletedObjectsKey, at: 1) == [bob])
     }
 
+    /// The object-ID variant of DidSave carries the saved objects' IDs, permanent ones for the
+    /// inserted objects, as sets that can travel to other threads.
+    @Test(arguments: StoreKind.allCases)
+    func didSaveObjectIDsNotificationListsPermanentIDs(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let ada = stack.insert("Person", ["name": "Ada"])
+        let bob = stack.insert("Person", ["name": "Bob"])
+        try stack.context.save()
+        let recorder = NotificationRecorder(NSManagedObjectContext.didSaveObjectIDsNotification, object: stack.context)
+        func ids(_ key: String, at index: Int) -> Set<NSManagedObjectID> {
+            let list = recorder.notifications
+            return index < list.count ? list[index].userInfo?[key] as? Set<NSManagedObjectID> ?? [] : []
+        }
+        let cy = stack.insert("Person", ["name": "Cy"])
+        ada.setValue(41, forKey: "age")
+        stack.context.delete(bob)
+        let bobID = bob.objectID
+        try stack.context.save()
+        #expect(recorder.notifications.count == 1)
+        #expect(ids(NSInsertedObjectIDsKey, at: 0) == [cy.objectID])
+        #expect(ids(NSInsertedObjectIDsKey, at: 0).allSatisfy { !$0.isTemporaryID })
+        #expect(ids(NSUpdatedObjectIDsKey, at: 0) == [ada.objectID])
+        #expect(ids(NSDeletedObjectIDsKey, at: 0) == [bobID])
+    }
+
+    /// `refreshAllObjects()` brings every registered object up to the store's values and keeps
+    /// unsaved changes on top.
+    @Test(arguments: StoreKind.allCases)
+    func refreshAllObjectsTakesStoredValuesAndKeepsChanges(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        _ = stack.insert("Person", ["name": "Ada", "age": 1])
+        _ = stack.insert("Person", ["name": "Bo", "age": 2])
+        try stack.context.save()
+        try stack.reopen()
+        let people = try stack.fetch("Person", sortedBy: "name")
+        #expect(people.map { $0.value(forKey: "age") as? Int } == [1, 2])
+        people[1].setValue("Bobby", forKey: "email")
+
+        let other = stack.newContext()
+        for person in try stack.fetch("Person", in: other) { person.setValue(50, forKey: "age") }
+        try other.save()
+
+        stack.context.refreshAllObjects()
+        #expect(people.map { $0.value(forKey: "age") as? Int } == [50, 50])
+        #expect(people[1].value(forKey: "email") as? String == "Bobby")
+        #expect(people[1].hasChanges && !people[0].hasChanges)
+    }
+
     /// DidSave lists what the save wrote even when the save's own ObjectsDidChange listed
     /// something else: changes posted by an earlier event, or an updated object deleted since.
     @Test(arguments: StoreKind.allCases)
