@@ -32,6 +32,18 @@ final class TrackedPerson: NSManagedObject {
         didSaveCount += 1
     }
 
+    var faultTransitions: [String] = []
+
+    override func willTurnIntoFault() {
+        super.willTurnIntoFault()
+        faultTransitions.append("will")
+    }
+
+    override func didTurnIntoFault() {
+        super.didTurnIntoFault()
+        faultTransitions.append("did")
+    }
+
     var prepareForDeletionCount = 0
     /// How many pets the person had when `prepareForDeletion` ran.
     var petsAtPrepareForDeletion: Int?

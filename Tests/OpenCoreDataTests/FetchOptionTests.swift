@@ -144,4 +144,75 @@ import Testing
         #expect(people[1].value(forKey: "age") as? Int == 70)
         #expect(!people[1].hasChanges)
     }
+
+    /// §6.6: offset skips that many matches and limit caps the rest, from the store and with
+    /// pending inserts merged in alike.
+    @Test(arguments: StoreKind.allCases)
+    func offsetAndLimit(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        try Self.people(stack, ["a", "b", "c"])
+        _ = stack.insert("Person", ["name": "d"])  // pending
+        func names(offset: Int, limit: Int) throws -> [String] {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            request.fetchOffset = offset
+            request.fetchLimit = limit
+            return try stack.context.fetch(request).compactMap { $0.value(forKey: "name") as? String }
+        }
+        #expect(try names(offset: 1, limit: 0) == ["b", "c", "d"])
+        #expect(try names(offset: 4, limit: 0) == [])
+        #expect(try names(offset: 1, limit: 2) == ["b", "c"])
+        #expect(try names(offset: 0, limit: 1) == ["a"])
+        try stack.context.save()
+        #expect(try names(offset: 2, limit: 5) == ["c", "d"])
+    }
+
+    /// §1.11: `hasChanges` is a dirty flag; `hasPersistentChangedValues` only counts persistent
+    /// values that differ from the saved ones.
+    @Test(arguments: StoreKind.allCases)
+    func persistentChangesAreNotTheDirtyFlag(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        try Self.people(stack, ["Ada"])
+        let ada = try #require(try stack.fetch("Person").first)
+        ada.setValue("Addy", forKey: "nickname")  // transient
+        #expect(ada.hasChanges)
+        #expect(!ada.hasPersistentChangedValues)
+        ada.setValue(99, forKey: "age")
+        #expect(ada.hasPersistentChangedValues)
+        ada.setValue(20, forKey: "age")  // back to the saved value
+        #expect(!ada.hasPersistentChangedValues)
+        #expect(ada.changedValues().isEmpty)
+    }
+
+    /// §1.22: turning a realized object back into a fault brackets it with willTurnIntoFault and
+    /// didTurnIntoFault, once each, in that order.
+    @Test(arguments: StoreKind.allCases)
+    func refreshingIntoAFaultCallsTheFaultHooks(kind: StoreKind) throws {
+        let model = TestModel.make()
+        model.entitiesByName["Person"]?.managedObjectClass = TrackedPerson.self
+        let stack = try TestStack(kind, model: model)
+        _ = stack.insert("Person", ["name": "Ada"])
+        try stack.context.save()
+        try stack.reopen()
+        let ada = try #require(try stack.fetch("Person").first as? TrackedPerson)
+        _ = ada.value(forKey: "name")
+        stack.context.refresh(ada, mergeChanges: false)
+        #expect(ada.isFault)
+        #expect(ada.faultTransitions == ["will", "did"])
+        #expect(ada.value(forKey: "name") as? String == "Ada")
+    }
+
+    /// §6.12: with managed-object results, `propertiesToFetch` names what the fetch reads; the
+    /// objects still answer every property.
+    @Test(arguments: StoreKind.allCases)
+    func propertiesToFetchWithObjects(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        try Self.people(stack, ["Ada", "Bo"])
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+        request.propertiesToFetch = ["name"]
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        let people = try stack.context.fetch(request)
+        #expect(people.compactMap { $0.value(forKey: "name") as? String } == ["Ada", "Bo"])
+        #expect(people.compactMap { $0.value(forKey: "age") as? Int } == [20, 21])
+    }
 }
