@@ -88,6 +88,41 @@ import Testing
         }
     }
 
+    /// Core Data's comparison rules at their edges (§7.1–7.7, §7.11): wildcards, empty lists,
+    /// numbers of different widths, nil, negation, booleans, options, and quantifiers over
+    /// empty to-manys.
+    @Test(arguments: [
+        ("name LIKE[c] 'a*a'", ["Ada"]),
+        ("name LIKE 'B?b'", ["Bob"]),
+        ("name LIKE 'B*'", ["Bob"]),
+        ("name IN {}", []),
+        ("name IN {'Cy', 'Zed'}", ["Cy"]),
+        ("small == 3.0", ["Ada"]),
+        ("small > 3.5", ["Bob"]),
+        ("height < 1.5", ["Bob", "Zoë"]),
+        ("NOT (height < 1.5)", ["Ada", "Cy", "Dee😀"]),
+        ("height == nil", ["Cy"]),
+        ("height != nil AND height >= 1.7", ["Ada", "Dee😀"]),
+        ("active == NO", ["Bob"]),
+        ("active == YES AND age < 10", ["Zoë"]),
+        ("name BEGINSWITH[cd] 'zo'", ["Zoë"]),
+        ("name ==[d] 'Zoe'", ["Zoë"]),
+        ("name CONTAINS[c] 'E'", ["Dee😀"]),
+        ("name MATCHES '[A-C].*'", ["Ada", "Bob", "Cy"]),
+        ("name ENDSWITH '😀'", ["Dee😀"]),
+        ("age BETWEEN {12, 20}", ["Bob", "Dee😀"]),
+        ("ANY pets.weight > 15", ["Bob"]),
+        ("ALL pets.weight > 5", ["Bob", "Cy", "Dee😀", "Zoë"]),
+        ("NONE pets.weight > 5", ["Cy", "Dee😀", "Zoë"]),
+        ("ANY clubs.name == 'Golf'", ["Ada"]),
+        ("born > CAST(0, 'NSDate')", ["Bob"]),
+    ])
+    func comparisonEdgesAgree(format: String, expected: [String]) throws {
+        for (source, names) in try results("Person", NSPredicate(format: format)) {
+            #expect(names == expected, "\(format): \(source)")
+        }
+    }
+
     /// To-one paths before a to-many relationship, and SUBQUERYs inside SUBQUERYs.
     @Test(arguments: [
         ("Pet", "owner.pets.@count == 2", ["Rex", "Tom"]),
