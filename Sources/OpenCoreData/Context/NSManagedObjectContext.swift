@@ -43,6 +43,21 @@ open class NSManagedObjectContext: @unchecked Sendable {
     public var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
         didSet { model = persistentStoreCoordinator?.managedObjectModel }
     }
+    /// Whether the context merges, on its own queue, what other contexts of its coordinator save.
+    ///
+    /// ```swift
+    /// container.viewContext.automaticallyMergesChangesFromParent = true
+    /// container.performBackgroundTask { background in /* …changes… */ try? background.save() }
+    /// // the view context's objects now show the background save
+    /// ```
+    /// Difference from Core Data: OpenCoreData has no parent contexts yet, so the "parent" is
+    /// always the coordinator: saves of every other context on it are merged, as
+    /// `mergeChanges(fromContextDidSave:)` merges them.
+    public var automaticallyMergesChangesFromParent = false {
+        didSet { if automaticallyMergesChangesFromParent != oldValue { observeSiblingSaves(automaticallyMergesChangesFromParent) } }
+    }
+    /// The observation of other contexts' saves while `automaticallyMergesChangesFromParent` is on.
+    var siblingSaveObserver: NSObjectProtocol?
     /// Whether the context keeps every registered object alive (default false: only changed
     /// objects are kept; unchanged ones go away when the application lets go of them).
     @exclusivity(unchecked) public var retainsRegisteredObjects = false {
@@ -113,6 +128,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
     }
 
     deinit {
+        if let siblingSaveObserver { NotificationCenter.default.removeObserver(siblingSaveObserver) }
         for object in registry.objects { object.context = nil }
         for object in inserted.allCandidates where object.context === self { object.context = nil }
         for object in strayFaults where object.context === self { object.context = nil }
