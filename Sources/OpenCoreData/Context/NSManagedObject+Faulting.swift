@@ -26,7 +26,7 @@ extension NSManagedObject {
             batch.loadBatch(containing: index, into: context)
         }
         faultBatch = nil
-        if let context, !hasSnapshot || isSnapshotStale(in: context) {
+        if !hasSnapshot || hasStaleSnapshot, let context {
             snapshot = context.loadSnapshot(for: objectID)
         }
         state.remove(.fault)
@@ -43,9 +43,13 @@ extension NSManagedObject {
         withTrackingSuspended { awakeFromFetch() }
     }
 
-    /// Whether the row this fault carries is older than its context allows.
-    private func isSnapshotStale(in context: NSManagedObjectContext) -> Bool {
-        context.stalenessInterval >= 0 && (snapshot?.isStale(after: context.stalenessInterval) ?? false)
+    /// Whether the row this fault carries is older than its context allows. Reads only the
+    /// interval in the usual case (no limit), without copying the snapshot.
+    private var hasStaleSnapshot: Bool {
+        guard NSManagedObjectContext.stalenessLimitsInUse.load(ordering: .relaxed) else { return false }
+        let interval = context?.stalenessInterval ?? -1
+        guard interval >= 0, case .some(let snapshot) = snapshot else { return false }
+        return snapshot.isStale(after: interval)
     }
 
     private func applyTransientDefaults() {

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Synchronization
 
 /// A scratch pad of managed objects: fetch them, change them, and save the changes together.
 ///
@@ -79,7 +80,12 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// context.stalenessInterval = 0   // faults always show what the store holds now
     /// ```
     /// The age counts from when a fetch (or this context's save) read or wrote the row.
-    public var stalenessInterval: TimeInterval = -1
+    @exclusivity(unchecked) public final var stalenessInterval: TimeInterval = -1 {
+        didSet { if stalenessInterval >= 0 { Self.stalenessLimitsInUse.store(true, ordering: .relaxed) } }
+    }
+    /// Whether any context has ever set a staleness limit: until one has, firing a fault skips
+    /// the check (reading the context's interval per fault costs a retain of the context).
+    static let stalenessLimitsInUse = Atomic<Bool>(false)
 
     var model: NSManagedObjectModel?
     let queue: DispatchQueue?
