@@ -402,6 +402,31 @@ import Testing
         #expect(tags.filter { $0.value(forKey: "pet") == nil }.count == 8)
     }
 
+    /// More sources than one query's list of keys holds (500): every level is read in chunks,
+    /// and the cascade still reaches every row.
+    @Test(arguments: StoreKind.allCases)
+    func batchDeleteCascadesOverManyChunks(kind: StoreKind) throws {
+        let stack = try TestStack(kind, model: Self.kennelModel())
+        for ownerIndex in 0..<600 {
+            let owner = stack.insert("Owner", ["name": "owner \(ownerIndex)"])
+            for petIndex in 0..<2 {
+                let pet = stack.insert("Pet", ["name": "pet \(ownerIndex).\(petIndex)", "owner": owner])
+                _ = stack.insert("Toy", ["name": "toy \(ownerIndex).\(petIndex)", "pet": pet])
+            }
+        }
+        try stack.context.save()
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Owner")
+        request.predicate = NSPredicate(format: "name != %@", "owner 7")
+        let delete = NSBatchDeleteRequest(fetchRequest: request)
+        delete.resultType = .resultTypeCount
+        let result = try #require(try stack.context.execute(delete) as? NSBatchDeleteResult)
+        #expect(result.result as? Int == 599 * 5)
+        try stack.reopen()
+        #expect(try stack.storedStrings("Owner") == ["owner 7"])
+        #expect(try stack.storedStrings("Pet") == ["pet 7.0", "pet 7.1"])
+        #expect(try stack.storedStrings("Toy") == ["toy 7.0", "toy 7.1"])
+    }
+
     static func teamModel() -> NSManagedObjectModel {
         let team = NSEntityDescription(name: "Team")
         let player = NSEntityDescription(name: "Player")
