@@ -148,6 +148,7 @@ extension NSManagedObjectContext {
     }
 
     private func finishSave(plan: SavePlan, outcomes: [SaveOutcome]) {
+        let savedAt = SnapshotClock.now()
         for (entry, outcome) in zip(plan.changesByStore, outcomes) {
             if let first = entry.inserted.first {
                 registry.reserveCapacity(entry.inserted.count, for: first.entity, in: entry.store)
@@ -157,13 +158,13 @@ extension NSManagedObjectContext {
             }
         }
         for object in plan.insertedObjects {
-            object.snapshot = plan.committedSnapshot(of: object, version: 1)
+            object.snapshot = plan.committedSnapshot(of: object, version: 1, savedAt: savedAt)
             object.changedAttributeMask = 0
             object.state = []
             object.markRelationshipsCommitted()
         }
         for object in plan.updatedObjects {
-            object.snapshot = plan.committedSnapshot(of: object, version: (object.snapshot?.version ?? 0) + 1)
+            object.snapshot = plan.committedSnapshot(of: object, version: (object.snapshot?.version ?? 0) + 1, savedAt: savedAt)
             object.changedAttributeMask = 0
             object.state = []
             object.markRelationshipsCommitted()

@@ -111,10 +111,11 @@ struct SavePlan {
         return changes
     }
 
-    /// The snapshot an object has after the save: its values, with permanent IDs.
-    func committedSnapshot(of object: NSManagedObject, version: Int64) -> RowSnapshot {
+    /// The snapshot an object has after the save (written at `savedAt`): its values, with
+    /// permanent IDs.
+    func committedSnapshot(of object: NSManagedObject, version: Int64, savedAt: UInt64) -> RowSnapshot {
         RowSnapshot(objectID: object.objectID, version: version, values: Self.persistentValues(of: object),
-                    toOne: Self.toOneIDs(of: object))
+                    toOne: Self.toOneIDs(of: object), readAt: savedAt)
     }
 }
 

@@ -148,17 +148,19 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         func permanent(_ id: NSManagedObjectID?) -> NSManagedObjectID? { id.map { map[$0] ?? $0 } }
 
         var staged = rows
+        let savedAt = SnapshotClock.now()
         for row in changes.deleted {
             staged[ObjectIdentifier(row.objectID.entity.rootEntity)]?[row.objectID.primaryKey!] = nil
         }
         for row in changes.inserted {
             let id = permanent(row.objectID)!
             staged[ObjectIdentifier(id.entity.rootEntity), default: [:]][id.primaryKey!] =
-                RowSnapshot(objectID: id, version: 1, values: row.values, toOne: row.toOne.map(permanent))
+                RowSnapshot(objectID: id, version: 1, values: row.values, toOne: row.toOne.map(permanent), readAt: savedAt)
         }
         for row in changes.updated {
             staged[ObjectIdentifier(row.objectID.entity.rootEntity)]?[row.objectID.primaryKey!] =
-                RowSnapshot(objectID: row.objectID, version: row.expectedVersion + 1, values: row.values, toOne: row.toOne.map(permanent))
+                RowSnapshot(objectID: row.objectID, version: row.expectedVersion + 1, values: row.values, toOne: row.toOne.map(permanent),
+                            readAt: savedAt)
         }
         do {
             try checkUniqueness(in: staged, changed: changes.inserted.map { permanent($0.objectID)! } + changes.updated.map(\.objectID))

@@ -12,8 +12,9 @@ struct RowSnapshot: Sendable {
     /// To-one destinations by relationship slot; nil for to-many slots and for empty to-ones.
     let toOne: [NSManagedObjectID?]
     /// When the row was read from (or written to) its store, on `SnapshotClock`: what
-    /// `NSManagedObjectContext.stalenessInterval` is measured against.
-    var readAt: UInt64 = SnapshotClock.now()
+    /// `NSManagedObjectContext.stalenessInterval` is measured against. Taken once per statement
+    /// or save by whoever makes the snapshots, not once per row.
+    let readAt: UInt64
 
     /// Whether the row is older than `interval` seconds (a negative interval allows any age).
     func isStale(after interval: TimeInterval) -> Bool {
