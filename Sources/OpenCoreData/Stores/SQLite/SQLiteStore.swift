@@ -209,15 +209,10 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    /// A SQL value as the in-memory functions take it.
+    /// A SQL value as the in-memory functions take it: integers as `Int`.
     private static func computedValue(_ value: SQLiteValue) -> Any? {
-        switch value {
-        case .integer(let number): Int(exactly: number) ?? Double(number)
-        case .real(let number): number
-        case .text(let text): text
-        case .blob(let data): data
-        case .null: nil
-        }
+        if case .integer(let number) = value { return Int(exactly: number) ?? Double(number) }
+        return value.anyValue
     }
 
     /// Applies `NSSQLitePragmasOption`: pragma names → values (numbers or plain words). Names and
