@@ -49,7 +49,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// ```swift
     /// container.viewContext.automaticallyMergesChangesFromParent = true
     /// container.performBackgroundTask { background in /* …changes… */ try? background.save() }
-    /// // the view context's objects now show the background save
+    /// // once the main queue has run the merge, the view context's objects show the save
     /// ```
     /// Difference from Core Data: OpenCoreData has no parent contexts yet, so the "parent" is
     /// always the coordinator: saves of every other context on it are merged, as
