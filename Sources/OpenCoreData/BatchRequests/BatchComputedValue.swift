@@ -75,7 +75,7 @@ enum BatchComputedValue {
     static func value(of expression: NSExpression, sources: [NSAttributeDescription], row: RowSnapshot,
                       for attribute: NSAttributeDescription) throws -> PrimitiveValue {
         var object: [String: Any] = [:]
-        let layout = row.objectID.entity.layout
+        let layout = row.entity.layout
         for source in sources {
             guard let slot = layout.attributeSlot(of: source) else { continue }
             if let value = row.values[slot].objectValue(for: source.attributeType) { object[source.name] = value }

@@ -34,14 +34,16 @@ struct BatchExecution {
         var level = targets
         while !level.isEmpty {
             var fresh: [RowSnapshot] = []
-            for row in level where doomed[row.objectID] == nil {
-                doomed[row.objectID] = row
-                order.append(row.objectID)
+            for row in level {
+                let id = row.objectID
+                guard doomed[id] == nil else { continue }
+                doomed[id] = row
+                order.append(id)
                 fresh.append(row)
             }
             var next: [RowSnapshot] = []
             for rows in Self.groupedByEntity(fresh) {
-                for relationship in rows[0].objectID.entity.layout.relationships where !relationship.isTransient {
+                for relationship in rows[0].entity.layout.relationships where !relationship.isTransient {
                     let related = try relatedRows(of: rows, through: relationship)
                     switch relationship.deleteRule {
                     case .cascadeDeleteRule:
@@ -78,7 +80,7 @@ struct BatchExecution {
     private static func groupedByEntity(_ rows: [RowSnapshot]) -> [[RowSnapshot]] {
         var groups: [[RowSnapshot]] = []
         for row in rows {
-            if let index = groups.firstIndex(where: { $0[0].objectID.entity === row.objectID.entity }) {
+            if let index = groups.firstIndex(where: { $0[0].entity === row.entity }) {
                 groups[index].append(row)
             } else {
                 groups.append([row])
@@ -109,7 +111,7 @@ struct BatchExecution {
                                doomed: [NSManagedObjectID: RowSnapshot]) throws {
         for (source, relationship, destinations) in denials {
             guard let kept = destinations.first(where: { doomed[$0.objectID] == nil }) else { continue }
-            let entity = source.objectID.entity
+            let entity = source.entity
             throw CoreDataError.make(.validationRelationshipDeniedDelete,
                                      "The batch delete would delete \(source.objectID.uriRepresentation().absoluteString), but its relationship \(entity.name ?? "?").\(relationship.name) has the deny rule and still holds \(kept.objectID.uriRepresentation().absoluteString)",
                                      ["NSEntityNameKey": entity.name ?? "", NSValidationKeyErrorKey: relationship.name])
@@ -123,11 +125,12 @@ struct BatchExecution {
         var order: [NSManagedObjectID] = []
         var byID: [NSManagedObjectID: (row: RowSnapshot, slots: Set<Int>)] = [:]
         for (row, relationship) in nullifications {
-            if byID[row.objectID] == nil {
-                order.append(row.objectID)
-                byID[row.objectID] = (row, [])
+            let id = row.objectID
+            if byID[id] == nil {
+                order.append(id)
+                byID[id] = (row, [])
             }
-            byID[row.objectID]!.slots.insert(relationship.relationshipSlot)
+            byID[id]!.slots.insert(relationship.relationshipSlot)
         }
         return order.map { id in
             let (row, slots) = byID[id]!
@@ -152,11 +155,11 @@ struct BatchExecution {
             for (attribute, value) in values {
                 // An attribute of another entity of the tree (when sub-entities are included)
                 // only applies to rows that have it.
-                guard let slot = row.objectID.entity.layout.attributeSlot(of: attribute) else { continue }
+                guard let slot = row.entity.layout.attributeSlot(of: attribute) else { continue }
                 switch value {
                 case .constant(let primitive): newValues[slot] = primitive
                 case .copy(let source):
-                    guard let sourceSlot = row.objectID.entity.layout.attributeSlot(of: source) else { continue }
+                    guard let sourceSlot = row.entity.layout.attributeSlot(of: source) else { continue }
                     newValues[slot] = try PrimitiveValue(row.values[sourceSlot].objectValue(for: source.attributeType),
                                                          for: attribute.attributeType)
                 case .computed(let expression, let sources):

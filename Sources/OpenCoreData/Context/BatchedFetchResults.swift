@@ -99,9 +99,12 @@ extension NSManagedObjectContext {
         }
         let missing = zip(ids, objects).compactMap { $1 == nil ? $0 : nil }
         if !missing.isEmpty, let snapshots = try? store.lock.withLock({ try store.snapshots(for: missing) }) {
-            var loaded: [NSManagedObjectID: NSManagedObject] = [:]
-            for snapshot in snapshots { loaded[snapshot.objectID] = object(for: snapshot) }
-            for index in objects.indices where objects[index] == nil { objects[index] = loaded[ids[index]] }
+            // By key: the IDs are one fetch's, of one inheritance tree in one store, where keys are unique.
+            var loaded: [Int64: NSManagedObject] = [:]
+            for snapshot in snapshots { loaded[snapshot.primaryKey] = object(for: snapshot) }
+            for index in objects.indices where objects[index] == nil {
+                objects[index] = ids[index].primaryKey.flatMap { loaded[$0] }
+            }
         }
         // A row gone since the keys were read comes back as a fault that fails when fired, as in
         // Core Data.

@@ -70,6 +70,7 @@ extension NSManagedObject {
     /// unsaved changes). Used by `refresh(_:mergeChanges:)` and after a save.
     func turnIntoFault(snapshot newSnapshot: RowSnapshot?) {
         willTurnIntoFault()
+        keepIdentityOfSnapshot()
         snapshot = newSnapshot
         values = []
         changedAttributeMask = 0

@@ -28,6 +28,9 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
     // rest of a property read. `final`: read directly, not through an overridable accessor that
     // would copy the whole value (a snapshot, for one of its fields).
     @exclusivity(unchecked) final unowned(unsafe) var context: NSManagedObjectContext?
+    /// The ID the object has made so far: set for new objects once asked (temporary, then
+    /// permanent) and for faults made from an ID. A fetched object that nobody asked for its ID
+    /// has none here; its snapshot says which row it is (see `objectID`).
     @exclusivity(unchecked) final var storedObjectID: NSManagedObjectID?
     @exclusivity(unchecked) final var state: ObjectState = []
     /// The last saved state (nil for an object never saved). Its arrays are shared with
@@ -66,9 +69,8 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
     }
 
     deinit {
-        if let context, let id = storedObjectID {
-            context.forget(id, object: self)
-        }
+        guard let context else { return }
+        if let location = rowLocation { context.forget(location, object: self) }
     }
 
     /// The entity description of the entity this class is registered for, found through `context`.
@@ -79,9 +81,29 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
     /// The object's ID: temporary until it is saved, permanent afterwards.
     public var objectID: NSManagedObjectID {
         if let storedObjectID { return storedObjectID }
-        let id = NSManagedObjectID(temporaryFor: entity)
+        // A fetched object makes its ID on first request, from its snapshot; a new one gets a
+        // temporary ID.
+        let id = snapshot?.objectID ?? NSManagedObjectID(temporaryFor: entity)
         storedObjectID = id
         return id
+    }
+
+    /// The object's ID when it has one already (a permanent ID, or a temporary one it was asked
+    /// for), without making a temporary one.
+    final var existingObjectID: NSManagedObjectID? {
+        storedObjectID ?? (hasSnapshot ? objectID : nil)
+    }
+
+    /// Where the object's row is, when it has a permanent ID (made or not yet made).
+    final var rowLocation: RowLocation? {
+        if let storedObjectID { return storedObjectID.rowLocation }
+        return snapshot?.rowLocation
+    }
+
+    /// Makes the object's ID before its snapshot is replaced by none, the snapshot being where a
+    /// fetched object's identity is until then.
+    final func keepIdentityOfSnapshot() {
+        if storedObjectID == nil && hasSnapshot { _ = objectID }
     }
 
     // MARK: State
@@ -107,6 +129,7 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
         let layout = entity.layout
         values = layout.defaultValues
         state = [.inserted]
+        keepIdentityOfSnapshot()
         snapshot = nil
         changedAttributeMask = 0
     }

@@ -141,7 +141,7 @@ extension NSManagedObjectContext {
         for object in inserted.allCandidates + neverSaved where object.context === self && object.snapshot == nil {
             object.state = []
             object.context = nil
-            if let id = object.storedObjectID { registry.remove(id, ifMatching: object) }
+            if let location = object.rowLocation { registry.remove(location, ifMatching: object) }
         }
         inserted.removeAll()
         updated.removeAll()

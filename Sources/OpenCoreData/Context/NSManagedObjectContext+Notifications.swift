@@ -73,7 +73,7 @@ extension NSManagedObjectContext {
         var ids = [NSManagedObjectID](unsafeUninitializedCapacity: objects.count) { buffer, initialized in
             initialized = 0
             for object in objects {
-                guard let id = object.storedObjectID else { continue }
+                guard let id = object.existingObjectID else { continue }
                 (buffer.baseAddress! + initialized).initialize(to: id)
                 initialized += 1
             }

@@ -170,7 +170,7 @@ extension NSManagedObjectContext {
             object.markRelationshipsCommitted()
         }
         for object in plan.deletedObjects {
-            if let id = object.storedObjectID { registry.remove(id, ifMatching: object) }
+            if let location = object.rowLocation { registry.remove(location, ifMatching: object) }
             object.context = nil
             object.state = []
         }

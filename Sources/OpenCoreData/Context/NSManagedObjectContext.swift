@@ -216,7 +216,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// are found through the inserted list, which saves a hash insert per new object and a
     /// re-keying per saved one.
     var temporaryObjects: [NSManagedObject] {
-        (inserted.allCandidates + strayFaults).filter { $0.context === self && $0.storedObjectID?.isTemporaryID ?? true }
+        (inserted.allCandidates + strayFaults).filter { $0.context === self && $0.storedObjectID?.isTemporaryID ?? !$0.hasSnapshot }
     }
 
     /// Whether the context has unsaved changes.
@@ -268,38 +268,43 @@ open class NSManagedObjectContext: @unchecked Sendable {
 
     /// A fault for `objectID` in this context, not yet registered.
     private func makeFault(for objectID: NSManagedObjectID) -> NSManagedObject {
-        let object = objectID.entity.layout.objectClass.init(entity: objectID.entity, insertInto: nil)
-        object.context = self
+        let object = makeFault(of: objectID.entity)
         object.storedObjectID = objectID
+        return object
+    }
+
+    /// A fault of `entity` in this context, not yet registered, which has yet to be given its
+    /// identity: an ID, or a snapshot.
+    private func makeFault(of entity: NSEntityDescription) -> NSManagedObject {
+        let object = entity.layout.objectClass.init(entity: entity, insertInto: nil)
+        object.context = self
         object.state = .fault
         if retainsRegisteredObjects { retainedObjects.insert(object) }
         return object
     }
 
-    /// The registered object for a fetched row (uniquing), or a new fault carrying the row.
+    /// The registered object for a fetched row (uniquing), or a new fault carrying the row. The
+    /// new fault makes its object ID only when asked for it.
     func object(for snapshot: consuming RowSnapshot) -> NSManagedObject {
-        guard let slot = registry.slot(for: snapshot.objectID) else {
-            return register(objectID: snapshot.objectID, snapshot: snapshot)
-        }
+        let slot = registry.slot(at: snapshot.rowLocation)
         if let object = slot.object {
             if object.isFault && !object.hasSnapshot { object.snapshot = consume snapshot }
             return object
         }
-        let object = makeFault(for: snapshot.objectID)
+        let object = makeFault(of: snapshot.entity)
         registry.fill(slot, with: object)
         object.snapshot = consume snapshot
         return object
     }
 
     /// Called by an object going away.
-    func forget(_ objectID: NSManagedObjectID, object: NSManagedObject) {
-        if objectID.isTemporaryID { return }
-        registry.remove(objectID, ifMatching: object)
+    func forget(_ location: RowLocation, object: NSManagedObject) {
+        registry.remove(location, ifMatching: object)
     }
 
     /// Re-keys an object whose ID became permanent.
     func changeID(of object: NSManagedObject, to newID: NSManagedObjectID) {
-        if let old = object.storedObjectID, !old.isTemporaryID { registry.remove(old, ifMatching: object) }
+        if let old = object.rowLocation { registry.remove(old, ifMatching: object) }
         object.storedObjectID = newID
         registry.insert(object, for: newID)
     }

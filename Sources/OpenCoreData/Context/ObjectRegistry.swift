@@ -11,18 +11,17 @@ struct ObjectRegistry {
     var count: Int { tables.reduce(0) { $0 + $1.count } }
 
     subscript(id: NSManagedObjectID) -> NSManagedObject? {
-        guard let key = id.primaryKey, let index = tableIndex(for: id) else { return nil }
-        return tables[index].object(for: key)
+        guard let location = id.rowLocation, let index = tableIndex(for: location) else { return nil }
+        return tables[index].object(for: location.key)
     }
 
-    /// Where a fetched row's object is registered: the object found under the permanent `id`,
-    /// or the empty slot to `fill` with a new one (nil for a temporary ID). One probe where a
-    /// lookup and an insert would take two; the registry must not change in between.
-    mutating func slot(for id: NSManagedObjectID) -> Slot? {
-        guard let key = id.primaryKey, let storeID = id.storeIdentity else { return nil }
-        let table = tableIndex(for: id) ?? addTable(store: storeID, root: id.rootIdentity)
-        let (index, found) = tables[table].slot(for: key)
-        return Slot(table: table, index: index, key: key, object: found?.takeUnretainedValue())
+    /// Where a fetched row's object is registered: the object found at `location`, or the empty
+    /// slot to `fill` with a new one. One probe where a lookup and an insert would take two; the
+    /// registry must not change in between.
+    mutating func slot(at location: RowLocation) -> Slot {
+        let table = tableIndex(for: location) ?? addTable(store: location.store, root: location.root)
+        let (index, found) = tables[table].slot(for: location.key)
+        return Slot(table: table, index: index, key: location.key, object: found?.takeUnretainedValue())
     }
 
     struct Slot {
@@ -39,15 +38,21 @@ struct ObjectRegistry {
 
     /// Registers `object` under its permanent `id`.
     mutating func insert(_ object: NSManagedObject, for id: NSManagedObjectID) {
-        guard let key = id.primaryKey, let storeID = id.storeIdentity else { return }
-        let index = tableIndex(for: id) ?? addTable(store: storeID, root: id.rootIdentity)
-        tables[index].insert(object, for: key)
+        guard let location = id.rowLocation else { return }
+        let index = tableIndex(for: location) ?? addTable(store: location.store, root: location.root)
+        tables[index].insert(object, for: location.key)
     }
 
     /// Forgets `id`, if it names `object` (or any object when `object` is nil).
     mutating func remove(_ id: NSManagedObjectID, ifMatching object: NSManagedObject? = nil) {
-        guard let key = id.primaryKey, let index = tableIndex(for: id) else { return }
-        tables[index].remove(key, ifMatching: object)
+        guard let location = id.rowLocation else { return }
+        remove(location, ifMatching: object)
+    }
+
+    /// Forgets the row at `location`, if it names `object` (or any object when `object` is nil).
+    mutating func remove(_ location: RowLocation, ifMatching object: NSManagedObject? = nil) {
+        guard let index = tableIndex(for: location) else { return }
+        tables[index].remove(location.key, ifMatching: object)
     }
 
     mutating func reserveCapacity(_ additional: Int, for entity: NSEntityDescription, in store: NSPersistentStore) {
@@ -61,11 +66,11 @@ struct ObjectRegistry {
 
     mutating func removeAll() { tables = [] }
 
-    private func tableIndex(for id: NSManagedObjectID) -> Int? {
-        guard let storeID = id.storeIdentity else { return nil }
-        let rootID = id.rootIdentity
+    private func tableIndex(for location: RowLocation) -> Int? {
         // Few tables (one per store and inheritance tree): a scan beats hashing.
-        for index in tables.indices where tables[index].root == rootID && tables[index].store == storeID { return index }
+        for index in tables.indices where tables[index].root == location.root && tables[index].store == location.store {
+            return index
+        }
         return nil
     }
 
@@ -73,6 +78,27 @@ struct ObjectRegistry {
         tables.append(PrimaryKeyTable(store: store, root: root))
         return tables.count - 1
     }
+}
+
+/// Where a row lives: its store, its inheritance tree and its key there. What the registry
+/// files objects under, read from an object ID or, for a fetched object that has not made its
+/// ID yet, from its snapshot. Identities only, so that it touches no reference count.
+struct RowLocation {
+    let store: ObjectIdentifier
+    let root: ObjectIdentifier
+    let key: Int64
+}
+
+extension NSManagedObjectID {
+    /// Where the row is; nil for a temporary ID.
+    var rowLocation: RowLocation? {
+        guard let key = primaryKey, let store = storeIdentity else { return nil }
+        return RowLocation(store: store, root: rootIdentity, key: key)
+    }
+}
+
+extension RowSnapshot {
+    var rowLocation: RowLocation { RowLocation(store: ObjectIdentifier(store), root: rootIdentity, key: primaryKey) }
 }
 
 /// Primary key → object, for one store and inheritance tree. Keys are positive (`Z_PK`), so 0

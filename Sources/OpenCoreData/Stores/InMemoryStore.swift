@@ -34,7 +34,7 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         }
         var ordered = matches.map { StoredRow(store: self, snapshot: $0) }
         if fetch.sortDescriptors.isEmpty {
-            ordered.sort { ($0.snapshot.objectID.primaryKey ?? 0) < ($1.snapshot.objectID.primaryKey ?? 0) }
+            ordered.sort { ($0.snapshot.primaryKey) < ($1.snapshot.primaryKey) }
         } else {
             ordered = ordered.sorted(by: fetch.sortDescriptors)
         }
@@ -44,9 +44,9 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         case .objectIDs: return .objectIDs(sliced.map(\.snapshot.objectID))
         case .keys:
             let family = fetch.entity.selfAndDescendants
-            let keys = sliced.map { $0.snapshot.objectID.primaryKey ?? 0 }
+            let keys = sliced.map { $0.snapshot.primaryKey }
             guard fetch.includesSubentities && family.count > 1 else { return .keys(keys, []) }
-            return .keys(keys, sliced.map { row in UInt16(family.firstIndex { $0 === row.snapshot.objectID.entity } ?? 0) })
+            return .keys(keys, sliced.map { row in UInt16(family.firstIndex { $0 === row.snapshot.entity } ?? 0) })
         case .count: return .count(sliced.count)
         case .dictionaries(let columns, let groupBy):
             let grouped = !groupBy.isEmpty || columns.contains { if case .aggregate = $0.kind { true } else { false } }
@@ -64,7 +64,7 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
     private func candidates(for entity: NSEntityDescription, includesSubentities: Bool) -> [RowSnapshot] {
         let table = rows[ObjectIdentifier(entity.rootEntity)] ?? [:]
         return table.values.filter { row in
-            includesSubentities ? row.objectID.entity.isKindOf(entity: entity) : row.objectID.entity === entity
+            includesSubentities ? row.entity.isKindOf(entity: entity) : row.entity === entity
         }
     }
 
@@ -94,7 +94,7 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         guard let inverse = relationship.inverseRelationship, let destination = relationship.destinationEntity else { return [] }
         return candidates(for: destination, includesSubentities: true)
             .filter { $0.toOne[inverse.relationshipSlot] == source }
-            .sorted { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
+            .sorted { $0.primaryKey < $1.primaryKey }
     }
 
     // MARK: Writing
@@ -264,7 +264,7 @@ private struct UniquenessKey {
     /// Key → the objects of the constrained entity (and its subentities) that have it.
     func index(of table: [Int64: RowSnapshot]) -> [[AnyHashable]: [NSManagedObjectID]] {
         var index: [[AnyHashable]: [NSManagedObjectID]] = [:]
-        for row in table.values where row.objectID.entity.isKindOf(entity: entity) {
+        for row in table.values where row.entity.isKindOf(entity: entity) {
             if let key = key(of: row) { index[key, default: []].append(row.objectID) }
         }
         return index
@@ -277,7 +277,7 @@ struct StoredRow: KeyValueReadable {
     let snapshot: RowSnapshot
 
     func value(forKey key: String) -> Any? {
-        let entity = snapshot.objectID.entity
+        let entity = snapshot.entity
         switch entity.layout.propertiesByName[key] {
         case let attribute as NSAttributeDescription:
             return snapshot.values[attribute.attributeSlot].objectValue(for: attribute.attributeType)

@@ -35,12 +35,11 @@ final class SQLiteRowDecoder {
         let shape = lastShape.flatMap { $0._withUnsafeGuaranteedRef { $0.number } == entityNumber ? $0 : nil }
             ?? shapeOfRows(numbered: entityNumber)
         return shape._withUnsafeGuaranteedRef { shape in
-            let id = NSManagedObjectID(entity: shape.entity, store: store, primaryKey: statement.int64(at: offset),
-                                       rootIdentity: shape.rootIdentity)
-            return RowSnapshot(objectID: id, version: statement.int64(at: offset + 2),
-                               values: attributeValues(statement, shape: shape),
-                               toOne: shape.hasRelationships ? toOneDestinations(statement, mapping: shape.mapping) : [],
-                               readAt: readAt)
+            RowSnapshot(primaryKey: statement.int64(at: offset), entity: shape.entity, store: store,
+                        rootIdentity: shape.rootIdentity, version: statement.int64(at: offset + 2),
+                        values: attributeValues(statement, shape: shape),
+                        toOne: shape.hasRelationships ? toOneDestinations(statement, mapping: shape.mapping) : [],
+                        readAt: readAt)
         }
     }
 
