@@ -31,13 +31,13 @@ extension NSManagedObject {
         }
         var errors: [Error] = []
         switch value {
-        case .integer, .double:
+        case .integer, .double, .decimal:
             let number = value.numericValue
-            if let min = (attribute.minValue as? NSNumber)?.doubleValue ?? (attribute.minValue as? Double), number < min {
+            if let min = Self.numericBound(attribute.minValue), number < min {
                 errors.append(CoreDataError.validation(.validationNumberTooSmall, object: self, key: key, value: number,
                                                        "\(number) is less than the minimum \(min)"))
             }
-            if let max = (attribute.maxValue as? NSNumber)?.doubleValue ?? (attribute.maxValue as? Double), number > max {
+            if let max = Self.numericBound(attribute.maxValue), number > max {
                 errors.append(CoreDataError.validation(.validationNumberTooLarge, object: self, key: key, value: number,
                                                        "\(number) is greater than the maximum \(max)"))
             }
@@ -64,6 +64,17 @@ extension NSManagedObject {
         return errors
     }
 
+    /// A numeric minimum or maximum as a Double, whichever number type the model gave it in.
+    private static func numericBound(_ bound: Any?) -> Double? {
+        switch bound {
+        case let number as NSNumber: number.doubleValue
+        case let number as Double: number
+        case let number as Int: Double(number)
+        case let number as Decimal: number.nearestDouble
+        default: nil
+        }
+    }
+
     private func lengthErrors(of attribute: NSAttributeDescription, length: Int, value: Any) -> [Error] {
         var errors: [Error] = []
         if let min = (attribute.minValue as? NSNumber)?.intValue ?? (attribute.minValue as? Int), length < min {
@@ -88,6 +99,9 @@ extension NSManagedObject {
         let maximum = relationship.maxCount
         guard minimum > 0 || maximum > 1 else { return [] }
         let count = toManyMembers(relationship).members.count
+        // An optional relationship's counts apply only when it holds something (Apple's
+        // documentation of `minCount`/`maxCount`).
+        if count == 0 && relationship.isOptional { return [] }
         if count < minimum {
             return [CoreDataError.validation(.validationRelationshipLacksMinimumCount, object: self, key: key,
                                              "has \(count) objects, fewer than the minimum \(minimum)")]

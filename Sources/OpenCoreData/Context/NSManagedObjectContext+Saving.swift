@@ -82,11 +82,18 @@ extension NSManagedObjectContext {
         }
     }
 
+    /// Asks every changed object to validate itself, through the methods subclasses override
+    /// (`validateForInsert`, `validateForUpdate`, `validateForDelete`), and throws what they
+    /// found: the one error, or `NSValidationMultipleErrorsError` (1560) listing all of them, the
+    /// lists of objects that found several flattened into it, as Core Data does.
     private func validatePendingChanges(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) throws {
         var errors: [Error] = []
-        for object in inserted { errors += object.propertyValidationErrors() }
-        for object in updated { errors += object.propertyValidationErrors() }
-        for object in deleted { errors += object.deleteValidationErrors() }
+        func collect(_ validate: () throws -> Void) {
+            do { try validate() } catch { errors += CoreDataError.individualErrors(in: error) }
+        }
+        for object in inserted { collect(object.validateForInsert) }
+        for object in updated { collect(object.validateForUpdate) }
+        for object in deleted { collect(object.validateForDelete) }
         if let error = CoreDataError.combine(errors) { throw error }
     }
 

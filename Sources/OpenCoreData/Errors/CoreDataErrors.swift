@@ -104,6 +104,14 @@ enum CoreDataError {
                     [NSDetailedErrorsKey: errors])
     }
 
+    /// The errors `error` stands for: the list of a 1560 error, or the error itself.
+    static func individualErrors(in error: Error) -> [Error] {
+        let nsError = error as NSError
+        guard nsError.domain == NSCocoaErrorDomain, nsError.code == CocoaError.Code.validationMultipleErrors.rawValue,
+              let details = nsError.userInfo[NSDetailedErrorsKey] as? [Error], !details.isEmpty else { return [error] }
+        return details
+    }
+
     static func store(_ code: CocoaError.Code, _ message: String, url: URL? = nil, underlying: Error? = nil) -> CocoaError {
         var info: [String: Any] = [:]
         if let url { info[NSURLErrorKey] = url; info[NSFilePathErrorKey] = url.path }
