@@ -21,9 +21,23 @@ enum KeyPathValue {
     /// `@count`, `@sum`, `@avg`, `@min`, `@max` over the members' values: the collection
     /// functions `count:`, `sum:`, `average:`, `min:` and `max:`, which skip nil values (the
     /// average, minimum and maximum of nothing are nil; the sum of nothing is 0), as SQL does.
+    /// `@unionOfObjects` and `@distinctUnionOfObjects` are the members' values without nils,
+    /// the second without repeats (equal as predicates compare), in the members' order.
+    /// An unknown operator reads nil.
     private static func aggregate(_ operation: String, _ values: [Any?]) -> Any? {
-        guard let function = collectionFunctionNames[operation.lowercased()] else { return nil }
-        return PredicateFunction.evaluate(function, [values])
+        switch operation.lowercased() {
+        case "@unionofobjects":
+            return values.compactMap { $0 }
+        case "@distinctunionofobjects":
+            var distinct: [Any] = []
+            for case let value? in values where !distinct.contains(where: { ValueComparison.isEqual($0, value) }) {
+                distinct.append(value)
+            }
+            return distinct
+        default:
+            guard let function = collectionFunctionNames[operation.lowercased()] else { return nil }
+            return PredicateFunction.evaluate(function, [values])
+        }
     }
 
     private static let collectionFunctionNames = ["@count": "count:", "@sum": "sum:", "@avg": "average:", "@min": "min:", "@max": "max:"]
