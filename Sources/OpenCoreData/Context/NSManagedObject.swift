@@ -78,6 +78,29 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
         context.model?.entity(for: self)
     }
 
+    /// The entity this class is registered for (`entity.managedObjectClass = Person.self`),
+    /// preferring a model that is in use when several registered it.
+    ///
+    /// Stops the program when no entity is registered for the class, as Core Data's does when
+    /// no loaded model names the class; `entity(in:)` answers nil instead.
+    open class func entity() -> NSEntityDescription {
+        guard let entity = ManagedClassRegistry.entity(for: self) else {
+            preconditionFailure("No entity is registered for class \(self): set entity.managedObjectClass = \(self).self in the model first")
+        }
+        return entity
+    }
+
+    /// A fetch request for the entity this class is registered for (see `entity()`).
+    ///
+    /// As with Core Data, a subclass's typed `fetchRequest()` (as Xcode generates it) overloads
+    /// this one by return type, so say which you want:
+    /// ```swift
+    /// let request: NSFetchRequest<Person> = Person.fetchRequest()
+    /// ```
+    open class func fetchRequest() -> NSFetchRequest<NSFetchRequestResult> {
+        NSFetchRequest<NSFetchRequestResult>(entityName: entity().name ?? "")
+    }
+
     /// The object's ID: temporary until it is saved, permanent afterwards.
     public var objectID: NSManagedObjectID {
         if let storedObjectID { return storedObjectID }

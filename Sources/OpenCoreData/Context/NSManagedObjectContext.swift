@@ -379,3 +379,6 @@ enum ConcurrencyDebug {
         type == .privateQueueConcurrencyType || (everywhere && type == .mainQueueConcurrencyType)
     }
 }
+
+/// Core Data's top-level name for a context's concurrency type.
+public typealias NSManagedObjectContextConcurrencyType = NSManagedObjectContext.ConcurrencyType
