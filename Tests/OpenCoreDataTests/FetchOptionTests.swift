@@ -90,6 +90,36 @@ import Testing
         #expect(withPending == ["file1", "File2", "file3", "file10", "file20"])
     }
 
+    /// Each sort selector orders the same way in SQL, in the in-memory store, and for pending
+    /// objects sorted in memory (ties between case variants broken by a second descriptor).
+    @Test(arguments: [
+        ("compare:", ["A2", "B", "a", "a10", "b", "é"]),
+        ("caseInsensitiveCompare:", ["a", "a10", "A2", "B", "b", "é"]),
+        ("localizedCaseInsensitiveCompare:", nil),
+        ("localizedCompare:", nil),
+        ("localizedStandardCompare:", nil),
+    ])
+    func everySortSelectorOrdersAlikeInSQLAndInMemory(selector: String, expected: [String]?) throws {
+        let names = ["b", "B", "a", "A2", "a10", "é"]
+        var orders: [[String]] = []
+        for kind in StoreKind.allCases {
+            let stack = try TestStack(kind)
+            for (index, name) in names.enumerated() where index % 2 == 0 { _ = stack.insert("Person", ["name": name, "age": index]) }
+            try stack.context.save()
+            try stack.reopen()
+            // Half stored, half pending: the pending ones are merged in by the in-memory sort.
+            for (index, name) in names.enumerated() where index % 2 == 1 { _ = stack.insert("Person", ["name": name, "age": index]) }
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true, selectorName: selector),
+                                       NSSortDescriptor(key: "age", ascending: false)]
+            orders.append(try stack.context.fetch(request).compactMap { $0.value(forKey: "name") as? String })
+            try stack.context.save()
+            orders.append(try stack.context.fetch(request).compactMap { $0.value(forKey: "name") as? String })
+        }
+        #expect(Set(orders.map { $0.joined(separator: ",") }).count == 1, "\(orders)")
+        if let expected { #expect(orders[0] == expected) }
+    }
+
     /// With `retainsRegisteredObjects` the context keeps the objects it registers alive; without,
     /// objects nobody holds go away (the context keeps no strong reference).
     @Test(arguments: StoreKind.allCases)

@@ -44,6 +44,41 @@ import Testing
         #expect(try NSPredicate(validatingFormat: "name IN %@", ["a", "b"]).predicateFormat == "name IN {\"a\", \"b\"}")
     }
 
+    /// Every printf-style conversion the format language takes, with the length modifiers:
+    /// integers print as integers, floating-point ones as numbers, `%s` as a string.
+    @Test(arguments: [
+        ("age == %i", 7 as any Sendable, "age == 7"),
+        ("age == %u", UInt(7), "age == 7"),
+        ("age == %ld", -3, "age == -3"),
+        ("age == %lld", Int64.max, "age == 9223372036854775807"),
+        ("age == %lu", UInt64(5), "age == 5"),
+        ("age == %hd", Int16(-2), "age == -2"),
+        ("age == %qd", Int64(4), "age == 4"),
+        ("age == %x", 255, "age == 255"),
+        ("age == %o", 8, "age == 8"),
+        ("price < %lf", 2.5, "price < 2.5"),
+        ("price < %e", 1.5, "price < 1.5"),
+        ("price < %g", Float(0.5), "price < 0.5"),
+        ("name == %s", "Ada", "name == \"Ada\""),
+        ("%K == 1", "age", "age == 1"),
+    ])
+    func everyConversionSubstitutesItsArgument(format: String, argument: any Sendable, printed: String) throws {
+        #expect(try NSPredicate(validatingFormat: format, argument).predicateFormat == printed)
+    }
+
+    @Test(arguments: [("age == %d", "seven" as any Sendable, "%d needs an integer, got seven"),
+                      ("age == %f", "x", "%f needs a number, got x"),
+                      ("age == %d", Double.infinity, "%d needs an integer, got inf"),
+                      ("age == %z", 1, "unknown format specifier %z"),
+                      ("age == %lz", 1, "unknown format specifier")])
+    func aConversionOfTheWrongKindIsAnError(format: String, argument: any Sendable, reason: String) {
+        #expect {
+            _ = try NSPredicate(validatingFormat: format, argument)
+        } throws: { error in
+            (error as? PredicateFormatError)?.reason.contains(reason) == true && (error as? PredicateFormatError)?.position == 7
+        }
+    }
+
     @Test(arguments: [
         ("age >", 5, "expected an expression"),
         ("age > 3 AND", 11, "expected an expression"),
