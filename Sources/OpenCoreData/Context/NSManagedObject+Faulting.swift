@@ -27,7 +27,12 @@ extension NSManagedObject {
         }
         faultBatch = nil
         if !hasSnapshot || hasStaleSnapshot, let context {
-            snapshot = context.loadSnapshot(for: objectID)
+            do {
+                snapshot = try context.fetchSnapshot(for: objectID)
+            } catch {
+                becomeUnreadable(error)
+                return
+            }
         }
         state.remove(.fault)
         changedAttributeMask = 0
@@ -42,6 +47,20 @@ extension NSManagedObject {
         }
         withTrackingSuspended { awakeFromFetch() }
     }
+
+    /// What a fault whose row could not be read (an I/O error, a store gone) becomes: an object
+    /// reading nil, which a save refuses (a validation error carrying the reason) rather than
+    /// write values that were never read. `refresh(_:mergeChanges: false)` makes it a fault
+    /// again, to try once more. Core Data stops the program here instead.
+    private func becomeUnreadable(_ error: Error) {
+        state.remove(.fault)
+        changedAttributeMask = 0
+        values = [PrimitiveValue](repeating: .null, count: entity.layout.attributes.count)
+        rejectedValues[Self.unreadableKey] = "its values could not be read from the store: \((error as NSError).localizedDescription)"
+    }
+
+    /// The key of `rejectedValues` under which an unreadable object keeps its reason.
+    static let unreadableKey = ""
 
     /// Whether the row this fault carries is older than its context allows. Reads only the
     /// interval in the usual case (no limit), without copying the snapshot.

@@ -6,6 +6,10 @@ extension NSManagedObject {
         willAccess()
         var errors: [Error] = []
         if !rejectedValues.isEmpty {
+            if let reason = rejectedValues[Self.unreadableKey] {
+                // The nil values of an unreadable object break other rules only as a consequence.
+                return [CoreDataError.validation(.managedObjectValidation, object: self, key: nil, reason)]
+            }
             for (key, reason) in rejectedValues.sorted(by: { $0.key < $1.key }) {
                 errors.append(CoreDataError.validation(.managedObjectValidation, object: self, key: key, reason))
             }

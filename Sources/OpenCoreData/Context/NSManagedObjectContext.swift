@@ -331,7 +331,8 @@ open class NSManagedObjectContext: @unchecked Sendable {
         return try store.snapshot(for: objectID)
     }
 
-    /// The saved state of a fault being fired; nil when the row is gone or cannot be read.
+    /// The saved state of an object being refreshed; nil when the row is gone or cannot be read
+    /// (the object then becomes a fault that tries again when used).
     func loadSnapshot(for objectID: NSManagedObjectID) -> RowSnapshot? {
         (try? fetchSnapshot(for: objectID)) ?? nil
     }
