@@ -120,6 +120,24 @@ import Testing
         if let expected { #expect(orders[0] == expected) }
     }
 
+    /// A sort no store can do is an invalid fetch request (134091) naming what is wrong, in
+    /// every store alike: an unknown comparison selector, a key the entity lacks.
+    @Test(arguments: StoreKind.allCases)
+    func anUnsupportedSortIsRefusedByEveryStore(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        try Self.people(stack, ["Ada"])
+        for (descriptor, expected) in [
+            (NSSortDescriptor(key: "name", ascending: true, selectorName: "compareByVowels:"), "unsupported sort selector compareByVowels: for key name"),
+            (NSSortDescriptor(key: "nmae", ascending: true), "keypath nmae not found in entity Person"),
+        ] {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+            request.sortDescriptors = [descriptor]
+            let error = #expect(throws: (any Error).self) { try stack.context.fetch(request) }
+            #expect(error?.code == NSPersistentStoreUnsupportedRequestTypeError)
+            #expect(error?.message.contains(expected) == true, "\(error?.message ?? "")")
+        }
+    }
+
     /// With `retainsRegisteredObjects` the context keeps the objects it registers alive; without,
     /// objects nobody holds go away (the context keeps no strong reference).
     @Test(arguments: StoreKind.allCases)

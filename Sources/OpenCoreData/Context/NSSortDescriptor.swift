@@ -39,6 +39,12 @@ public final class NSSortDescriptor: @unchecked Sendable, CustomStringConvertibl
         NSSortDescriptor(key: key, ascending: !ascending, selectorName: selectorName)
     }
 
+    /// The comparison selectors fetches can sort by.
+    static let supportedSelectorNames: Set<String> = [
+        "compare:", "caseInsensitiveCompare:", "localizedCompare:", "localizedCaseInsensitiveCompare:",
+        "localizedStandardCompare:",
+    ]
+
     /// How the comparison orders strings.
     var stringOrdering: StringOrdering {
         switch selectorName {

@@ -50,6 +50,19 @@ enum PredicateCheck {
         }
     }
 
+    /// Checks a fetch's sort descriptors: key paths the model has (as `resolve` allows them),
+    /// and comparison selectors a store can sort by. The same check for every store, so that a
+    /// sort the SQLite store refuses is refused in memory too.
+    static func validate(_ sortDescriptors: [NSSortDescriptor], for entity: NSEntityDescription) throws {
+        for descriptor in sortDescriptors {
+            guard NSSortDescriptor.supportedSelectorNames.contains(descriptor.selectorName) else {
+                let supported = NSSortDescriptor.supportedSelectorNames.sorted().joined(separator: ", ")
+                throw invalid("unsupported sort selector \(descriptor.selectorName) for key \(descriptor.key ?? "SELF") (supported: \(supported))", nil)
+            }
+            if let key = descriptor.key { _ = try resolve(keyPath: key, from: entity, allowsToMany: false, in: nil) }
+        }
+    }
+
     /// The properties a key path walks through, checked against the model.
     static func resolve(keyPath: String, from entity: NSEntityDescription, allowsToMany: Bool,
                         in predicate: NSPredicate?) throws -> [NSPropertyDescription] {

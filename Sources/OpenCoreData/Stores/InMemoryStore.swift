@@ -28,6 +28,7 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if let predicate = fetch.predicate { try PredicateCheck.validate(predicate, for: fetch.entity) }
+        try PredicateCheck.validate(fetch.sortDescriptors, for: fetch.entity)
         var matches = candidates(for: fetch.entity, includesSubentities: fetch.includesSubentities)
         if let predicate = fetch.predicate {
             matches = matches.filter { predicate.evaluate(with: StoredRow(store: self, snapshot: $0)) }

@@ -480,6 +480,7 @@ struct PredicateSQLCompiler {
     // MARK: Sorting
 
     mutating func orderByClause(for descriptors: [NSSortDescriptor]) throws -> String {
+        try PredicateCheck.validate(descriptors, for: mapping.entity)
         let terms = try descriptors.map { descriptor -> String in
             guard let key = descriptor.key else { return "\(alias).Z_PK \(descriptor.ascending ? "ASC" : "DESC")" }
             let operand = try keyPathOperand(key, in: nil)
