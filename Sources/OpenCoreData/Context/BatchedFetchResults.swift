@@ -138,7 +138,7 @@ extension NSManagedObjectContext {
                                      "The objects of \(entity.name ?? "?") are not instances of \(T.self)")
         }
         let batchSize = request.fetchBatchSize > 0 ? request.fetchBatchSize : 1_000
-        let stores = try coordinatorOrThrow().stores(for: entity)
+        let stores = try stores(for: request, entity: entity)
         let mergesPending = request.includesPendingChanges && hasPendingChanges(affecting: entity)
         guard stores.count == 1, !mergesPending else {
             return BatchedFetchResults(context: self, objects: try fetchObjects(request, entity: entity), batchSize: batchSize)

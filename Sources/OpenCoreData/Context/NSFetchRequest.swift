@@ -43,6 +43,9 @@ public final class NSFetchRequest<ResultType> {
     public var fetchBatchSize = 0
     /// Objects, object IDs, dictionaries or a count.
     public var resultType: NSFetchRequestResultType = .managedObjectResultType
+    /// The stores to search; nil (the default) for every store that holds the entity.
+    /// Unsaved objects are matched whatever store they will be saved to.
+    public var affectedStores: [NSPersistentStore]?
     /// Whether instances of sub-entities are included (default true).
     public var includesSubentities = true
     /// Whether unsaved changes of the context are taken into account (default true): unsaved
@@ -92,6 +95,7 @@ public final class NSFetchRequest<ResultType> {
         copy.fetchBatchSize = fetchBatchSize
         copy.resultType = resultType
         copy.includesSubentities = includesSubentities
+        copy.affectedStores = affectedStores
         copy.includesPendingChanges = includesPendingChanges
         copy.returnsObjectsAsFaults = returnsObjectsAsFaults
         copy.includesPropertyValues = includesPropertyValues

@@ -71,18 +71,25 @@ extension NSManagedObjectContext {
             return try fetchObjects(request, entity: entity).count
         }
         var total = 0
-        for store in try coordinatorOrThrow().stores(for: entity) {
+        for store in try stores(for: request, entity: entity) {
             let fetch = storeFetch(request, entity: entity, result: .count, pushLimits: true)
             if case .count(let count) = try store.lock.withLock({ try store.execute(fetch) }) { total += count }
         }
         return total
     }
 
+    /// The stores a fetch of `entity` reads: those that hold it, narrowed to the request's
+    /// `affectedStores` when it names some.
+    func stores<T>(for request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> [NSPersistentStore] {
+        let stores = try coordinatorOrThrow().stores(for: entity)
+        guard let affected = request.affectedStores else { return stores }
+        return stores.filter { store in affected.contains { $0 === store } }
+    }
+
     // MARK: Objects
 
     func fetchObjects<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> [NSManagedObject] {
-        let coordinator = try coordinatorOrThrow()
-        let stores = coordinator.stores(for: entity)
+        let stores = try stores(for: request, entity: entity)
         let mergesPending = request.includesPendingChanges && hasPendingChanges(affecting: entity)
         // Limits can only be pushed into the store when its answer is final.
         let pushLimits = !mergesPending && stores.count == 1
@@ -224,7 +231,7 @@ extension NSManagedObjectContext {
         let columns = try dictionaryColumns(of: request, entity: entity)
         let groupBy = try (request.propertiesToGroupBy ?? []).map { try propertyKeyPath($0, in: entity, role: "group by") }
         var rows: [[String: Any]] = []
-        let stores = try coordinatorOrThrow().stores(for: entity)
+        let stores = try stores(for: request, entity: entity)
         // The having predicate filters the store's answer here, so limits wait for it.
         let pushLimits = stores.count == 1 && request.havingPredicate == nil
         for store in stores {
