@@ -39,6 +39,22 @@ import Testing
         #expect(container.persistentStoreCoordinator.persistentStores.isEmpty)
     }
 
+    /// On Linux the default directory follows the XDG Base Directory specification.
+    @Test(arguments: [(["XDG_DATA_HOME": "/srv/data"], "/srv/data"),
+                      ([:], "/home/ada/.local/share"),
+                      (["XDG_DATA_HOME": ""], "/home/ada/.local/share"),
+                      (["XDG_DATA_HOME": "relative/data"], "/home/ada/.local/share")])
+    func theDataDirectoryFollowsXDG(environment: [String: String], expected: String) {
+        let home = URL(fileURLWithPath: "/home/ada", isDirectory: true)
+        #expect(NSPersistentContainer.dataDirectory(environment: environment, home: home).path == expected)
+    }
+
+    @Test func theDefaultDirectoryExists() {
+        var isDirectory: ObjCBool = false
+        let path = NSPersistentContainer.defaultDirectoryURL().path
+        #expect(FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
+    }
+
     @Test func loadPersistentStoresCallsTheCompletionOncePerStore() throws {
         let directory = TemporaryDirectory()
         let container = container(in: directory)

@@ -69,18 +69,23 @@ open class NSPersistentContainer: @unchecked Sendable {
     /// Where stores live by default: `$XDG_DATA_HOME` (or `~/.local/share`) on Linux, Application
     /// Support on Apple systems. The directory is created if missing.
     open class func defaultDirectoryURL() -> URL {
-        let directory: URL
         #if os(Linux) || os(Android) || os(FreeBSD)
-            if let data = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], !data.isEmpty {
-                directory = URL(fileURLWithPath: data, isDirectory: true)
-            } else {
-                directory = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share", isDirectory: true)
-            }
+            let directory = dataDirectory(environment: ProcessInfo.processInfo.environment,
+                                          home: FileManager.default.homeDirectoryForCurrentUser)
         #else
-            directory = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
+            let directory = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask)[0]
         #endif
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory
+    }
+
+    /// The XDG data directory: `$XDG_DATA_HOME` when set to an absolute path (the XDG Base
+    /// Directory specification says to ignore a relative one), else `~/.local/share`.
+    static func dataDirectory(environment: [String: String], home: URL) -> URL {
+        if let data = environment["XDG_DATA_HOME"], data.hasPrefix("/") {
+            return URL(fileURLWithPath: data, isDirectory: true)
+        }
+        return home.appendingPathComponent(".local/share", isDirectory: true)
     }
 
     /// Adds every store not yet loaded, calling `block` once per store with its description and
