@@ -259,6 +259,47 @@ import Testing
         #expect(orphan.value(forKey: "playlist") == nil)
     }
 
+    /// The `NSMutableOrderedSet` operations of the ordered view: exchange, move, replace and
+    /// remove at indexes, each keeping the inverse in step, and the order surviving a reopen.
+    @Test(arguments: StoreKind.allCases)
+    func orderedViewOperationsPersist(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let list = stack.insert("Playlist", ["title": "Mix"])
+        let songs = list.mutableOrderedSetValue(forKey: "songs")
+        songs.addObjects(from: ["a", "b", "c", "d"].map { stack.insert("Song", ["title": $0]) })
+        try stack.context.save()
+        try stack.reopen()
+
+        let playlist = try #require(try stack.fetch("Playlist").first)
+        let view = playlist.mutableOrderedSetValue(forKey: "songs")
+        func titles() -> [String?] { view.map { $0.value(forKey: "title") as? String } }
+        view.exchangeObject(at: 0, withObjectAt: 3)
+        #expect(titles() == ["d", "b", "c", "a"])
+        view.moveObjects(at: IndexSet([0, 1]), to: 2)
+        #expect(titles() == ["c", "a", "d", "b"])
+        let replaced = view[1]
+        let e = stack.insert("Song", ["title": "e"])
+        view.replaceObject(at: 1, with: e)
+        #expect(titles() == ["c", "e", "d", "b"])
+        #expect(replaced.value(forKey: "playlist") == nil)
+        #expect(e.value(forKey: "playlist") as? NSManagedObject === playlist)
+        view.replaceObject(at: 0, with: view[3])  // a member moves into the replaced place
+        #expect(titles() == ["b", "e", "d"])
+        view.insert([replaced], at: IndexSet([1]))
+        #expect(titles() == ["b", "a", "e", "d"])
+        view.removeObjects(at: IndexSet([0, 3]))
+        #expect(titles() == ["a", "e"])
+        let outsider = stack.insert("Song", ["title": "x"])
+        #expect(view.contains(e) && !view.contains(outsider))
+        try stack.context.save()
+
+        try stack.reopen()
+        let reread = try #require(try stack.fetch("Playlist").first)
+        #expect(orderedMembers(reread, "songs").map { $0.value(forKey: "title") as? String } == ["a", "e"])
+        let loose = try stack.fetch("Song", NSPredicate(format: "playlist == nil"), sortedBy: "title")
+        #expect(loose.map { $0.value(forKey: "title") as? String } == ["b", "c", "d", "x"])
+    }
+
     @Test(arguments: StoreKind.allCases)
     func movingAnOrderedMemberToTheFrontPersists(kind: StoreKind) throws {
         let stack = try TestStack(kind)

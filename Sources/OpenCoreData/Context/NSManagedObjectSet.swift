@@ -61,15 +61,82 @@ public struct NSManagedObjectOrderedSet: RandomAccessCollection {
         }
     }
 
+    /// Inserts `objects` so that they end up at `indexes` (in ascending order), as
+    /// `NSMutableOrderedSet.insert(_:at:)` does.
+    public func insert(_ objects: [NSManagedObject], at indexes: IndexSet) {
+        precondition(objects.count == indexes.count, "insert(_:at:) needs as many indexes (\(indexes.count)) as objects (\(objects.count))")
+        for (object, index) in zip(objects, indexes) { insert(object, at: index) }
+    }
+
+    public func addObjects(from objects: [NSManagedObject]) { objects.forEach(add) }
+
     public func remove(_ object: NSManagedObject) { owner.removeFromToMany(relationship, object) }
 
-    public func removeObject(at index: Int) { remove(ordered[index]) }
+    public func removeObject(at index: Int) { remove(ordered[checked: index]) }
 
-    public func object(at index: Int) -> NSManagedObject { ordered[index] }
+    /// Removes the objects at `indexes`.
+    public func removeObjects(at indexes: IndexSet) {
+        let current = ordered
+        for index in indexes { _ = current[checked: index] }
+        for index in indexes { remove(current[index]) }
+    }
+
+    public func removeAllObjects() { owner.replaceToMany(relationship, with: []) }
+
+    /// Puts `object` in place of the object at `index`, which leaves the relationship.
+    public func replaceObject(at index: Int, with object: NSManagedObject) {
+        let current = ordered
+        let replaced = current[checked: index]
+        guard replaced !== object else { return }
+        do {
+            try owner.checkDestination(object, of: relationship)
+        } catch {
+            owner.rejectedValues[relationship.name] = (error as NSError).localizedDescription
+            return
+        }
+        // An object already in the relationship moves to the replaced one's place.
+        var objects = current.filter { $0 !== object }
+        if let position = objects.firstIndex(where: { $0 === replaced }) { objects[position] = object }
+        owner.replaceToMany(relationship, with: objects)
+    }
+
+    /// Swaps the objects at two positions.
+    public func exchangeObject(at first: Int, withObjectAt second: Int) {
+        var objects = ordered
+        _ = objects[checked: first]
+        _ = objects[checked: second]
+        objects.swapAt(first, second)
+        owner.replaceToMany(relationship, with: objects)
+    }
+
+    /// Moves the objects at `indexes` (keeping their order) so that the first of them ends up
+    /// at `index` of the result, as `NSMutableOrderedSet.moveObjects(at:to:)` does.
+    public func moveObjects(at indexes: IndexSet, to index: Int) {
+        var objects = ordered
+        for position in indexes { _ = objects[checked: position] }
+        let moving = indexes.map { objects[$0] }
+        for position in indexes.reversed() { objects.remove(at: position) }
+        precondition(index >= 0 && index <= objects.count, "moveObjects(at:to:): index \(index) is beyond the \(objects.count) objects left")
+        objects.insert(contentsOf: moving, at: index)
+        owner.replaceToMany(relationship, with: objects)
+    }
+
+    public func contains(_ object: NSManagedObject) -> Bool { ordered.contains { $0 === object } }
+
+    public func object(at index: Int) -> NSManagedObject { ordered[checked: index] }
 
     public func index(of object: NSManagedObject) -> Int? { ordered.firstIndex { $0 === object } }
 
     public var array: [NSManagedObject] { ordered }
 
     private var ordered: [NSManagedObject] { owner.toManyMembers(relationship).orderedMembers }
+}
+
+private extension Array {
+    /// The element at `index`; stops the program with the index and the count when it is out
+    /// of range, as `NSMutableOrderedSet` raises `NSRangeException`.
+    subscript(checked index: Int) -> Element {
+        precondition(indices.contains(index), "index \(index) is beyond the ordered relationship's \(count) objects")
+        return self[index]
+    }
 }
