@@ -43,6 +43,14 @@ struct ChangeList {
     /// The members, in the order they were added.
     var members: [NSManagedObject] { candidates.filter { kind.includes($0.state) } }
 
+    /// Calls `body` with each member, in the order they were added. Objects that become
+    /// members during the calls are not visited. Reads the list in place rather than building
+    /// `members`, which costs an array and a retain and release of every object.
+    func forEachMember(_ body: (NSManagedObject) -> Void) {
+        let list = candidates  // shares the buffer: `body` may add candidates
+        for index in list.indices where kind.includes(list[index].state) { body(list[index]) }
+    }
+
     var isEmpty: Bool { !candidates.contains { kind.includes($0.state) } }
 
     /// Whether some member satisfies `predicate`.

@@ -63,14 +63,20 @@ extension NSManagedObjectContext {
     // MARK: Steps
 
     private func callWillSave() {
-        let changed = inserted.members + updated.members + deleted.members
         let generation = changeGeneration
-        for object in changed { object.willSave() }
+        // Identities only: remembering the objects themselves would retain each one.
+        var visited: [ObjectIdentifier] = []
+        for list in [inserted, updated, deleted] {
+            list.forEachMember { object in
+                visited.append(ObjectIdentifier(object))
+                object.willSave()
+            }
+        }
         propagateDeletions()
         guard changeGeneration != generation else { return }
         // willSave may insert, change or delete other objects; those get their willSave too, in a
         // bounded number of rounds so that a willSave that always changes something terminates.
-        var called = Set(changed.map(ObjectIdentifier.init))
+        var called = Set(visited)
         for _ in 0..<10 {
             let pending = (inserted.members + updated.members + deleted.members).filter { !called.contains(ObjectIdentifier($0)) }
             if pending.isEmpty { break }
@@ -87,13 +93,17 @@ extension NSManagedObjectContext {
     /// found: the one error, or `NSValidationMultipleErrorsError` (1560) listing all of them, the
     /// lists of objects that found several flattened into it, as Core Data does.
     private func validatePendingChanges(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) throws {
+        // Plain loops: a method reference passed as a closure would allocate a context per object.
         var errors: [Error] = []
-        func collect(_ validate: () throws -> Void) {
-            do { try validate() } catch { errors += CoreDataError.individualErrors(in: error) }
+        for object in inserted {
+            do { try object.validateForInsert() } catch { errors += CoreDataError.individualErrors(in: error) }
         }
-        for object in inserted { collect(object.validateForInsert) }
-        for object in updated { collect(object.validateForUpdate) }
-        for object in deleted { collect(object.validateForDelete) }
+        for object in updated {
+            do { try object.validateForUpdate() } catch { errors += CoreDataError.individualErrors(in: error) }
+        }
+        for object in deleted {
+            do { try object.validateForDelete() } catch { errors += CoreDataError.individualErrors(in: error) }
+        }
         if let error = CoreDataError.combine(errors) { throw error }
     }
 
