@@ -106,25 +106,61 @@ extension SaveChanges {
     }
 
     /// The permanent keys of the inserted rows by their temporary IDs' numbers, given their new
-    /// IDs in order: what `resolvedKey(of:in:)` reads for every reference. Keyed by the number
-    /// rather than by the ID, which hashes and compares more.
-    func temporaryKeyMap(_ insertedIDs: [NSManagedObjectID]) -> [UInt64: Int64] {
-        guard refersToObjects else { return [:] }
-        var map: [UInt64: Int64] = [:]
-        map.reserveCapacity(inserted.count)
-        for (row, id) in zip(inserted, insertedIDs) {
-            if case .temporary(let number) = row.objectID.key, let key = id.primaryKey { map[number] = key }
+    /// IDs in order: what resolves every reference to a new object while the save is written.
+    func temporaryKeyMap(_ insertedIDs: [NSManagedObjectID]) -> TemporaryKeyMap {
+        guard refersToObjects else { return TemporaryKeyMap() }
+        return TemporaryKeyMap(rows: inserted, keys: insertedIDs)
+    }
+}
+
+/// The primary keys a save gives its new objects, by their temporary IDs' numbers.
+///
+/// Temporary numbers come from one counter, so the objects of a save usually hold a compact
+/// range of them: then the map is an array indexed from the smallest, which a save of many new
+/// objects fills and reads far faster than a dictionary. Scattered numbers (objects created
+/// long apart) fall back to a dictionary.
+struct TemporaryKeyMap {
+    private var base: UInt64 = 0
+    /// Keys by `number - base`; 0 for a number that is not a new row of this save.
+    private var dense: [Int64] = []
+    private var sparse: [UInt64: Int64] = [:]
+
+    init() {}
+
+    init(rows: [SaveChanges.Row], keys ids: [NSManagedObjectID]) {
+        var pairs: [(number: UInt64, key: Int64)] = []
+        pairs.reserveCapacity(rows.count)
+        var low = UInt64.max, high = UInt64.min
+        for (row, id) in zip(rows, ids) {
+            guard case .temporary(let number) = row.objectID.key, let key = id.primaryKey else { continue }
+            pairs.append((number, key))
+            low = min(low, number)
+            high = max(high, number)
         }
-        return map
+        guard !pairs.isEmpty else { return }
+        if high - low < UInt64(pairs.count) * 4 + 64 {
+            base = low
+            dense = [Int64](repeating: 0, count: Int(high - low) + 1)
+            for (number, key) in pairs { dense[Int(number - low)] = key }
+        } else {
+            sparse.reserveCapacity(pairs.count)
+            for (number, key) in pairs { sparse[number] = key }
+        }
     }
 
     /// The primary key `id` has after this save: its own, or, for an object the save inserts,
-    /// the one `map` gives it.
-    static func resolvedKey(of id: NSManagedObjectID?, in map: [UInt64: Int64]) -> Int64? {
+    /// the one it is given.
+    func key(of id: NSManagedObjectID?) -> Int64? {
         guard let id else { return nil }
         switch id.key {
         case .permanent(let key): return key
-        case .temporary(let number): return map[number]
+        case .temporary(let number):
+            if !dense.isEmpty {
+                guard number >= base, number - base < UInt64(dense.count) else { return nil }
+                let key = dense[Int(number - base)]
+                return key == 0 ? nil : key
+            }
+            return sparse[number]
         }
     }
 }

@@ -14,7 +14,7 @@ extension SQLiteStore {
                 var outcome = SaveOutcome()
                 outcome.insertedIDs = try allocatePermanentIDs(for: changes.inserted.map(\.objectID), on: connection)
                 let map = changes.temporaryKeyMap(outcome.insertedIDs)
-                let resolve: (NSManagedObjectID?) -> Int64? = { SaveChanges.resolvedKey(of: $0, in: map) }
+                let resolve: (NSManagedObjectID?) -> Int64? = { map.key(of: $0) }
                 try delete(changes.deleted, on: connection)
                 var insertStatements = InsertStatementCache()
                 for (row, id) in zip(changes.inserted, outcome.insertedIDs) {
