@@ -82,6 +82,10 @@ final class SQLiteSchema {
 
         /// Whether rows of several entities share the table (then `Z_ENT` must be filtered).
         var isShared: Bool { entities.count > 1 }
+
+        /// The select list under the root alias, which nearly every fetch uses: made once, on
+        /// first use (the columns are final by then), rather than for every fetch.
+        private(set) lazy var rootSelectList = SQLiteSchema.selectList(of: self, alias: PredicateSQLCompiler.rootAlias)
     }
 
     /// A join table for a many-to-many relationship, or a to-many without inverse.
@@ -260,6 +264,10 @@ final class SQLiteSchema {
 
     /// `Z_PK, Z_ENT, Z_OPT` and every column of `table`, prefixed with `alias`.
     func selectList(of table: TableMapping, alias: String) -> String {
+        alias == PredicateSQLCompiler.rootAlias ? table.rootSelectList : Self.selectList(of: table, alias: alias)
+    }
+
+    fileprivate static func selectList(of table: TableMapping, alias: String) -> String {
         (["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name)).map { "\(alias).\($0)" }.joined(separator: ", ")
     }
 

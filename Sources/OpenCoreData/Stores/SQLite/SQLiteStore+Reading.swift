@@ -5,7 +5,7 @@ extension SQLiteStore {
     func executeFetch(_ fetch: StoreFetch) throws -> StoreFetchResult {
         try lock.withLock {
             let connection = try liveConnection()
-            let select = try SQLiteFetchStatement(fetch, schema: schema)
+            let select = try fetchStatements.statement(for: fetch) { try SQLiteFetchStatement(fetch, schema: schema) }
             let mapping = select.mapping
             let dictionaryOperands = select.dictionaryOperands
             let statement = try connection.cachedStatement(select.sql)

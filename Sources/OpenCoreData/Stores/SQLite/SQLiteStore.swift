@@ -13,7 +13,11 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     var connection: SQLiteConnection?
     // `@exclusivity(unchecked)`: read for every row and every saved object, always under `lock`,
     // which already keeps accesses apart.
-    @exclusivity(unchecked) var schema: SQLiteSchema!
+    @exclusivity(unchecked) var schema: SQLiteSchema! {
+        didSet { fetchStatements.removeAll() }
+    }
+    /// The SQL of recent fetches (see `FetchStatementCache`); made for `schema`, used under `lock`.
+    @exclusivity(unchecked) var fetchStatements = FetchStatementCache()
 
     /// The framework version written to new stores' metadata (`NSPersistenceFrameworkVersion`).
     static let frameworkVersion = 1
