@@ -13,7 +13,12 @@ import Foundation
 struct FetchStatementCache {
     private struct Entry {
         let fetch: StoreFetch
-        let statement: SQLiteFetchStatement
+        /// The statement kept for the fetch; nil until the fetch runs a second time (most
+        /// requests run once, and checking whether a statement can be kept costs more than a
+        /// lookup), and for fetches whose statement cannot be kept.
+        var statement: SQLiteFetchStatement?
+        /// Whether the fetch's statement was found unfit to keep.
+        var isRefused = false
     }
 
     private var entries: [Entry] = []
@@ -21,21 +26,23 @@ struct FetchStatementCache {
     /// predicates alive.
     private static let capacity = 16
 
-    /// The statement for `fetch`: a kept one when `fetch` is one of the recent ones, else `make()`,
-    /// kept when its arguments cannot change.
+    /// The statement for `fetch`: the kept one when `fetch` ran before, else `make()`, kept from
+    /// the second run on when its arguments cannot change.
     mutating func statement(for fetch: StoreFetch, make: () throws -> SQLiteFetchStatement) rethrows -> SQLiteFetchStatement {
-        if var index = entries.firstIndex(where: { Self.isSame($0.fetch, fetch) }) {
-            // Fetches run often drift to the front, where they are found first.
-            if index > 0 {
-                entries.swapAt(index, index - 1)
-                index -= 1
-            }
-            return entries[index].statement
+        guard var index = entries.firstIndex(where: { Self.isSame($0.fetch, fetch) }) else {
+            if entries.count == Self.capacity { entries.removeFirst() }
+            entries.append(Entry(fetch: fetch))
+            return try make()
         }
+        // Fetches run often drift to the back, where they are evicted last.
+        if index < entries.count - 1 {
+            entries.swapAt(index, index + 1)
+            index += 1
+        }
+        if let kept = entries[index].statement { return kept }
         let made = try make()
-        if Self.isKept(fetch) {
-            if entries.count == Self.capacity { entries.removeLast() }
-            entries.append(Entry(fetch: fetch, statement: made))
+        if !entries[index].isRefused {
+            if Self.isKept(fetch) { entries[index].statement = made } else { entries[index].isRefused = true }
         }
         return made
     }
@@ -95,10 +102,11 @@ enum PredicateReuse {
         if Swift.type(of: value) is AnyClass { return false }
         switch value {
         case is String, is Int, is Int64, is Int32, is Int16, is Int8, is UInt, is UInt64, is UInt32, is UInt16, is UInt8,
-             is Double, is Float, is Bool, is Decimal, is Date, is Data, is UUID, is URL:
+             is Double, is Float, is Bool, is Decimal, is Date, is Data, is UUID, is URL,
+             // Arrays of one plain type, without the cost of converting them to `[Any]`.
+             is [String], is [Int], is [Int64], is [Double], is [Date], is [UUID]:
             return true
         case let values as [Any?]: return values.allSatisfy(isFixedValue)
-        case let values as [Any]: return values.allSatisfy(isFixedValue)
         default: return false
         }
     }
