@@ -189,7 +189,7 @@ extension NSManagedObject {
 
     private func setRelationship(_ relationship: NSRelationshipDescription, _ value: Any?) throws {
         if !relationship.isToMany {
-            guard value == nil || value is NSNull || value is NSManagedObject else {
+            guard isNilOrNull(value) || value is NSManagedObject else {
                 throw CoreDataError.validation(.managedObjectValidation, object: self, key: relationship.name, value: value,
                                                "expected an object of entity \(relationship.destinationEntity?.name ?? "?"), got \(type(of: value!))")
             }

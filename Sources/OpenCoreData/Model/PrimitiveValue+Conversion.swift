@@ -12,7 +12,7 @@ struct ValueConversionFailure: Error {
 extension PrimitiveValue {
     /// Converts an application value (Swift or Foundation type) for an attribute of `type`.
     init(_ value: Any?, for type: NSAttributeType) throws(ValueConversionFailure) {
-        guard let value, !(value is NSNull) else {
+        guard let value, !isNilOrNull(value) else {
             self = .null
             return
         }

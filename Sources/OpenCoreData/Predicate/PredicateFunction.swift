@@ -109,13 +109,13 @@ enum PredicateFunction {
     /// The members a collection function works on: a collection's members, or a single value as
     /// a collection of one; nothing for nil.
     static func members(of value: Any?) -> [Any?] {
-        if value == nil || value is NSNull { return [] }
+        if isNilOrNull(value) { return [] }
         if ValueComparison.isCollection(value) || value is [String: Any] { return ValueComparison.elements(of: value) }
         return [value]
     }
 
     private static func collectionFunction(_ name: String, _ members: [Any?]) -> Any? {
-        let present = members.compactMap { $0 is NSNull ? nil : $0 }
+        let present = members.compactMap { isNilOrNull($0) ? nil : $0 }
         let numbers = present.compactMap(PredicateNumber.init)
         switch name {
         case "count:":
@@ -167,7 +167,7 @@ enum PredicateFunction {
     /// number from 0), a dictionary's value (or an object's) by key, or the count (`SIZE`).
     /// Nil when out of range, and for a position in an unordered set.
     static func element(of collection: Any?, at index: Any?) -> Any? {
-        guard let collection, !(collection is NSNull) else { return nil }
+        guard let collection, !isNilOrNull(collection) else { return nil }
         if let symbol = index as? PredicateIndexSymbol {
             if symbol == .size {
                 if let dictionary = collection as? [String: Any] { return dictionary.count }
@@ -199,7 +199,7 @@ enum PredicateFunction {
     /// seconds since 2001 as a date and back, a string as a number and a number as a string
     /// (as `NSNumber.stringValue` writes it). Nil for other types and values that do not convert.
     static func cast(_ value: Any?, to type: Any?) -> Any? {
-        guard let type = ValueComparison.string(type), let value, !(value is NSNull) else { return nil }
+        guard let type = ValueComparison.string(type), let value, !isNilOrNull(value) else { return nil }
         switch type {
         case "NSDate", "Date":
             if let date = value as? Date { return date }

@@ -26,7 +26,7 @@ enum ValueComparison {
             if let haystack = string(right), let needle = string(left) {
                 return fold(haystack, options).contains(fold(needle, options))
             }
-            guard right != nil, !(right is NSNull) else { return false }
+            guard !isNilOrNull(right) else { return false }
             return elements(of: right).contains { isEqual(left, $0, options: options) }
         case .contains:
             if let haystack = string(left), let needle = string(right) {
@@ -54,8 +54,8 @@ enum ValueComparison {
     // MARK: Equality and order
 
     static func isEqual(_ left: Any?, _ right: Any?, options: NSComparisonPredicate.Options = []) -> Bool {
-        let leftIsNil = left == nil || left is NSNull
-        let rightIsNil = right == nil || right is NSNull
+        let leftIsNil = isNilOrNull(left)
+        let rightIsNil = isNilOrNull(right)
         if leftIsNil || rightIsNil { return leftIsNil && rightIsNil }
         if let a = objectID(left), let b = objectID(right) { return a == b }
         if let a = string(left), let b = string(right) { return fold(a, options) == fold(b, options) }
@@ -83,8 +83,8 @@ enum ValueComparison {
     /// The order used for sorting: like `order`, with nil before everything (as SQLite sorts
     /// NULL first when ascending).
     static func sortOrder(_ left: Any?, _ right: Any?, strings: StringOrdering) -> ComparisonResult {
-        let leftIsNil = left == nil || left is NSNull
-        let rightIsNil = right == nil || right is NSNull
+        let leftIsNil = isNilOrNull(left)
+        let rightIsNil = isNilOrNull(right)
         if leftIsNil || rightIsNil {
             if leftIsNil && rightIsNil { return .orderedSame }
             return leftIsNil ? .orderedAscending : .orderedDescending
@@ -108,6 +108,18 @@ enum ValueComparison {
     enum Number { case integer(Int64), double(Double) }
 
     static func number(_ value: Any?) -> Number? {
+        guard let value else { return nil }
+        switch KnownType.of(value) {
+        case KnownType.int: return .integer(Int64(value as! Int))
+        case KnownType.int64: return .integer(value as! Int64)
+        case KnownType.double: return .double(value as! Double)
+        case KnownType.bool: return .integer((value as! Bool) ? 1 : 0)
+        case KnownType.string, KnownType.date, KnownType.uuid, KnownType.data: return nil
+        default: return castNumber(value)
+        }
+    }
+
+    private static func castNumber(_ value: Any) -> Number? {
         switch value {
         case let value as Int: .integer(Int64(value))
         case let value as Int64: .integer(value)
@@ -135,6 +147,16 @@ enum ValueComparison {
     }
 
     static func string(_ value: Any?) -> String? {
+        guard let value else { return nil }
+        switch KnownType.of(value) {
+        case KnownType.string: return (value as! String)
+        case KnownType.int, KnownType.int64, KnownType.double, KnownType.bool, KnownType.date, KnownType.uuid, KnownType.data:
+            return nil
+        default: return castString(value)
+        }
+    }
+
+    private static func castString(_ value: Any) -> String? {
         switch value {
         case let value as String: value
         case let value as Substring: String(value)
@@ -153,7 +175,32 @@ enum ValueComparison {
         }
     }
 
-    private static func date(_ value: Any?) -> Date? { value as? Date }
+    private static func date(_ value: Any?) -> Date? {
+        guard let value else { return nil }
+        switch KnownType.of(value) {
+        case KnownType.date: return (value as! Date)
+        case KnownType.string, KnownType.int, KnownType.int64, KnownType.double, KnownType.bool: return nil
+        default: return value as? Date
+        }
+    }
+
+    /// The exact types of the values predicates meet most, recognised by identity before any
+    /// cast: on Linux an `as?` from `Any` that fails costs a few hundred nanoseconds (the
+    /// runtime looks for a bridge through Foundation), and in-memory evaluation made several
+    /// such casts for every comparison. Other types take the casts as before.
+    private enum KnownType {
+        static let int = ObjectIdentifier(Int.self)
+        static let int64 = ObjectIdentifier(Int64.self)
+        static let double = ObjectIdentifier(Double.self)
+        static let bool = ObjectIdentifier(Bool.self)
+        static let string = ObjectIdentifier(String.self)
+        static let date = ObjectIdentifier(Date.self)
+        static let uuid = ObjectIdentifier(UUID.self)
+        static let data = ObjectIdentifier(Data.self)
+
+        @inline(__always)
+        static func of(_ value: Any) -> ObjectIdentifier { ObjectIdentifier(type(of: value)) }
+    }
 
     private static func objectID(_ value: Any?) -> NSManagedObjectID? {
         switch value {
@@ -191,6 +238,16 @@ enum ValueComparison {
     /// The members of a collection value (array, set, ordered set, dictionary values).
     static func elements(of value: Any?) -> [Any?] {
         switch value {
+        // Arrays of one common type first: casting them to `[Any?]` converts the whole array
+        // through the runtime, which costs thousands of instructions even for two elements.
+        case let array as [Int]: array.map { $0 }
+        case let array as [String]: array.map { $0 }
+        case let array as [Int64]: array.map { $0 }
+        case let array as [Double]: array.map { $0 }
+        case let array as [Date]: array.map { $0 }
+        case let array as [UUID]: array.map { $0 }
+        case let array as [NSManagedObjectID]: array.map { $0 }
+        case let array as [NSManagedObject]: array.map { $0 }
         case let array as [Any?]: array
         case let array as [Any]: array.map { $0 }
         case let set as Set<NSManagedObject>: Array(set)

@@ -70,7 +70,7 @@ struct InMemoryDictionaries {
 
     private static func stored(_ value: Any?) -> Any? {
         if let row = value as? StoredRow { return row.snapshot.objectID }
-        if value is NSNull { return nil }
+        if isNilOrNull(value) { return nil }
         return value
     }
 

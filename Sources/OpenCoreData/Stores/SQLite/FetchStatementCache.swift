@@ -96,7 +96,7 @@ enum PredicateReuse {
     }
 
     private static func isFixedValue(_ value: Any?) -> Bool {
-        guard let value, !(value is NSNull) else { return true }
+        guard let value, !isNilOrNull(value) else { return true }
         if let id = value as? NSManagedObjectID { return !id.isTemporaryID }
         // An instance of a class (an NSMutableArray, a managed object) could change in place.
         if Swift.type(of: value) is AnyClass { return false }

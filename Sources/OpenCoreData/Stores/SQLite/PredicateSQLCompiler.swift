@@ -115,7 +115,7 @@ struct PredicateSQLCompiler {
 
     private mutating func compile(column: Operand, _ type: NSComparisonPredicate.Operator, constant: Any?,
                                   options: NSComparisonPredicate.Options, in predicate: NSPredicate) throws -> String {
-        let isNil = constant == nil || constant is NSNull
+        let isNil = isNilOrNull(constant)
         switch type {
         case .equalTo where isNil: return "\(column.sql) IS NULL"
         case .notEqualTo where isNil: return "\(column.sql) IS NOT NULL"
@@ -435,7 +435,7 @@ struct PredicateSQLCompiler {
 
     func sqliteValue(_ value: Any?, for operand: Operand, options: NSComparisonPredicate.Options,
                      in predicate: NSPredicate) throws -> SQLiteValue {
-        if value == nil || value is NSNull { return .null }
+        if isNilOrNull(value) { return .null }
         if operand.isObjectReference {
             let id: NSManagedObjectID? = (value as? NSManagedObject)?.objectID ?? (value as? NSManagedObjectID)
             guard let id else {
