@@ -45,5 +45,17 @@ import Testing
         #expect(try context.fetch(names).count == 2)
         let batched = try context.fetchInBatches(request)
         #expect(strings(Array(batched)) == ["Ada", "Bo"])
+
+        // Unsaved changes count only for objects of the named stores; new objects, whose store is
+        // not chosen yet, count everywhere.
+        request.affectedStores = [first]
+        request.sortDescriptors = nil
+        let cy = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")).first { $0.value(forKey: "name") as? String == "Cy" })
+        cy.setValue("Cyrus", forKey: "name")
+        NSEntityDescription.insertNewObject(forEntityName: "Person", into: context).setValue("Dee", forKey: "name")
+        #expect(strings(try context.fetch(request)) == ["Ada", "Bo", "Dee"])
+        #expect(try context.count(for: request) == 3)
+        request.affectedStores = [second]
+        #expect(strings(try context.fetch(request)) == ["Cyrus", "Dee"])
     }
 }

@@ -27,8 +27,13 @@ import Testing
         #expect(error?.code == NSManagedObjectValidationError)
         #expect(error?.message.contains("could not be read from the store") == true)
 
-        // Once the store can be read again, a refresh brings the row back.
+        // A rollback keeps it registered (its row exists); once the store can be read again,
+        // it reads the row.
+        stack.context.rollback()
+        #expect(person.managedObjectContext === stack.context)
         try connection.execute("ALTER TABLE ZPERSON_AWAY RENAME TO ZPERSON")
+        #expect(person.value(forKey: "name") as? String == "Ada")
+        person.setValue(39, forKey: "age")
         stack.context.refresh(person, mergeChanges: false)
         #expect(person.value(forKey: "name") as? String == "Ada")
         #expect(person.value(forKey: "age") as? Int == 36)

@@ -312,8 +312,12 @@ import Testing
 
         let playlist = try #require(try stack.fetch("Playlist").first)
         let last = try #require(orderedMembers(playlist, "songs").last)
-        // Inserting a member that is already there moves it.
+        // Inserting a member that is already there changes nothing, as with NSMutableOrderedSet;
+        // moving it does.
         playlist.mutableOrderedSetValue(forKey: "songs").insert(last, at: 0)
+        #expect(orderedMembers(playlist, "songs").map { $0.value(forKey: "title") as? String } == ["a", "b", "c"])
+        #expect(!stack.context.hasChanges)
+        playlist.mutableOrderedSetValue(forKey: "songs").moveObjects(at: IndexSet([2]), to: 0)
         #expect(orderedMembers(playlist, "songs").map { $0.value(forKey: "title") as? String } == ["c", "a", "b"])
         try stack.context.save()
 

@@ -62,6 +62,9 @@ extension NSManagedObject {
     /// The key of `rejectedValues` under which an unreadable object keeps its reason.
     static let unreadableKey = ""
 
+    /// Whether the object's row could not be read when it was last fired.
+    var isUnreadable: Bool { rejectedValues[Self.unreadableKey] != nil }
+
     /// Whether the row this fault carries is older than its context allows. Reads only the
     /// interval in the usual case (no limit), without copying the snapshot.
     private var hasStaleSnapshot: Bool {

@@ -102,6 +102,10 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
     }
 
     /// The object's ID: temporary until it is saved, permanent afterwards.
+    ///
+    /// Read it on the object's context's queue, like every other property: a fetched object
+    /// makes its ID on the first request (see `storedObjectID`). The ID itself is `Sendable`;
+    /// pass it to other threads.
     public var objectID: NSManagedObjectID {
         if let storedObjectID { return storedObjectID }
         // A fetched object makes its ID on first request, from its snapshot; a new one gets a

@@ -136,7 +136,9 @@ extension NSManagedObjectContext {
     public func rollback() {
         checkQueue()
         pendingDeletions = []
-        let neverSaved = registry.objects.filter { $0.snapshot == nil && !$0.isFault }
+        // Objects given permanent IDs but never saved. An object whose row could not be read has
+        // no snapshot either, but its row exists: it becomes a fault again below.
+        let neverSaved = registry.objects.filter { !$0.hasSnapshot && !$0.isFault && !$0.isUnreadable }
         let changed = deleted.members + updated.members
         for object in inserted.allCandidates + neverSaved where object.context === self && object.snapshot == nil {
             object.state = []

@@ -161,9 +161,15 @@ extension NSManagedObjectContext {
     private func mergePendingChanges<T>(into stored: [NSManagedObject], entity: NSEntityDescription,
                                         request: NSFetchRequest<T>) -> [NSManagedObject] {
         let predicate = request.predicate
+        let affected = request.affectedStores.map { Set($0.map(ObjectIdentifier.init)) }
         func belongs(_ object: NSManagedObject) -> Bool {
             let kindMatches = request.includesSubentities ? object.entity.isKindOf(entity: entity) : object.entity === entity
-            return kindMatches && !object.isDeleted && (predicate?.evaluate(with: object) ?? true)
+            return kindMatches && !object.isDeleted && isInAffectedStores(object) && (predicate?.evaluate(with: object) ?? true)
+        }
+        // A saved object's store is known; a new one is matched whatever store it will go to.
+        func isInAffectedStores(_ object: NSManagedObject) -> Bool {
+            guard let affected, let store = object.rowLocation?.store else { return true }
+            return affected.contains(store)
         }
         var seen: Set<ObjectIdentifier> = []
         var result: [NSManagedObject] = []

@@ -50,9 +50,15 @@ public struct NSManagedObjectOrderedSet: RandomAccessCollection {
     public var endIndex: Int { ordered.count }
     public subscript(position: Int) -> NSManagedObject { ordered[position] }
 
+    /// Appends `object`, unless it is in the relationship already.
     public func add(_ object: NSManagedObject) { insert(object, at: count) }
 
+    /// Inserts `object` at `index` (0…`count`). As with `NSMutableOrderedSet`, an object already
+    /// in the relationship stays where it is; `moveObjects(at:to:)` moves one.
     public func insert(_ object: NSManagedObject, at index: Int) {
+        let current = ordered
+        precondition(index >= 0 && index <= current.count, "index \(index) is beyond the ordered relationship's \(current.count) objects")
+        guard !current.contains(where: { $0 === object }) else { return }
         do {
             try owner.checkDestination(object, of: relationship)
             owner.insertToMany(relationship, object, at: index)
@@ -68,6 +74,7 @@ public struct NSManagedObjectOrderedSet: RandomAccessCollection {
         for (object, index) in zip(objects, indexes) { insert(object, at: index) }
     }
 
+    /// Appends each of `objects` that is not in the relationship already.
     public func addObjects(from objects: [NSManagedObject]) { objects.forEach(add) }
 
     public func remove(_ object: NSManagedObject) { owner.removeFromToMany(relationship, object) }
@@ -81,9 +88,11 @@ public struct NSManagedObjectOrderedSet: RandomAccessCollection {
         for index in indexes { remove(current[index]) }
     }
 
+    /// Empties the relationship.
     public func removeAllObjects() { owner.replaceToMany(relationship, with: []) }
 
-    /// Puts `object` in place of the object at `index`, which leaves the relationship.
+    /// Puts `object` in place of the object at `index`, which leaves the relationship. An object
+    /// already in the relationship moves to that place (so the relationship gets one shorter).
     public func replaceObject(at index: Int, with object: NSManagedObject) {
         let current = ordered
         let replaced = current[checked: index]
@@ -105,6 +114,7 @@ public struct NSManagedObjectOrderedSet: RandomAccessCollection {
         var objects = ordered
         _ = objects[checked: first]
         _ = objects[checked: second]
+        guard first != second else { return }
         objects.swapAt(first, second)
         owner.replaceToMany(relationship, with: objects)
     }
@@ -118,9 +128,11 @@ public struct NSManagedObjectOrderedSet: RandomAccessCollection {
         for position in indexes.reversed() { objects.remove(at: position) }
         precondition(index >= 0 && index <= objects.count, "moveObjects(at:to:): index \(index) is beyond the \(objects.count) objects left")
         objects.insert(contentsOf: moving, at: index)
+        guard !zip(objects, ordered).allSatisfy({ $0 === $1 }) else { return }  // nothing moves
         owner.replaceToMany(relationship, with: objects)
     }
 
+    /// Whether `object` is in the relationship.
     public func contains(_ object: NSManagedObject) -> Bool { ordered.contains { $0 === object } }
 
     public func object(at index: Int) -> NSManagedObject { ordered[checked: index] }
