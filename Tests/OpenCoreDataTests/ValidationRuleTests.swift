@@ -231,3 +231,46 @@ final class RuledCard: NSManagedObject {
         #expect(NSSQLiteError == CocoaError.Code.sqlite.rawValue)
     }
 }
+
+/// `validateValue(_:forKey:)` checks one value against the model's rules without setting it.
+@Suite struct ValidateValueTests {
+    @Test func oneValueIsCheckedAsASaveWouldCheckIt() throws {
+        let stack = try TestStack(.inMemory)
+        let person = stack.insert("Person", ["name": "Ada", "age": 30])
+        func code(_ value: Any?, _ key: String) -> Int? {
+            var candidate = value
+            do {
+                try person.validateValue(&candidate, forKey: key)
+                return nil
+            } catch {
+                return (error as NSError).code
+            }
+        }
+        #expect(code(40, "age") == nil)
+        #expect(code(200, "age") == NSValidationNumberTooLargeError)
+        #expect(code(-1, "age") == NSValidationNumberTooSmallError)
+        #expect(code("forty", "age") == NSManagedObjectValidationError)
+        #expect(code(nil, "name") == NSValidationMissingMandatoryPropertyError)
+        #expect(code("no-at-sign", "email") == NSValidationStringPatternMatchingError)
+        #expect(code("a@b", "email") == nil)
+        #expect(code(nil, "email") == nil)
+        #expect(code(1, "nmae") == NSManagedObjectValidationError)
+        #expect(code(person, "pets") == NSManagedObjectValidationError)  // not a collection of pets
+        #expect(code(Set([stack.insert("Pet", ["name": "Rex"])]), "pets") == nil)
+        #expect(code("Rex", "owner") == NSManagedObjectValidationError)  // `owner` is Pet's; Person has no such key
+        // Nothing was set.
+        #expect(person.value(forKey: "age") as? Int == 30)
+        var name: AnyObject? = nil
+        #expect(throws: (any Error).self) { try person.validateValue(&name, forKey: "name") }
+    }
+
+    @Test func relationshipRules() throws {
+        let stack = try TestStack(.inMemory)
+        let pet = stack.insert("Pet", ["name": "Rex"])
+        var owner: Any? = stack.insert("Person", ["name": "Ada"])
+        try pet.validateValue(&owner, forKey: "owner")
+        var wrong: Any? = "Ada"
+        let error = #expect(throws: (any Error).self) { try pet.validateValue(&wrong, forKey: "owner") }
+        #expect(error?.code == NSManagedObjectValidationError)
+    }
+}

@@ -225,7 +225,7 @@ extension NSManagedObject {
         }
     }
 
-    private func unknownKeyError(_ key: String) -> CocoaError {
+    func unknownKeyError(_ key: String) -> CocoaError {
         CoreDataError.make(.managedObjectValidation,
                            "The entity \(entity.name ?? "?") is not key value coding-compliant for the key \"\(key)\"",
                            [NSValidationObjectErrorKey: self, NSValidationKeyErrorKey: key])

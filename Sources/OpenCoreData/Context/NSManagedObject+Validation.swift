@@ -93,16 +93,21 @@ extension NSManagedObject {
     }
 
     private func validationErrors(of relationship: NSRelationshipDescription) -> [Error] {
+        if !relationship.isToMany { return toOneErrors(relationship, hasDestination: toOneDestinationID(relationship) != nil) }
+        guard relationship.hasCountRules else { return [] }
+        return countErrors(relationship, count: toManyMembers(relationship).members.count)
+    }
+
+    private func toOneErrors(_ relationship: NSRelationshipDescription, hasDestination: Bool) -> [Error] {
+        if relationship.isOptional || hasDestination { return [] }
+        return [CoreDataError.validation(.validationMissingMandatoryProperty, object: self, key: relationship.name,
+                                         "the relationship is required but has no destination")]
+    }
+
+    private func countErrors(_ relationship: NSRelationshipDescription, count: Int) -> [Error] {
         let key = relationship.name
-        if !relationship.isToMany {
-            if relationship.isOptional || toOneDestinationID(relationship) != nil { return [] }
-            return [CoreDataError.validation(.validationMissingMandatoryProperty, object: self, key: key,
-                                             "the relationship is required but has no destination")]
-        }
         let minimum = max(relationship.minCount, relationship.isOptional ? 0 : 1)
         let maximum = relationship.maxCount
-        guard minimum > 0 || maximum > 1 else { return [] }
-        let count = toManyMembers(relationship).members.count
         // An optional relationship's counts apply only when it holds something (Apple's
         // documentation of `minCount`/`maxCount`).
         if count == 0 && relationship.isOptional { return [] }
@@ -115,6 +120,53 @@ extension NSManagedObject {
                                              "has \(count) objects, more than the maximum \(maximum)")]
         }
         return []
+    }
+
+    /// Checks `value` against the model's rules for `key`, as a save would check it, without
+    /// setting it: its type, whether a value is required, range, length and pattern for an
+    /// attribute; the destination's type and the count rules for a relationship. Throws the
+    /// error a save would report (one error, or 1560 listing several); an unknown key is 1550.
+    ///
+    /// ```swift
+    /// var age: Any? = 200
+    /// try person.validateValue(&age, forKey: "age")   // throws 1610 when the maximum is 150
+    /// ```
+    /// Core Data's signature takes an `AutoreleasingUnsafeMutablePointer<AnyObject?>`, which
+    /// Linux does not have; this one takes the value `inout`, so the call reads the same. The
+    /// value is never replaced, and there are no per-key `validate<Key>` methods to call (Linux
+    /// has no selectors). A save checks the same rules without calling this method; to add
+    /// rules of your own, override `validateForInsert()` and `validateForUpdate()`.
+    public func validateValue<Value>(_ value: inout Value?, forKey key: String) throws {
+        let candidate: Any? = value
+        guard let property = entity.layout.propertiesByName[key] else { throw unknownKeyError(key) }
+        var errors: [Error] = []
+        switch property {
+        case let attribute as NSAttributeDescription:
+            do {
+                errors = validationErrors(of: attribute, value: try PrimitiveValue(candidate, for: attribute.attributeType))
+            } catch {
+                errors = [CoreDataError.validation(.managedObjectValidation, object: self, key: key, value: candidate, error.reason)]
+            }
+        case let relationship as NSRelationshipDescription where relationship.isToMany:
+            let isCollection = isNilOrNull(candidate) || ValueComparison.isCollection(candidate)
+            let members = isNilOrNull(candidate) ? [] : ValueComparison.elements(of: candidate)
+            if !isCollection || members.contains(where: { !($0 is NSManagedObject) }) {
+                errors = [CoreDataError.validation(.managedObjectValidation, object: self, key: key, value: candidate,
+                                                   "expected a collection of objects of entity \(relationship.destinationEntity?.name ?? "?")")]
+            } else {
+                errors = countErrors(relationship, count: members.count)
+            }
+        case let relationship as NSRelationshipDescription:
+            if !isNilOrNull(candidate) && !(candidate is NSManagedObject) {
+                errors = [CoreDataError.validation(.managedObjectValidation, object: self, key: key, value: candidate,
+                                                   "expected an object of entity \(relationship.destinationEntity?.name ?? "?")")]
+            } else {
+                errors = toOneErrors(relationship, hasDestination: !isNilOrNull(candidate))
+            }
+        default:
+            break
+        }
+        if let error = CoreDataError.combine(errors) { throw error }
     }
 
     func deleteValidationErrors() -> [Error] {
@@ -133,6 +185,11 @@ extension NSManagedObject {
         }
         return errors
     }
+}
+
+extension NSRelationshipDescription {
+    /// Whether a to-many's member count has rules: a minimum or a maximum.
+    var hasCountRules: Bool { max(minCount, isOptional ? 0 : 1) > 0 || maxCount > 1 }
 }
 
 extension NSAttributeDescription {
