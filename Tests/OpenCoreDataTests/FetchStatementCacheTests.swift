@@ -57,6 +57,24 @@ import Testing
         #expect(compiled == 3)
     }
 
+    /// A fetch run once leaves nothing alive in the store's cache: its predicate may hold managed
+    /// objects, which must go away with their context's other references.
+    @Test func aFetchRunOnceHoldsNothingAlive() throws {
+        let stack = try TestStack(.sqlite)
+        let ada = stack.insert("Person", ["name": "Ada"])
+        try stack.context.save()
+        weak var released: NSPredicate?
+        do {
+            let predicate = NSPredicate(format: "SELF == %@", ada)
+            released = predicate
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+            request.predicate = predicate
+            request.includesPendingChanges = false
+            #expect(try stack.context.fetch(request) == [ada])
+        }
+        #expect(released == nil)
+    }
+
     /// An unsaved object in a predicate matches nothing; once saved, the same request finds it.
     @Test func aRequestNamingAnObjectFindsItOnceItIsSaved() throws {
         let stack = try TestStack(.sqlite)

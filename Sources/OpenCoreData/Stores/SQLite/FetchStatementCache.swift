@@ -4,34 +4,65 @@ import Foundation
 /// request run again (kept and re-run, as Core Data code does) skips turning its predicate and
 /// sort descriptors into SQL.
 ///
-/// A fetch is recognised by the very objects its request holds — the same entity, predicate and
-/// sort descriptor objects, compared by identity and kept alive by the entry, so that an address
-/// is never mistaken for another object's — and by its other settings. Predicates and sort
+/// A fetch is recognised by the identities of the objects its request holds — the same entity,
+/// predicate and sort descriptor objects — and by its other settings. Predicates and sort
 /// descriptors are immutable, so the same ones give the same SQL and arguments, with one
 /// exception the cache leaves out: statements whose arguments could differ from one run to the
 /// next (see `PredicateReuse`). Used under the store's lock.
+///
+/// A fetch seen once is remembered by identities only, holding nothing alive: its predicate may
+/// hold managed objects, which must not be released later on another context's thread. Should a
+/// new object take a freed one's address, the only effect is that its fetch is checked for
+/// keeping one run early. A kept statement holds its fetch's objects, so their identities stay
+/// theirs while it is kept; those predicates hold plain values only.
 struct FetchStatementCache {
     private struct Entry {
-        let fetch: StoreFetch
-        /// The statement kept for the fetch; nil until the fetch runs a second time (most
-        /// requests run once, and checking whether a statement can be kept costs more than a
-        /// lookup), and for fetches whose statement cannot be kept.
-        var statement: SQLiteFetchStatement?
+        let entity: ObjectIdentifier
+        let predicate: ObjectIdentifier?
+        let sortDescriptors: [ObjectIdentifier]
+        let includesSubentities: Bool
+        let fetchLimit: Int
+        let fetchOffset: Int
+        let returnsDistinctResults: Bool
+        let resultKind: Int
+        /// The kept statement, with the fetch it was made for (holding its objects); nil until
+        /// the fetch runs a second time (most requests run once, and checking whether a statement
+        /// can be kept costs more than a lookup), and for fetches whose statement cannot be kept.
+        var kept: (fetch: StoreFetch, statement: SQLiteFetchStatement)?
         /// Whether the fetch's statement was found unfit to keep.
         var isRefused = false
+
+        init(_ fetch: StoreFetch) {
+            entity = ObjectIdentifier(fetch.entity)
+            predicate = fetch.predicate.map(ObjectIdentifier.init)
+            sortDescriptors = fetch.sortDescriptors.map(ObjectIdentifier.init)
+            includesSubentities = fetch.includesSubentities
+            fetchLimit = fetch.fetchLimit
+            fetchOffset = fetch.fetchOffset
+            returnsDistinctResults = fetch.returnsDistinctResults
+            resultKind = fetch.result.kind
+        }
+
+        func matches(_ fetch: StoreFetch) -> Bool {
+            entity == ObjectIdentifier(fetch.entity) && predicate == fetch.predicate.map(ObjectIdentifier.init)
+                && includesSubentities == fetch.includesSubentities && fetchLimit == fetch.fetchLimit
+                && fetchOffset == fetch.fetchOffset && returnsDistinctResults == fetch.returnsDistinctResults
+                && resultKind == fetch.result.kind && sortDescriptors.count == fetch.sortDescriptors.count
+                && zip(sortDescriptors, fetch.sortDescriptors).allSatisfy { $0 == ObjectIdentifier($1) }
+        }
     }
 
     private var entries: [Entry] = []
-    /// A handful: a hit must cost less than the compilation it saves, and the entries keep their
+    /// A handful: a hit must cost less than the compilation it saves, and kept entries keep their
     /// predicates alive.
     private static let capacity = 16
 
     /// The statement for `fetch`: the kept one when `fetch` ran before, else `make()`, kept from
     /// the second run on when its arguments cannot change.
     mutating func statement(for fetch: StoreFetch, make: () throws -> SQLiteFetchStatement) rethrows -> SQLiteFetchStatement {
-        guard var index = entries.firstIndex(where: { Self.isSame($0.fetch, fetch) }) else {
+        guard var index = entries.firstIndex(where: { $0.matches(fetch) }) else {
             if entries.count == Self.capacity { entries.removeFirst() }
-            entries.append(Entry(fetch: fetch))
+            entries.append(Entry(fetch))
             return try make()
         }
         // Fetches run often drift to the back, where they are evicted last.
@@ -39,10 +70,10 @@ struct FetchStatementCache {
             entries.swapAt(index, index + 1)
             index += 1
         }
-        if let kept = entries[index].statement { return kept }
+        if let kept = entries[index].kept { return kept.statement }
         let made = try make()
         if !entries[index].isRefused {
-            if Self.isKept(fetch) { entries[index].statement = made } else { entries[index].isRefused = true }
+            if Self.isKept(fetch) { entries[index].kept = (fetch, made) } else { entries[index].isRefused = true }
         }
         return made
     }
@@ -54,13 +85,6 @@ struct FetchStatementCache {
         case .snapshots, .objectIDs, .count, .keys: fetch.predicate.map(PredicateReuse.givesFixedArguments) ?? true
         case .dictionaries: false
         }
-    }
-
-    private static func isSame(_ a: StoreFetch, _ b: StoreFetch) -> Bool {
-        a.entity === b.entity && a.predicate === b.predicate && a.includesSubentities == b.includesSubentities
-            && a.fetchLimit == b.fetchLimit && a.fetchOffset == b.fetchOffset && a.returnsDistinctResults == b.returnsDistinctResults
-            && a.result.kind == b.result.kind && a.sortDescriptors.count == b.sortDescriptors.count
-            && zip(a.sortDescriptors, b.sortDescriptors).allSatisfy { $0 === $1 }
     }
 }
 
