@@ -121,19 +121,26 @@ enum PredicateReuse {
 
     private static func isFixedValue(_ value: Any?) -> Bool {
         guard let value, !isNilOrNull(value) else { return true }
+        // By type identity first: a chain of failing `is` casts from `Any` costs microseconds on
+        // Linux (the runtime looks for bridges), which a fetch would pay every time.
+        if plainTypes.contains(ObjectIdentifier(type(of: value))) { return true }
         if let id = value as? NSManagedObjectID { return !id.isTemporaryID }
         // An instance of a class (an NSMutableArray, a managed object) could change in place.
-        if Swift.type(of: value) is AnyClass { return false }
-        switch value {
-        case is String, is Int, is Int64, is Int32, is Int16, is Int8, is UInt, is UInt64, is UInt32, is UInt16, is UInt8,
-             is Double, is Float, is Bool, is Decimal, is Date, is Data, is UUID, is URL,
-             // Arrays of one plain type, without the cost of converting them to `[Any]`.
-             is [String], is [Int], is [Int64], is [Double], is [Date], is [UUID]:
-            return true
-        case let values as [Any?]: return values.allSatisfy(isFixedValue)
-        default: return false
-        }
+        if type(of: value) is AnyClass { return false }
+        if let values = value as? [Any?] { return values.allSatisfy(isFixedValue) }
+        return false
     }
+
+    /// Value types whose instances never change, alone or in arrays.
+    private static let plainTypes: Set<ObjectIdentifier> = [
+        ObjectIdentifier(String.self), ObjectIdentifier(Int.self), ObjectIdentifier(Int64.self), ObjectIdentifier(Int32.self),
+        ObjectIdentifier(Int16.self), ObjectIdentifier(Int8.self), ObjectIdentifier(UInt.self), ObjectIdentifier(UInt64.self),
+        ObjectIdentifier(UInt32.self), ObjectIdentifier(UInt16.self), ObjectIdentifier(UInt8.self), ObjectIdentifier(Double.self),
+        ObjectIdentifier(Float.self), ObjectIdentifier(Bool.self), ObjectIdentifier(Decimal.self), ObjectIdentifier(Date.self),
+        ObjectIdentifier(Data.self), ObjectIdentifier(UUID.self), ObjectIdentifier(URL.self),
+        ObjectIdentifier([String].self), ObjectIdentifier([Int].self), ObjectIdentifier([Int64].self),
+        ObjectIdentifier([Double].self), ObjectIdentifier([Date].self), ObjectIdentifier([UUID].self),
+    ]
 }
 
 extension StoreFetch.Result {
