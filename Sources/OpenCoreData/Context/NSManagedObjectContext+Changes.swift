@@ -140,7 +140,7 @@ extension NSManagedObjectContext {
         // no snapshot either, but its row exists: it becomes a fault again below.
         let neverSaved = registry.objects.filter { !$0.hasSnapshot && !$0.isFault && !$0.isUnreadable }
         let changed = deleted.members + updated.members
-        for object in inserted.allCandidates + neverSaved where object.context === self && object.snapshot == nil {
+        for object in inserted.allCandidates + neverSaved where object.context === self && !object.hasSnapshot {
             object.state = []
             object.context = nil
             if let location = object.rowLocation { registry.remove(location, ifMatching: object) }

@@ -25,7 +25,8 @@ enum KeyPathValue {
     /// the second without repeats (equal as predicates compare), in the members' order.
     /// An unknown operator reads nil.
     private static func aggregate(_ operation: String, _ values: [Any?]) -> Any? {
-        switch operation.lowercased() {
+        let operation = operation.lowercased()
+        switch operation {
         case "@unionofobjects":
             return values.compactMap { $0 }
         case "@distinctunionofobjects":
@@ -35,7 +36,7 @@ enum KeyPathValue {
             }
             return distinct
         default:
-            guard let function = collectionFunctionNames[operation.lowercased()] else { return nil }
+            guard let function = collectionFunctionNames[operation] else { return nil }
             return PredicateFunction.evaluate(function, [values])
         }
     }
