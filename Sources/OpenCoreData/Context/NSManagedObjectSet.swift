@@ -15,12 +15,7 @@ public struct NSManagedObjectSet: Sequence {
     /// Adds `object`. An object of the wrong entity or context is not added; the owner then
     /// fails validation at save with code 1550 naming the relationship (Core Data raises here).
     public func add(_ object: NSManagedObject) {
-        do {
-            try owner.checkDestination(object, of: relationship)
-            owner.addToMany(relationship, object)
-        } catch {
-            owner.rejectedValues[relationship.name] = (error as NSError).localizedDescription
-        }
+        if owner.acceptsDestination(object, of: relationship) { owner.addToMany(relationship, object) }
     }
 
     public func addObjects(from objects: [NSManagedObject]) { objects.forEach(add) }
@@ -59,12 +54,7 @@ public struct NSManagedObjectOrderedSet: RandomAccessCollection {
         let current = ordered
         precondition(index >= 0 && index <= current.count, "index \(index) is beyond the ordered relationship's \(current.count) objects")
         guard !current.contains(where: { $0 === object }) else { return }
-        do {
-            try owner.checkDestination(object, of: relationship)
-            owner.insertToMany(relationship, object, at: index)
-        } catch {
-            owner.rejectedValues[relationship.name] = (error as NSError).localizedDescription
-        }
+        if owner.acceptsDestination(object, of: relationship) { owner.insertToMany(relationship, object, at: index) }
     }
 
     /// Inserts `objects` so that they end up at `indexes` (in ascending order), as
@@ -96,13 +86,7 @@ public struct NSManagedObjectOrderedSet: RandomAccessCollection {
     public func replaceObject(at index: Int, with object: NSManagedObject) {
         let current = ordered
         let replaced = current[checked: index]
-        guard replaced !== object else { return }
-        do {
-            try owner.checkDestination(object, of: relationship)
-        } catch {
-            owner.rejectedValues[relationship.name] = (error as NSError).localizedDescription
-            return
-        }
+        guard replaced !== object, owner.acceptsDestination(object, of: relationship) else { return }
         // An object already in the relationship moves to the replaced one's place.
         var objects = current.filter { $0 !== object }
         if let position = objects.firstIndex(where: { $0 === replaced }) { objects[position] = object }
@@ -142,6 +126,20 @@ public struct NSManagedObjectOrderedSet: RandomAccessCollection {
     public var array: [NSManagedObject] { ordered }
 
     private var ordered: [NSManagedObject] { owner.toManyMembers(relationship).orderedMembers }
+}
+
+private extension NSManagedObject {
+    /// Whether `object` may join `relationship`. One that may not (wrong entity or context) is
+    /// recorded and reported at save as 1550, as with `setValue` (Core Data raises here).
+    func acceptsDestination(_ object: NSManagedObject, of relationship: NSRelationshipDescription) -> Bool {
+        do {
+            try checkDestination(object, of: relationship)
+            return true
+        } catch {
+            rejectedValues[relationship.name] = (error as NSError).localizedDescription
+            return false
+        }
+    }
 }
 
 private extension Array {
