@@ -54,7 +54,7 @@ import OCDSQLite
     }
 
     /// The corpus's DuckDuckGo bundle: versions "BookmarksModel", "BookmarksModel 2" … "6".
-    @Test func theOldestBookmarksModelVersionIsListedFirst() throws {
+    @Test(.needsCorpus) func theOldestBookmarksModelVersionIsListedFirst() throws {
         let bundle = Corpus.url("models/duckduckgo__BrowserServicesKit/Sources__Bookmarks__BookmarksModel.xcdatamodeld")
         let versions = try ModelFileVersions(at: bundle)
         #expect(versions.names.first == "BookmarksModel")
@@ -186,7 +186,7 @@ import OCDSQLite
     /// A negative Z_ENT in an Apple store's Z_PRIMARYKEY: `SQLiteSchema.init` writes
     /// `mappingsByNumber[-1]` and traps (index out of range) when the store is opened with its
     /// own model, as `ocd store dump` does.
-    @Test func aNegativeEntityNumberIsAnErrorNotACrash() async {
+    @Test(.needsCorpus) func aNegativeEntityNumberIsAnErrorNotACrash() async {
         await #expect(processExitsWith: .success) {
             let directory = TemporaryDirectory()
             let url = try Corpus.copyStore("stores/alemar11__CoreDataPlus/Tests__Resources__SampleModel2__Fixtures__SampleModel2_V1.sqlite", to: directory)
@@ -209,7 +209,7 @@ import OCDSQLite
     /// BinaryPropertyList's documentation notes) segfaults on some corrupt binary plists on
     /// Linux: here the corpus's SampleModel.mom with byte 3037 set to 0xC1. Reading metadata
     /// must not crash: it reads what it can (our own reader takes these bytes) or throws 134000.
-    @Test func corruptStoreMetadataNeverCrashes() async {
+    @Test(.needsCorpus) func corruptStoreMetadataNeverCrashes() async {
         await #expect(processExitsWith: .success) {
             let directory = TemporaryDirectory()
             let url = try Corpus.copyStore("stores/alemar11__CoreDataPlus/Tests__Resources__SampleModel2__Fixtures__SampleModel2_V1.sqlite", to: directory)
@@ -225,7 +225,7 @@ import OCDSQLite
 
     /// The same bytes as a bundle's `.xccurrentversion` (read with `PropertyListSerialization`):
     /// loading the bundle must not crash, whether it then loads or throws.
-    @Test func aCorruptBinaryCurrentVersionFileNeverCrashes() async {
+    @Test(.needsCorpus) func aCorruptBinaryCurrentVersionFileNeverCrashes() async {
         await #expect(processExitsWith: .success) {
             let directory = TemporaryDirectory()
             let bundle = directory.file("Journal.xcdatamodeld")
@@ -247,7 +247,7 @@ import OCDSQLite
     /// (no `-wal` beside it, as CoreDataPlus's SampleModel2_V1.sqlite) gets a new empty `-wal`
     /// and a `-shm` from `ocd store info` and `ocd store dump`, left behind: `SQLiteStore.load`
     /// opens read-only stores without the `immutable` treatment `SQLiteStoreFile.open` gives them.
-    @Test(arguments: ["info", "dump"])
+    @Test(.needsCorpus, arguments: ["info", "dump"])
     func ocdStoreCommandsCreateNoFilesBesideAClosedStore(_ subcommand: String) throws {
         let directory = TemporaryDirectory()
         let store = try Corpus.copyStore(at: OCDStoreInfoTests.sampleModel2Store, to: directory)
@@ -294,7 +294,7 @@ import OCDSQLite
     /// `Z_1FAVORITES` opens, and `ocd store dump` exits 0 printing every `favorites` list as
     /// `[]`: the load error is only recorded in the object's rejected values. The dump must
     /// fail (exit 1, nothing on standard output, as Docs/ocd-json.md promises on failure).
-    @Test func aStoreWithoutItsJoinTableIsNotDumpedAsEmptyRelationships() throws {
+    @Test(.needsCorpus) func aStoreWithoutItsJoinTableIsNotDumpedAsEmptyRelationships() throws {
         let directory = TemporaryDirectory()
         let store = try Corpus.copyStore(at: OCDToolTests.bookmarksV4Store, to: directory)
         try SQLiteConnection(path: store.path).execute("DROP TABLE Z_1FAVORITES")
@@ -308,7 +308,7 @@ import OCDSQLite
     /// Docs/ocd-json.md: "`maxCount` 0 means no maximum". A model cache of a code-built model
     /// (CoreDataPlus's SampleModel2: `Author.books`, archived NSMaxCount -1) comes back with
     /// `maxCount` Int.max, which `model show --json` prints as 9223372036854775807.
-    @Test func anUnboundedToManyHasMaxCountZeroInModelShow() throws {
+    @Test(.needsCorpus) func anUnboundedToManyHasMaxCountZeroInModelShow() throws {
         let directory = TemporaryDirectory()
         let store = try Corpus.copyStore(at: OCDStoreInfoTests.sampleModel2Store, to: directory)
         let result = try OCD.run(["model", "show", store.path, "--json"])

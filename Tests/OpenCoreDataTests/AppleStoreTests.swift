@@ -12,8 +12,8 @@ import OCDSQLite
         let store: String
         let model: String
         var description: String { (store as NSString).lastPathComponent }
-        var storeURL: URL { Corpus.root.appendingPathComponent("stores/\(store)") }
-        var modelURL: URL { Corpus.root.appendingPathComponent("models/\(model)") }
+        var storeURL: URL { Corpus.url("stores/\(store)") }
+        var modelURL: URL { Corpus.url("models/\(model)") }
     }
 
     static let bookmarks = "duckduckgo__BrowserServicesKit/Sources__Bookmarks__BookmarksModel.xcdatamodeld"
@@ -43,7 +43,7 @@ import OCDSQLite
         ValueTransformer.setValueTransformer(PassThroughTransformer(), forName: NSValueTransformerName("ColorTransformer"))
     }()
 
-    @Test(arguments: pairs)
+    @Test(.needsCorpus, arguments: pairs)
     func everyObjectComesBackAsStored(_ pair: Pair) throws {
         let directory = TemporaryDirectory()
         let storeURL = try Corpus.copyStore(at: pair.storeURL, to: directory)
@@ -55,7 +55,7 @@ import OCDSQLite
     /// the model the store carries.
     static let storeFiles = Corpus.files(under: "stores", suffix: ".sqlite")
 
-    @Test(arguments: storeFiles)
+    @Test(.needsCorpus, arguments: storeFiles)
     func everyObjectComesBackAsStoredThroughTheStoresOwnModel(_ store: URL) throws {
         let directory = TemporaryDirectory()
         let storeURL = try Corpus.copyStore(at: store, to: directory)
@@ -64,7 +64,7 @@ import OCDSQLite
         try Self.checkEveryObject(inStoreAt: storeURL, model: stored.model)
     }
 
-    @Test func theSampleModel2StoresAreCovered() {
+    @Test(.needsCorpus) func theSampleModel2StoresAreCovered() {
         #expect(Self.storeFiles.count == 10)
     }
 
@@ -104,7 +104,7 @@ import OCDSQLite
 
     /// Apple's own hashes (COREDATA-FORMAT.md §6): the store's metadata against the hashes of
     /// the Xcode model that wrote it, loaded from its XML.
-    @Test(arguments: pairs)
+    @Test(.needsCorpus, arguments: pairs)
     func theStoresVersionHashesAreTheModelsHashes(_ pair: Pair) throws {
         let directory = TemporaryDirectory()
         let (_, metadata) = try Corpus.rawMetadata(ofStoreAt: try Corpus.copyStore(at: pair.storeURL, to: directory))
@@ -118,19 +118,19 @@ import OCDSQLite
     }
 
     /// momc's hashes in `VersionInfo.plist` against every version of the bundle it compiled.
-    @Test func momcsHashesAreTheHashesOfEveryXcodeVersion() throws {
-        let info = Corpus.root.appendingPathComponent(
+    @Test(.needsCorpus) func momcsHashesAreTheHashesOfEveryXcodeVersion() throws {
+        let info = Corpus.url(
             "compiled/alemar11__CoreDataPlus/Tests__Resources__SampleModel__Fixtures__SampleModel.momd/VersionInfo.plist")
         let plist = try #require(try PropertyListSerialization.propertyList(from: Data(contentsOf: info), format: nil) as? [String: Any])
         let versions = try #require(plist["NSManagedObjectModel_VersionHashes"] as? [String: [String: Data]])
         #expect(versions.count == 3)
         for (version, hashes) in versions {
-            let model = try NSManagedObjectModel(validatingContentsOf: Corpus.root.appendingPathComponent("models/\(Self.sampleModel)/\(version).xcdatamodel"))
+            let model = try NSManagedObjectModel(validatingContentsOf: Corpus.url("models/\(Self.sampleModel)/\(version).xcdatamodel"))
             #expect(model.entityVersionHashesByName == hashes, "\(version)")
         }
     }
 
-    @Test func writingToAnAppleStoreKeepsItsLayout() throws {
+    @Test(.needsCorpus) func writingToAnAppleStoreKeepsItsLayout() throws {
         let pair = Self.pairs[3]  // Bookmarks_V4: ordered one-to-many and ordered many-to-many
         let directory = TemporaryDirectory()
         let storeURL = try Corpus.copyStore(at: pair.storeURL, to: directory)
@@ -190,7 +190,7 @@ import OCDSQLite
     /// CoreDataPlus's SampleModel2 store counts a book's pages with Core Data's derived-attribute
     /// triggers, which call SQL functions Core Data registers; writing pages through OpenCoreData
     /// must keep them working (COREDATA-FORMAT.md §2).
-    @Test func derivedAttributeTriggersKeepWorkingWhenWeWrite() throws {
+    @Test(.needsCorpus) func derivedAttributeTriggersKeepWorkingWhenWeWrite() throws {
         for name in ["ContentTransformer", "CoverTransformer"] {
             ValueTransformer.setValueTransformer(PassThroughTransformer(), forName: NSValueTransformerName(name))
         }
@@ -385,7 +385,7 @@ final class PassThroughTransformer: ValueTransformer, @unchecked Sendable {
 
 /// Damaged store files: a clear error naming the file, never a crash, never a changed file.
 @Suite struct DamagedStoreTests {
-    @Test(arguments: [4096, 8192, 20000])
+    @Test(.needsCorpus, arguments: [4096, 8192, 20000])
     func aTruncatedStoreIsAnErrorNamingTheFile(keptBytes: Int) throws {
         let directory = TemporaryDirectory()
         let pair = AppleStoreTests.pairs[6]   // SampleModel_V1.sqlite, no -wal
@@ -408,7 +408,7 @@ final class PassThroughTransformer: ValueTransformer, @unchecked Sendable {
 /// The `Z<n>_` column that says which entity a to-one points to is named after a number whose
 /// meaning is known from one store: a store that numbers it otherwise is read with its own name.
 @Suite struct EntityColumnNamingTests {
-    @Test func aStoresOwnEntityColumnNameIsAdopted() throws {
+    @Test(.needsCorpus) func aStoresOwnEntityColumnNameIsAdopted() throws {
         let directory = TemporaryDirectory()
         let url = try Corpus.copyStore("stores/alemar11__CoreDataPlus/Tests__Resources__SampleModel2__Fixtures__SampleModel2_V1.sqlite",
                                        to: directory)
@@ -440,7 +440,7 @@ final class PassThroughTransformer: ValueTransformer, @unchecked Sendable {
 extension EntityColumnNamingTests {
     /// Which relationship names a many-to-many's join table is known from one ordered store: a
     /// store whose table is named after the other side is read and written through that table.
-    @Test func aStoresOwnJoinTableNameIsAdopted() throws {
+    @Test(.needsCorpus) func aStoresOwnJoinTableNameIsAdopted() throws {
         let directory = TemporaryDirectory()
         let pair = AppleStoreTests.pairs[3]   // Bookmarks_V4: favorites ⟷ favoriteFolders
         let url = try Corpus.copyStore(at: pair.storeURL, to: directory)

@@ -13,7 +13,7 @@ extension Corpus {
 
     /// Every store of the corpus (its `.sqlite` file), relative to the corpus.
     static var storePaths: [String] {
-        files(under: "stores", suffix: ".sqlite").map { String($0.path.dropFirst(root.path.count + 1)) }
+        files(under: "stores", suffix: ".sqlite").map { String($0.path.dropFirst(base.path.count + 1)) }
     }
 
     /// The corpus path of the store whose file name ends with `__<name>` (`SampleModel_V1.sqlite`).
@@ -170,12 +170,12 @@ struct XMLModelContents {
     static let versions = ["SampleModel", "SampleModel2", "SampleModel3"]
 
     /// The argument lists below come from the corpus; an empty list would pass vacuously.
-    @Test func corpusIsThere() {
+    @Test(.needsCorpus) func corpusIsThere() {
         #expect(FileManager.default.fileExists(atPath: Corpus.momd.appendingPathComponent("VersionInfo.plist").path))
         #expect(Corpus.storePaths.count == 10)
     }
 
-    @Test(arguments: versions)
+    @Test(.needsCorpus, arguments: versions)
     func momDecodesToWhatItsXMLSays(version: String) throws {
         let model = try CompiledModel.load(at: Corpus.momd.appendingPathComponent("\(version).mom"))
         let xml = try XMLModelContents(contentsOf: Corpus.sampleModelXML.appendingPathComponent("\(version).xcdatamodel/contents"))
@@ -185,7 +185,7 @@ struct XMLModelContents {
         try model.validate()
     }
 
-    @Test func momdLoadsItsCurrentVersion() throws {
+    @Test(.needsCorpus) func momdLoadsItsCurrentVersion() throws {
         let model = NSManagedObjectModel()
         try CompiledModel.load(at: Corpus.momd, into: model)
         // VersionInfo.plist names SampleModel, the oldest version, as current (as .xccurrentversion does).
@@ -193,7 +193,7 @@ struct XMLModelContents {
         #expect(model.versionIdentifiers == ["1"])
     }
 
-    @Test func versionInfoGivesTheCurrentVersionAndEveryVersionsHashes() throws {
+    @Test(.needsCorpus) func versionInfoGivesTheCurrentVersionAndEveryVersionsHashes() throws {
         let info = try CompiledModel.versionInfo(at: Corpus.momd)
         #expect(info.currentVersionName == "SampleModel")
         #expect(info.versionHashes.keys.sorted() == Self.versions)
@@ -211,7 +211,7 @@ struct XMLModelContents {
     /// The version hashes computed from each decoded .mom are momc's own (VersionInfo.plist):
     /// every fact that enters a hash (names, types, optionality, transience, the history flag,
     /// inheritance, relationships, uniqueness constraints) was decoded as momc archived it.
-    @Test(arguments: versions)
+    @Test(.needsCorpus, arguments: versions)
     func decodedMOMHashesAsMomcDid(version: String) throws {
         let model = try CompiledModel.load(at: Corpus.momd.appendingPathComponent("\(version).mom"))
         #expect(model.entityVersionHashesByName == (try CompiledModel.versionInfo(at: Corpus.momd).versionHashes[version]))
@@ -219,7 +219,7 @@ struct XMLModelContents {
 
     /// The same for every store's model cache against the hashes in the store's metadata,
     /// except SampleModel2's: their models have a derived attribute, whose hash is not known.
-    @Test(arguments: Corpus.storePaths)
+    @Test(.needsCorpus, arguments: Corpus.storePaths)
     func modelCacheHashesAsTheStoreRecorded(store: String) throws {
         let directory = TemporaryDirectory()
         let copy = try Corpus.copyStore(store, to: directory)
@@ -234,14 +234,14 @@ struct XMLModelContents {
 
     /// The store SampleModel_V1 was written with version SampleModel: its metadata holds the
     /// same entity hashes as VersionInfo.plist (COREDATA-FORMAT.md §5).
-    @Test func versionInfoHashesAreTheOnesTheStoreRecorded() throws {
+    @Test(.needsCorpus) func versionInfoHashesAreTheOnesTheStoreRecorded() throws {
         let directory = TemporaryDirectory()
         let store = try Corpus.copyStore(Corpus.storePath("SampleModel_V1.sqlite"), to: directory)
         let recorded = try #require(try Corpus.rawMetadata(ofStoreAt: store).plist["NSStoreModelVersionHashes"] as? [String: Data])
         #expect(try CompiledModel.versionInfo(at: Corpus.momd).versionHashes["SampleModel"] == recorded)
     }
 
-    @Test func momdWithoutVersionInfoTakesItsOnlyMOM() throws {
+    @Test(.needsCorpus) func momdWithoutVersionInfoTakesItsOnlyMOM() throws {
         let directory = TemporaryDirectory()
         let momd = directory.file("Single.momd")
         try FileManager.default.createDirectory(at: momd, withIntermediateDirectories: true)
@@ -266,7 +266,7 @@ struct XMLModelContents {
     /// which renamed ExpensiveSportCar to LuxuryCar (`elementID`). Core Data updated the model
     /// cache and the metadata hashes but left Z_PRIMARYKEY's Z_NAME as it was, so there the
     /// cache's LuxuryCar carries the renaming identifier ExpensiveSportCar.
-    @Test(arguments: Corpus.storePaths)
+    @Test(.needsCorpus, arguments: Corpus.storePaths)
     func modelCacheHoldsTheStoresEntities(store: String) throws {
         let directory = TemporaryDirectory()
         let copy = try Corpus.copyStore(store, to: directory)
@@ -302,7 +302,7 @@ struct XMLModelContents {
 
     /// The cache of the store written with version SampleModel says what that version's XML
     /// says: the inherited properties a cache repeats in each sub-entity are folded back.
-    @Test func modelCacheOfSampleModelV1MatchesItsXML() throws {
+    @Test(.needsCorpus) func modelCacheOfSampleModelV1MatchesItsXML() throws {
         let directory = TemporaryDirectory()
         let copy = try Corpus.copyStore(Corpus.storePath("SampleModel_V1.sqlite"), to: directory)
         let model = try #require(try StoreModelCache.model(ofStoreAt: copy))
@@ -313,7 +313,7 @@ struct XMLModelContents {
     /// SampleModel2's stores come from a model built in code (CoreDataPlus'
     /// `SampleModel2.V1.makeManagedObjectModel()`): fetched properties, a derived attribute,
     /// validation predicates, a configuration, an abstract entity.
-    @Test func modelCacheOfACodeBuiltModel() throws {
+    @Test(.needsCorpus) func modelCacheOfACodeBuiltModel() throws {
         let directory = TemporaryDirectory()
         let copy = try Corpus.copyStore(Corpus.storePath("SampleModel2_V1.sqlite"), to: directory)
         let model = try #require(try StoreModelCache.model(ofStoreAt: copy))
@@ -371,7 +371,7 @@ struct XMLModelContents {
 
     /// Bookmarks_V4: an ordered many-to-many, version hash modifiers, indexed attributes and
     /// their fetch indexes.
-    @Test func modelCacheWithOrderedRelationshipsAndIndexes() throws {
+    @Test(.needsCorpus) func modelCacheWithOrderedRelationshipsAndIndexes() throws {
         let directory = TemporaryDirectory()
         let copy = try Corpus.copyStore(Corpus.storePath("Bookmarks_V4.sqlite"), to: directory)
         let model = try #require(try StoreModelCache.model(ofStoreAt: copy))
@@ -390,7 +390,7 @@ struct XMLModelContents {
     /// Reading leaves the database and its write-ahead log as they were (a read-only
     /// connection never checkpoints). The `-shm` is SQLite's shared-memory index of the WAL,
     /// which every reader writes its read marks into, so it is not compared.
-    @Test func readingTheModelCacheChangesNeitherTheDatabaseNorItsLog() throws {
+    @Test(.needsCorpus) func readingTheModelCacheChangesNeitherTheDatabaseNorItsLog() throws {
         let directory = TemporaryDirectory()
         let copy = try Corpus.copyStore(Corpus.storePath("Bookmarks_V1.sqlite"), to: directory)
         let files = ["", "-wal"].map { URL(fileURLWithPath: copy.path + $0) }
@@ -403,7 +403,7 @@ struct XMLModelContents {
     /// is read. (In the corpus stores the cache is in the database file; only rows sit in the
     /// logs.) Here SampleModel_V1's store gets SyncMetadata's cache through a write that stays
     /// in its log while the writer is open.
-    @Test func modelCacheInTheWriteAheadLogIsRead() throws {
+    @Test(.needsCorpus) func modelCacheInTheWriteAheadLogIsRead() throws {
         let directory = TemporaryDirectory()
         let source = try Corpus.copyStore(Corpus.storePath("SyncMetadata_V3.sqlite"), to: directory)
         let target = try Corpus.copyStore(Corpus.storePath("SampleModel_V1.sqlite"), to: directory)
@@ -431,7 +431,7 @@ struct XMLModelContents {
 
     // MARK: Bad input
 
-    @Test func truncatedMOM() throws {
+    @Test(.needsCorpus) func truncatedMOM() throws {
         let directory = TemporaryDirectory()
         let data = try Data(contentsOf: Corpus.momd.appendingPathComponent("SampleModel.mom"))
         let url = directory.file("Truncated.mom")
@@ -460,7 +460,7 @@ struct XMLModelContents {
         #expect(error?.reason.contains("not valid raw DEFLATE") == true)
     }
 
-    @Test func truncatedModelCache() throws {
+    @Test(.needsCorpus) func truncatedModelCache() throws {
         let directory = TemporaryDirectory()
         let copy = try Corpus.copyStore(Corpus.storePath("SampleModel_V1.sqlite"), to: directory)
         let content = try #require(try StoreModelCache.content(ofStoreAt: copy))
@@ -523,7 +523,7 @@ struct XMLModelContents {
         #expect(error?.reason.contains("NSEntityName: expected a string, found an integer") == true)
     }
 
-    @Test func omoIsRefusedByName() throws {
+    @Test(.needsCorpus) func omoIsRefusedByName() throws {
         let url = Corpus.momd.appendingPathComponent("SampleModel.omo")
         let error = #expect(throws: ModelFileError.self) { try CompiledModel.load(at: url) }
         #expect(error?.reason.contains(".omo") == true)
@@ -531,7 +531,7 @@ struct XMLModelContents {
 
     /// Swift-corelibs-foundation's PropertyListSerialization segfaults on this one; our reader
     /// must say what is wrong instead.
-    @Test func corruptByteThatCrashesFoundation() throws {
+    @Test(.needsCorpus) func corruptByteThatCrashesFoundation() throws {
         var data = try Data(contentsOf: Corpus.momd.appendingPathComponent("SampleModel.mom"))
         data[3037] = 0xC1
         let url = URL(fileURLWithPath: "/models/Corrupt.mom")
@@ -540,7 +540,7 @@ struct XMLModelContents {
 
     /// Every truncation and many single-byte corruptions of a real .mom give a model or a
     /// ModelFileError: never a crash, a hang or another error.
-    @Test func corruptedMOMsNeverCrash() throws {
+    @Test(.needsCorpus) func corruptedMOMsNeverCrash() throws {
         let original = try Data(contentsOf: Corpus.momd.appendingPathComponent("SampleModel2.mom"))
         let url = URL(fileURLWithPath: "/models/Fuzzed.mom")
         func attempt(_ data: Data) {

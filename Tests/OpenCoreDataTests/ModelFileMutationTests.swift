@@ -33,7 +33,7 @@ import Testing
         return lines.joined(separator: "\n")
     }
 
-    @Test(arguments: XcodeModelTests.versionFolders)
+    @Test(.needsCorpus, arguments: XcodeModelTests.versionFolders)
     func damagedModelsLoadOrAreRefusedClearly(version: URL) throws {
         let original = try String(contentsOf: version.appendingPathComponent("contents"), encoding: .utf8)
         var random = SplitMix(seed: UInt64(truncatingIfNeeded: version.lastPathComponent.hashValueStable))

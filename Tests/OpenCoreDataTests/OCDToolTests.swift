@@ -6,13 +6,13 @@ import OpenCoreData
 /// The `ocd` tool's inspection commands, run as a user runs them: exit codes, messages, and the
 /// documented `--json` output (Docs/ocd-json.md).
 @Suite struct OCDToolTests {
-    static let sampleModel = Corpus.root.appendingPathComponent("models/alemar11__CoreDataPlus/Tests__Resources__SampleModel__SampleModel.xcdatamodeld")
-    static let bookmarksV4Model = Corpus.root.appendingPathComponent(
+    static let sampleModel = Corpus.url("models/alemar11__CoreDataPlus/Tests__Resources__SampleModel__SampleModel.xcdatamodeld")
+    static let bookmarksV4Model = Corpus.url(
         "models/duckduckgo__BrowserServicesKit/Sources__Bookmarks__BookmarksModel.xcdatamodeld/BookmarksModel 4.xcdatamodel")
-    static let bookmarksV4Store = Corpus.root.appendingPathComponent(
+    static let bookmarksV4Store = Corpus.url(
         "stores/duckduckgo__BrowserServicesKit/Tests__BookmarksTests__Resources__Bookmarks_V4.sqlite")
 
-    @Test func modelShowPrintsTheModelAsJSON() throws {
+    @Test(.needsCorpus) func modelShowPrintsTheModelAsJSON() throws {
         let result = try OCD.run(["model", "show", Self.sampleModel.path, "--json"])
         #expect(result.status == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
@@ -48,7 +48,7 @@ import OpenCoreData
         #expect(try OCD.run(["store", "explode"]).status == 2)
     }
 
-    @Test func storeDumpPrintsEveryObjectAndLeavesTheStoreAsItWas() throws {
+    @Test(.needsCorpus) func storeDumpPrintsEveryObjectAndLeavesTheStoreAsItWas() throws {
         let directory = TemporaryDirectory()
         let store = try Corpus.copyStore(at: Self.bookmarksV4Store, to: directory)
         let before = try Self.contents(of: store)
@@ -65,7 +65,7 @@ import OpenCoreData
         #expect((favoritesRoot["attributes"] as? [String: Any])?["isFolder"] as? Bool == true)
     }
 
-    @Test func storeDumpWithTheWrongModelNamesWhatDiffers() throws {
+    @Test(.needsCorpus) func storeDumpWithTheWrongModelNamesWhatDiffers() throws {
         let directory = TemporaryDirectory()
         let store = try Corpus.copyStore(at: Self.bookmarksV4Store, to: directory)
         let olderModel = Self.bookmarksV4Model.deletingLastPathComponent().appendingPathComponent("BookmarksModel 3.xcdatamodel")
@@ -119,7 +119,7 @@ enum OCD {
     static let sampleModelV2Store = Corpus.url("stores/alemar11__CoreDataPlus/Tests__Resources__SampleModel__Fixtures__SampleModel_V2.sqlite")
     static let momd = Corpus.url("compiled/alemar11__CoreDataPlus/Tests__Resources__SampleModel__Fixtures__SampleModel.momd")
 
-    @Test func storeInfoCountsTheObjectsOfEveryEntityWithTheStoresOwnModel() throws {
+    @Test(.needsCorpus) func storeInfoCountsTheObjectsOfEveryEntityWithTheStoresOwnModel() throws {
         let directory = TemporaryDirectory()
         let store = try Corpus.copyStore(at: Self.sampleModel2Store, to: directory)
         let result = try OCD.run(["store", "info", store.path, "--json"])
@@ -140,7 +140,7 @@ enum OCD {
         #expect((metadata["NSStoreModelVersionHashes"] as? [String: String])?.count == 6)
     }
 
-    @Test func storeInfoSaysWhetherAModelFits() throws {
+    @Test(.needsCorpus) func storeInfoSaysWhetherAModelFits() throws {
         let directory = TemporaryDirectory()
         let store = try Corpus.copyStore(at: Self.sampleModelV2Store, to: directory)
         // The .momd's current version is SampleModel (version 1); the store was written with version 2.
@@ -160,7 +160,7 @@ enum OCD {
         #expect(goodCompatibility["differingEntities"] as? [String] == [])
     }
 
-    @Test func aStoresOwnModelIsShownAndUsedForDumping() throws {
+    @Test(.needsCorpus) func aStoresOwnModelIsShownAndUsedForDumping() throws {
         let directory = TemporaryDirectory()
         let store = try Corpus.copyStore(at: Self.sampleModel2Store, to: directory)
         let shown = try OCD.run(["model", "show", store.path, "--json"])
@@ -175,7 +175,7 @@ enum OCD {
         #expect(dumped.output.hasPrefix("Model: the store's model cache\n"))
     }
 
-    @Test func aCompiledModelsVersionsAndMomcsHashes() throws {
+    @Test(.needsCorpus) func aCompiledModelsVersionsAndMomcsHashes() throws {
         let versions = try ModelFileVersions(at: Self.momd)
         #expect(versions.names == ["SampleModel", "SampleModel2", "SampleModel3"])
         #expect(versions.current == "SampleModel")
@@ -201,7 +201,7 @@ enum OCD {
         #expect(dump.output.contains("  name = \"Ada\""))
     }
 
-    @Test func notAStoreIsAClearError() throws {
+    @Test(.needsCorpus) func notAStoreIsAClearError() throws {
         let directory = TemporaryDirectory()
         let text = directory.file("notes.sqlite")
         try "hello".write(to: text, atomically: true, encoding: .utf8)
@@ -237,7 +237,7 @@ enum OCD {
         #expect(notJSON.error.contains("argument 1 is not a JSON value"))
     }
 
-    @Test func withAnEntityAndAModelTheSQLIsShown() throws {
+    @Test(.needsCorpus) func withAnEntityAndAModelTheSQLIsShown() throws {
         let result = try OCD.run(["predicate", "ANY cars.model == %@", "\"Panda\"", "--entity", "Person",
                                   "--model", Self.sampleModel.path, "--json"])
         #expect(result.status == 0, "\(result.error)")

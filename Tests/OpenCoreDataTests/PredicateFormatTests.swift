@@ -139,9 +139,8 @@ import Testing
     /// The real-world format strings of the corpus: how many the parser takes (all of them), and
     /// that any other one is refused with a positioned error rather than a crash; each parsed
     /// one prints back to itself.
-    @Test func corpusFormatStrings() throws {
-        let corpus = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("shared/corpus/predicates/predicates.jsonl")
+    @Test(.needsCorpus) func corpusFormatStrings() throws {
+        let corpus = Corpus.url("predicates/predicates.jsonl")
         let lines = try String(contentsOf: corpus, encoding: .utf8).split(separator: "\n")
         var parsed = 0
         for line in lines {

@@ -23,7 +23,7 @@ import Testing
         return String(characters)
     }
 
-    @Test func damagedCorpusFormatsParseOrAreRefusedWithAPosition() throws {
+    @Test(.needsCorpus) func damagedCorpusFormatsParseOrAreRefusedWithAPosition() throws {
         let corpus = Corpus.url("predicates/predicates.jsonl")
         let formats = try String(contentsOf: corpus, encoding: .utf8).split(separator: "\n").compactMap { line in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["format"] as? String

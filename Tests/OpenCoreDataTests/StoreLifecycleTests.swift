@@ -33,7 +33,7 @@ import OCDSQLite
         #expect(try String(contentsOf: notes, encoding: .utf8) == "not a database")
     }
 
-    @Test func replaceCopiesAStoreWithWhatItsLogHolds() throws {
+    @Test(.needsCorpus) func replaceCopiesAStoreWithWhatItsLogHolds() throws {
         // A corpus store whose data still sits in its -wal.
         let directory = TemporaryDirectory()
         let source = try Corpus.copyStore("stores/duckduckgo__BrowserServicesKit/Tests__BookmarksTests__Resources__Bookmarks_V4.sqlite",

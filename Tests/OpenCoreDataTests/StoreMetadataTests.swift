@@ -99,7 +99,7 @@ import Testing
     }
 
     /// A copy of the store Core Data wrote with CoreDataPlus's SampleModel (data in its WAL).
-    @Test func metadataOfACorpusStore() throws {
+    @Test(.needsCorpus) func metadataOfACorpusStore() throws {
         let directory = TemporaryDirectory()
         let url = try Corpus.copyStore(VersionHashOracleTests.sampleModelStore, to: directory)
         let before = try snapshot(of: directory)
@@ -146,7 +146,7 @@ import Testing
         #expect(store.metadata["lastImport"] as? String == "2024-01-01")
     }
 
-    @Test func setMetadataCanReplaceTheUUID() throws {
+    @Test(.needsCorpus) func setMetadataCanReplaceTheUUID() throws {
         let directory = TemporaryDirectory()
         let url = try Corpus.copyStore(VersionHashOracleTests.sampleModelStore, to: directory)
         var metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)

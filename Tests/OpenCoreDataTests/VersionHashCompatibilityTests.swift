@@ -43,7 +43,7 @@ import Testing
         try Self.open(Self.model(optionalName: true, derived: true), at: url)
     }
 
-    @Test func anAppleStoreIsRefusedByAnotherVersionOfItsModel() throws {
+    @Test(.needsCorpus) func anAppleStoreIsRefusedByAnotherVersionOfItsModel() throws {
         // SampleModel_V2.sqlite was written with version SampleModel2 (which renamed
         // ExpensiveSportCar to LuxuryCar); version SampleModel differs first in Car.
         let directory = TemporaryDirectory()

@@ -75,7 +75,7 @@ import Testing
 
     /// momc's entity hashes for version "SampleModel" match ours for every entity. None of its
     /// entities has a derived attribute, so all are expected to match.
-    @Test func sampleModelEntityHashesMatchVersionInfo() throws {
+    @Test(.needsCorpus) func sampleModelEntityHashesMatchVersionInfo() throws {
         let data = try Data(contentsOf: Corpus.url(Self.sampleModelVersionInfo))
         let info = try #require(try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
         let versions = try #require(info["NSManagedObjectModel_VersionHashes"] as? [String: Any])
@@ -98,7 +98,7 @@ import Testing
 
     /// The per-property hashes momc stores in `SampleModel.omo` include ours for every property,
     /// transient ones included (the .omo layout is not known, so each hash is looked for as bytes).
-    @Test func sampleModelPropertyHashesAppearInOmo() throws {
+    @Test(.needsCorpus) func sampleModelPropertyHashesAppearInOmo() throws {
         let omo = try Data(contentsOf: Corpus.url(Self.sampleModelOmo))
         let model = Self.sampleModel()
         for entity in model.entities {
@@ -110,7 +110,7 @@ import Testing
 
     /// Apple's metadata in the store written with this version: the same hashes, and a digest
     /// equal to ours.
-    @Test func sampleModelStoreMetadataMatches() throws {
+    @Test(.needsCorpus) func sampleModelStoreMetadataMatches() throws {
         let directory = TemporaryDirectory()
         let url = try Corpus.copyStore(Self.sampleModelStore, to: directory)
         let (_, plist) = try Corpus.rawMetadata(ofStoreAt: url)
@@ -144,7 +144,7 @@ import Testing
 
     /// Entity hashes, digest and checksum of a model built with our API, against the store Core
     /// Data 1338 wrote with it (which has `NSStoreModelVersionChecksumKey`).
-    @Test func syncMetadataModelMatchesStore() throws {
+    @Test(.needsCorpus) func syncMetadataModelMatchesStore() throws {
         let directory = TemporaryDirectory()
         let url = try Corpus.copyStore(Self.syncMetadataStore, to: directory)
         let (_, plist) = try Corpus.rawMetadata(ofStoreAt: url)
@@ -158,7 +158,7 @@ import Testing
     /// In every corpus store, the digest and checksum (where present) follow from the stored
     /// entity hashes by our formulas. This covers stores whose entity hashes we cannot compute
     /// (SampleModel2 has derived attributes).
-    @Test(arguments: corpusStores)
+    @Test(.needsCorpus, arguments: corpusStores)
     func corpusStoreDigests(store: String) throws {
         let directory = TemporaryDirectory()
         let url = try Corpus.copyStore(store, to: directory)

@@ -11,11 +11,11 @@ import Testing
     /// Every `.xcdatamodel` version folder of the corpus.
     static let versionFolders = Corpus.files(under: "models", suffix: ".xcdatamodel")
 
-    @Test func theCorpusHasModels() {
+    @Test(.needsCorpus) func theCorpusHasModels() {
         #expect(Self.versionFolders.count >= 60)
     }
 
-    @Test(arguments: versionFolders)
+    @Test(.needsCorpus, arguments: versionFolders)
     func everyCorpusModelLoadsAsItsXMLSays(_ folder: URL) throws {
         let model = try NSManagedObjectModel(validatingContentsOf: folder)
         // Every corpus model is usable with a store: no model error (warnings are allowed).
@@ -88,9 +88,9 @@ import Testing
 
     // MARK: Bundles and versions
 
-    @Test func aBundleLoadsTheVersionItsCurrentVersionFileNames() throws {
+    @Test(.needsCorpus) func aBundleLoadsTheVersionItsCurrentVersionFileNames() throws {
         // CoreDataPlus names its oldest version current (COREDATA-FORMAT.md §7).
-        let bundle = Corpus.root.appendingPathComponent("models/alemar11__CoreDataPlus/Tests__Resources__SampleModel__SampleModel.xcdatamodeld")
+        let bundle = Corpus.url("models/alemar11__CoreDataPlus/Tests__Resources__SampleModel__SampleModel.xcdatamodeld")
         #expect(try XcodeModel.currentVersion(in: bundle).lastPathComponent == "SampleModel.xcdatamodel")
         let model = try NSManagedObjectModel(validatingContentsOf: bundle)
         let version = try NSManagedObjectModel(validatingContentsOf: bundle.appendingPathComponent("SampleModel.xcdatamodel"))
@@ -120,9 +120,9 @@ import Testing
         }
     }
 
-    @Test func aCorpusModelWorksThroughAStore() throws {
+    @Test(.needsCorpus) func aCorpusModelWorksThroughAStore() throws {
         // objc.io's Moody: an abstract parent entity, a transformable, a required to-many.
-        let folder = Corpus.root.appendingPathComponent("models/objcio__core-data/Moody__MoodyModel__Moody.xcdatamodeld")
+        let folder = Corpus.url("models/objcio__core-data/Moody__MoodyModel__Moody.xcdatamodeld")
         let model = try NSManagedObjectModel(validatingContentsOf: folder)
         try model.validate()
         let directory = TemporaryDirectory()
@@ -356,7 +356,7 @@ private extension XMLElement {
 /// Every corpus model makes a SQLite store that opens again with the same model and takes an
 /// object of each entity: the schema OpenCoreData derives from real models is consistent.
 @Suite struct CorpusModelStoreTests {
-    @Test(arguments: XcodeModelTests.versionFolders)
+    @Test(.needsCorpus, arguments: XcodeModelTests.versionFolders)
     func everyCorpusModelMakesAStoreThatReopens(_ folder: URL) throws {
         let directory = TemporaryDirectory()
         let url = directory.file("Corpus.sqlite")

@@ -2,19 +2,49 @@ import Foundation
 import OCDSQLite
 import Testing
 
-/// Files of the shared test corpus (Apple-written models, compiled models and stores), which
-/// lives next to the package checkout: `<package root>/../shared/corpus`.
+/// Files of the shared test corpus (Apple-written models, compiled models and stores, real format
+/// strings). It is not part of the repository: it is found through the `OCD_CORPUS` environment
+/// variable, else next to the package checkout at `<package root>/../shared/corpus`.
+/// `OCD_CORPUS=none` means "no corpus", as in a bare clone.
+///
+/// Tests that read it carry the `.needsCorpus` trait, so that a clone without it skips them
+/// with one line saying where the corpus was looked for; every other test makes its own fixtures.
 enum Corpus {
-    /// This file is Tests/OpenCoreDataTests/Support/Corpus.swift: the package root is four levels up.
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("shared/corpus")
+    /// Where the corpus is looked for, or nil when `OCD_CORPUS=none` says there is none.
+    static let root: URL? = {
+        if let named = ProcessInfo.processInfo.environment["OCD_CORPUS"], !named.isEmpty {
+            return named == "none" ? nil : URL(fileURLWithPath: named, isDirectory: true)
+        }
+        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/corpus", isDirectory: true)
+    }()
 
-    static func url(_ relativePath: String) -> URL { root.appendingPathComponent(relativePath) }
+    /// This file is Tests/OpenCoreDataTests/Support/Corpus.swift: the package root is four levels up.
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Whether the corpus is there: its root is a readable folder.
+    static let isAvailable: Bool = {
+        guard let root else { return false }
+        var isFolder: ObjCBool = false
+        return FileManager.default.fileExists(atPath: root.path, isDirectory: &isFolder) && isFolder.boolValue
+            && FileManager.default.isReadableFile(atPath: root.path)
+    }()
+
+    /// The one line a skipped test shows.
+    static let skipReason: String = {
+        guard let root else { return "needs the shared corpus, and OCD_CORPUS=none says there is none" }
+        return "needs the shared corpus, looked for at \(root.path) (set OCD_CORPUS to its folder)"
+    }()
+
+    /// The corpus root for a test that carries `.needsCorpus`; a path that does not exist otherwise,
+    /// so that a test which forgot the trait fails on a missing file rather than reading elsewhere.
+    static var base: URL { root ?? URL(fileURLWithPath: "/nonexistent/ocd-corpus") }
+
+    static func url(_ relativePath: String) -> URL { base.appendingPathComponent(relativePath) }
 
     /// Every file or folder under `folder` of the corpus whose name ends with `suffix`, sorted.
     static func files(under folder: String, suffix: String) -> [URL] {
-        let base = root.appendingPathComponent(folder)
+        let base = self.base.appendingPathComponent(folder)
         guard let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { return [] }
         return enumerator.compactMap { $0 as? URL }
             .filter { $0.lastPathComponent.hasSuffix(suffix) }
@@ -51,4 +81,10 @@ enum Corpus {
         let plist = try #require(try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
         return (row[0].stringValue ?? "", plist)
     }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs a test or suite only when the shared corpus is there (see `Corpus`): the corpus holds
+    /// Apple-written files that cannot be part of the repository, so a bare clone skips these.
+    static var needsCorpus: Self { .enabled(if: Corpus.isAvailable, Comment(rawValue: Corpus.skipReason)) }
 }
