@@ -81,12 +81,7 @@ enum CompiledModel {
     /// What `VersionInfo.plist` in the `.momd` folder `momd` says.
     static func versionInfo(at momd: URL) throws -> VersionInfo {
         let url = momd.appendingPathComponent("VersionInfo.plist")
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw ModelFileError(file: url, reason: "the file cannot be read (\(error.localizedDescription))")
-        }
+        let data = try ModelFileReader.data(of: url)
         let plist: PropertyListValue
         do {
             plist = try PropertyListValue.read(data)
@@ -167,12 +162,7 @@ enum CompiledModel {
     }
 
     private static func decode(momAt url: URL, into model: NSManagedObjectModel) throws {
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw ModelFileError(file: url, reason: "the file cannot be read (\(error.localizedDescription))")
-        }
+        let data = try ModelFileReader.data(of: url)
         try decode(archive: data, source: url, into: model)
     }
 }

@@ -37,6 +37,12 @@ final class XMLElementNode {
 enum XMLElementTree {
     /// The document's root element; an error naming the line where the XML is not well formed.
     static func parse(_ data: Data, file: URL) throws -> XMLElementNode {
+        // Foundation's XMLParser stops the program on some bytes that are not UTF-8 (in a
+        // processing instruction, for one), so a document read as UTF-8 is checked first.
+        if isReadAsUTF8(data), let offset = firstInvalidUTF8Offset(in: data) {
+            throw ModelFileError(file: file, line: lineNumber(ofOffset: offset, in: data),
+                                 reason: "the file is not valid UTF-8 (byte 0x\(String(data[data.startIndex + offset], radix: 16, uppercase: true)) at offset \(offset))")
+        }
         let builder = TreeBuilder()
         let parser = XMLParser(data: data)
         parser.delegate = builder
@@ -50,6 +56,38 @@ enum XMLElementTree {
         }
         guard let root = builder.root else { throw ModelFileError(file: file, reason: "the file holds no XML element") }
         return root
+    }
+
+    /// Whether the XML parser reads `data` as UTF-8: it declares no encoding, or UTF-8, and has no
+    /// UTF-16 or UTF-32 byte-order mark. (For other declared encodings the parser converts the
+    /// bytes itself, and what it hands on is valid UTF-8.)
+    static func isReadAsUTF8(_ data: Data) -> Bool {
+        if data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0xFF, 0xFE]) { return false }
+        guard data.starts(with: Array("<?xml".utf8)) else { return true }
+        let declaration = String(decoding: data.prefix(while: { $0 != UInt8(ascii: ">") }), as: UTF8.self)
+        guard let range = declaration.range(of: "encoding") else { return true }
+        let value = declaration[range.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
+            .prefix { $0 != "\"" && $0 != "'" }
+        return value.lowercased() == "utf-8" || value.lowercased() == "utf8"
+    }
+
+    /// The offset of the first byte of `data` that is not part of a valid UTF-8 sequence.
+    static func firstInvalidUTF8Offset(in data: Data) -> Int? {
+        var iterator = data.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        var offset = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded): offset += encoded.count
+            case .emptyInput: return nil
+            case .error: return offset
+            }
+        }
+    }
+
+    /// The line (from 1) of the byte at `offset`.
+    private static func lineNumber(ofOffset offset: Int, in data: Data) -> Int {
+        data.prefix(offset).reduce(1) { $1 == UInt8(ascii: "\n") ? $0 + 1 : $0 }
     }
 
     /// libxml2's error numbers carry no message on Linux; name the common ones.

@@ -14,7 +14,8 @@ enum XcodeModel {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: bundle.path)
         } catch {
-            throw ModelFileError(file: bundle, reason: "the model bundle cannot be read (\(error.localizedDescription))")
+            let cause = FileManager.default.isReadableFile(atPath: bundle.path) ? (error as NSError).localizedDescription : "permission denied"
+            throw ModelFileError(file: bundle, reason: "the model bundle cannot be read (\(cause))")
         }
         // Compare the names without ".xcdatamodel": "Journal" < "Journal 2" < "Journal 10".
         func stem(_ name: String) -> String { String(name.dropLast(".xcdatamodel".count)) }
@@ -27,7 +28,7 @@ enum XcodeModel {
     static func declaredCurrentVersion(in bundle: URL) throws -> String? {
         let file = bundle.appendingPathComponent(".xccurrentversion")
         // A missing or empty file names no version.
-        guard let data = FileManager.default.contents(atPath: file.path), !data.isEmpty else { return nil }
+        guard let data = try ModelFileReader.dataIfPresent(of: file), !data.isEmpty else { return nil }
         let plist: Any
         do {
             // Not PropertyListSerialization: on Linux it can crash on a corrupt binary list.
@@ -64,7 +65,12 @@ enum XcodeModel {
     /// Loads one `.xcdatamodel` folder.
     static func loadVersion(at version: URL, into model: NSManagedObjectModel) throws {
         let contents = version.appendingPathComponent("contents")
-        guard let data = FileManager.default.contents(atPath: contents.path) else {
+        // A folder that cannot be listed hides its files: say so rather than "no contents file".
+        if FileManager.default.fileExists(atPath: version.path),
+           !FileManager.default.isReadableFile(atPath: version.path) || !FileManager.default.isExecutableFile(atPath: version.path) {
+            throw ModelFileError(file: version, reason: "the model folder cannot be read: permission denied")
+        }
+        guard let data = try ModelFileReader.dataIfPresent(of: contents) else {
             if FileManager.default.fileExists(atPath: version.appendingPathComponent("elements").path) {
                 throw ModelFileError(file: version, reason: "the model is in the binary format of Xcode 3 and earlier, "
                                      + "which cannot be read; open it in Xcode 4 or later and save it again")
