@@ -145,6 +145,9 @@ extension NSManagedObjectContext {
     /// than copied (taken from the back, so each removal is O(1)).
     func objectsConsuming(_ snapshots: inout [RowSnapshot]) -> [NSManagedObject] {
         let count = snapshots.count
+        // Not through the initializer below with no rows: it would write the count of the
+        // standard library's shared empty storage, a race between threads fetching at once.
+        guard count > 0 else { return [] }
         return [NSManagedObject](unsafeUninitializedCapacity: count) { buffer, initialized in
             var index = count
             while let snapshot = snapshots.popLast() {

@@ -70,6 +70,9 @@ extension NSManagedObjectContext {
         // The IDs are read first, with nothing opaque in the loop, and then moved into the set:
         // hashing (or appending) in the same loop made the compiler retain and release every
         // object, whose headers a large save no longer has in cache.
+        // With no objects the array below would be the standard library's shared empty storage,
+        // whose count the initializer writes: threads saving at once would race on it (TSan).
+        guard !objects.isEmpty else { return [] }
         var ids = [NSManagedObjectID](unsafeUninitializedCapacity: objects.count) { buffer, initialized in
             initialized = 0
             for object in objects {

@@ -350,7 +350,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
                 // Left unloaded (a later access tries again), and recorded, so that no save
                 // writes a membership that was never read.
                 for object in group {
-                    object.rejectedValues[relationship.name] = "the relationship could not be loaded from the store: \(error)"
+                    object.rejectedValues[relationship.name] = "the relationship could not be loaded from the store: \((error as NSError).localizedDescription)"
                 }
                 continue
             }
