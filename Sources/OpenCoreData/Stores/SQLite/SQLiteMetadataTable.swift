@@ -19,8 +19,17 @@ enum SQLiteMetadataTable {
         guard let row = try connection.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1").first else {
             throw CoreDataError.store(.persistentStoreInvalidType, "The store \(path) has no metadata row in Z_METADATA", url: url)
         }
+        // Core Data always writes a property list; without one the store's model is unknown.
+        let data: Data
+        switch row[1] {
+        case .blob(let bytes) where !bytes.isEmpty: data = bytes
+        case .text(let text) where !text.isEmpty: data = Data(text.utf8)   // perhaps an XML property list
+        case .null: throw noMetadata(path, url, "NULL")
+        case .blob, .text: throw noMetadata(path, url, "empty")
+        case .integer, .real: throw noMetadata(path, url, "a number")
+        }
         var metadata: [String: Any] = [:]
-        if let data = row[1].dataValue, !data.isEmpty {
+        do {
             let plist: Any
             do {
                 // Not PropertyListSerialization: on Linux it can crash on a corrupt binary list.
@@ -39,6 +48,16 @@ enum SQLiteMetadataTable {
         if let uuid = row[0].stringValue, !uuid.isEmpty { metadata[NSStoreUUIDKey] = uuid }
         metadata[NSStoreTypeKey] = metadata[NSStoreTypeKey] ?? NSSQLiteStoreType
         return metadata
+    }
+
+    private static func noMetadata(_ path: String, _ url: URL?, _ what: String) -> CocoaError {
+        CoreDataError.store(.persistentStoreInvalidType,
+                            "The store \(path) has no metadata: its property list (Z_METADATA.Z_PLIST) is \(what)", url: url)
+    }
+
+    /// The store's UUID (`Z_UUID`), whatever its property list holds; nil when there is none.
+    static func uuid(from connection: SQLiteConnection) throws -> String? {
+        try connection.rows("SELECT Z_UUID FROM Z_METADATA WHERE Z_VERSION = 1").first?.first?.stringValue
     }
 
     /// Replaces the metadata row: `NSStoreUUID` goes to `Z_UUID` (`uuid` when the metadata has
@@ -75,11 +94,12 @@ enum SQLiteStoreFile {
         let connection = try open(url, readOnly: false)
         do {
             try connection.transaction {
-                let current = try SQLiteMetadataTable.read(from: connection, url: url)
+                guard try connection.tableExists("Z_METADATA") else { _ = try SQLiteMetadataTable.read(from: connection, url: url); return }
+                // Only the UUID is kept, so that metadata which cannot be read can be replaced.
+                let uuid = try SQLiteMetadataTable.uuid(from: connection).flatMap { $0.isEmpty ? nil : $0 } ?? UUID().uuidString
                 var updated = metadata
                 updated[NSStoreTypeKey] = updated[NSStoreTypeKey] ?? NSSQLiteStoreType
-                try SQLiteMetadataTable.write(updated, uuid: current[NSStoreUUIDKey] as? String ?? UUID().uuidString,
-                                              on: connection, url: url)
+                try SQLiteMetadataTable.write(updated, uuid: uuid, on: connection, url: url)
             }
         } catch let error as CocoaError {
             throw error
@@ -88,8 +108,9 @@ enum SQLiteStoreFile {
         }
     }
 
-    /// A connection to the existing store file at `url`; 260 when there is no file, 134000 when
-    /// it is not a SQLite database. Never creates a file, nor changes the journal mode.
+    /// A connection to the existing store file at `url`; 260 when there is no file, otherwise an
+    /// error saying why it cannot be opened (see `SQLiteStoreFileError`). Never creates a file,
+    /// nor changes the journal mode.
     static func open(_ url: URL, readOnly: Bool) throws -> SQLiteConnection {
         let path = url.path
         var isDirectory: ObjCBool = false
@@ -109,10 +130,12 @@ enum SQLiteStoreFile {
         // database always has one), so it is read as immutable, creating nothing.
         // With one, the `-wal` holds data not yet in the database file, so SQLite must read it.
         configuration.immutable = readOnly && isWALDatabaseWithoutLog(path)
+        // SQLite reads a 0-byte file as an empty database; as a store's file it holds nothing.
+        if let empty = SQLiteStoreFileError.emptyFile(url) { throw empty }
         do {
             return try SQLiteConnection(path: path, configuration: configuration)
         } catch {
-            throw CoreDataError.store(.persistentStoreInvalidType, "The file \(path) is not a SQLite database", url: url, underlying: error)
+            throw SQLiteStoreFileError.unopenable(url, underlying: error)
         }
     }
 

@@ -57,7 +57,8 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         do {
             connection = try SQLiteConnection(path: path, configuration: configuration)
         } catch {
-            throw CoreDataError.store(.persistentStoreOpen, "The file \(path) is not a SQLite database", url: url, underlying: error)
+            throw exists ? SQLiteStoreFileError.unopenable(url, underlying: error)
+                : CoreDataError.store(.persistentStoreOpen, "The store \(path) could not be created", url: url, underlying: error)
         }
         do {
             switch try StoreFileKind(of: connection) {
@@ -90,6 +91,8 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             try applyPragmas(on: connection)
         } catch let error as CocoaError {
             throw error
+        } catch let error as SQLiteError where SQLiteStoreFileError.isDamage(error) {
+            throw SQLiteStoreFileError.unopenable(url, underlying: error)
         } catch {
             throw CoreDataError.store(.persistentStoreOpen, "The store \(path) could not be opened", url: url, underlying: error)
         }
@@ -101,16 +104,31 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
 
     // The seam's methods, implemented in SQLiteStore+Reading.swift and SQLiteStore+Writing.swift.
-    override func execute(_ fetch: StoreFetch) throws -> StoreFetchResult { try executeFetch(fetch) }
-    override func snapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? { try readSnapshots(for: [objectID]).first }
-    override func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [RowSnapshot] { try readSnapshots(for: objectIDs) }
+    // Reads name the store file when SQLite fails (saves are translated by the context).
+    override func execute(_ fetch: StoreFetch) throws -> StoreFetchResult { try namingTheFile { try executeFetch(fetch) } }
+    override func snapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
+        try namingTheFile { try readSnapshots(for: [objectID]).first }
+    }
+    override func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [RowSnapshot] {
+        try namingTheFile { try readSnapshots(for: objectIDs) }
+    }
     override func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription) throws
-        -> [NSManagedObjectID: [RowSnapshot]] { try readRelatedSnapshots(of: sources, through: relationship) }
+        -> [NSManagedObjectID: [RowSnapshot]] { try namingTheFile { try readRelatedSnapshots(of: sources, through: relationship) } }
     override func prepareSave(_ changes: SaveChanges) throws -> SaveOutcome { try writeChanges(changes) }
     override func commitPreparedSave() throws { try commitChanges() }
     override func rollbackPreparedSave() { rollbackChanges() }
     override func newPermanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
         try reservePermanentIDs(for: entities)
+    }
+
+    /// Runs `body`, turning a SQLite error into one that names this store's file.
+    @inline(__always)
+    private func namingTheFile<Result>(_ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw SQLiteStoreFileError.failure(error, url: url)
+        }
     }
 
     // MARK: Creating
@@ -151,6 +169,10 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     private func readMetadata(from connection: SQLiteConnection) throws {
         var metadata = try SQLiteMetadataTable.read(from: connection, url: url)
+        if let problem = StoreMetadataValidation.problem(in: metadata) {
+            throw CoreDataError.store(.persistentStoreInvalidType,
+                                      "The store \(url?.path ?? "?") has metadata (Z_METADATA) Core Data would not write: \(problem)", url: url)
+        }
         if let uuid = metadata[NSStoreUUIDKey] as? String { identifier = uuid }
         metadata[NSStoreUUIDKey] = identifier
         storedMetadata = metadata
