@@ -27,7 +27,13 @@ struct CommandOptions {
     /// The path argument, which must name an existing file or folder.
     func existingPath(what: String) throws -> URL {
         guard let path else { throw UsageError("missing the \(what) path") }
+        return try Self.existing(path)
+    }
+
+    /// `path` as a URL, when it names a file or folder that can be read.
+    static func existing(_ path: String) throws -> URL {
         guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("\(path): no such file or folder") }
+        guard FileManager.default.isReadableFile(atPath: path) else { throw CommandFailure("\(path): cannot be read: permission denied") }
         return URL(fileURLWithPath: path)
     }
 }

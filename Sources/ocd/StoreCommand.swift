@@ -94,8 +94,7 @@ enum StoreCommand {
     /// The model to read the store with: `--model`, or else the one the store carries.
     static func model(for url: URL, options: CommandOptions) throws -> (NSManagedObjectModel, String) {
         if let path = options.modelPath {
-            guard FileManager.default.fileExists(atPath: path) else { throw CommandFailure("\(path): no such file or folder") }
-            return (try NSManagedObjectModel(validatingContentsOf: URL(fileURLWithPath: path)), path)
+            return (try NSManagedObjectModel(validatingContentsOf: CommandOptions.existing(path)), path)
         }
         let stored = try NSPersistentStoreCoordinator.storedModelForPersistentStore(ofType: NSSQLiteStoreType, at: url)
         switch stored.source {

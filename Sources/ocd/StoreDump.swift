@@ -36,7 +36,9 @@ struct DumpedObject: Encodable {
             let value = object.value(forKey: name)
             // A to-many the store could not give stays a fault: say so rather than print it empty.
             if relationship.isToMany && object.hasFault(forRelationshipNamed: name) {
-                throw CommandFailure("\(uri): the relationship \(self.entity).\(name) could not be read from the store")
+                // Validation reports why the relationship could not be loaded.
+                throw CommandFailure("\(uri): the relationship \(self.entity).\(name) could not be read from the store: "
+                                     + Self.validationReason(of: object, key: name))
             }
             if !relationship.isToMany {
                 relationships[name] = .one((value as? NSManagedObject).map(Self.uri))
@@ -49,6 +51,19 @@ struct DumpedObject: Encodable {
             }
         }
         self.relationships = relationships
+    }
+
+    /// What validation says of `key` of `object`: the reason a value could not be read.
+    private static func validationReason(of object: NSManagedObject, key: String) -> String {
+        do {
+            try object.validateForUpdate()
+            return "no reason given"
+        } catch {
+            let nsError = error as NSError
+            let errors = (nsError.userInfo[NSDetailedErrorsKey] as? [Error]) ?? [error]
+            let about = errors.first { ($0 as NSError).userInfo[NSValidationKeyErrorKey] as? String == key } ?? error
+            return (about as NSError).localizedDescription
+        }
     }
 
     private static func uri(_ object: NSManagedObject) -> String { object.objectID.uriRepresentation().absoluteString }
@@ -72,3 +87,4 @@ struct DumpedObject: Encodable {
         return lines.joined(separator: "\n")
     }
 }
+

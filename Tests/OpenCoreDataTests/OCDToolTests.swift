@@ -97,7 +97,15 @@ enum OCD {
         return runner.appendingPathComponent("ocd")
     }
 
-    static func run(_ arguments: [String]) throws -> Result {
+    /// Runs `ocd` as the user `nobody` when the tests run as root (which reads any file), so
+    /// that permissions apply; as the current user otherwise.
+    static func runAsUnprivilegedUser(_ arguments: [String]) throws -> Result {
+        guard getuid() == 0 else { return try run(arguments) }
+        return try run(["--reuid=65534", "--regid=65534", "--clear-groups", executable.path] + arguments,
+                       executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
+    }
+
+    static func run(_ arguments: [String], executable: URL = executable) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
