@@ -93,7 +93,12 @@ enum StoreCommand {
 
     /// The model to read the store with: `--model`, or else the one the store carries.
     static func model(for url: URL, options: CommandOptions) throws -> (NSManagedObjectModel, String) {
-        if let path = options.modelPath {
+        try model(for: url, modelPath: options.modelPath)
+    }
+
+    /// The model to read the store with: the one at `modelPath`, or else the one the store carries.
+    static func model(for url: URL, modelPath: String?) throws -> (NSManagedObjectModel, String) {
+        if let path = modelPath {
             return (try NSManagedObjectModel(validatingContentsOf: CommandOptions.existing(path)), path)
         }
         let stored = try NSPersistentStoreCoordinator.storedModelForPersistentStore(ofType: NSSQLiteStoreType, at: url)

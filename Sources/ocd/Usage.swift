@@ -9,6 +9,13 @@ enum Usage {
           model show PATH [--json]
                                    print a model: a .xcdatamodeld, .xcdatamodel, .momd or .mom, or the
                                    model a SQLite store carries
+          model diagram PATH [--format dot|svg]
+                                   draw a model (or a store's model) as a Graphviz graph: DOT text, or
+                                   SVG through Graphviz's dot (apt-get install graphviz)
+          fetch STORE --entity NAME [--where FORMAT [ARG …]] [--sort KEY[:desc] …] [--limit N]
+                [--offset N] [--model PATH] [--json | --csv]
+                                   the objects a fetch request returns, as a table (to-ones as URIs,
+                                   to-manys as counts); without --model, the store's own model
           store info PATH [--model MODEL] [--json]
                                    print a store's metadata and object counts, and whether MODEL fits it
           store dump PATH [--model MODEL] [--json]

@@ -6,6 +6,8 @@ let exitCode: Int32
 switch arguments.first {
 case "example":
     exitCode = await ExampleCommand.run(Array(arguments.dropFirst()))
+case "fetch":
+    exitCode = FetchCommand.run(Array(arguments.dropFirst()))
 case "model":
     exitCode = ModelCommand.run(Array(arguments.dropFirst()))
 case "predicate":

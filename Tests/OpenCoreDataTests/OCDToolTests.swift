@@ -105,10 +105,11 @@ enum OCD {
                        executable: URL(fileURLWithPath: "/usr/bin/setpriv"))
     }
 
-    static func run(_ arguments: [String], executable: URL = executable) throws -> Result {
+    static func run(_ arguments: [String], executable: URL = executable, environment: [String: String]? = nil) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if let environment { process.environment = environment }
         let output = Pipe(), error = Pipe()
         process.standardOutput = output
         process.standardError = error

@@ -1,0 +1,84 @@
+import Foundation
+import OpenCoreData
+
+/// `ocd fetch STORE --entity NAME [--where FORMAT [ARG …]] [--sort KEY[:desc] …] [--limit N]
+/// [--offset N] [--model PATH] [--json | --csv]`: the objects of one entity that a fetch request
+/// returns, as a table (entity, URI, attributes, to-ones as URIs, to-manys as counts), JSON or
+/// CSV. Without `--model` the store's own model is used; the store is opened read-only.
+enum FetchCommand {
+    static func run(_ arguments: [String]) -> Int32 {
+        do {
+            let options = try FetchOptions(arguments)
+            let url = try CommandOptions.existing(options.storePath ?? "")
+            try fetch(url, options: options)
+            return 0
+        } catch let error as UsageError {
+            Output.fail(error.description)
+            return 2
+        } catch {
+            Output.fail(StoreCommand.describe(error))
+            return 1
+        }
+    }
+
+    private static func fetch(_ url: URL, options: FetchOptions) throws {
+        let (model, source) = try StoreCommand.model(for: url, modelPath: options.modelPath)
+        let entityName = options.entityName ?? ""
+        guard let entity = model.entitiesByName[entityName] else {
+            let names = model.entities.compactMap(\.name).sorted().joined(separator: ", ")
+            throw CommandFailure("\(url.path): the model (\(source)) has no entity '\(entityName)'; it has \(names)")
+        }
+        let request = NSFetchRequest<NSManagedObject>(entityName: entityName)
+        if let format = options.whereFormat {
+            request.predicate = try NSPredicate(validatingFormat: format, argumentArray: options.whereArguments)
+        }
+        for (key, _) in options.sortKeys { try KeyPathCheck.check(key, from: entity) }
+        request.sortDescriptors = options.sortKeys.map { NSSortDescriptor(key: $0.key, ascending: $0.ascending) }
+        request.fetchLimit = options.limit
+        request.fetchOffset = options.offset
+        let context = try StoreCommand.openReadOnly(url, model: model)
+        let columns = FetchedObject.columns(of: entity)
+        let objects: [FetchedObject] = try context.performAndWait {
+            try context.fetch(request).map { try FetchedObject($0, columns: columns) }
+        }
+        switch options.format {
+        case .json:
+            try Output.printJSON(FetchReport(store: url.path, model: source, entity: entityName,
+                                             predicate: request.predicate?.predicateFormat, objects: objects))
+        case .csv:
+            print(FetchedObject.csv(objects, columns: columns), terminator: "")
+        case .table:
+            print(FetchedObject.table(objects, columns: columns), terminator: "")
+        }
+    }
+
+    /// The `--json` output; documented in Docs/ocd-json.md.
+    struct FetchReport: Encodable {
+        let store: String
+        let model: String
+        let entity: String
+        let predicate: String?
+        let objects: [FetchedObject]
+    }
+}
+
+/// Checks a sort key path against the model, so that a misspelt key names the entity instead
+/// of failing in the store.
+enum KeyPathCheck {
+    static func check(_ keyPath: String, from entity: NSEntityDescription) throws {
+        var current = entity
+        let components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        for (index, key) in components.enumerated() {
+            guard let property = current.propertiesByName[key] else {
+                throw CommandFailure("the entity \(current.name ?? "?") has no property '\(key)' (in the key path '\(keyPath)')")
+            }
+            let isLast = index == components.count - 1
+            if let relationship = property as? NSRelationshipDescription, let destination = relationship.destinationEntity {
+                if isLast { throw CommandFailure("'\(keyPath)' ends in the relationship \(current.name ?? "?").\(key): sort by one of its attributes") }
+                current = destination
+            } else if !isLast {
+                throw CommandFailure("'\(keyPath)' goes on after the attribute \(current.name ?? "?").\(key)")
+            }
+        }
+    }
+}
