@@ -31,10 +31,13 @@ enum SQLiteStoreFileError {
                                    url: url, underlying: underlying)
     }
 
-    /// The error for a 0-byte file read as a store, or nil when the file is not empty.
+    /// The error for a 0-byte file read as a store, or nil when the file is not empty (or its
+    /// `-wal` holds pages, which SQLite reads as the database).
     static func emptyFile(_ url: URL) -> CocoaError? {
-        let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)??.intValue
-        guard size == 0 else { return nil }
+        func size(_ path: String) -> Int? {
+            (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)??.intValue
+        }
+        guard size(url.path) == 0, (size(url.path + "-wal") ?? 0) == 0 else { return nil }
         return CoreDataError.store(.persistentStoreInvalidType,
                                    "The file \(url.path) is empty (0 bytes): it holds no Core Data store", url: url)
     }
