@@ -98,9 +98,12 @@ import Testing
         library.writer.destinationEntity = stray
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: library.model)
         let directory = TemporaryDirectory()
-        let error = #expect(throws: ModelValidationError.self) {
+        let thrown = #expect(throws: CocoaError.self) {
             try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, at: directory.file("Library.sqlite"))
         }
+        #expect(thrown?.code.rawValue == 134060)
+        #expect(thrown?.message.contains("Book.author: its destination entity 'Publisher' is not in the model") == true)
+        let error = thrown?.userInfo[NSUnderlyingErrorKey] as? ModelValidationError
         #expect(error?.issues.map(\.entity) == ["Book"])
         #expect(error?.description.contains("Book.author: its destination entity 'Publisher' is not in the model") == true)
         #expect(!FileManager.default.fileExists(atPath: directory.file("Library.sqlite").path))

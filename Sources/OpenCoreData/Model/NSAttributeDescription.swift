@@ -18,19 +18,19 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     /// Whether large binary data may be kept outside the database file.
     public var allowsExternalBinaryDataStorage = false { didSet { checkEditable("allowsExternalBinaryDataStorage") } }
     /// For transformable attributes: the name of the `ValueTransformer` that turns values into data.
-    public var valueTransformerName: String?
+    public var valueTransformerName: String? { didSet { checkEditable("valueTransformerName") } }
     /// The class name Core Data reports for values of this attribute (`NSString`, `NSNumber`, …).
-    public var attributeValueClassName: String?
+    public var attributeValueClassName: String? { didSet { checkEditable("attributeValueClassName") } }
     /// Whether the value is kept in persistent history after the object is deleted.
     public var preservesValueInHistoryOnDeletion = false { didSet { checkEditable("preservesValueInHistoryOnDeletion") } }
 
     /// The smallest allowed value: a number for numeric attributes, a `Date` for dates, a length
     /// for strings and binary data. Checked at save (codes 1620, 1640, 1670).
-    public var minValue: Any?
+    public var minValue: Any? { didSet { checkEditable("minValue") } }
     /// The largest allowed value, as `minValue`. Checked at save (codes 1610, 1630, 1660).
-    public var maxValue: Any?
+    public var maxValue: Any? { didSet { checkEditable("maxValue") } }
     /// A regular expression a string value must match as a whole. Checked at save (code 1680).
-    public var regularExpression: String?
+    public var regularExpression: String? { didSet { checkEditable("regularExpression") } }
 
     /// An attribute named `name` of type `type`.
     public init(name: String, type: NSAttributeType, optional: Bool = true, defaultValue: Any? = nil) {

@@ -20,11 +20,11 @@ open class NSEntityDescription: @unchecked Sendable {
     /// The name of the `NSManagedObject` subclass for this entity's objects.
     public var managedObjectClassName: String = "NSManagedObject" { didSet { checkEditable("managedObjectClassName") } }
     /// Free-form information for the application.
-    public var userInfo: [AnyHashable: Any]?
+    public var userInfo: [AnyHashable: Any]? { didSet { checkEditable("userInfo") } }
     /// A string that changes the version hash without changing the schema.
     public var versionHashModifier: String? { didSet { checkEditable("versionHashModifier") } }
     /// The name this entity had in an earlier model version (for migration).
-    public var renamingIdentifier: String?
+    public var renamingIdentifier: String? { didSet { checkEditable("renamingIdentifier") } }
     /// Groups of property names whose values must be unique together, as `[["email"], ["first", "last"]]`.
     /// Elements may be names or property descriptions, as in Core Data.
     public var uniquenessConstraints: [[Any]] = [] { didSet { checkEditable("uniquenessConstraints") } }

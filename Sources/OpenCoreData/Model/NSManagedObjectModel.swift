@@ -21,7 +21,7 @@ open class NSManagedObjectModel: @unchecked Sendable {
     let versionHashCache = VersionHashCache()
 
     /// Identifiers of this model version (`NSStoreModelVersionIdentifiers` in store metadata).
-    public var versionIdentifiers: Set<AnyHashable> = []
+    public var versionIdentifiers: Set<AnyHashable> = [] { didSet { checkEditable() } }
 
     /// For a model read from a store file: each entity's `Z_ENT` there, which the SQLite store
     /// uses instead of numbering the entities itself.

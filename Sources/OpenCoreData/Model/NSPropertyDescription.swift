@@ -19,11 +19,11 @@ open class NSPropertyDescription: @unchecked Sendable {
     /// Whether stores should index this property (`CREATE INDEX` in the SQLite store).
     public var isIndexed: Bool = false { didSet { checkEditable("isIndexed") } }
     /// Free-form information for the application.
-    public var userInfo: [AnyHashable: Any]? = nil
+    public var userInfo: [AnyHashable: Any]? = nil { didSet { checkEditable("userInfo") } }
     /// A string that changes the version hash without changing the schema.
     public var versionHashModifier: String? = nil { didSet { checkEditable("versionHashModifier") } }
     /// The name this property had in an earlier model version (for migration).
-    public var renamingIdentifier: String? = nil
+    public var renamingIdentifier: String? = nil { didSet { checkEditable("renamingIdentifier") } }
 
     /// The entity this property is declared on (not inherited into).
     public internal(set) var entity: NSEntityDescription? {

@@ -51,7 +51,7 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
     /// Maximum number of destination objects; 1 makes a to-one relationship, 0 means no maximum.
     @exclusivity(unchecked) public var maxCount: Int = 1 { didSet { checkEditable("maxCount") } }
     /// What deleting the source does to the destination.
-    @exclusivity(unchecked) public var deleteRule: NSDeleteRule = .nullifyDeleteRule
+    @exclusivity(unchecked) public var deleteRule: NSDeleteRule = .nullifyDeleteRule { didSet { checkEditable("deleteRule") } }
     /// Whether a to-many relationship keeps its order (an `NSOrderedSet`).
     @exclusivity(unchecked) public var isOrdered: Bool = false { didSet { checkEditable("isOrdered") } }
 

@@ -28,12 +28,18 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
 
     /// Adds and opens a store of `storeType` at `url`.
     ///
-    /// Throws when the model is invalid, when the file is not a store of that type (the file is
-    /// left as it was), or when the store was written for an incompatible model.
+    /// Throws when the model is invalid (134060, `NSCoreDataError`, with the `ModelValidationError`
+    /// listing every problem under `NSUnderlyingErrorKey`), when the file is not a store of that
+    /// type (the file is left as it was), or when the store was written for an incompatible model.
     @discardableResult
     open func addPersistentStore(ofType storeType: String, configurationName: String? = nil, at storeURL: URL?,
                                  options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
-        try managedObjectModel.validate()
+        do {
+            try managedObjectModel.validate()
+        } catch let error as ModelValidationError {
+            // A CocoaError, so that Core Data's `catch` clauses see it.
+            throw CoreDataError.make(.coreData, error.description, [NSUnderlyingErrorKey: error])
+        }
         if let configurationName, configurationName != "PF_DEFAULT_CONFIGURATION_NAME",
            managedObjectModel.entities(forConfigurationName: configurationName) == nil {
             throw CoreDataError.make(.persistentStoreInvalidType, "The model has no configuration named '\(configurationName)'")
