@@ -1,4 +1,5 @@
 import CSQLite
+import Foundation
 
 /// An error reported by SQLite: its result code, its message, and the SQL that failed.
 ///
@@ -38,4 +39,10 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable, Equatable {
         if let sql { text += " — while running: \(sql)" }
         return text
     }
+}
+
+extension SQLiteError: LocalizedError {
+    /// The description, so that `localizedDescription` says what SQLite said rather than
+    /// "The operation could not be completed".
+    public var errorDescription: String? { description }
 }

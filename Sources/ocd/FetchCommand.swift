@@ -24,6 +24,7 @@ enum FetchCommand {
     private static func fetch(_ url: URL, options: FetchOptions) throws {
         let (model, source) = try StoreCommand.model(for: url, modelPath: options.modelPath)
         let entityName = options.entityName ?? ""
+        // The store checks the predicate's and the sort's key paths, naming the entity.
         guard let entity = model.entitiesByName[entityName] else {
             let names = model.entities.compactMap(\.name).sorted().joined(separator: ", ")
             throw CommandFailure("\(url.path): the model (\(source)) has no entity '\(entityName)'; it has \(names)")
@@ -32,7 +33,6 @@ enum FetchCommand {
         if let format = options.whereFormat {
             request.predicate = try NSPredicate(validatingFormat: format, argumentArray: options.whereArguments)
         }
-        for (key, _) in options.sortKeys { try KeyPathCheck.check(key, from: entity) }
         request.sortDescriptors = options.sortKeys.map { NSSortDescriptor(key: $0.key, ascending: $0.ascending) }
         request.fetchLimit = options.limit
         request.fetchOffset = options.offset
@@ -59,26 +59,5 @@ enum FetchCommand {
         let entity: String
         let predicate: String?
         let objects: [FetchedObject]
-    }
-}
-
-/// Checks a sort key path against the model, so that a misspelt key names the entity instead
-/// of failing in the store.
-enum KeyPathCheck {
-    static func check(_ keyPath: String, from entity: NSEntityDescription) throws {
-        var current = entity
-        let components = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-        for (index, key) in components.enumerated() {
-            guard let property = current.propertiesByName[key] else {
-                throw CommandFailure("the entity \(current.name ?? "?") has no property '\(key)' (in the key path '\(keyPath)')")
-            }
-            let isLast = index == components.count - 1
-            if let relationship = property as? NSRelationshipDescription, let destination = relationship.destinationEntity {
-                if isLast { throw CommandFailure("'\(keyPath)' ends in the relationship \(current.name ?? "?").\(key): sort by one of its attributes") }
-                current = destination
-            } else if !isLast {
-                throw CommandFailure("'\(keyPath)' goes on after the attribute \(current.name ?? "?").\(key)")
-            }
-        }
     }
 }

@@ -24,13 +24,6 @@ struct FetchedObject: Encodable {
             case .count(let count): try container.encode(count)
             }
         }
-
-        var text: String {
-            switch self {
-            case .one(let uri): uri ?? "nil"
-            case .count(let count): "\(count)"
-            }
-        }
     }
 
     let entity: String
@@ -61,18 +54,23 @@ struct FetchedObject: Encodable {
                 relationships[relationship.name] = .one((value as? NSManagedObject)?.objectID.uriRepresentation().absoluteString)
                 continue
             }
-            if object.hasFault(forRelationshipNamed: relationship.name) {
-                throw CommandFailure("\(uri): the relationship \(entity).\(relationship.name) could not be read from the store")
-            }
+            try DumpedObject.checkLoaded(relationship.name, of: object, uri: uri)
             relationships[relationship.name] = .count((value as? NSOrderedSet)?.count ?? (value as? Set<NSManagedObject>)?.count ?? 0)
         }
         self.relationships = relationships
     }
 
-    /// The cells of this object's row: entity, URI, then one per column.
-    func cells(_ columns: Columns, text: (JSONValue) -> String) -> [String] {
+    /// The cells of this object's row: entity, URI, then one per column; `text` renders
+    /// attribute values, and `noObject` stands for an empty to-one.
+    func cells(_ columns: Columns, noObject: String, text: (JSONValue) -> String) -> [String] {
         [entity, uri] + columns.attributes.map { text(attributes[$0.name] ?? .null) }
-            + columns.relationships.map { relationships[$0.name]?.text ?? "" }
+            + columns.relationships.map { column in
+                switch relationships[column.name] {
+                case .one(let uri?): uri
+                case .one(nil), nil: noObject
+                case .count(let count): "\(count)"
+                }
+            }
     }
 
     // MARK: Table
@@ -80,24 +78,39 @@ struct FetchedObject: Encodable {
     /// The objects as an aligned text table with a header, and a last line counting them.
     static func table(_ objects: [FetchedObject], columns: Columns) -> String {
         let header = ["entity", "uri"] + columns.names
-        let rows = objects.map { $0.cells(columns, text: tableText) }
+        let rows = objects.map { $0.cells(columns, noObject: "nil", text: tableText) }
         var widths = header.map(\.count)
         for row in rows {
             for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) }
         }
         func line(_ cells: [String]) -> String {
-            zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }
-                .joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+            // Padded by characters, as the widths are counted (`padding(toLength:)` counts UTF-16
+            // units and would cut a cell with emoji or combining marks).
+            let padded = zip(cells, widths).map { $0 + String(repeating: " ", count: max(0, $1 - $0.count)) }
+            var text = padded.joined(separator: "  ")
+            while text.last == " " { text.removeLast() }
+            return text
         }
         var text = line(header) + "\n" + line(widths.map { String(repeating: "-", count: $0) }) + "\n"
         for row in rows { text += line(row) + "\n" }
         return text + "(\(objects.count) object\(objects.count == 1 ? "" : "s"))\n"
     }
 
-    /// A value in a table cell: strings as they are, on one line and cut at 60 characters.
+    /// A value in a table cell: strings as they are, on one line (control characters escaped)
+    /// and cut at 60 characters.
     private static func tableText(_ value: JSONValue) -> String {
         guard case .string(let string) = value else { return value.text }
-        let oneLine = string.replacingOccurrences(of: "\n", with: "\\n")
+        var oneLine = ""
+        for scalar in string.unicodeScalars {
+            switch scalar {
+            case "\n": oneLine += "\\n"
+            case "\r": oneLine += "\\r"
+            case "\t": oneLine += "\\t"
+            case _ where scalar.properties.generalCategory == .control:
+                oneLine += "\\u{\(String(scalar.value, radix: 16))}"
+            default: oneLine.unicodeScalars.append(scalar)
+            }
+        }
         return oneLine.count > 60 ? String(oneLine.prefix(59)) + "…" : oneLine
     }
 
@@ -108,13 +121,16 @@ struct FetchedObject: Encodable {
     static func csv(_ objects: [FetchedObject], columns: Columns) -> String {
         let header = ["entity", "uri"] + columns.names
         let rows = [header] + objects.map { object in
-            object.cells(columns) { value in value == .null ? "" : value.csvText }
+            object.cells(columns, noObject: "") { value in value == .null ? "" : value.csvText }
         }
         return rows.map { $0.map(csvField).joined(separator: ",") }.joined(separator: "\r\n") + "\r\n"
     }
 
     private static func csvField(_ text: String) -> String {
-        guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+        // By bytes: "\r\n" is one Character, equal to neither "\r" nor "\n".
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }) else {
+            return text
+        }
         return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

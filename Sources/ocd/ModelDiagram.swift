@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import Synchronization
 
 /// A model as a Graphviz DOT graph: one box per entity listing its attributes, one edge per
 /// relationship (an inverse pair is one edge, labelled with both names, their cardinality and
@@ -39,7 +40,7 @@ struct ModelDiagram {
             for relationship in entity.properties.compactMap({ $0 as? NSRelationshipDescription })
             where !drawn.contains(ObjectIdentifier(relationship)) {
                 drawn.insert(ObjectIdentifier(relationship))
-                if let inverse = relationship.inverseRelationship { drawn.insert(ObjectIdentifier(inverse)) }
+                if let inverse = relationship.inverseRelationship, inverse !== relationship { drawn.insert(ObjectIdentifier(inverse)) }
                 edges.append(relationship)
             }
         }
@@ -51,7 +52,7 @@ struct ModelDiagram {
         let destination = quoted(relationship.destinationEntity?.name ?? "?")
         var label = [describe(relationship)]
         var attributes = ["arrowhead=\(relationship.isToMany ? "crow" : "tee")"]
-        if let inverse = relationship.inverseRelationship {
+        if let inverse = relationship.inverseRelationship, inverse !== relationship {
             label.append(describe(inverse))
             attributes += ["dir=both", "arrowtail=\(inverse.isToMany ? "crow" : "tee")"]
         }
@@ -106,20 +107,31 @@ struct ModelDiagram {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = errors
+        // A `dot` that exits before reading everything must not kill `ocd` with SIGPIPE.
+        signal(SIGPIPE, SIG_IGN)
         try process.run()
-        // Written from another thread, so that a large graph cannot block on a full output pipe.
+        // The input is written and the errors read on threads of their own, so that no pipe can
+        // fill up while `ocd` waits on another.
         let text = Data(dot.utf8)
         let writer = Thread {
-            input.fileHandleForWriting.write(text)
+            try? input.fileHandleForWriting.write(contentsOf: text)
             try? input.fileHandleForWriting.close()
         }
+        let message = Mutex(Data())
+        let errorsRead = DispatchSemaphore(value: 0)
+        let errorReader = Thread {
+            let data = errors.fileHandleForReading.readDataToEndOfFile()
+            message.withLock { $0 = data }
+            errorsRead.signal()
+        }
         writer.start()
+        errorReader.start()
         let svg = output.fileHandleForReading.readDataToEndOfFile()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
+        errorsRead.wait()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw CommandFailure("Graphviz's dot failed (exit \(process.terminationStatus)): "
-                                 + String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+                                 + String(decoding: message.withLock { $0 }, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
         }
         return String(decoding: svg, as: UTF8.self)
     }

@@ -35,11 +35,7 @@ struct DumpedObject: Encodable {
         for (name, relationship) in entity.relationshipsByName where !relationship.isTransient {
             let value = object.value(forKey: name)
             // A to-many the store could not give stays a fault: say so rather than print it empty.
-            if relationship.isToMany && object.hasFault(forRelationshipNamed: name) {
-                // Validation reports why the relationship could not be loaded.
-                throw CommandFailure("\(uri): the relationship \(self.entity).\(name) could not be read from the store: "
-                                     + Self.validationReason(of: object, key: name))
-            }
+            if relationship.isToMany { try Self.checkLoaded(name, of: object, uri: uri) }
             if !relationship.isToMany {
                 relationships[name] = .one((value as? NSManagedObject).map(Self.uri))
             } else if let ordered = value as? NSOrderedSet {
@@ -53,7 +49,15 @@ struct DumpedObject: Encodable {
         self.relationships = relationships
     }
 
-    /// What validation says of `key` of `object`: the reason a value could not be read.
+    /// Fails when the to-many `key` of `object` (already asked for) stayed a fault: the store
+    /// could not give it. Rather than print it empty, say so, with the reason.
+    static func checkLoaded(_ key: String, of object: NSManagedObject, uri: String) throws {
+        guard object.hasFault(forRelationshipNamed: key) else { return }
+        throw CommandFailure("\(uri): the relationship \(object.entity.name ?? "?").\(key) could not be read from the store: "
+                             + validationReason(of: object, key: key))
+    }
+
+    /// What validation says of `key` of `object`: the reason its value could not be read.
     private static func validationReason(of object: NSManagedObject, key: String) -> String {
         do {
             try object.validateForUpdate()
@@ -61,7 +65,9 @@ struct DumpedObject: Encodable {
         } catch {
             let nsError = error as NSError
             let errors = (nsError.userInfo[NSDetailedErrorsKey] as? [Error]) ?? [error]
-            let about = errors.first { ($0 as NSError).userInfo[NSValidationKeyErrorKey] as? String == key } ?? error
+            guard let about = errors.first(where: { ($0 as NSError).userInfo[NSValidationKeyErrorKey] as? String == key }) else {
+                return "no reason given"
+            }
             return (about as NSError).localizedDescription
         }
     }
@@ -87,4 +93,3 @@ struct DumpedObject: Encodable {
         return lines.joined(separator: "\n")
     }
 }
-

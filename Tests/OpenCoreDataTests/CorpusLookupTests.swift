@@ -5,7 +5,8 @@ import Testing
 /// compatibility suites are never skipped by accident.
 @Suite struct CorpusLookupTests {
     /// A folder named by `OCD_CORPUS`, or the corpus under CI (`CI=true`) unless `OCD_CORPUS=none`
-    /// says there is none, is a failure when missing, not a skip.
+    /// says there is none, is a failure when missing, not a skip. (`.ci/run` itself refuses to
+    /// start without the corpus; `none` is only its own second, bare-clone run.)
     @Test func aCorpusThatWasAskedForIsThere() {
         let environment = ProcessInfo.processInfo.environment
         let named = environment["OCD_CORPUS"].map { !$0.isEmpty && $0 != "none" } ?? false

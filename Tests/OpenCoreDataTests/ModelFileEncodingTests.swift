@@ -34,6 +34,34 @@ import Testing
         #expect(error.line == 4)
     }
 
+    /// White space around the declaration's `=` still declares UTF-8, and the bytes are checked.
+    @Test func aDeclarationWithWhiteSpaceIsStillChecked() throws {
+        let directory = TemporaryDirectory()
+        let text = "<?xml version=\"1.0\" encoding\t=\n 'UTF-8'?>\n<?x"
+        let version = try Self.writeModel(Array(text.utf8) + [0xFF] + Array(" y?>\n<model/>\n".utf8), in: directory)
+        let error = try #require(throws: ModelFileError.self) { try NSManagedObjectModel(validatingContentsOf: version) }
+        #expect(error.line == 3)
+    }
+
+    /// UTF-16 with a byte-order mark is the parser's to read, and loads.
+    @Test func aUTF16DocumentWithAByteOrderMarkLoads() throws {
+        let directory = TemporaryDirectory()
+        let text = "<?xml version=\"1.0\" encoding=\"UTF-16\"?><model><!-- café --><entity name=\"A\">"
+            + "<attribute name=\"a\" optional=\"YES\" attributeType=\"String\"/></entity></model>"
+        var bytes: [UInt8] = [0xFF, 0xFE]
+        for unit in text.utf16 { bytes += [UInt8(unit & 0xFF), UInt8(unit >> 8)] }
+        let version = try Self.writeModel(bytes, in: directory)
+        #expect(try NSManagedObjectModel(validatingContentsOf: version).entities.map(\.name) == ["A"])
+    }
+
+    @Test func aFileNamedLikeAVersionFolderIsNamedAsAFile() throws {
+        let directory = TemporaryDirectory()
+        let file = directory.file("X.xcdatamodel")
+        try Data(XcodeModelTests.minimalModel(entity: "A").utf8).write(to: file)
+        let error = try #require(throws: ModelFileError.self) { try NSManagedObjectModel(validatingContentsOf: file) }
+        #expect(error.reason == "this is a file, not an .xcdatamodel folder")
+    }
+
     /// A document that declares another encoding is converted by the parser itself, and loads.
     @Test func aDeclaredLatin1DocumentLoads() throws {
         let directory = TemporaryDirectory()
@@ -65,6 +93,32 @@ import Testing
                     } catch {
                         exit(3)
                     }
+                }
+            }
+        }
+    }
+
+    /// In process, as a user who may not read the model (the exit test becomes `nobody` when root).
+    @Test func anUnreadableModelIsPermissionDeniedInProcess() async {
+        await #expect(processExitsWith: .success) {
+            let directory = TemporaryDirectory()
+            let version = try! ModelFileEncodingTests.writeModel(Array(XcodeModelTests.minimalModel(entity: "A").utf8), in: directory)
+            try! FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.url.path)
+            try! FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: version.appendingPathComponent("contents").path)
+            let bundle = directory.file("Locked.xcdatamodeld")
+            try! FileManager.default.createDirectory(at: bundle.appendingPathComponent("Locked.xcdatamodel"), withIntermediateDirectories: true)
+            try! FileManager.default.setAttributes([.posixPermissions: 0o700], ofItemAtPath: bundle.appendingPathComponent("Locked.xcdatamodel").path)
+            if getuid() == 0 { guard setgid(65534) == 0, setuid(65534) == 0 else { exit(10) } }
+            let expected = [(version, "the file cannot be read: permission denied"),
+                            (bundle, "the model folder cannot be read: permission denied")]
+            for (url, reason) in expected {
+                do {
+                    _ = try NSManagedObjectModel(validatingContentsOf: url)
+                    exit(11)
+                } catch let error as ModelFileError {
+                    guard error.reason == reason else { exit(12) }
+                } catch {
+                    exit(13)
                 }
             }
         }

@@ -34,7 +34,8 @@ enum KeeperModel {
     }
 
     /// A closed store of the model: Ada keeps Rex (a dog, breed "collie, rough"), Tom (a dog) and
-    /// Kit (a cat); Bob keeps nobody. Returns the store and the model file.
+    /// Kit (a cat); Bob keeps nobody; Zed (a dog whose breed has a CR LF line break) has no keeper.
+    /// Returns the store and the model file.
     static func writeStore(in directory: TemporaryDirectory) throws -> (store: URL, model: URL) {
         let modelURL = try write(in: directory)
         let model = try NSManagedObjectModel(validatingContentsOf: modelURL)
@@ -56,6 +57,9 @@ enum KeeperModel {
                 if let breed { animal.setValue(breed, forKey: "breed") }
                 animal.setValue(ada, forKey: "owner")
             }
+            let zed = NSEntityDescription.insertNewObject(forEntityName: "Dog", into: context)
+            zed.setValue("Zed", forKey: "name")
+            zed.setValue("mixed\r\nunknown", forKey: "breed")
             try context.save()
         }
         for opened in coordinator.persistentStores { try coordinator.remove(opened) }
@@ -72,13 +76,14 @@ enum KeeperModel {
         #expect(animals.status == 0, "\(animals.error)")
         let lines = animals.output.split(separator: "\n").map(String.init)
         #expect(lines.first?.split(separator: " ", omittingEmptySubsequences: true) == ["entity", "uri", "name", "legs", "owner"])
-        #expect(lines.count == 6)
+        #expect(lines.count == 7)
         let kit = lines[2].split(separator: " ", omittingEmptySubsequences: true).map(String.init)
         #expect(kit[0] == "Cat")
         #expect(kit[1].hasSuffix("/Cat/p3"))   // one key sequence for the whole Animal tree
         #expect(kit[2...3] == ["Kit", "4"])
         #expect(kit[4].hasPrefix("x-coredata://") && kit[4].hasSuffix("/Keeper/p1"))
-        #expect(lines.last == "(3 objects)")
+        #expect(lines[5].hasPrefix("Dog ") && lines[5].hasSuffix(" Zed   4     nil"), "\(lines[5])")
+        #expect(lines.last == "(4 objects)")
 
         let keepers = try OCD.run(["fetch", store.path, "--entity", "Keeper", "--model", model.path, "--sort", "name:desc"])
         let rows = keepers.output.split(separator: "\n").dropFirst(2).map { $0.split(separator: " ", omittingEmptySubsequences: true) }
@@ -120,7 +125,9 @@ enum KeeperModel {
         #expect(owner.hasPrefix("x-coredata://") && owner.hasSuffix("/Keeper/p1"))
         #expect(rows[1].hasPrefix("Dog,x-coredata://") && rows[1].hasSuffix(",Rex,4,\"collie, rough\",\(owner)"))
         #expect(rows[2].hasSuffix(",Tom,4,,\(owner)"))
-        #expect(rows.count == 4 && rows[3].isEmpty)
+        // A CR LF inside a value is quoted; an empty to-one is an empty field.
+        #expect(result.output.contains(",Zed,4,\"mixed\r\nunknown\",\r\n"))
+        #expect(result.output.hasSuffix("\r\n"))
     }
 
     @Test func limitAndOffsetPageThroughTheSortedObjects() throws {
@@ -146,7 +153,8 @@ enum KeeperModel {
         let (store, model) = try KeeperModel.writeStore(in: directory)
         let before = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
         let bytes = try Data(contentsOf: store)
-        _ = try OCD.run(["fetch", store.path, "--entity", "Animal", "--model", model.path])
+        let result = try OCD.run(["fetch", store.path, "--entity", "Animal", "--model", model.path])
+        #expect(result.status == 0, "\(result.error)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == before)
         #expect(try Data(contentsOf: store) == bytes)
     }
@@ -162,8 +170,12 @@ enum KeeperModel {
         let unknownKey = try OCD.run(base + ["Keeper", "--where", "nmae == 'x'"])
         #expect(unknownKey.status == 1)
         #expect(unknownKey.error.contains("nmae") && unknownKey.error.contains("Keeper"), "\(unknownKey.error)")
-        let unknownSort = try OCD.run(base + ["Keeper", "--sort", "animals.nmae"])
-        #expect(unknownSort.error == "ocd: the entity Animal has no property 'nmae' (in the key path 'animals.nmae')\n")
+        let unknownSort = try OCD.run(base + ["Animal", "--sort", "owner.nmae"])
+        #expect(unknownSort.status == 1)
+        #expect(unknownSort.error == "ocd: Invalid fetch request: keypath owner.nmae not found in entity Keeper\n")
+        let throughToMany = try OCD.run(base + ["Keeper", "--sort", "animals.name"])
+        #expect(throughToMany.status == 1)
+        #expect(throughToMany.error.contains("animals.name (a sort key cannot go through a to-many relationship)"), "\(throughToMany.error)")
         let unknownEntity = try OCD.run(base + ["Horse"])
         #expect(unknownEntity.status == 1)
         #expect(unknownEntity.error == "ocd: \(store.path): the model (\(model.path)) has no entity 'Horse'; it has Animal, Cat, Dog, Keeper\n")

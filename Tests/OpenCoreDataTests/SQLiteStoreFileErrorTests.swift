@@ -40,6 +40,16 @@ import Testing
         #expect(try Data(contentsOf: url).isEmpty)
     }
 
+    @Test func anEmptyFileOpenedReadOnlyIsNamedAsEmpty() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Empty.sqlite")
+        try Data().write(to: url)
+        let error = try #require(throws: CocoaError.self) { try Self.openReadOnly(url) }
+        #expect(error.code.rawValue == 134000)
+        #expect(error.message == "The file \(url.path) is empty (0 bytes): it holds no Core Data store")
+        #expect(try Data(contentsOf: url).isEmpty)
+    }
+
     /// SQLite takes a 0-byte file for an empty database; Core Data creates its store in it.
     @Test func anEmptyFileBecomesAStoreWhenOpenedForWriting() throws {
         let directory = TemporaryDirectory()
@@ -94,7 +104,34 @@ import Testing
         #expect(try Data(contentsOf: url) == bytes)
     }
 
-    /// An unreadable store says so (root reads any file, so this runs as another user, through `ocd`).
+    /// In process, as a user who may not read the file (root reads any file, so the exit test
+    /// becomes `nobody` first): 257 naming the file, for reading metadata and for opening.
+    @Test func anUnreadableStoreIsPermissionDeniedInProcess() async {
+        await #expect(processExitsWith: .success) {
+            let directory = TemporaryDirectory()
+            let url = try! SQLiteStoreFileErrorTests.writeStore(in: directory)
+            try! FileManager.default.setAttributes([.posixPermissions: 0o000], ofItemAtPath: url.path)
+            try! FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.url.path)
+            if getuid() == 0 { guard setgid(65534) == 0, setuid(65534) == 0 else { exit(10) } }
+            for attempt in 0..<2 {
+                do {
+                    if attempt == 0 {
+                        _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+                    } else {
+                        _ = try SQLiteStoreFileErrorTests.openReadOnly(url)
+                    }
+                    exit(11)
+                } catch let error as CocoaError {
+                    guard error.code == .fileReadNoPermission,
+                          error.message.hasPrefix("The store file \(url.path) cannot be read: permission denied") else { exit(12) }
+                } catch {
+                    exit(13)
+                }
+            }
+        }
+    }
+
+    /// An unreadable store says so through `ocd` too (run as another user when the tests run as root).
     @Test func anUnreadableStoreSaysPermissionDenied() throws {
         let directory = TemporaryDirectory()
         let url = try Self.writeStore(in: directory)
@@ -160,6 +197,7 @@ import Testing
         ("NSStoreModelVersionHashesVersion", true, "its NSStoreModelVersionHashesVersion is a Boolean, not a number"),
         ("NSStoreModelVersionIdentifiers", 3, "its NSStoreModelVersionIdentifiers is a number, not an array"),
         ("NSStoreType", Data([1]), "its NSStoreType is data, not a string"),
+        ("NSStoreModelVersionChecksumKey", ["a": Data([1])], "its NSStoreModelVersionChecksumKey is a dictionary, not a string"),
     ])
     func aKeyOfTheWrongTypeIsRefusedByName(key: String, value: any Sendable, problem: String) throws {
         let (stack, bytes) = try Self.store { connection in
@@ -180,6 +218,41 @@ import Testing
         }
         let error = try #require(throws: CocoaError.self) { try stack.reopen() }
         #expect(error.message.hasSuffix("Core Data would not write: it has no NSStoreModelVersionHashes"))
+    }
+
+    /// Metadata of the application's own replaces the whole dictionary, as in Core Data, and the
+    /// store keeps Core Data's keys (as Core Data writes them with every save), so it still opens.
+    @Test func metadataOfTheApplicationsOwnKeepsTheStoreOpenable() throws {
+        let stack = try TestStack(.sqlite)
+        let hashes = try #require(Self.current(stack)[NSStoreModelVersionHashesKey] as? [String: Data])
+        let store = try #require(stack.coordinator.persistentStores.first)
+        stack.coordinator.setMetadata(["lastImport": "today"], for: store)
+        _ = stack.insert("Person", ["name": "Ada"])
+        try stack.context.save()
+        try stack.reopen()
+        let reopened = try Self.current(stack)
+        #expect(reopened["lastImport"] as? String == "today")
+        #expect(reopened[NSStoreModelVersionHashesKey] as? [String: Data] == hashes)
+
+        for opened in stack.coordinator.persistentStores { try stack.coordinator.remove(opened) }
+        try NSPersistentStoreCoordinator.setMetadata(["lastExport": "now"], forPersistentStoreOfType: NSSQLiteStoreType, at: stack.storeURL)
+        try stack.reopen()
+        #expect(try Self.current(stack)["lastExport"] as? String == "now")
+        #expect(try Self.current(stack)[NSStoreModelVersionHashesKey] as? [String: Data] == hashes)
+    }
+
+    /// Metadata the store would refuse at its next opening is refused before it is written.
+    @Test func metadataThatWouldNotOpenIsNotWritten() throws {
+        let stack = try TestStack(.sqlite)
+        for opened in stack.coordinator.persistentStores { try stack.coordinator.remove(opened) }
+        let bytes = try Data(contentsOf: stack.storeURL)
+        let error = try #require(throws: CocoaError.self) {
+            try NSPersistentStoreCoordinator.setMetadata([NSStoreModelVersionHashesKey: "none"], forPersistentStoreOfType: NSSQLiteStoreType,
+                                                         at: stack.storeURL)
+        }
+        #expect(error.code.rawValue == 134030)
+        #expect(error.message.contains("its NSStoreModelVersionHashes is a string"))
+        #expect(try Data(contentsOf: stack.storeURL) == bytes)
     }
 
     /// `setMetadata` reads only the store's UUID, so metadata that cannot be read can be replaced.

@@ -58,17 +58,33 @@ enum XMLElementTree {
         return root
     }
 
-    /// Whether the XML parser reads `data` as UTF-8: it declares no encoding, or UTF-8, and has no
-    /// UTF-16 or UTF-32 byte-order mark. (For other declared encodings the parser converts the
-    /// bytes itself, and what it hands on is valid UTF-8.)
+    /// Whether the XML parser reads `data` as UTF-8. It does not when the first bytes show
+    /// UTF-16 or UCS-4 (a byte-order mark, or `<?` in two or four bytes, as the XML
+    /// specification's appendix F detects them), or when the declaration names an encoding
+    /// known to be another one (the parser converts those bytes itself, and hands on valid
+    /// UTF-8). Any other declared encoding is checked as UTF-8, which is the safe side.
     static func isReadAsUTF8(_ data: Data) -> Bool {
-        if data.starts(with: [0xFE, 0xFF]) || data.starts(with: [0xFF, 0xFE]) { return false }
-        guard data.starts(with: Array("<?xml".utf8)) else { return true }
-        let declaration = String(decoding: data.prefix(while: { $0 != UInt8(ascii: ">") }), as: UTF8.self)
-        guard let range = declaration.range(of: "encoding") else { return true }
-        let value = declaration[range.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
-            .prefix { $0 != "\"" && $0 != "'" }
-        return value.lowercased() == "utf-8" || value.lowercased() == "utf8"
+        let wideStarts: [[UInt8]] = [[0x00, 0x00, 0xFE, 0xFF], [0xFF, 0xFE, 0x00, 0x00], [0xFE, 0xFF], [0xFF, 0xFE],
+                                     [0x00, 0x00, 0x00, 0x3C], [0x3C, 0x00, 0x00, 0x00], [0x00, 0x3C, 0x00, 0x3F], [0x3C, 0x00, 0x3F, 0x00]]
+        if wideStarts.contains(where: { data.starts(with: $0) }) { return false }
+        guard let encoding = declaredEncoding(data)?.lowercased() else { return true }
+        let otherEncodings = ["iso-8859-", "iso8859", "latin", "windows-", "cp", "utf-16", "utf16",
+                              "ucs-", "utf-32", "shift_jis", "euc-", "iso-2022-", "gb", "big5", "koi8-", "macintosh"]
+        return !otherEncodings.contains { encoding.hasPrefix($0) }
+    }
+
+    /// The `encoding` of the document's XML declaration (after a UTF-8 byte-order mark, if any).
+    private static func declaredEncoding(_ data: Data) -> String? {
+        let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
+        guard body.starts(with: Array("<?xml".utf8)) else { return nil }
+        let declaration = String(decoding: body.prefix(while: { $0 != UInt8(ascii: ">") }), as: UTF8.self)
+        guard let range = declaration.range(of: "encoding") else { return nil }
+        // `encoding = "UTF-8"`, with any XML white space around the `=`.
+        let rest = declaration[range.upperBound...].drop { $0.isWhitespace }
+        guard rest.first == "=" else { return nil }
+        let quoted = rest.dropFirst().drop { $0.isWhitespace }
+        guard let quote = quoted.first, quote == "\"" || quote == "'" else { return nil }
+        return String(quoted.dropFirst().prefix { $0 != quote })
     }
 
     /// The offset of the first byte of `data` that is not part of a valid UTF-8 sequence.

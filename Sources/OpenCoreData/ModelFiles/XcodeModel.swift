@@ -65,10 +65,15 @@ enum XcodeModel {
     /// Loads one `.xcdatamodel` folder.
     static func loadVersion(at version: URL, into model: NSManagedObjectModel) throws {
         let contents = version.appendingPathComponent("contents")
-        // A folder that cannot be listed hides its files: say so rather than "no contents file".
-        if FileManager.default.fileExists(atPath: version.path),
-           !FileManager.default.isReadableFile(atPath: version.path) || !FileManager.default.isExecutableFile(atPath: version.path) {
-            throw ModelFileError(file: version, reason: "the model folder cannot be read: permission denied")
+        var isFolder: ObjCBool = false
+        if FileManager.default.fileExists(atPath: version.path, isDirectory: &isFolder) {
+            guard isFolder.boolValue else {
+                throw ModelFileError(file: version, reason: "this is a file, not an .xcdatamodel folder")
+            }
+            // A folder that cannot be listed hides its files: say so rather than "no contents file".
+            if !FileManager.default.isReadableFile(atPath: version.path) || !FileManager.default.isExecutableFile(atPath: version.path) {
+                throw ModelFileError(file: version, reason: "the model folder cannot be read: permission denied")
+            }
         }
         guard let data = try ModelFileReader.dataIfPresent(of: contents) else {
             if FileManager.default.fileExists(atPath: version.appendingPathComponent("elements").path) {

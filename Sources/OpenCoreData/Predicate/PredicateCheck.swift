@@ -97,7 +97,9 @@ enum PredicateCheck {
             if let relationship = property as? NSRelationshipDescription {
                 let followedByOperator = index + 1 < keys.count && keys[index + 1].hasPrefix("@")
                 if relationship.isToMany && !allowsToMany && !followedByOperator {
-                    throw invalid("to-many key not allowed here: \(keyPath) (use ANY, ALL or NONE)", predicate)
+                    // In a predicate a modifier fixes it; a sort key cannot go through a to-many at all.
+                    let hint = predicate == nil ? "a sort key cannot go through a to-many relationship" : "use ANY, ALL or NONE"
+                    throw invalid("to-many key not allowed here: \(keyPath) (\(hint))", predicate)
                 }
                 current = relationship.destinationEntity
             } else {

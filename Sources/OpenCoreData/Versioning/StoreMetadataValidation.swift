@@ -12,13 +12,33 @@ enum StoreMetadataValidation {
             return "it has no \(NSStoreModelVersionHashesKey)"
         }
         guard VersionHashing.hashes(inMetadata: metadata) != nil else {
-            return "its \(NSStoreModelVersionHashesKey) is \(describe(hashes)), not a dictionary of entity names to data"
+            let kind = hashes is [String: Any] ? "a dictionary with values other than data" : describe(hashes)
+            return "its \(NSStoreModelVersionHashesKey) is \(kind), not a dictionary of entity names to data"
         }
         for (key, expected) in expectedTypes.sorted(by: { $0.key < $1.key }) {
             guard let value = metadata[key], !expected.accepts(value) else { continue }
             return "its \(key) is \(describe(value)), not \(expected.name)"
         }
         return nil
+    }
+
+    /// The keys Core Data itself writes, which describe the model and the store rather than the
+    /// application's data.
+    static let coreDataKeys: Set<String> = [
+        NSStoreTypeKey, NSStoreModelVersionHashesKey, NSStoreModelVersionIdentifiersKey, NSStoreModelVersionChecksumKey,
+        StoreMetadataKey.versionHashesDigest, StoreMetadataKey.versionHashesVersion, StoreMetadataKey.frameworkVersion,
+        StoreMetadataKey.autoVacuumLevel,
+    ]
+
+    /// `replacement`, with Core Data's own keys taken from `current` where `replacement` leaves
+    /// them out: an application that sets metadata of its own keeps the store openable, as with
+    /// Core Data, which writes the model's keys with every save.
+    static func keepingCoreDataKeys(of current: [String: Any], in replacement: [String: Any]) -> [String: Any] {
+        var merged = replacement
+        for key in coreDataKeys where merged[key] == nil {
+            if let value = current[key] { merged[key] = value }
+        }
+        return merged
     }
 
     /// The type Core Data writes for a key.
@@ -54,7 +74,7 @@ enum StoreMetadataValidation {
         case is Data: "data"
         case is Date: "a date"
         case is [Any]: "an array"
-        case is [String: Any]: "a dictionary with values other than data"
+        case is [String: Any]: "a dictionary"
         default: "a \(type(of: value))"
         }
     }

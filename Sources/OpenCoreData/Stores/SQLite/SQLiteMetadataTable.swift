@@ -12,10 +12,7 @@ enum SQLiteMetadataTable {
     /// `Z_METADATA` row or its property list cannot be read.
     static func read(from connection: SQLiteConnection, url: URL?) throws -> [String: Any] {
         let path = url?.path ?? "?"
-        guard try connection.tableExists("Z_METADATA") else {
-            throw CoreDataError.store(.persistentStoreInvalidType,
-                                      "The file \(path) is a SQLite database but not a Core Data store (it has no Z_METADATA table)", url: url)
-        }
+        guard try connection.tableExists("Z_METADATA") else { throw notAStore(url) }
         guard let row = try connection.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1").first else {
             throw CoreDataError.store(.persistentStoreInvalidType, "The store \(path) has no metadata row in Z_METADATA", url: url)
         }
@@ -28,26 +25,27 @@ enum SQLiteMetadataTable {
         case .blob, .text: throw noMetadata(path, url, "empty")
         case .integer, .real: throw noMetadata(path, url, "a number")
         }
-        var metadata: [String: Any] = [:]
+        let plist: Any
         do {
-            let plist: Any
-            do {
-                // Not PropertyListSerialization: on Linux it can crash on a corrupt binary list.
-                plist = try PropertyListValue.read(data).foundationValue
-            } catch {
-                throw CoreDataError.store(.persistentStoreInvalidType,
-                                          "The store \(path) has metadata (Z_METADATA.Z_PLIST) that is not a property list",
-                                          url: url, underlying: error)
-            }
-            guard let dictionary = plist as? [String: Any] else {
-                throw CoreDataError.store(.persistentStoreInvalidType,
-                                          "The store \(path) has metadata (Z_METADATA.Z_PLIST) that is not a dictionary", url: url)
-            }
-            metadata = dictionary
+            // Not PropertyListSerialization: on Linux it can crash on a corrupt binary list.
+            plist = try PropertyListValue.read(data).foundationValue
+        } catch {
+            throw CoreDataError.store(.persistentStoreInvalidType,
+                                      "The store \(path) has metadata (Z_METADATA.Z_PLIST) that is not a property list",
+                                      url: url, underlying: error)
+        }
+        guard var metadata = plist as? [String: Any] else {
+            throw CoreDataError.store(.persistentStoreInvalidType,
+                                      "The store \(path) has metadata (Z_METADATA.Z_PLIST) that is not a dictionary", url: url)
         }
         if let uuid = row[0].stringValue, !uuid.isEmpty { metadata[NSStoreUUIDKey] = uuid }
         metadata[NSStoreTypeKey] = metadata[NSStoreTypeKey] ?? NSSQLiteStoreType
         return metadata
+    }
+
+    static func notAStore(_ url: URL?) -> CocoaError {
+        CoreDataError.store(.persistentStoreInvalidType,
+                            "The file \(url?.path ?? "?") is a SQLite database but not a Core Data store (it has no Z_METADATA table)", url: url)
     }
 
     private static func noMetadata(_ path: String, _ url: URL?, _ what: String) -> CocoaError {
@@ -94,11 +92,17 @@ enum SQLiteStoreFile {
         let connection = try open(url, readOnly: false)
         do {
             try connection.transaction {
-                guard try connection.tableExists("Z_METADATA") else { _ = try SQLiteMetadataTable.read(from: connection, url: url); return }
-                // Only the UUID is kept, so that metadata which cannot be read can be replaced.
+                guard try connection.tableExists("Z_METADATA") else { throw SQLiteMetadataTable.notAStore(url) }
+                // Metadata that cannot be read can still be replaced: then only the UUID is kept.
+                let current = (try? SQLiteMetadataTable.read(from: connection, url: url)) ?? [:]
                 let uuid = try SQLiteMetadataTable.uuid(from: connection).flatMap { $0.isEmpty ? nil : $0 } ?? UUID().uuidString
-                var updated = metadata
+                var updated = StoreMetadataValidation.keepingCoreDataKeys(of: current, in: metadata)
                 updated[NSStoreTypeKey] = updated[NSStoreTypeKey] ?? NSSQLiteStoreType
+                if let problem = StoreMetadataValidation.problem(in: updated) {
+                    throw CoreDataError.store(.persistentStoreSave,
+                                              "The metadata for the store \(url.path) cannot be written: \(problem), and the store would not open again",
+                                              url: url)
+                }
                 try SQLiteMetadataTable.write(updated, uuid: uuid, on: connection, url: url)
             }
         } catch let error as CocoaError {

@@ -64,7 +64,8 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             switch try StoreFileKind(of: connection) {
             case .empty:
                 guard !isReadOnly else {
-                    throw CoreDataError.store(.persistentStoreOpen, "The read-only store \(path) is empty", url: url)
+                    throw SQLiteStoreFileError.emptyFile(url)
+                        ?? CoreDataError.store(.persistentStoreOpen, "The read-only store \(path) is empty", url: url)
                 }
                 try connection.execute("PRAGMA journal_mode=WAL")
                 try createStore(on: connection, model: model)
@@ -179,6 +180,11 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
 
     func writeMetadata(on connection: SQLiteConnection) throws {
+        // Refused before writing: metadata this store would refuse at its next opening.
+        if let problem = StoreMetadataValidation.problem(in: storedMetadata) {
+            throw CoreDataError.store(.persistentStoreSave,
+                                      "The metadata for the store \(url?.path ?? "?") cannot be saved: \(problem)", url: url)
+        }
         try SQLiteMetadataTable.write(storedMetadata, uuid: identifier, on: connection, url: url)
     }
 
@@ -186,7 +192,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         get { super.metadata }
         set {
             lock.withLock {
-                var updated = newValue ?? [:]
+                var updated = StoreMetadataValidation.keepingCoreDataKeys(of: storedMetadata, in: newValue ?? [:])
                 updated[NSStoreUUIDKey] = identifier
                 storedMetadata = updated
                 metadataNeedsWriting = true

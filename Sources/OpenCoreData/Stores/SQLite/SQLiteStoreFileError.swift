@@ -9,7 +9,8 @@ import OCDSQLite
 ///
 /// Codes: 257 (`NSFileReadNoPermissionError`) for a file that cannot be read, 134000 for an empty
 /// file or one that is not a SQLite database, 259 (`NSFileReadCorruptFileError`) for a damaged
-/// SQLite database, 134180 (`NSSQLiteError`) for any other SQLite failure of an open store.
+/// SQLite database, 134080 for a SQLite database that cannot be opened for another reason, and
+/// 134180 (`NSSQLiteError`) for any other SQLite failure of an open store.
 enum SQLiteStoreFileError {
     /// Why the existing file at `url` could not be opened as a SQLite database; `underlying` is
     /// what SQLite said.
@@ -27,7 +28,9 @@ enum SQLiteStoreFileError {
         if let sqlite = underlying as? SQLiteError, isDamage(sqlite) {
             return damaged(url, sqlite)
         }
-        return CoreDataError.store(.persistentStoreInvalidType, "The file \(path) could not be opened as a SQLite database",
+        // A readable SQLite database that SQLite could not open now (locked, say): not a
+        // reason to think it is no store, which apps answer by deleting it.
+        return CoreDataError.store(.persistentStoreOpen, "The store file \(path) could not be opened",
                                    url: url, underlying: underlying)
     }
 
