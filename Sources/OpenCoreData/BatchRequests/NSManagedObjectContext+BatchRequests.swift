@@ -98,6 +98,10 @@ extension NSManagedObjectContext {
     private func batchStores(for entity: NSEntityDescription, request: NSPersistentStoreRequest,
                              coordinator: NSPersistentStoreCoordinator) throws -> [NSPersistentStore] {
         let stores = (request.affectedStores ?? coordinator.persistentStores).filter { $0.holds(entity) }
+        if let incremental = stores.first(where: { $0 is NSIncrementalStore }) {
+            throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
+                                     "Batch requests are not passed to an NSIncrementalStore yet (the store of type '\(incremental.type)')")
+        }
         if let readOnly = stores.first(where: \.isReadOnly) {
             throw CoreDataError.store(.persistentStoreSave,
                                       "The batch request on \(entity.name ?? "?") can't run: the store \(readOnly.url?.path ?? "in memory") is read-only",

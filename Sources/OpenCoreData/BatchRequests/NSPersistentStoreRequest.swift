@@ -9,15 +9,13 @@ public enum NSPersistentStoreRequestType: UInt, Sendable {
     case batchDeleteRequestType = 7
 }
 
-/// A request executed by the persistent stores directly, without loading objects into a
-/// context: the batch requests (`NSBatchInsertRequest`, `NSBatchUpdateRequest`,
-/// `NSBatchDeleteRequest`), run with `NSManagedObjectContext.execute(_:)`.
-///
-/// Difference from Core Data: `NSFetchRequest` is not a subclass here; fetch with
-/// `fetch(_:)`.
+/// A request a persistent store executes: a fetch (`NSFetchRequest`), a save
+/// (`NSSaveChangesRequest`, which an `NSIncrementalStore` receives), or one of the batch
+/// requests (`NSBatchInsertRequest`, `NSBatchUpdateRequest`, `NSBatchDeleteRequest`), run with
+/// `NSManagedObjectContext.execute(_:)`.
 open class NSPersistentStoreRequest {
     /// The stores the request runs against; nil for every store that holds the entity.
-    public var affectedStores: [NSPersistentStore]?
+    public final var affectedStores: [NSPersistentStore]?
 
     /// The kind of request.
     open var requestType: NSPersistentStoreRequestType { .fetchRequestType }

@@ -24,7 +24,9 @@ public struct NSFetchRequestResultType: OptionSet, Sendable {
 /// In Core Data that protocol is an Objective-C protocol, whose existential conforms to itself,
 /// so `NSFetchRequest<NSFetchRequestResult>` is legal; a Swift protocol's existential does not,
 /// and dropping the constraint keeps that common spelling compiling.
-public final class NSFetchRequest<ResultType> {
+/// As in Core Data, a fetch request is a `NSPersistentStoreRequest` (`requestType`
+/// `.fetchRequestType`), which is how an `NSIncrementalStore` receives it.
+public final class NSFetchRequest<ResultType>: NSPersistentStoreRequest {
     /// The name of the entity to fetch.
     public var entityName: String?
     /// The entity to fetch; found from `entityName` through the context's model when nil.
@@ -43,9 +45,8 @@ public final class NSFetchRequest<ResultType> {
     public var fetchBatchSize = 0
     /// Objects, object IDs, dictionaries or a count.
     public var resultType: NSFetchRequestResultType = .managedObjectResultType
-    /// The stores to search; nil (the default) for every store that holds the entity.
-    /// Unsaved objects are matched whatever store they will be saved to.
-    public var affectedStores: [NSPersistentStore]?
+    // `affectedStores` (inherited): the stores to search; nil (the default) for every store that
+    // holds the entity. Unsaved objects are matched whatever store they will be saved to.
     /// Whether instances of sub-entities are included (default true).
     public var includesSubentities = true
     /// Whether unsaved changes of the context are taken into account (default true): unsaved
@@ -75,11 +76,12 @@ public final class NSFetchRequest<ResultType> {
     public var shouldRefreshRefetchedObjects = false
 
     /// A request with no entity yet.
-    public init() {}
+    public override init() {}
 
     /// A request for objects of the entity named `entityName`.
     public init(entityName: String) {
         self.entityName = entityName
+        super.init()
     }
 
     /// A new request with the same settings (Core Data's `copy()`); the predicate and sort
@@ -118,5 +120,4 @@ extension NSFetchRequest where ResultType: NSManagedObject {
     }
 }
 
-@available(*, unavailable)
-extension NSFetchRequest: Sendable {}
+// Not Sendable, as NSPersistentStoreRequest is not.

@@ -229,7 +229,7 @@ extension NSManagedObjectContext {
         }
         let byStore = Dictionary(grouping: missing.filter { $0.persistentStore != nil }) { ObjectIdentifier($0.persistentStore!) }
         for group in byStore.values {
-            guard let store = group.first?.persistentStore, let snapshots = try? store.snapshots(for: group) else { continue }
+            guard let store = group.first?.persistentStore, let snapshots = try? store.snapshots(for: group, context: self) else { continue }
             for snapshot in snapshots { _ = object(for: snapshot) }
         }
     }
@@ -326,6 +326,6 @@ extension NSManagedObjectContext {
         StoreFetch(entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
                    sortDescriptors: request.sortDescriptors ?? [], fetchLimit: pushLimits ? request.fetchLimit : 0,
                    fetchOffset: pushLimits ? request.fetchOffset : 0, returnsDistinctResults: request.returnsDistinctResults,
-                   result: result)
+                   result: result, context: self)
     }
 }

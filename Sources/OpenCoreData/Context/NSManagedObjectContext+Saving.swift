@@ -32,7 +32,7 @@ extension NSManagedObjectContext {
         let inserted = inserted.members, updated = updated.members, deleted = deleted.members
         try validatePendingChanges(inserted: inserted, updated: updated, deleted: deleted)
 
-        let plan = try SavePlan(inserted: inserted, updated: updated, deleted: deleted, coordinator: coordinator)
+        let plan = try SavePlan(inserted: inserted, updated: updated, deleted: deleted, coordinator: coordinator, context: self)
         let outcomes = try write(plan)
         finishSave(plan: plan, outcomes: outcomes)
     }
@@ -55,7 +55,7 @@ extension NSManagedObjectContext {
         let byStore = try Dictionary(grouping: temporary) { ObjectIdentifier(try coordinator.assignedStore(for: $0.entity)) }
         for group in byStore.values {
             let store = try coordinator.assignedStore(for: group[0].entity)
-            let ids = try store.lock.withLock { try store.newPermanentIDs(for: group.map(\.entity)) }
+            let ids = try store.lock.withLock { try store.newPermanentIDs(for: group) }
             for (object, id) in zip(group, ids) { changeID(of: object, to: id) }
         }
     }

@@ -262,6 +262,9 @@ open class NSManagedObjectContext: @unchecked Sendable {
             strayFaults.append(object)
         } else {
             registry.insert(object, for: objectID)
+            if let store = objectID.persistentStore, store.tracksRegistrations {
+                (store as? NSIncrementalStore)?.managedObjectContextDidRegisterObjects(with: [objectID])
+            }
         }
         return object
     }
@@ -300,6 +303,9 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// Called by an object going away.
     func forget(_ location: RowLocation, object: NSManagedObject) {
         registry.remove(location, ifMatching: object)
+        if let id = object.storedObjectID, let store = id.persistentStore, store.tracksRegistrations {
+            (store as? NSIncrementalStore)?.managedObjectContextDidUnregisterObjects(with: [id])
+        }
     }
 
     /// Re-keys an object whose ID became permanent.
@@ -328,7 +334,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
 
     func fetchSnapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
         guard let store = objectID.persistentStore else { return nil }
-        return try store.snapshot(for: objectID)
+        return try store.snapshot(for: objectID, context: self)
     }
 
     /// The saved state of an object being refreshed; nil when the row is gone or cannot be read
@@ -345,7 +351,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
             guard let store = group.first?.objectID.persistentStore else { continue }
             var related: [NSManagedObjectID: [RowSnapshot]]
             do {
-                related = try store.relatedSnapshots(of: group.map(\.objectID), through: relationship)
+                related = try store.relatedSnapshots(of: group.map(\.objectID), through: relationship, context: self)
             } catch {
                 // Left unloaded (a later access tries again), and recorded, so that no save
                 // writes a membership that was never read.

@@ -7,7 +7,7 @@ struct SavePlan {
     private(set) var changesByStore: [(store: NSPersistentStore, changes: SaveChanges, inserted: [NSManagedObject])] = []
 
     init(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
-         coordinator: NSPersistentStoreCoordinator) throws {
+         coordinator: NSPersistentStoreCoordinator, context: NSManagedObjectContext) throws {
         insertedObjects = inserted
         updatedObjects = updated
         deletedObjects = deleted
@@ -46,6 +46,10 @@ struct SavePlan {
             let row = SaveChanges.Row(objectID: object.objectID, values: [], toOne: [], changedAttributeSlots: [],
                                       changedRelationshipSlots: [], expectedVersion: object.snapshot?.version ?? 0)
             buckets[try bucket(for: object)].changes.deleted.append(row)
+        }
+        for index in buckets.indices {
+            buckets[index].changes.context = context
+            buckets[index].changes.insertedObjects = buckets[index].inserted   // shares the array's storage
         }
         // In the coordinator's order, so that concurrent saves take store locks in the same order.
         let order = coordinator.persistentStores.map(ObjectIdentifier.init)

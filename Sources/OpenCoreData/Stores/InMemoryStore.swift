@@ -69,7 +69,7 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    override func snapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
+    override func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext? = nil) throws -> RowSnapshot? {
         lock.withLock { row(for: objectID) }
     }
 
@@ -78,8 +78,8 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         return rows[ObjectIdentifier(objectID.entity.rootEntity)]?[key]
     }
 
-    override func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription) throws
-        -> [NSManagedObjectID: [RowSnapshot]] {
+    override func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
+                                   context: NSManagedObjectContext? = nil) throws -> [NSManagedObjectID: [RowSnapshot]] {
         lock.withLock {
             var result: [NSManagedObjectID: [RowSnapshot]] = [:]
             for source in sources { result[source] = members(of: source, through: relationship) }
@@ -100,8 +100,8 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
 
     // MARK: Writing
 
-    override func newPermanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
-        lock.withLock { entities.map(allocateID) }
+    override func newPermanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
+        lock.withLock { objects.map { allocateID(for: $0.entity) } }
     }
 
     private func allocateID(for entity: NSEntityDescription) -> NSManagedObjectID {

@@ -36,8 +36,11 @@ open class NSPersistentStore: @unchecked Sendable {
         public static let inMemory = StoreType(rawValue: NSInMemoryStoreType)
     }
 
-    /// The store's type name (`NSSQLiteStoreType`, `NSInMemoryStoreType`).
-    open var type: String { "" }
+    /// The store's type name (`NSSQLiteStoreType`, `NSInMemoryStoreType`, or the type a store
+    /// class was registered and added under).
+    open var type: String { addedType }
+    /// The type the coordinator added this store as.
+    var addedType = ""
     /// The store's unique identifier (`NSStoreUUID`), which appears in object ID URIs.
     public internal(set) var identifier: String
     /// Where the store lives; nil or `/dev/null` for an in-memory store.
@@ -84,17 +87,18 @@ open class NSPersistentStore: @unchecked Sendable {
     func execute(_ fetch: StoreFetch) throws -> StoreFetchResult { .snapshots([]) }
 
     /// The saved state of one object, or nil when it is not (or no longer) in the store.
-    func snapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? { nil }
+    /// `context` is the context asking, when there is one (an incremental store hands it on).
+    func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext? = nil) throws -> RowSnapshot? { nil }
 
     /// The saved states of several objects; missing rows are left out.
-    func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [RowSnapshot] {
-        try objectIDs.compactMap { try snapshot(for: $0) }
+    func snapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext? = nil) throws -> [RowSnapshot] {
+        try objectIDs.compactMap { try snapshot(for: $0, context: context) }
     }
 
     /// The members of a to-many relationship for each of `sources` (in order, for ordered
     /// relationships), with their saved states so they need no further loading.
-    func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription) throws
-        -> [NSManagedObjectID: [RowSnapshot]] { [:] }
+    func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
+                          context: NSManagedObjectContext? = nil) throws -> [NSManagedObjectID: [RowSnapshot]] { [:] }
 
     /// Writes one save's changes atomically: all of them or none.
     func save(_ changes: SaveChanges) throws -> SaveOutcome {
@@ -121,8 +125,41 @@ open class NSPersistentStore: @unchecked Sendable {
     /// Throws the prepared changes away.
     func rollbackPreparedSave() {}
 
-    /// Reserves permanent IDs for new objects of the given entities, one per element.
-    func newPermanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] { [] }
+    /// Reserves permanent IDs for new objects, one per element (stores of their own are asked
+    /// for the objects; the built-in ones need only their entities).
+    func newPermanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] { [] }
+
+    /// Whether the store wants to hear which of its objects contexts register and let go
+    /// (`NSIncrementalStore`); a stored flag, read on those paths instead of a type check.
+    final var tracksRegistrations = false
+
+    // MARK: Apple's store API
+
+    /// Reads the store's metadata when it is added; stores of your own set `metadata` here,
+    /// with `NSStoreTypeKey` and `NSStoreUUIDKey`. The built-in stores read theirs as they load.
+    open func loadMetadata() throws {}
+
+    /// Called after the store was added to `coordinator`.
+    open func didAdd(to coordinator: NSPersistentStoreCoordinator) {}
+
+    /// Called before the store is removed from `coordinator`.
+    open func willRemove(from coordinator: NSPersistentStoreCoordinator?) {}
+
+    /// The metadata of the store at `url`, without adding it: what
+    /// `NSPersistentStoreCoordinator.metadataForPersistentStore(ofType:at:options:)` answers for
+    /// a registered store type. Stores of your own override this to read their own files; the
+    /// default throws 134000.
+    open class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        throw CoreDataError.store(.persistentStoreInvalidType,
+                                  "The store class \(self) cannot read the metadata of \(url.path) without being added", url: url)
+    }
+
+    /// Replaces the metadata of the store at `url`, without adding it (see
+    /// `metadataForPersistentStore(with:)`); the default throws 134000.
+    open class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreAt url: URL) throws {
+        throw CoreDataError.store(.persistentStoreInvalidType,
+                                  "The store class \(self) cannot write the metadata of \(url.path) without being added", url: url)
+    }
 
     /// Whether this store holds objects of `entity` (its configuration includes it).
     func holds(_ entity: NSEntityDescription) -> Bool {

@@ -15,11 +15,13 @@ extension NSPersistentStoreCoordinator {
     ///
     /// Throws `CocoaError.fileReadNoSuchFile` (260) when there is no file at `url`, and
     /// `NSPersistentStoreInvalidTypeError` (134000) when the file is not a SQLite database, is
-    /// not a Core Data store, its metadata is not a property list, or `storeType` is not a file
-    /// store type (only `NSSQLiteStoreType` is). Every message names the file. `options` are
+    /// not a Core Data store, its metadata is not a property list, or `storeType` is neither
+    /// `NSSQLiteStoreType` nor a registered type (whose class's `metadataForPersistentStore(with:)`
+    /// answers). Every message names the file. `options` are
     /// accepted for compatibility and not used.
     public class func metadataForPersistentStore(ofType storeType: String, at url: URL,
                                                  options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
+        if let storeClass = StoreClassRegistry.storeClass(for: storeType) { return try storeClass.metadataForPersistentStore(with: url) }
         try checkFileStoreType(storeType, url: url)
         return try SQLiteStoreFile.metadata(at: url)
     }
@@ -32,15 +34,18 @@ extension NSPersistentStoreCoordinator {
     /// metadata["lastImport"] = Date()
     /// try NSPersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: NSSQLiteStoreType, at: url)
     /// ```
-    /// The whole property list is replaced (nil stores an empty one), so start from the current
-    /// metadata to keep the version hashes. A `NSStoreUUID` in `metadata` becomes the store's
-    /// UUID; without one, the UUID is kept. Written in one transaction; a store of the same file
+    /// The whole property list is replaced (nil stores an empty one), except Core Data's own
+    /// keys (the version hashes and identifiers), which are kept when `metadata` leaves them out.
+    /// A `NSStoreUUID` in `metadata` becomes the store's UUID; without one, the UUID is kept. Written in one transaction; a store of the same file
     /// that is open elsewhere keeps the metadata it read until it is opened again.
     ///
     /// Throws as `metadataForPersistentStore(ofType:at:options:)`, and
     /// `NSPersistentStoreSaveError` (134030) when a value cannot be put in a property list.
     public class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreOfType storeType: String, at url: URL,
                                   options: [AnyHashable: Any]? = nil) throws {
+        if let storeClass = StoreClassRegistry.storeClass(for: storeType) {
+            return try storeClass.setMetadata(metadata, forPersistentStoreAt: url)
+        }
         try checkFileStoreType(storeType, url: url)
         try SQLiteStoreFile.setMetadata(metadata ?? [:], at: url)
     }

@@ -52,14 +52,26 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
         case NSInMemoryStoreType:
             store = InMemoryStore(persistentStoreCoordinator: self, configurationName: configurationName, at: url, options: options)
         default:
-            throw CoreDataError.make(.persistentStoreInvalidType, "Unknown store type '\(storeType)'")
+            guard let storeClass = StoreClassRegistry.storeClass(for: storeType) else {
+                throw CoreDataError.make(.persistentStoreInvalidType,
+                                         "Unknown store type '\(storeType)': register a store class for it with registerStoreClass(_:forStoreType:)")
+            }
+            // Only stores on the seam can serve contexts: a plain NSPersistentStore subclass
+            // would silently answer nothing.
+            guard storeClass is NSIncrementalStore.Type else {
+                throw CoreDataError.make(.persistentStoreInvalidType,
+                                         "The class \(storeClass) registered for the store type '\(storeType)' is not an NSIncrementalStore subclass")
+            }
+            store = storeClass.init(persistentStoreCoordinator: self, configurationName: configurationName, at: url, options: options)
         }
+        store.addedType = storeType
         if let url = storeURL, storeType != NSInMemoryStoreType, persistentStore(for: url) != nil {
             throw CoreDataError.store(.persistentStoreOpen, "The store at \(url.path) is already added to this coordinator", url: url)
         }
         let entities = managedObjectModel.entities(forConfigurationName: configurationName) ?? managedObjectModel.entities
         try store.load(model: managedObjectModel, entities: entities)
         lock.withLock { stores.append(store) }
+        store.didAdd(to: self)
         return store
     }
 
@@ -72,6 +84,7 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
 
     /// Removes a store; its objects can no longer be fetched or saved.
     open func remove(_ store: NSPersistentStore) throws {
+        store.willRemove(from: self)
         lock.withLock { stores.removeAll { $0 === store } }
         store.unload()
     }
@@ -84,11 +97,16 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
     /// The object ID a URI names (`x-coredata://<store>/<Entity>/p<key>`), or nil if the URI
     /// does not name an entity of this model in one of this coordinator's stores.
     public func managedObjectID(forURIRepresentation url: URL) -> NSManagedObjectID? {
-        guard url.scheme == "x-coredata", let host = url.host, !host.isEmpty else { return nil }
-        let parts = url.path.split(separator: "/")
-        guard parts.count == 2, let entity = managedObjectModel.entity(named: String(parts[0])),
-              parts[1].first == "p", let key = Int64(parts[1].dropFirst()), key > 0,
+        guard url.scheme == "x-coredata", let host = url.host, !host.isEmpty,
+              let path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath else { return nil }
+        // Split before decoding: a reference object may hold an encoded "/".
+        let parts = path.split(separator: "/").map { $0.removingPercentEncoding ?? String($0) }
+        guard parts.count == 2, let entity = managedObjectModel.entity(named: String(parts[0])), parts[1].first == "p",
               let store = persistentStores.first(where: { $0.identifier == host }) else { return nil }
+        if let incremental = store as? NSIncrementalStore {
+            return incremental.newObjectID(for: entity, referenceObject: ReferenceTable.reference(fromURIComponent: String(parts[1].dropFirst())))
+        }
+        guard let key = Int64(parts[1].dropFirst()), key > 0 else { return nil }
         return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
     }
 

@@ -19,6 +19,9 @@ struct StoreFetch {
     let fetchOffset: Int
     let returnsDistinctResults: Bool
     let result: Result
+    /// The context fetching, when there is one: an incremental store hands it to the store's
+    /// own `execute(_:with:)`. Unowned: a fetch never outlives the call that makes it.
+    unowned(unsafe) var context: NSManagedObjectContext? = nil
 }
 
 /// One entry of the dictionaries of a dictionary fetch.
@@ -90,6 +93,10 @@ struct SaveChanges {
     var updated: [Row] = []
     var deleted: [Row] = []
     var toMany: [ToMany] = []
+    /// The context saving, and its inserted objects in the order of `inserted`: what an
+    /// incremental store's save request is made of. Unowned: changes never outlive the save.
+    unowned(unsafe) var context: NSManagedObjectContext? = nil
+    var insertedObjects: [NSManagedObject] = []
 }
 
 /// What a store reports back after a successful save.

@@ -107,19 +107,21 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     // The seam's methods, implemented in SQLiteStore+Reading.swift and SQLiteStore+Writing.swift.
     // Reads name the store file when SQLite fails (saves are translated by the context).
     override func execute(_ fetch: StoreFetch) throws -> StoreFetchResult { try namingTheFile { try executeFetch(fetch) } }
-    override func snapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
+    override func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext? = nil) throws -> RowSnapshot? {
         try namingTheFile { try readSnapshots(for: [objectID]).first }
     }
-    override func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [RowSnapshot] {
+    override func snapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext? = nil) throws -> [RowSnapshot] {
         try namingTheFile { try readSnapshots(for: objectIDs) }
     }
-    override func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription) throws
-        -> [NSManagedObjectID: [RowSnapshot]] { try namingTheFile { try readRelatedSnapshots(of: sources, through: relationship) } }
+    override func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
+                                   context: NSManagedObjectContext? = nil) throws -> [NSManagedObjectID: [RowSnapshot]] {
+        try namingTheFile { try readRelatedSnapshots(of: sources, through: relationship) }
+    }
     override func prepareSave(_ changes: SaveChanges) throws -> SaveOutcome { try writeChanges(changes) }
     override func commitPreparedSave() throws { try commitChanges() }
     override func rollbackPreparedSave() { rollbackChanges() }
-    override func newPermanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
-        try reservePermanentIDs(for: entities)
+    override func newPermanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
+        try reservePermanentIDs(for: objects.map(\.entity))
     }
 
     /// Runs `body`, turning a SQLite error into one that names this store's file.

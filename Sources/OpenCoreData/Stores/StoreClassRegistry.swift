@@ -1,0 +1,44 @@
+import Foundation
+import Synchronization
+
+/// The store classes registered for store types with
+/// `NSPersistentStoreCoordinator.registerStoreClass(_:forStoreType:)`, shared by every
+/// coordinator of the process.
+enum StoreClassRegistry {
+    private static let classes = Mutex<[String: NSPersistentStore.Type]>([:])
+
+    static func register(_ storeClass: NSPersistentStore.Type?, for storeType: String) {
+        classes.withLock { $0[storeType] = storeClass }
+    }
+
+    static func storeClass(for storeType: String) -> NSPersistentStore.Type? {
+        classes.withLock { $0[storeType] }
+    }
+}
+
+extension NSPersistentStoreCoordinator {
+    /// Makes `storeType` open stores of `storeClass`, an `NSIncrementalStore` subclass, through
+    /// `addPersistentStore(ofType:configurationName:at:options:)` and `NSPersistentStoreDescription`;
+    /// nil unregisters the type.
+    ///
+    /// ```swift
+    /// NSPersistentStoreCoordinator.registerStoreClass(NotesStore.self, forStoreType: "Notes")
+    /// ```
+    /// The built-in types (`NSSQLiteStoreType`, `NSInMemoryStoreType`) cannot be replaced.
+    /// A class that is not an `NSPersistentStore` stops the program, as Core Data raises.
+    public class func registerStoreClass(_ storeClass: AnyClass?, forStoreType storeType: String) {
+        guard let storeClass else {
+            StoreClassRegistry.register(nil, for: storeType)
+            return
+        }
+        guard let persistentStoreClass = storeClass as? NSPersistentStore.Type else {
+            preconditionFailure("registerStoreClass(_:forStoreType:): \(storeClass) is not a subclass of NSPersistentStore")
+        }
+        StoreClassRegistry.register(persistentStoreClass, for: storeType)
+    }
+
+    /// The iOS 15 spelling of `registerStoreClass(_:forStoreType:)`.
+    public class func registerStoreClass(_ storeClass: AnyClass?, type storeType: NSPersistentStore.StoreType) {
+        registerStoreClass(storeClass, forStoreType: storeType.rawValue)
+    }
+}

@@ -1,0 +1,289 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+/// A store of one's own through Core Data's `NSIncrementalStore` API (the test's `JSONFileStore`,
+/// over a JSON file): registered for a type, added like any store, and used through contexts with
+/// faulting, uniquing, relationships, pending changes and saves, across reopening.
+@Suite(.serialized) struct IncrementalStoreTests {
+    /// Authors with books (one-to-many, cascade) and tags on books (many-to-many).
+    static func model() -> NSManagedObjectModel {
+        let author = NSEntityDescription(name: "Author")
+        let book = NSEntityDescription(name: "Book")
+        let tag = NSEntityDescription(name: "Tag")
+        let books = NSRelationshipDescription(name: "books", destination: book, toMany: true, deleteRule: .cascadeDeleteRule)
+        let writer = NSRelationshipDescription(name: "author", destination: author)
+        books.inverseRelationship = writer
+        writer.inverseRelationship = books
+        let tags = NSRelationshipDescription(name: "tags", destination: tag, toMany: true)
+        let tagged = NSRelationshipDescription(name: "books", destination: book, toMany: true)
+        tags.inverseRelationship = tagged
+        tagged.inverseRelationship = tags
+        author.properties = [NSAttributeDescription(name: "name", type: .stringAttributeType, optional: false),
+                             NSAttributeDescription(name: "born", type: .dateAttributeType),
+                             NSAttributeDescription(name: "rating", type: .doubleAttributeType, defaultValue: 0.0),
+                             NSAttributeDescription(name: "active", type: .booleanAttributeType, defaultValue: true), books]
+        book.properties = [NSAttributeDescription(name: "title", type: .stringAttributeType),
+                           NSAttributeDescription(name: "pages", type: .integer64AttributeType, defaultValue: 0), writer, tags]
+        tag.properties = [NSAttributeDescription(name: "label", type: .stringAttributeType), tagged]
+        let model = NSManagedObjectModel()
+        model.entities = [author, book, tag]
+        return model
+    }
+
+    /// A coordinator with one JSON store at `url`, and a context on it.
+    final class Stack: @unchecked Sendable {
+        let model: NSManagedObjectModel
+        let url: URL
+        private(set) var coordinator: NSPersistentStoreCoordinator
+        private(set) var context: NSManagedObjectContext
+
+        init(model: NSManagedObjectModel = IncrementalStoreTests.model(), at url: URL) throws {
+            JSONFileStore.register()
+            self.model = model
+            self.url = url
+            coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+            context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+            try open()
+        }
+
+        private func open() throws {
+            try coordinator.addPersistentStore(ofType: JSONFileStore.type, configurationName: nil, at: url)
+            context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+        }
+
+        func reopen() throws {
+            for store in coordinator.persistentStores { try coordinator.remove(store) }
+            coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+            try open()
+        }
+
+        func insert(_ entity: String, _ values: [String: Any]) -> NSManagedObject {
+            let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+            for (key, value) in values { object.setValue(value, forKey: key) }
+            return object
+        }
+
+        func fetch(_ entity: String, _ format: String? = nil, sortedBy key: String? = nil) throws -> [NSManagedObject] {
+            let request = NSFetchRequest<NSManagedObject>(entityName: entity)
+            request.predicate = format.map { NSPredicate(format: $0) }
+            request.sortDescriptors = key.map { [NSSortDescriptor(key: $0, ascending: true)] }
+            return try context.fetch(request)
+        }
+    }
+
+    static func names(_ objects: [NSManagedObject], _ key: String = "name") -> [String] { objects.map { $0.value(forKey: key) as! String } }
+
+    /// Two authors and their books, saved.
+    static func library(in directory: TemporaryDirectory) throws -> Stack {
+        JSONFileStore.failure = nil
+        let stack = try Stack(at: directory.file("Library.json"))
+        let ada = stack.insert("Author", ["name": "Ada", "born": Date(timeIntervalSinceReferenceDate: 1000), "rating": 4.5])
+        let bob = stack.insert("Author", ["name": "Bob", "active": false])
+        let poetry = stack.insert("Tag", ["label": "poetry"])
+        for (title, pages, author) in [("Notes", 120, ada), ("Engines", 300, ada), ("Gardens", 80, bob)] {
+            let book = stack.insert("Book", ["title": title, "pages": pages, "author": author])
+            if title != "Engines" { book.mutableSetValue(forKey: "tags").add(poetry) }
+        }
+        try stack.context.save()
+        return stack
+    }
+
+    @Test func savedObjectsComeBackAfterReopening() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Self.library(in: directory)
+        try stack.reopen()
+        #expect(Self.names(try stack.fetch("Author", sortedBy: "name")) == ["Ada", "Bob"])
+        try stack.reopen()
+        // Without a predicate or sort the store never reads values: the objects are faults
+        // until used, and then `newValuesForObject` fills them.
+        let faults = try stack.fetch("Author")
+        #expect(faults.count == 2 && faults.allSatisfy(\.isFault))
+        #expect(Set(Self.names(faults)) == ["Ada", "Bob"])
+        let authors = try stack.fetch("Author", sortedBy: "name")
+        #expect(authors[0].value(forKey: "born") as? Date == Date(timeIntervalSinceReferenceDate: 1000))
+        #expect(authors[0].value(forKey: "rating") as? Double == 4.5)
+        #expect(authors[1].value(forKey: "active") as? Bool == false)
+        let books = try #require(authors[0].value(forKey: "books") as? Set<NSManagedObject>)
+        #expect(Set(books.map { $0.value(forKey: "title") as! String }) == ["Notes", "Engines"])
+        #expect(books.allSatisfy { $0.value(forKey: "author") as? NSManagedObject === authors[0] })
+        let poetry = try #require(try stack.fetch("Tag").first)
+        #expect(Set((poetry.value(forKey: "books") as! Set<NSManagedObject>).map { $0.value(forKey: "title") as! String }) == ["Notes", "Gardens"])
+    }
+
+    @Test func predicatesSortsLimitsAndCountsGoThroughTheStore() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Self.library(in: directory)
+        try stack.reopen()
+        #expect(Self.names(try stack.fetch("Book", "pages > 100", sortedBy: "title"), "title") == ["Engines", "Notes"])
+        #expect(Self.names(try stack.fetch("Book", "author.name == 'Bob'"), "title") == ["Gardens"])
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
+        request.sortDescriptors = [NSSortDescriptor(key: "pages", ascending: false)]
+        request.fetchLimit = 1
+        request.fetchOffset = 1
+        #expect(Self.names(try stack.context.fetch(request), "title") == ["Notes"])
+        #expect(try stack.context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Book")) == 3)
+        let ids = NSFetchRequest<NSManagedObjectID>(entityName: "Author")
+        ids.resultType = .managedObjectIDResultType
+        #expect(try stack.context.fetch(ids).count == 2)
+    }
+
+    @Test func objectsAreUniquedAndUnsavedChangesAreMergedIn() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Self.library(in: directory)
+        try stack.reopen()
+        let first = try stack.fetch("Author", "name == 'Ada'")
+        let second = try stack.fetch("Author", "name == 'Ada'")
+        #expect(first.count == 1 && first[0] === second[0])
+        _ = stack.insert("Author", ["name": "Cy"])
+        #expect(Self.names(try stack.fetch("Author", sortedBy: "name")) == ["Ada", "Bob", "Cy"])
+    }
+
+    @Test func updatesAndDeletesPersistWithDeleteRules() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Self.library(in: directory)
+        try stack.reopen()
+        let ada = try #require(try stack.fetch("Author", "name == 'Ada'").first)
+        ada.setValue("Ada L.", forKey: "name")
+        let bob = try #require(try stack.fetch("Author", "name == 'Bob'").first)
+        stack.context.delete(bob)                            // his book goes too (cascade)
+        try stack.context.save()
+        try stack.reopen()
+        #expect(Self.names(try stack.fetch("Author")) == ["Ada L."])
+        #expect(Set(Self.names(try stack.fetch("Book"), "title")) == ["Notes", "Engines"])
+        let poetry = try #require(try stack.fetch("Tag").first)
+        #expect((poetry.value(forKey: "books") as! Set<NSManagedObject>).map { $0.value(forKey: "title") as! String } == ["Notes"])
+    }
+
+    @Test func urisCarryTheReferenceObjectAndComeBack() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Self.library(in: directory)
+        let ada = try #require(try stack.fetch("Author", "name == 'Ada'").first)
+        let store = try #require(stack.coordinator.persistentStores.first as? JSONFileStore)
+        let reference = try #require(store.referenceObject(for: ada.objectID) as? String)
+        #expect(UUID(uuidString: reference) != nil, "obtainPermanentIDs' default gives UUID strings")
+        let uri = ada.objectID.uriRepresentation()
+        #expect(uri.absoluteString == "x-coredata://\(store.identifier)/Author/p\(reference)")
+        try stack.reopen()
+        let again = try #require(stack.coordinator.managedObjectID(forURIRepresentation: uri))
+        #expect(try stack.context.existingObject(with: again).value(forKey: "name") as? String == "Ada")
+
+        let current = try #require(stack.coordinator.persistentStores.first as? JSONFileStore)
+        let id = current.newObjectID(for: ada.entity, referenceObject: "a/b c")
+        #expect(stack.coordinator.managedObjectID(forURIRepresentation: id.uriRepresentation()) == id)
+        #expect(current.newObjectID(for: ada.entity, referenceObject: 7) == current.newObjectID(for: ada.entity, referenceObject: NSNumber(value: 7)))
+    }
+
+    @Test func theStoreHearsItsLifeCycle() throws {
+        JSONFileStore.calls = []
+        let directory = TemporaryDirectory()
+        let stack = try Self.library(in: directory)
+        try stack.reopen()
+        _ = try stack.fetch("Author")
+        #expect(JSONFileStore.calls.prefix(3) == ["didAdd", "willRemove", "didAdd"])
+        #expect(JSONFileStore.calls.contains("register"))
+        #expect(try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: JSONFileStore.type, at: stack.url)[NSStoreUUIDKey] as? String
+                == stack.coordinator.persistentStores.first?.identifier)
+        #expect(stack.coordinator.persistentStores.first?.type == JSONFileStore.type)
+    }
+
+    @Test func aContainerOpensARegisteredTypeFromItsDescription() async throws {
+        JSONFileStore.register()
+        JSONFileStore.failure = nil
+        let directory = TemporaryDirectory()
+        let container = NSPersistentContainer(name: "Library", managedObjectModel: Self.model())
+        let description = NSPersistentStoreDescription(url: directory.file("Library.json"))
+        description.type = JSONFileStore.type
+        container.persistentStoreDescriptions = [description]
+        try await container.loadPersistentStores()
+        let context = container.viewContext
+        try await context.perform {
+            let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
+            author.setValue("Ada", forKey: "name")
+            try context.save()
+        }
+        #expect(FileManager.default.fileExists(atPath: directory.file("Library.json").path))
+    }
+
+    // MARK: Bad input
+
+    @Test func unknownAndUnfitStoreTypesAreRefusedByName() throws {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
+        let unknown = try #require(throws: CocoaError.self) {
+            try coordinator.addPersistentStore(ofType: "NoSuchType", configurationName: nil, at: URL(fileURLWithPath: "/tmp/x"))
+        }
+        #expect(unknown.code.rawValue == 134000)
+        #expect(unknown.message.contains("'NoSuchType'"))
+        NSPersistentStoreCoordinator.registerStoreClass(PlainStore.self, forStoreType: "Plain")
+        let plain = try #require(throws: CocoaError.self) {
+            try coordinator.addPersistentStore(ofType: "Plain", configurationName: nil, at: URL(fileURLWithPath: "/tmp/x"))
+        }
+        #expect(plain.message.contains("is not an NSIncrementalStore subclass"))
+        NSPersistentStoreCoordinator.registerStoreClass(nil, forStoreType: "Plain")
+        #expect(throws: CocoaError.self) {
+            try coordinator.addPersistentStore(ofType: "Plain", configurationName: nil, at: URL(fileURLWithPath: "/tmp/x"))
+        }
+    }
+
+    final class PlainStore: NSPersistentStore, @unchecked Sendable {}
+
+    @Test func aStoreThatFailsToLoadFailsTheAdd() throws {
+        let directory = TemporaryDirectory()
+        JSONFileStore.register()
+        JSONFileStore.failure = .loadMetadata
+        defer { JSONFileStore.failure = nil }
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model())
+        let error = try #require(throws: CocoaError.self) {
+            try coordinator.addPersistentStore(ofType: JSONFileStore.type, configurationName: nil, at: directory.file("x.json"))
+        }
+        #expect(error.code == .fileReadCorruptFile)
+        #expect(coordinator.persistentStores.isEmpty)
+    }
+
+    @Test func aFailedSaveKeepsTheContextsChangesAndWritesNothing() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Self.library(in: directory)
+        let before = try Data(contentsOf: stack.url)
+        let cy = stack.insert("Author", ["name": "Cy"])
+        JSONFileStore.failure = .save
+        defer { JSONFileStore.failure = nil }
+        let error = try #require(throws: CocoaError.self) { try stack.context.save() }
+        #expect(error.code == .fileWriteOutOfSpace || (error.userInfo[NSUnderlyingErrorKey] as? CocoaError)?.code == .fileWriteOutOfSpace)
+        #expect(stack.context.hasChanges)
+        #expect(stack.context.insertedObjects.contains(cy))
+        #expect(try Data(contentsOf: stack.url) == before)
+        JSONFileStore.failure = nil
+        try stack.context.save()
+        try stack.reopen()
+        #expect(Self.names(try stack.fetch("Author", sortedBy: "name")) == ["Ada", "Bob", "Cy"])
+    }
+
+    @Test func wrongAnswersAreErrorsNamingTheStoreType() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Self.library(in: directory)
+        try stack.reopen()
+        defer { JSONFileStore.failure = nil }
+        JSONFileStore.failure = .fetchAnswer
+        let fetchError = try #require(throws: CocoaError.self) { try stack.fetch("Author") }
+        #expect(fetchError.message == "The store of type 'JSONFile' returned String, not an array of NSManagedObject or NSManagedObjectID from a fetch request")
+        JSONFileStore.failure = nil
+        let id = try #require(try stack.fetch("Author").first?.objectID)
+        JSONFileStore.failure = .nodeValue
+        let fresh = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        fresh.persistentStoreCoordinator = stack.coordinator
+        let nodeError = try #require(throws: CocoaError.self) { try fresh.existingObject(with: id) }
+        #expect(nodeError.message.hasPrefix("The store of type 'JSONFile' returned Array<Int> for Author.active"), "\(nodeError.message)")
+    }
+
+    @Test func dictionaryFetchesAndBatchRequestsSayTheyAreNotPassedOnYet() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Self.library(in: directory)
+        let dictionaries = NSFetchRequest<NSDictionary>(entityName: "Author")
+        dictionaries.resultType = .dictionaryResultType
+        let error = try #require(throws: CocoaError.self) { try stack.context.fetch(dictionaries) }
+        #expect(error.code.rawValue == 134091)
+        let batch = NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Book"))
+        #expect(throws: CocoaError.self) { try stack.context.execute(batch) }
+    }
+}
