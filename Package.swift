@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
         .executable(name: "ocd", targets: ["ocd"]),
         .executable(name: "ocd-bench", targets: ["ocd-bench"]),
+        .executable(name: "ocd-crashtest", targets: ["ocd-crashtest"]),
     ],
     targets: [
         // The system SQLite (Debian: libsqlite3-dev).
@@ -18,6 +19,8 @@ let package = Package(
         .target(name: "OpenCoreData", dependencies: ["OCDSQLite", "CZlib"]),
         .executableTarget(name: "ocd", dependencies: ["OpenCoreData"]),
         .executableTarget(name: "ocd-bench", dependencies: ["OpenCoreData", "OCDSQLite", "CSQLite"]),
+        // Kills writer processes at random moments and checks the store each time.
+        .executableTarget(name: "ocd-crashtest", dependencies: ["OpenCoreData", "OCDSQLite"]),
         .testTarget(name: "OCDSQLiteTests", dependencies: ["OCDSQLite"]),
         .testTarget(name: "OpenCoreDataTests", dependencies: ["OpenCoreData", "OCDSQLite"],
                     resources: [.copy("Resources/Journal.xcdatamodeld")]),

@@ -88,13 +88,16 @@ enum OCD {
         let error: String
     }
 
-    static var executable: URL {
+    static var executable: URL { product("ocd") }
+
+    /// An executable product built next to the test runner.
+    static func product(_ name: String) -> URL {
         let runner = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for folder in [runner, runner.deletingLastPathComponent(), Bundle.main.bundleURL] {
-            let candidate = folder.appendingPathComponent("ocd")
+            let candidate = folder.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
-        return runner.appendingPathComponent("ocd")
+        return runner.appendingPathComponent(name)
     }
 
     /// Runs `ocd` as the user `nobody` when the tests run as root (which reads any file), so

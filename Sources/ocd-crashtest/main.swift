@@ -1,0 +1,47 @@
+import Foundation
+import OpenCoreData
+
+/// `ocd-crashtest`: proves that a save is atomic across crashes. Writer processes save
+/// transfers between accounts into one SQLite store and are killed with SIGKILL at random
+/// moments; after each kill the store is checked with SQLite's integrity check and the bank's
+/// invariants (see `BankModel`).
+///
+///     ocd-crashtest run [--kills N] [--writers W] [--seed S] [--store DIR]
+///     ocd-crashtest writer STORE WRITER SEED      (started by `run`)
+let arguments = Array(CommandLine.arguments.dropFirst())
+
+func usage() -> Never {
+    FileHandle.standardError.write(Data("usage: ocd-crashtest run [--kills N] [--writers W] [--seed S] [--store DIR]\n".utf8))
+    exit(2)
+}
+
+switch arguments.first {
+case "writer":
+    guard arguments.count == 4, let writer = Int64(arguments[2]), let seed = UInt64(arguments[3]) else { usage() }
+    let store = BankStore(url: URL(fileURLWithPath: arguments[1]), model: BankModel.make())
+    do { try Writer.run(store: store, writer: writer, seed: seed) } catch {
+        FileHandle.standardError.write(Data("ocd-crashtest writer: \(error)\n".utf8))
+        exit(1)
+    }
+case "run":
+    var options = KillRun.Options()
+    var remaining = arguments.dropFirst()
+    while let option = remaining.popFirst() {
+        guard let value = remaining.popFirst() else { usage() }
+        switch option {
+        case "--kills": options.kills = Int(value) ?? { usage() }()
+        case "--writers": options.writers = Int(value) ?? { usage() }()
+        case "--seed": options.seed = UInt64(value) ?? { usage() }()
+        case "--store": options.directory = URL(fileURLWithPath: value)
+        default: usage()
+        }
+    }
+    do {
+        exit(try KillRun(options: options).run() ? 0 : 1)
+    } catch {
+        FileHandle.standardError.write(Data("ocd-crashtest: \(error)\n".utf8))
+        exit(1)
+    }
+default:
+    usage()
+}

@@ -1,0 +1,35 @@
+import Foundation
+import OCDSQLite
+import Testing
+@testable import OpenCoreData
+
+/// Saves are atomic across crashes: `ocd-crashtest` starts writer processes that save transfers
+/// between accounts, kills them with SIGKILL at random moments, and after each kill checks the
+/// store (SQLite's integrity check, and the balances against the ledger). The default suite runs
+/// a few kills; `swift run ocd-crashtest run --kills 1000 --writers 2` runs many.
+@Suite struct CrashSafetyTests {
+    @Test(arguments: [1, 2])
+    func killedWritersLeaveAConsistentStore(writers: Int) throws {
+        let result = try OCD.run(["run", "--kills", "5", "--writers", "\(writers)", "--seed", "\(writers * 7)"],
+                                 executable: OCD.product("ocd-crashtest"))
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        #expect(result.output.contains("5 kills of \(writers) writer(s)"))
+        #expect(result.output.hasSuffix(", 0 failures\n"), "\(result.output)")
+    }
+
+    /// The check can fail: a balance changed behind the ledger's back is found.
+    @Test func theCheckFindsABalanceTheLedgerDoesNotExplain() throws {
+        let directory = TemporaryDirectory()
+        let result = try OCD.run(["run", "--kills", "1", "--store", directory.url.path], executable: OCD.product("ocd-crashtest"))
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        let store = directory.file("Bank.sqlite")
+        do {
+            let connection = try SQLiteConnection(path: store.path)
+            try connection.execute("UPDATE ZACCOUNT SET ZBALANCE = ZBALANCE + 1 WHERE Z_PK = 1")
+            try connection.execute("UPDATE ZACCOUNT SET ZBALANCE = ZBALANCE - 1 WHERE Z_PK = 2")
+        }
+        let again = try OCD.run(["run", "--kills", "1", "--store", directory.url.path], executable: OCD.product("ocd-crashtest"))
+        #expect(again.status == 1)
+        #expect(again.output.contains("kill 1: account "), "\(again.output)")
+    }
+}
