@@ -86,8 +86,11 @@ public final class NSFetchRequest<ResultType>: NSPersistentStoreRequest {
 
     /// A new request with the same settings (Core Data's `copy()`); the predicate and sort
     /// descriptors are shared, as they are immutable in use.
-    public func copy() -> NSFetchRequest<ResultType> {
-        let copy = NSFetchRequest<ResultType>()
+    public func copy() -> NSFetchRequest<ResultType> { copy(as: ResultType.self) }
+
+    /// The same settings in a request of another result type.
+    func copy<Other>(as _: Other.Type) -> NSFetchRequest<Other> {
+        let copy = NSFetchRequest<Other>()
         copy.entityName = entityName
         copy.entity = entity
         copy.predicate = predicate
@@ -121,3 +124,13 @@ extension NSFetchRequest where ResultType: NSManagedObject {
 }
 
 // Not Sendable, as NSPersistentStoreRequest is not.
+
+/// A fetch request of any result type, as a store of your own receives it: a copy typed
+/// `NSFetchRequest<NSFetchRequestResult>`, the spelling Core Data's stores cast to.
+protocol AnyFetchRequest: AnyObject {
+    func copyForStore() -> NSFetchRequest<NSFetchRequestResult>
+}
+
+extension NSFetchRequest: AnyFetchRequest {
+    func copyForStore() -> NSFetchRequest<NSFetchRequestResult> { copy(as: NSFetchRequestResult.self) }
+}

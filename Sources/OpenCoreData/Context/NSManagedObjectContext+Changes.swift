@@ -143,7 +143,10 @@ extension NSManagedObjectContext {
         for object in inserted.allCandidates + neverSaved where object.context === self && !object.hasSnapshot {
             object.state = []
             object.context = nil
-            if let location = object.rowLocation { registry.remove(location, ifMatching: object) }
+            if let location = object.rowLocation {
+                registry.remove(location, ifMatching: object)
+                if IncrementalStores.mayBeInUse { noteUnregistered([object.objectID]) }
+            }
         }
         inserted.removeAll()
         updated.removeAll()
@@ -164,6 +167,7 @@ extension NSManagedObjectContext {
     /// belong to a context).
     public func reset() {
         checkQueue()
+        if IncrementalStores.mayBeInUse { noteUnregistered(registeredIncrementalStoreIDs(among: registry.objects)) }
         for object in registry.objects { object.context = nil }
         registry.removeAll()
         for object in inserted.allCandidates + strayFaults where object.context === self { object.context = nil }
@@ -211,6 +215,12 @@ extension NSManagedObjectContext {
         for object in inserted.allCandidates
         where object.context === self && object.state.contains(.inserted) && object.state.contains(.deleted)
             && object.state.contains(.deletionPropagated) {
+            // One with a permanent ID already (obtainPermanentIDs, or a failed save that gave
+            // it one) is registered: forget it now, as it will not forget itself once detached.
+            if let location = object.rowLocation {
+                registry.remove(location, ifMatching: object)
+                if IncrementalStores.mayBeInUse { noteUnregistered([object.objectID]) }
+            }
             object.context = nil
             object.state = []
         }

@@ -326,6 +326,6 @@ extension NSManagedObjectContext {
         StoreFetch(entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
                    sortDescriptors: request.sortDescriptors ?? [], fetchLimit: pushLimits ? request.fetchLimit : 0,
                    fetchOffset: pushLimits ? request.fetchOffset : 0, returnsDistinctResults: request.returnsDistinctResults,
-                   result: result, context: self)
+                   result: result, context: self, request: request)
     }
 }

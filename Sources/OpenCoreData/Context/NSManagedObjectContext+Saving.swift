@@ -114,17 +114,29 @@ extension NSManagedObjectContext {
     /// A commit can still fail after an earlier store committed (an I/O error at COMMIT); that
     /// is reported as `NSPersistentStoreIncompleteSaveError` (134040), and the context should then
     /// be reset.
+    ///
+    /// An `NSIncrementalStore` writes in one step, which cannot be undone: such stores are
+    /// prepared last, once every other store has prepared, so that a failure before them
+    /// writes nothing anywhere.
     private func write(_ plan: SavePlan) throws -> [SaveOutcome] {
         let stores = plan.changesByStore.map(\.store)
+        // Locks in the coordinator's order (the plan's), so that concurrent saves cannot deadlock.
         for store in stores { store.lock.lock() }
         defer { for store in stores.reversed() { store.lock.unlock() } }
-        var outcomes: [SaveOutcome] = []
-        for (index, entry) in plan.changesByStore.enumerated() {
+        var outcomes = [SaveOutcome](repeating: SaveOutcome(), count: stores.count)
+        let order = stores.indices.filter { !(stores[$0] is NSIncrementalStore) } + stores.indices.filter { stores[$0] is NSIncrementalStore }
+        var oneStepWritten = false
+        for (position, index) in order.enumerated() {
             do {
-                outcomes.append(try entry.store.prepareSave(entry.changes))
+                outcomes[index] = try stores[index].prepareSave(plan.changesByStore[index].changes)
+                if stores[index] is NSIncrementalStore { oneStepWritten = true }
             } catch {
-                for prepared in stores[..<index].reversed() { prepared.rollbackPreparedSave() }
-                throw translateSaveError(error, store: entry.store)
+                for prepared in order[..<position].reversed() { stores[prepared].rollbackPreparedSave() }
+                let cause = translateSaveError(error, store: stores[index])
+                guard oneStepWritten else { throw cause }
+                throw CoreDataError.make(.persistentStoreIncompleteSave,
+                                         "The save was written to an incremental store that cannot undo it; \(stores[index].url?.path ?? "another store") failed",
+                                         [NSAffectedStoresErrorKey: [stores[index]], NSUnderlyingErrorKey: cause as NSError])
             }
         }
         for (index, store) in stores.enumerated() {
@@ -134,7 +146,7 @@ extension NSManagedObjectContext {
                 for pending in stores[(index + 1)...] { pending.rollbackPreparedSave() }
                 store.rollbackPreparedSave()
                 let cause = translateSaveError(error, store: store)
-                guard index > 0 else { throw cause }
+                guard index > 0 || oneStepWritten else { throw cause }
                 throw CoreDataError.make(.persistentStoreIncompleteSave,
                                          "The save was written to \(index) of \(stores.count) stores; committing to \(store.url?.path ?? "a store") failed",
                                          [NSAffectedStoresErrorKey: Array(stores[index...]), NSUnderlyingErrorKey: cause as NSError])
@@ -186,6 +198,7 @@ extension NSManagedObjectContext {
             object.state = []
             object.markRelationshipsCommitted()
         }
+        if IncrementalStores.mayBeInUse { noteUnregistered(registeredIncrementalStoreIDs(among: plan.deletedObjects)) }
         for object in plan.deletedObjects {
             if let location = object.rowLocation { registry.remove(location, ifMatching: object) }
             object.context = nil

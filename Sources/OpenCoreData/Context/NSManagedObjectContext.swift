@@ -135,6 +135,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
 
     deinit {
         if let siblingSaveObserver { NotificationCenter.default.removeObserver(siblingSaveObserver) }
+        if IncrementalStores.mayBeInUse { noteUnregistered(registeredIncrementalStoreIDs(among: registry.objects)) }
         for object in registry.objects { object.context = nil }
         for object in inserted.allCandidates where object.context === self { object.context = nil }
         for object in strayFaults where object.context === self { object.context = nil }
@@ -262,9 +263,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
             strayFaults.append(object)
         } else {
             registry.insert(object, for: objectID)
-            if let store = objectID.persistentStore, store.tracksRegistrations {
-                (store as? NSIncrementalStore)?.managedObjectContextDidRegisterObjects(with: [objectID])
-            }
+            if IncrementalStores.mayBeInUse { noteRegistered([objectID]) }
         }
         return object
     }
@@ -303,9 +302,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// Called by an object going away.
     func forget(_ location: RowLocation, object: NSManagedObject) {
         registry.remove(location, ifMatching: object)
-        if let id = object.storedObjectID, let store = id.persistentStore, store.tracksRegistrations {
-            (store as? NSIncrementalStore)?.managedObjectContextDidUnregisterObjects(with: [id])
-        }
+        if IncrementalStores.mayBeInUse { noteUnregistered([object.objectID]) }
     }
 
     /// Re-keys an object whose ID became permanent.
@@ -313,6 +310,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
         if let old = object.rowLocation { registry.remove(old, ifMatching: object) }
         object.storedObjectID = newID
         registry.insert(object, for: newID)
+        if IncrementalStores.mayBeInUse { noteRegistered([newID]) }
     }
 
     /// Called when a registered object first changes.
@@ -349,9 +347,16 @@ open class NSManagedObjectContext: @unchecked Sendable {
         let byStore = Dictionary(grouping: pending.filter { !$0.objectID.isTemporaryID }) { ObjectIdentifier($0.objectID.persistentStore!) }
         for group in byStore.values {
             guard let store = group.first?.objectID.persistentStore else { continue }
-            var related: [NSManagedObjectID: [RowSnapshot]]
+            var related: [NSManagedObjectID: [RowSnapshot]] = [:]
+            var relatedIDs: [NSManagedObjectID: [NSManagedObjectID]]?
             do {
-                related = try store.relatedSnapshots(of: group.map(\.objectID), through: relationship, context: self)
+                // A store of your own names the members, which become faults (as in Core Data);
+                // the built-in stores bring their rows along.
+                if let incremental = store as? NSIncrementalStore {
+                    relatedIDs = try incremental.relatedObjectIDs(of: group.map(\.objectID), through: relationship, context: self)
+                } else {
+                    related = try store.relatedSnapshots(of: group.map(\.objectID), through: relationship, context: self)
+                }
             } catch {
                 // Left unloaded (a later access tries again), and recorded, so that no save
                 // writes a membership that was never read.
@@ -364,6 +369,10 @@ open class NSManagedObjectContext: @unchecked Sendable {
                 if !object.rejectedValues.isEmpty { object.rejectedValues[relationship.name] = nil }
                 // An object listed twice was loaded the first time; nothing to read again.
                 if object.toManyStorage(relationship).isLoaded { continue }
+                if let relatedIDs {
+                    object.installToMany(relationship, members: (relatedIDs[object.objectID] ?? []).map { self.object(with: $0) })
+                    continue
+                }
                 // Taken out of the result, so that the rows move into their objects uncopied.
                 var rows = related.removeValue(forKey: object.objectID) ?? []
                 object.installToMany(relationship, members: objectsConsuming(&rows))

@@ -79,7 +79,8 @@ public final class NSManagedObjectID: Hashable, Sendable, CustomStringConvertibl
             return URL(string: "x-coredata:///\(entityName)/t\(UUID(uuid: bytes).uuidString)")!
         case .permanent(let pk):
             // A store of your own names its rows by reference objects, which the URI carries.
-            let reference = (persistentStore as? NSIncrementalStore)?.references.uriComponent(for: pk) ?? String(pk)
+            let reference = IncrementalStores.mayBeInUse
+                ? (persistentStore as? NSIncrementalStore)?.references.uriComponent(for: pk) ?? String(pk) : String(pk)
             return URL(string: "x-coredata://\(persistentStore?.identifier ?? "")/\(entityName)/p\(reference)")!
         }
     }

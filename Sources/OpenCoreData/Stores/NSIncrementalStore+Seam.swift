@@ -11,14 +11,23 @@ extension NSIncrementalStore {
             throw CoreDataError.make(.persistentStoreOpen,
                                      "The store of type '\(type)' set no NSStoreUUIDKey in its metadata in loadMetadata()")
         }
+        // The UUID is the host of every object ID URI of the store.
+        guard URL(string: "x-coredata://\(uuid)/E/p1")?.host == uuid else {
+            throw CoreDataError.make(.persistentStoreOpen,
+                                     "The store of type '\(type)' set an NSStoreUUIDKey that cannot be a URI's host: \(uuid)")
+        }
         lock.withLock { identifier = uuid }
     }
 
     // MARK: Reading
 
     func fetchThroughRequest(_ fetch: StoreFetch) throws -> StoreFetchResult {
-        let request = NSFetchRequest<NSFetchRequestResult>(entityName: fetch.entity.name ?? "")
+        // The application's request as it was made, with the parts the context decided: the
+        // limits are left to the context when it adds unsaved changes or merges several stores.
+        let request = fetch.request?.copyForStore() ?? NSFetchRequest<NSFetchRequestResult>(entityName: fetch.entity.name ?? "")
+        let asked = request.resultType
         request.entity = fetch.entity
+        request.entityName = fetch.entity.name
         request.predicate = fetch.predicate
         request.sortDescriptors = fetch.sortDescriptors.isEmpty ? nil : fetch.sortDescriptors
         request.fetchLimit = fetch.fetchLimit
@@ -26,8 +35,9 @@ extension NSIncrementalStore {
         request.includesSubentities = fetch.includesSubentities
         request.affectedStores = [self]
         switch fetch.result {
-        case .snapshots: request.resultType = .managedObjectResultType
-        case .objectIDs: request.resultType = .managedObjectIDResultType
+        case .snapshots, .objectIDs:
+            // Objects or IDs, as the application asked (either answer is taken).
+            request.resultType = asked == .managedObjectIDResultType ? .managedObjectIDResultType : .managedObjectResultType
         case .count: request.resultType = .countResultType
         case .keys, .dictionaries:
             throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
@@ -37,7 +47,13 @@ extension NSIncrementalStore {
         if case .count = fetch.result { return .count(try count(in: answer)) }
         // Objects come back as IDs: the context makes (or finds) their objects, and their values
         // come from `newValuesForObject` when they are used.
-        return .objectIDs(try objectIDs(in: answer, for: "a fetch request"))
+        let ids = try objectIDs(in: answer, for: "a fetch request")
+        // A fetch's answer becomes objects of the request's class: an object of another entity
+        // there would be an object of the wrong type.
+        for id in ids where fetch.includesSubentities ? !id.entity.isKindOf(entity: fetch.entity) : id.entity !== fetch.entity {
+            throw wrongAnswer("a fetch request", "an object of \(id.entity.name ?? "?") to a fetch of \(fetch.entity.name ?? "?")")
+        }
+        return .objectIDs(ids)
     }
 
     func snapshotThroughNode(for objectID: NSManagedObjectID, context: NSManagedObjectContext?) throws -> RowSnapshot? {
@@ -45,26 +61,47 @@ extension NSIncrementalStore {
         guard let context else {
             throw CoreDataError.make(.persistentStoreOperation, "An NSIncrementalStore is asked for values only by a context")
         }
-        let node = try lock.withLock { try newValuesForObject(with: objectID, with: context) }
+        let node: NSIncrementalStoreNode
+        do {
+            node = try lock.withLock { try newValuesForObject(with: objectID, with: context) }
+        } catch let error as CocoaError where error.code == .managedObjectReferentialIntegrity {
+            // The store's way to say the row is gone: the object reads as deleted, as with the
+            // built-in stores.
+            return nil
+        }
         guard node.objectID == objectID else {
             throw wrongAnswer("newValuesForObject(with:with:)", "a node of \(node.objectID) for \(objectID)")
         }
-        return try snapshot(of: node)
+        return try snapshot(of: node, context: context)
     }
 
     func relatedSnapshotsThroughValues(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
                                        context: NSManagedObjectContext?) throws -> [NSManagedObjectID: [RowSnapshot]] {
-        var related: [NSManagedObjectID: [RowSnapshot]] = [:]
-        for source in sources {
-            let answer = try lock.withLock { try newValue(forRelationship: relationship, forObjectWith: source, with: context) }
-            let members = try objectIDs(in: answer, for: "newValue(forRelationship:forObjectWith:with:) of \(relationship.name)")
-            related[source] = try members.compactMap { try snapshotThroughNode(for: $0, context: context) }
+        try relatedObjectIDs(of: sources, through: relationship, context: context).mapValues { members in
+            try members.compactMap { try snapshotThroughNode(for: $0, context: context) }
         }
-        return related
+    }
+
+    /// The members of a to-many for each of `sources`, as the store's
+    /// `newValue(forRelationship:…)` names them, all read under one hold of the lock.
+    func relatedObjectIDs(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
+                          context: NSManagedObjectContext?) throws -> [NSManagedObjectID: [NSManagedObjectID]] {
+        let call = "newValue(forRelationship:forObjectWith:with:) of \(relationship.name)"
+        return try lock.withLock {
+            var related: [NSManagedObjectID: [NSManagedObjectID]] = [:]
+            for source in sources {
+                let members = try objectIDs(in: try newValue(forRelationship: relationship, forObjectWith: source, with: context), for: call)
+                for member in members { try checkDestination(member, of: relationship, call: call) }
+                related[source] = members
+            }
+            return related
+        }
     }
 
     /// A node's values as the seam's row: attributes converted to their types, to-ones as IDs.
-    private func snapshot(of node: NSIncrementalStoreNode) throws -> RowSnapshot {
+    /// A to-one the node leaves out is asked for with `newValue(forRelationship:…)`, as Core
+    /// Data resolves it (here when the fault fires rather than when the to-one is first read).
+    private func snapshot(of node: NSIncrementalStoreNode, context: NSManagedObjectContext) throws -> RowSnapshot {
         let layout = node.objectID.entity.layout
         var values = [PrimitiveValue](repeating: .null, count: layout.attributes.count)
         for attribute in layout.attributes where !attribute.isTransient {
@@ -78,11 +115,14 @@ extension NSIncrementalStore {
         }
         var toOne = [NSManagedObjectID?](repeating: nil, count: layout.relationships.count)
         for relationship in layout.relationships where !relationship.isToMany && !relationship.isTransient {
-            guard let value = node.value(for: relationship) else { continue }
+            let call = node.hasValue(for: relationship) ? "newValuesForObject(with:with:)" : "newValue(forRelationship:forObjectWith:with:)"
+            let value = node.hasValue(for: relationship) ? node.value(for: relationship)
+                : try lock.withLock { try newValue(forRelationship: relationship, forObjectWith: node.objectID, with: context) }
+            guard let value, !(value is NSNull) else { continue }
             guard let id = value as? NSManagedObjectID else {
-                throw wrongAnswer("newValuesForObject(with:with:)",
-                                  "\(Swift.type(of: value)) for the to-one \(node.objectID.entity.name ?? "?").\(relationship.name), not an NSManagedObjectID")
+                throw wrongAnswer(call, "\(Swift.type(of: value)) for the to-one \(node.objectID.entity.name ?? "?").\(relationship.name), not an NSManagedObjectID")
             }
+            try checkDestination(id, of: relationship, call: call)
             toOne[relationship.relationshipSlot] = id
         }
         return RowSnapshot(objectID: node.objectID, version: Int64(clamping: node.version), values: values, toOne: toOne,
@@ -93,9 +133,19 @@ extension NSIncrementalStore {
 
     func checkedPermanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
         let ids = try lock.withLock { try obtainPermanentIDs(for: objects) }
-        guard ids.count == objects.count, ids.allSatisfy({ $0.persistentStore === self && !$0.isTemporaryID }) else {
-            throw wrongAnswer("obtainPermanentIDs(for:)", "\(ids.count) IDs for \(objects.count) objects, or IDs not of this store")
+        guard ids.count == objects.count else {
+            throw wrongAnswer("obtainPermanentIDs(for:)", "\(ids.count) IDs for \(objects.count) objects")
         }
+        for (object, id) in zip(objects, ids) {
+            guard id.persistentStore === self, !id.isTemporaryID, id.entity === object.entity else {
+                throw wrongAnswer("obtainPermanentIDs(for:)", "\(id) for an object of \(object.entity.name ?? "?")")
+            }
+            // An ID already in use names another object: two live objects would share it.
+            if let other = object.context?.registeredObject(for: id), other !== object {
+                throw wrongAnswer("obtainPermanentIDs(for:)", "\(id), which another object already has")
+            }
+        }
+        guard Set(ids).count == ids.count else { throw wrongAnswer("obtainPermanentIDs(for:)", "the same ID for two objects") }
         return ids
     }
 
@@ -110,8 +160,15 @@ extension NSIncrementalStore {
         if !temporary.isEmpty {
             for (object, id) in zip(temporary, try checkedPermanentIDs(for: temporary)) { context.changeID(of: object, to: id) }
         }
-        let updated = changes.updated.compactMap { context.registeredObject(for: $0.objectID) }
-        let deleted = changes.deleted.compactMap { context.registeredObject(for: $0.objectID) }
+        func objects(_ rows: [SaveChanges.Row]) throws -> [NSManagedObject] {
+            try rows.map { row in
+                guard let object = context.registeredObject(for: row.objectID) else {
+                    throw CoreDataError.make(.persistentStoreOperation, "The saved object \(row.objectID) is no longer registered in its context")
+                }
+                return object
+            }
+        }
+        let updated = try objects(changes.updated), deleted = try objects(changes.deleted)
         let request = NSSaveChangesRequest(inserted: Set(inserted), updated: Set(updated), deleted: Set(deleted), locked: nil)
         _ = try lock.withLock { try execute(request, with: context) }
         return SaveOutcome(insertedIDs: inserted.map(\.objectID))
@@ -156,6 +213,12 @@ extension NSIncrementalStore {
         default: break
         }
         throw wrongAnswer("a count request", "\(Swift.type(of: answer)), not an array holding one number")
+    }
+
+    /// Refuses a destination of another entity than the relationship's.
+    private func checkDestination(_ id: NSManagedObjectID, of relationship: NSRelationshipDescription, call: String) throws {
+        guard let destination = relationship.destinationEntity, !id.entity.isKindOf(entity: destination) else { return }
+        throw wrongAnswer(call, "an object of \(id.entity.name ?? "?") for \(relationship.name), whose destination is \(destination.name ?? "?")")
     }
 
     private func wrongAnswer(_ call: String, _ what: String) -> CocoaError {

@@ -42,9 +42,21 @@ import Foundation
 /// - `execute(_:with:)` with an `NSSaveChangesRequest`: write every inserted, updated and
 ///   deleted object, or throw and write nothing; return an empty array.
 /// - `newValuesForObject(with:with:)` when a fault fires: the object's attributes and to-ones.
-/// - `newValue(forRelationship:forObjectWith:with:)` when a to-many is first used: the
-///   destinations' IDs (an array, a set or an ordered set); for a to-one, an ID or `NSNull`.
+///   Throwing `CocoaError(.managedObjectReferentialIntegrity)` (133000) says the row is gone:
+///   the object then reads as deleted.
+/// - `newValue(forRelationship:forObjectWith:with:)` when a to-many is first used (its
+///   destinations' IDs: an array, a set or an ordered set; they become faults), and for a to-one
+///   a node leaves out (an ID, or `NSNull` for none).
 /// - `obtainPermanentIDs(for:)` before a save, for its new objects.
+/// - `managedObjectContextDidRegisterObjects(with:)` and `…DidUnregisterObjects(with:)`, in
+///   pairs, as contexts take up and let go of the store's objects.
+///
+/// Every call is made under the store's `lock`, one at a time. Cast a fetch to
+/// `NSFetchRequest<NSFetchRequestResult>` (or switch on `request.requestType`): Swift's
+/// generics are not erased as Objective-C's are, so `request as? NSFetchRequest<NSManagedObject>`
+/// does not match. The request is a copy of the application's, with its result type,
+/// `propertiesToFetch`, prefetching and batch size; its offset and limit are 0 when the context
+/// applies them itself (it has unsaved changes of the entity, or several stores hold it).
 ///
 /// Object IDs: `newObjectID(for:referenceObject:)` makes the ID of the row your store knows by
 /// `referenceObject` (a string, a number, any hashable value), and `referenceObject(for:)` gives
@@ -53,12 +65,14 @@ import Foundation
 ///
 /// Differences from Core Data: dictionary fetches (`.dictionaryResultType`), `fetchInBatches`
 /// and the batch requests are not passed to an incremental store yet (they throw 134091). A
-/// save across several stores cannot be undone in an incremental store once it has written its
-/// part (its `execute` is one step, not two). A reference object that is a string made only of
-/// digits comes back from a URI as a number.
+/// save across several stores writes to incremental stores last, after every other store has
+/// prepared; a failure after one has written is reported as 134040 (its `execute` cannot be
+/// undone). A reference object that is a string of decimal digits, which the store has not used
+/// as a string, comes back from a URI as a number. Answers are checked: objects of another
+/// store or entity, or values of the wrong type, are an error naming the store type.
 open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
-    // @unchecked Sendable: the reference table is guarded by `referenceLock`; the store's own
-    // methods are called under `lock`, one at a time.
+    // @unchecked Sendable: the reference table guards itself; the store's own methods are called
+    // under `lock`, one at a time.
 
     /// The identifier a new store at `storeURL` should have (for its `NSStoreUUIDKey`): a new
     /// UUID string.
@@ -117,7 +131,7 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
     public required init(persistentStoreCoordinator root: NSPersistentStoreCoordinator?, configurationName name: String?,
                          at url: URL, options: [AnyHashable: Any]? = nil) {
         super.init(persistentStoreCoordinator: root, configurationName: name, at: url, options: options)
-        tracksRegistrations = true
+        IncrementalStores.inUse.store(true, ordering: .relaxed)
     }
 
     // MARK: The store seam (NSIncrementalStore+Seam.swift)

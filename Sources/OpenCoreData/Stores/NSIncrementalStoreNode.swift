@@ -9,7 +9,8 @@ import Foundation
 /// NSIncrementalStoreNode(objectID: objectID, withValues: ["name": "Ada", "owner": ownerID], version: 3)
 /// ```
 /// To-many relationships are not part of a node; the store returns them from
-/// `newValue(forRelationship:forObjectWith:with:)`. A key that is missing reads as nil.
+/// `newValue(forRelationship:forObjectWith:with:)`, which is also asked for a to-one the node
+/// leaves out (a key holding `NSNull` means no destination). A missing attribute reads as nil.
 open class NSIncrementalStoreNode {
     /// The object the values belong to.
     open private(set) var objectID: NSManagedObjectID
@@ -28,6 +29,9 @@ open class NSIncrementalStoreNode {
         self.values = values
         self.version = version
     }
+
+    /// Whether the node holds a value (perhaps `NSNull`) for `prop`.
+    func hasValue(for prop: NSPropertyDescription) -> Bool { values[prop.name] != nil }
 
     /// The value of `prop`; nil when the node has none (or holds `NSNull`).
     open func value(for prop: NSPropertyDescription) -> Any? {

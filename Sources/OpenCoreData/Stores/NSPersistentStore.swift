@@ -129,9 +129,6 @@ open class NSPersistentStore: @unchecked Sendable {
     /// for the objects; the built-in ones need only their entities).
     func newPermanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] { [] }
 
-    /// Whether the store wants to hear which of its objects contexts register and let go
-    /// (`NSIncrementalStore`); a stored flag, read on those paths instead of a type check.
-    final var tracksRegistrations = false
 
     // MARK: Apple's store API
 

@@ -21,7 +21,9 @@ extension NSPersistentStoreCoordinator {
     /// accepted for compatibility and not used.
     public class func metadataForPersistentStore(ofType storeType: String, at url: URL,
                                                  options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
-        if let storeClass = StoreClassRegistry.storeClass(for: storeType) { return try storeClass.metadataForPersistentStore(with: url) }
+        if !isBuiltIn(storeType), let storeClass = StoreClassRegistry.storeClass(for: storeType) {
+            return try storeClass.metadataForPersistentStore(with: url)
+        }
         try checkFileStoreType(storeType, url: url)
         return try SQLiteStoreFile.metadata(at: url)
     }
@@ -43,12 +45,15 @@ extension NSPersistentStoreCoordinator {
     /// `NSPersistentStoreSaveError` (134030) when a value cannot be put in a property list.
     public class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreOfType storeType: String, at url: URL,
                                   options: [AnyHashable: Any]? = nil) throws {
-        if let storeClass = StoreClassRegistry.storeClass(for: storeType) {
+        if !isBuiltIn(storeType), let storeClass = StoreClassRegistry.storeClass(for: storeType) {
             return try storeClass.setMetadata(metadata, forPersistentStoreAt: url)
         }
         try checkFileStoreType(storeType, url: url)
         try SQLiteStoreFile.setMetadata(metadata ?? [:], at: url)
     }
+
+    /// The built-in types, which a registered class cannot replace.
+    static func isBuiltIn(_ storeType: String) -> Bool { storeType == NSSQLiteStoreType || storeType == NSInMemoryStoreType }
 
     private class func checkFileStoreType(_ storeType: String, url: URL) throws {
         guard storeType == NSSQLiteStoreType else {

@@ -104,7 +104,8 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
         guard parts.count == 2, let entity = managedObjectModel.entity(named: String(parts[0])), parts[1].first == "p",
               let store = persistentStores.first(where: { $0.identifier == host }) else { return nil }
         if let incremental = store as? NSIncrementalStore {
-            return incremental.newObjectID(for: entity, referenceObject: ReferenceTable.reference(fromURIComponent: String(parts[1].dropFirst())))
+            let reference = incremental.references.reference(fromURIComponent: String(parts[1].dropFirst()), entity: entity)
+            return incremental.newObjectID(for: entity, referenceObject: reference)
         }
         guard let key = Int64(parts[1].dropFirst()), key > 0 else { return nil }
         return NSManagedObjectID(entity: entity, store: store, primaryKey: key)

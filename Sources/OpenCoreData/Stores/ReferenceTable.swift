@@ -44,9 +44,13 @@ final class ReferenceTable: @unchecked Sendable {
         return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
     }
 
-    /// The reference a URI's (decoded) component names: an integer when it is one, else the string.
-    static func reference(fromURIComponent text: String) -> Any {
-        Int64(text) ?? text
+    /// The reference a URI's (decoded) component names for `entity`: the string, when the
+    /// store already knows it as a string; else an integer when it reads as one (and writes
+    /// back the same way), else the string.
+    func reference(fromURIComponent text: String, entity: NSEntityDescription) -> Any {
+        let knownAsText = lock.withLock { keys[Entry(entity: ObjectIdentifier(entity), reference: AnyHashable(text))] != nil }
+        if !knownAsText, let number = Int64(text), String(number) == text { return number }
+        return text
     }
 
     /// One hashable form for equal references: integers of every width (and integral numbers)

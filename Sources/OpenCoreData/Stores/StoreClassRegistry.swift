@@ -24,7 +24,8 @@ extension NSPersistentStoreCoordinator {
     /// ```swift
     /// NSPersistentStoreCoordinator.registerStoreClass(NotesStore.self, forStoreType: "Notes")
     /// ```
-    /// The built-in types (`NSSQLiteStoreType`, `NSInMemoryStoreType`) cannot be replaced.
+    /// The built-in types (`NSSQLiteStoreType`, `NSInMemoryStoreType`) cannot be replaced: a
+    /// class registered under their names is never used.
     /// A class that is not an `NSPersistentStore` stops the program, as Core Data raises.
     public class func registerStoreClass(_ storeClass: AnyClass?, forStoreType storeType: String) {
         guard let storeClass else {

@@ -22,6 +22,9 @@ struct StoreFetch {
     /// The context fetching, when there is one: an incremental store hands it to the store's
     /// own `execute(_:with:)`. Unowned: a fetch never outlives the call that makes it.
     unowned(unsafe) var context: NSManagedObjectContext? = nil
+    /// The application's request, when the fetch comes from one: an incremental store is handed a
+    /// copy of it, with every setting the store may use (result type, prefetching, batch size).
+    unowned(unsafe) var request: (any AnyFetchRequest)? = nil
 }
 
 /// One entry of the dictionaries of a dictionary fetch.

@@ -13,10 +13,14 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
 
     /// What the tests can make the store do wrong.
     nonisolated(unsafe) static var failure: Failure?
-    enum Failure { case loadMetadata, save, fetchAnswer, nodeValue }
+    enum Failure { case loadMetadata, save, fetchAnswer, nodeValue, wrongEntity, lazyToOne, rowsGone, badPermanentIDs }
 
     /// Calls the store heard, for the tests to check.
     nonisolated(unsafe) static var calls: [String] = []
+    /// Per object URI: registrations minus unregistrations the store was told of.
+    nonisolated(unsafe) static var registrations: [String: Int] = [:]
+    /// The result type of the last fetch request the store was handed.
+    nonisolated(unsafe) static var lastResultType: NSFetchRequestResultType?
 
     private var rows: [String: [String: [String: Any]]] = [:]   // entity → reference → values
     private var versions: [String: UInt64] = [:]                 // "Entity/reference" → version
@@ -37,7 +41,20 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
 
     override func didAdd(to coordinator: NSPersistentStoreCoordinator) { Self.calls.append("didAdd") }
     override func willRemove(from coordinator: NSPersistentStoreCoordinator?) { Self.calls.append("willRemove") }
-    override func managedObjectContextDidRegisterObjects(with objectIDs: [NSManagedObjectID]) { Self.calls.append("register") }
+    override func managedObjectContextDidRegisterObjects(with objectIDs: [NSManagedObjectID]) {
+        Self.calls.append("register")
+        for id in objectIDs { Self.registrations[id.uriRepresentation().absoluteString, default: 0] += 1 }
+    }
+    override func managedObjectContextDidUnregisterObjects(with objectIDs: [NSManagedObjectID]) {
+        Self.calls.append("unregister")
+        for id in objectIDs { Self.registrations[id.uriRepresentation().absoluteString, default: 0] -= 1 }
+    }
+
+    override func obtainPermanentIDs(for array: [NSManagedObject]) throws -> [NSManagedObjectID] {
+        guard Self.failure == .badPermanentIDs, let first = array.first else { return try super.obtainPermanentIDs(for: array) }
+        let shared = newObjectID(for: first.entity, referenceObject: "same")
+        return array.map { _ in shared }
+    }
 
     override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
         let data = try Data(contentsOf: url)
@@ -52,6 +69,10 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
         case .fetchRequestType:
             let fetch = request as! NSFetchRequest<NSFetchRequestResult>
             if Self.failure == .fetchAnswer { return "not an array" }
+            Self.lastResultType = fetch.resultType
+            if Self.failure == .wrongEntity, let tag = fetch.entity?.managedObjectModel?.entitiesByName["Tag"] {
+                return [context!.object(with: newObjectID(for: tag, referenceObject: "stray"))]
+            }
             return try answer(fetch, context: context!)
         case .saveRequestType:
             try save(request as! NSSaveChangesRequest)
@@ -84,7 +105,7 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
         -> NSIncrementalStoreNode {
         let entity = objectID.entity
         let reference = referenceObject(for: objectID) as! String
-        guard let stored = rows[entity.name!]?[reference] else {
+        guard Self.failure != .rowsGone, let stored = rows[entity.name!]?[reference] else {
             throw CocoaError(.managedObjectReferentialIntegrity)
         }
         var values: [String: Any] = [:]
@@ -93,7 +114,7 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
             if let attribute = property as? NSAttributeDescription {
                 values[name] = attribute.attributeType == .dateAttributeType
                     ? Date(timeIntervalSinceReferenceDate: (value as! NSNumber).doubleValue) : value
-            } else if let relationship = property as? NSRelationshipDescription, !relationship.isToMany {
+            } else if let relationship = property as? NSRelationshipDescription, !relationship.isToMany, Self.failure != .lazyToOne {
                 values[name] = try self.objectID(named: value as! String, in: entity.managedObjectModel!)
             }
         }

@@ -1,0 +1,46 @@
+import Synchronization
+
+/// Whether an `NSIncrementalStore` was ever made in this process. Registration callbacks are
+/// looked for only then, so that the built-in stores' paths (every fetched object's `deinit`
+/// among them) pay one relaxed load and no type check.
+enum IncrementalStores {
+    static let inUse = Atomic<Bool>(false)
+
+    @inline(__always)
+    static var mayBeInUse: Bool { inUse.load(ordering: .relaxed) }
+}
+
+extension NSManagedObjectContext {
+    /// Tells the incremental stores among `ids`' stores that this context registered them.
+    /// Callers check `IncrementalStores.mayBeInUse` first, so that nothing is built otherwise.
+    func noteRegistered(_ ids: [NSManagedObjectID]) { notifyStores(of: ids, registered: true) }
+
+    /// Tells the incremental stores among `ids`' stores that this context let go of them.
+    func noteUnregistered(_ ids: [NSManagedObjectID]) { notifyStores(of: ids, registered: false) }
+
+    /// The IDs of the registered objects that belong to incremental stores.
+    func registeredIncrementalStoreIDs(among objects: [NSManagedObject]) -> [NSManagedObjectID] {
+        objects.compactMap { object in
+            guard object.rowLocation != nil, object.objectID.persistentStore is NSIncrementalStore else { return nil }
+            return object.objectID
+        }
+    }
+
+    private func notifyStores(of ids: [NSManagedObjectID], registered: Bool) {
+        var byStore: [ObjectIdentifier: (store: NSIncrementalStore, ids: [NSManagedObjectID])] = [:]
+        for id in ids {
+            guard let store = id.persistentStore as? NSIncrementalStore else { continue }
+            byStore[ObjectIdentifier(store), default: (store, [])].ids.append(id)
+        }
+        // Under the store's lock, as every other call into the store is.
+        for (store, ids) in byStore.values {
+            store.lock.withLock {
+                if registered {
+                    store.managedObjectContextDidRegisterObjects(with: ids)
+                } else {
+                    store.managedObjectContextDidUnregisterObjects(with: ids)
+                }
+            }
+        }
+    }
+}
