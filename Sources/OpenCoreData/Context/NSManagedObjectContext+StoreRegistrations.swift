@@ -18,6 +18,13 @@ extension NSManagedObjectContext {
     /// Tells the incremental stores among `ids`' stores that this context let go of them.
     func noteUnregistered(_ ids: [NSManagedObjectID]) { notifyStores(of: ids, registered: false) }
 
+    /// Tells `object`'s store, if it is an incremental store, that this context let go of it.
+    /// Out of line: the check that leads here runs in every object's `deinit`.
+    @inline(never)
+    func noteUnregistered(_ object: NSManagedObject) {
+        noteUnregistered([object.objectID])
+    }
+
     /// The IDs of the registered objects that belong to incremental stores.
     func registeredIncrementalStoreIDs(among objects: [NSManagedObject]) -> [NSManagedObjectID] {
         objects.compactMap { object in

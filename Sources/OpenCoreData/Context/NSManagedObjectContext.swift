@@ -302,7 +302,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// Called by an object going away.
     func forget(_ location: RowLocation, object: NSManagedObject) {
         registry.remove(location, ifMatching: object)
-        if IncrementalStores.mayBeInUse { noteUnregistered([object.objectID]) }
+        if IncrementalStores.mayBeInUse { noteUnregistered(object) }
     }
 
     /// Re-keys an object whose ID became permanent.

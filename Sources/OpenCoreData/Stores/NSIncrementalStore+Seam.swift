@@ -24,7 +24,8 @@ extension NSIncrementalStore {
     func fetchThroughRequest(_ fetch: StoreFetch) throws -> StoreFetchResult {
         // The application's request as it was made, with the parts the context decided: the
         // limits are left to the context when it adds unsaved changes or merges several stores.
-        let request = fetch.request?.copyForStore() ?? NSFetchRequest<NSFetchRequestResult>(entityName: fetch.entity.name ?? "")
+        let request = (fetch.request as? any AnyFetchRequest)?.copyForStore()
+            ?? NSFetchRequest<NSFetchRequestResult>(entityName: fetch.entity.name ?? "")
         let asked = request.resultType
         request.entity = fetch.entity
         request.entityName = fetch.entity.name

@@ -24,7 +24,9 @@ struct StoreFetch {
     unowned(unsafe) var context: NSManagedObjectContext? = nil
     /// The application's request, when the fetch comes from one: an incremental store is handed a
     /// copy of it, with every setting the store may use (result type, prefetching, batch size).
-    unowned(unsafe) var request: (any AnyFetchRequest)? = nil
+    /// (An object reference, not an `AnyFetchRequest` existential: building that for a generic
+    /// request on every fetch cost a witness-table lookup; only an incremental store casts it.)
+    unowned(unsafe) var request: AnyObject? = nil
 }
 
 /// One entry of the dictionaries of a dictionary fetch.
