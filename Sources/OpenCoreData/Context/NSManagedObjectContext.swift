@@ -302,7 +302,9 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// Called by an object going away.
     func forget(_ location: RowLocation, object: NSManagedObject) {
         registry.remove(location, ifMatching: object)
-        if IncrementalStores.mayBeInUse { noteUnregistered(object) }
+        // An incremental store's objects always hold their ID (they are made from it): a
+        // fetched object without one needs no look at the process-wide flag.
+        if object.storedObjectID != nil, IncrementalStores.mayBeInUse { noteUnregistered(object) }
     }
 
     /// Re-keys an object whose ID became permanent.
