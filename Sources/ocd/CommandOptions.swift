@@ -52,6 +52,21 @@ struct CommandFailure: Error, CustomStringConvertible {
 
 /// Output helpers shared by the commands.
 enum Output {
+    /// Runs a command's work and gives its exit code: 0 when it succeeds, 2 (with the message)
+    /// for a mistake in the command line, 1 (with the message) when the work fails.
+    static func exitCode(_ work: () throws -> Void) -> Int32 {
+        do {
+            try work()
+            return 0
+        } catch let error as UsageError {
+            fail(error.description)
+            return 2
+        } catch {
+            fail(StoreCommand.describe(error))
+            return 1
+        }
+    }
+
     /// Prints `value` as pretty, key-sorted JSON (the documented `--json` format).
     static func printJSON<Value: Encodable>(_ value: Value) throws {
         let encoder = JSONEncoder()

@@ -7,17 +7,9 @@ import OpenCoreData
 /// CSV. Without `--model` the store's own model is used; the store is opened read-only.
 enum FetchCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        do {
+        Output.exitCode {
             let options = try FetchOptions(arguments)
-            let url = try CommandOptions.existing(options.storePath ?? "")
-            try fetch(url, options: options)
-            return 0
-        } catch let error as UsageError {
-            Output.fail(error.description)
-            return 2
-        } catch {
-            Output.fail(StoreCommand.describe(error))
-            return 1
+            try fetch(try CommandOptions.existing(options.storePath ?? ""), options: options)
         }
     }
 

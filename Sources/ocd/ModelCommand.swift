@@ -9,11 +9,8 @@ enum ModelCommand {
             Output.fail(arguments.isEmpty ? "model needs a subcommand: show or diagram" : "unknown model subcommand '\(arguments[0])'")
             return 2
         }
-        do {
-            if subcommand == "diagram" {
-                try diagram(Array(arguments.dropFirst()))
-                return 0
-            }
+        return Output.exitCode {
+            if subcommand == "diagram" { return try diagram(Array(arguments.dropFirst())) }
             let options = try CommandOptions(Array(arguments.dropFirst()), allowsModel: false)
             let url = try options.existingPath(what: "model")
             let report: ModelReport
@@ -26,13 +23,6 @@ enum ModelCommand {
                 report = ModelReport(model: model, path: url.path, versions: try ModelFileVersions(at: url), storedModel: nil)
             }
             if options.json { try Output.printJSON(report) } else { print(report.text) }
-            return 0
-        } catch let error as UsageError {
-            Output.fail(error.description)
-            return 2
-        } catch {
-            Output.fail(StoreCommand.describe(error))
-            return 1
         }
     }
 

@@ -9,17 +9,10 @@ enum StoreCommand {
             Output.fail(arguments.isEmpty ? "store needs a subcommand: info or dump" : "unknown store subcommand '\(arguments[0])'")
             return 2
         }
-        do {
+        return Output.exitCode {
             let options = try CommandOptions(Array(arguments.dropFirst()), allowsModel: true)
             let url = try options.existingPath(what: "store")
             if subcommand == "dump" { try dump(url, options: options) } else { try info(url, options: options) }
-            return 0
-        } catch let error as UsageError {
-            Output.fail(error.description)
-            return 2
-        } catch {
-            Output.fail(describe(error))
-            return 1
         }
     }
 
