@@ -347,6 +347,25 @@ import Testing
         #expect(context.insertedObjects.contains(bob))
     }
 
+    /// Save notifications carry an incremental store's objects like any other: another
+    /// context merges them and sees the new values.
+    @Test func anotherContextMergesASave() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Self.library(in: directory)
+        let other = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        other.persistentStoreCoordinator = stack.coordinator
+        let adaThere = try #require(try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "Author")).first {
+            $0.value(forKey: "name") as? String == "Ada"
+        })
+        #expect(adaThere.value(forKey: "rating") as? Double == 4.5)
+        let recorder = NotificationRecorder(.NSManagedObjectContextDidSave, object: stack.context)
+        let ada = try #require(try stack.fetch("Author", "name == 'Ada'").first)
+        ada.setValue(5.0, forKey: "rating")
+        try stack.context.save()
+        other.mergeChanges(fromContextDidSave: try #require(recorder.notifications.last))
+        #expect(adaThere.value(forKey: "rating") as? Double == 5.0)
+    }
+
     // MARK: Bad input
 
     @Test func unknownAndUnfitStoreTypesAreRefusedByName() throws {
