@@ -158,22 +158,64 @@ extension NSManagedObjectContext {
     func translateSaveError(_ error: Error, store: NSPersistentStore) -> Error {
         switch error {
         case let failure as OptimisticLockingFailure:
-            let object = registeredObject(for: failure.objectID)
-            let what = failure.storeVersion == 0 ? "was deleted" : "was changed (version \(failure.storeVersion))"
-            return CoreDataError.make(.managedObjectMerge,
-                                      "Could not merge changes: \(failure.objectID.uriRepresentation().absoluteString) \(what) in the store since this context read it",
-                                      ["conflictList": [object as Any], NSAffectedObjectsErrorKey: [failure.objectID]])
+            return mergeError(for: [failure], store: store)
+        case let failures as OptimisticLockingFailures:
+            return mergeError(for: failures.failures, store: store)
         case let violation as UniquenessConstraintViolation:
             let keys = violation.properties.joined(separator: ", ")
+            let conflicts = violation.objectID.flatMap(registeredObject(for:)).map { [constraintConflict(violation, object: $0, store: store)] } ?? []
             return CoreDataError.make(.managedObjectConstraintMerge,
                                       "Uniqueness constraint violated: another \(violation.entity.name ?? "?") already has the same value for \(keys)",
-                                      [NSValidationKeyErrorKey: keys, "conflictList": [violation.objectID as Any]])
+                                      [NSValidationKeyErrorKey: keys, "conflictList": [violation.objectID as Any],
+                                       NSPersistentStoreSaveConflictsErrorKey: conflicts])
         case is CocoaError:
             return error
         default:
             return CoreDataError.store(.persistentStoreSave, "The save to \(store.url?.path ?? "the store") failed", url: store.url,
                                        underlying: error)
         }
+    }
+
+    /// The 133020 error for rows changed or deleted in the store since this context read them:
+    /// one `NSMergeConflict` each, with the store's current values read back.
+    private func mergeError(for failures: [OptimisticLockingFailure], store: NSPersistentStore) -> CocoaError {
+        let conflicts: [NSMergeConflict] = failures.compactMap { failure in
+            guard let object = registeredObject(for: failure.objectID) else { return nil }
+            let persisted = failure.storeVersion == 0 ? nil : (try? store.snapshot(for: failure.objectID, context: self)) ?? nil
+            return NSMergeConflict(source: object, newVersion: Int(failure.storeVersion), oldVersion: Int(object.snapshot?.version ?? 0),
+                                   cachedSnapshot: object.snapshot.map(NSMergeConflict.values(of:)),
+                                   persistedSnapshot: persisted.map(NSMergeConflict.values(of:)))
+        }
+        let described = failures.prefix(5).map { failure in
+            "\(failure.objectID.uriRepresentation().absoluteString) "
+                + (failure.storeVersion == 0 ? "was deleted" : "was changed (version \(failure.storeVersion))")
+        }.joined(separator: "; ")
+        let more = failures.count > 5 ? " and \(failures.count - 5) more" : ""
+        let subject = failures.count == 1 ? "" : " (\(failures.count) objects)"
+        return CoreDataError.make(.managedObjectMerge,
+                                  "Could not merge changes\(subject): \(described)\(more) in the store since this context read it",
+                                  ["conflictList": conflicts.map(\.sourceObject), NSAffectedObjectsErrorKey: failures.map(\.objectID),
+                                   NSPersistentStoreSaveConflictsErrorKey: conflicts])
+    }
+
+    /// The `NSConstraintConflict` of a uniqueness violation by `object`: the saved object with the
+    /// same values is found by a fetch of the constraint's values (the save was rolled back, so
+    /// the store shows what was there before).
+    private func constraintConflict(_ violation: UniquenessConstraintViolation, object: NSManagedObject,
+                                    store: NSPersistentStore) -> NSConstraintConflict {
+        let predicate = NSCompoundPredicate(andPredicateWithSubpredicates: violation.properties.map { key in
+            NSComparisonPredicate(leftExpression: NSExpression(forKeyPath: key),
+                                  rightExpression: NSExpression(forConstantValue: object.value(forKey: key)),
+                                  modifier: .direct, type: .equalTo, options: [])
+        })
+        let fetch = StoreFetch(entity: violation.entity, includesSubentities: true, predicate: predicate, sortDescriptors: [],
+                               fetchLimit: 2, fetchOffset: 0, returnsDistinctResults: false, result: .objectIDs, context: self)
+        var existing: NSManagedObjectID?
+        if case .objectIDs(let ids)? = try? store.execute(fetch) { existing = ids.first { $0 != object.objectID } }
+        let databaseObject = existing.map { self.object(with: $0) }
+        let databaseSnapshot = existing.flatMap { (try? store.snapshot(for: $0, context: self)) ?? nil }.map(NSMergeConflict.values(of:))
+        return NSConstraintConflict(constraint: violation.properties, databaseObject: databaseObject, databaseSnapshot: databaseSnapshot,
+                                    conflictingObjects: [object], conflictingSnapshots: [NSMergeConflict.values(of: object)])
     }
 
     private func finishSave(plan: SavePlan, outcomes: [SaveOutcome]) {

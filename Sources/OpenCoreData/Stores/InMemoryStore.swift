@@ -135,12 +135,14 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         // Check everything before changing anything, so that a failed save leaves no trace.
-        for row in changes.updated + changes.deleted {
+        var lockingFailures: [OptimisticLockingFailure] = []
+        for row in changes.deleted + changes.updated {
             let current = self.row(for: row.objectID)
             if current?.version != row.expectedVersion {
-                throw OptimisticLockingFailure(objectID: row.objectID, storeVersion: current?.version ?? 0)
+                lockingFailures.append(OptimisticLockingFailure(objectID: row.objectID, storeVersion: current?.version ?? 0))
             }
         }
+        if !lockingFailures.isEmpty { throw OptimisticLockingFailures(failures: lockingFailures) }
         let savedLastKeys = lastKeys
         var outcome = SaveOutcome()
         outcome.insertedIDs = changes.inserted.map { $0.objectID.isTemporaryID ? allocateID(for: $0.objectID.entity) : $0.objectID }
@@ -165,6 +167,12 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         }
         do {
             try checkUniqueness(in: staged, changed: changes.inserted.map { permanent($0.objectID)! } + changes.updated.map(\.objectID))
+        } catch let violation as UniquenessConstraintViolation {
+            lastKeys = savedLastKeys
+            // Named by the ID the context knows the object by (a new one's is still temporary).
+            let original = violation.objectID.flatMap { id in map.first { $0.value == id }?.key } ?? violation.objectID
+            throw UniquenessConstraintViolation(entity: violation.entity, properties: violation.properties, objectID: original,
+                                                underlying: violation.underlying)
         } catch {
             lastKeys = savedLastKeys
             throw error

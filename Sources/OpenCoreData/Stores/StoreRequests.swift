@@ -184,6 +184,12 @@ struct OptimisticLockingFailure: Error {
     let storeVersion: Int64
 }
 
+/// Every optimistic-locking failure of one save: a store checks all the rows it was given before
+/// it gives up, so that the save reports each conflict, not the first.
+struct OptimisticLockingFailures: Error {
+    let failures: [OptimisticLockingFailure]
+}
+
 /// A save that would break a uniqueness constraint of the model.
 struct UniquenessConstraintViolation: Error {
     let entity: NSEntityDescription

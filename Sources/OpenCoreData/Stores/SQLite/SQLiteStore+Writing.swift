@@ -15,13 +15,23 @@ extension SQLiteStore {
                 outcome.insertedIDs = try allocatePermanentIDs(for: changes.inserted.map(\.objectID), on: connection)
                 let map = changes.temporaryKeyMap(outcome.insertedIDs)
                 let resolve: (NSManagedObjectID?) -> Int64? = { map.key(of: $0) }
-                try delete(changes.deleted, on: connection)
+                // Rows changed elsewhere since they were read are collected, not thrown at the first,
+                // so that the save can report every conflict; the transaction is rolled back then.
+                var lockingFailures: [OptimisticLockingFailure] = []
+                try delete(changes.deleted, on: connection, lockingFailures: &lockingFailures)
                 var insertStatements = InsertStatementCache()
                 for (row, id) in zip(changes.inserted, outcome.insertedIDs) {
                     try insert(row, key: id.primaryKey!, resolve: resolve, statements: &insertStatements, on: connection)
                 }
                 var updateStatements = UpdateStatementCache()
-                for row in changes.updated { try update(row, resolve: resolve, statements: &updateStatements, on: connection) }
+                for row in changes.updated {
+                    do {
+                        try update(row, resolve: resolve, statements: &updateStatements, on: connection)
+                    } catch let failure as OptimisticLockingFailure {
+                        lockingFailures.append(failure)
+                    }
+                }
+                if !lockingFailures.isEmpty { throw OptimisticLockingFailures(failures: lockingFailures) }
                 for change in changes.toMany { try write(change, resolve: resolve, on: connection) }
                 if metadataNeedsWriting { try writeMetadata(on: connection) }
                 return outcome
@@ -175,7 +185,8 @@ extension SQLiteStore {
 
     /// Deletes rows one prepared statement execution each, checking each row's version
     /// (optimistic locking) in the same statement, and removes their join-table rows.
-    private func delete(_ rows: [SaveChanges.Row], on connection: SQLiteConnection) throws {
+    private func delete(_ rows: [SaveChanges.Row], on connection: SQLiteConnection,
+                        lockingFailures: inout [OptimisticLockingFailure]) throws {
         guard !rows.isEmpty else { return }
         var tables: [SQLiteSchema.TableMapping] = []
         var statement: SQLiteStatement?
@@ -194,7 +205,7 @@ extension SQLiteStore {
             try statement.run()
             // A row that changed (or vanished) since it was read fails the save; the transaction
             // rolls the whole save back.
-            if connection.changes != 1 { throw try lockingFailure(for: row.objectID, table: mapping.table, on: connection) }
+            if connection.changes != 1 { lockingFailures.append(try lockingFailure(for: row.objectID, table: mapping.table, on: connection)) }
         }
         for table in tables {
             let joins = Set(table.entities.flatMap { mapping in

@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+/// A save that meets conflicts reports every one of them as data: an `NSMergeConflict` per row
+/// changed or deleted elsewhere since it was read, an `NSConstraintConflict` naming the saved
+/// object a new one collides with; and writes nothing.
+@Suite struct SaveConflictTests {
+    @Test(arguments: StoreKind.allCases)
+    func everyChangedOrDeletedRowIsAMergeConflict(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        for name in ["Ada", "Bob", "Cy"] { _ = stack.insert("Person", ["name": name, "age": 30]) }
+        try stack.context.save()
+        let mine = try stack.fetch("Person", sortedBy: "name")
+
+        // Another context changes Ada and Bob and deletes Cy, and saves first.
+        let other = stack.newContext()
+        let theirs = try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")).sorted {
+            ($0.value(forKey: "name") as! String) < ($1.value(forKey: "name") as! String)
+        }
+        theirs[0].setValue(41, forKey: "age")
+        theirs[1].setValue(42, forKey: "age")
+        other.delete(theirs[2])
+        try other.save()
+
+        for (index, person) in mine.enumerated() { person.setValue(50 + index, forKey: "age") }
+        let error = try #require(throws: CocoaError.self) { try stack.context.save() }
+        #expect(error.code == .managedObjectMerge)
+        let conflicts = try #require(error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSMergeConflict])
+        #expect(conflicts.count == 3)
+        let byName = Dictionary(uniqueKeysWithValues: conflicts.map { ($0.sourceObject.value(forKey: "name") as! String, $0) })
+        for (name, theirAge) in [("Ada", 41), ("Bob", 42)] {
+            let conflict = try #require(byName[name])
+            #expect(conflict.oldVersionNumber == 1)
+            #expect(conflict.newVersionNumber == 2)
+            #expect(conflict.cachedSnapshot?["age"] as? Int64 == 30)
+            #expect(conflict.persistedSnapshot?["age"] as? Int64 == Int64(theirAge))
+            #expect((conflict.objectSnapshot?["age"] as? Int64).map { $0 >= 50 } == true)
+        }
+        let deleted = try #require(byName["Cy"])
+        #expect(deleted.newVersionNumber == 0)
+        #expect(deleted.persistedSnapshot == nil)
+        #expect(error.message.hasPrefix("Could not merge changes (3 objects): "))
+
+        // Nothing was written: the store has the other context's values.
+        #expect(stack.context.hasChanges)
+        try stack.reopen()
+        #expect(try stack.fetch("Person", sortedBy: "name").map { $0.value(forKey: "age") as! Int } == [41, 42])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aUniquenessConflictNamesTheSavedObjectByQuery(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let saved = stack.insert("Person", ["name": "Ada", "email": "ada@example.com"])
+        try stack.context.save()
+        let duplicate = stack.insert("Person", ["name": "Ada Two", "email": "ada@example.com"])
+        let error = try #require(throws: CocoaError.self) { try stack.context.save() }
+        #expect(error.code == .managedObjectConstraintMerge)
+        let conflicts = try #require(error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSConstraintConflict])
+        let conflict = try #require(conflicts.first)
+        #expect(conflict.constraint == ["email"])
+        #expect(conflict.constraintValues["email"] as? String == "ada@example.com")
+        #expect(conflict.conflictingObjects.first === duplicate)
+        #expect(conflict.databaseObject === saved)
+        #expect(conflict.databaseSnapshot?["name"] as? String == "Ada")
+        #expect(conflict.conflictingSnapshots.first?["name"] as? String == "Ada Two")
+    }
+}
