@@ -25,9 +25,7 @@ extension SQLiteStore {
                 }
                 var updateStatements = UpdateStatementCache()
                 for row in changes.updated {
-                    do {
-                        try update(row, resolve: resolve, statements: &updateStatements, on: connection)
-                    } catch let failure as OptimisticLockingFailure {
+                    if let failure = try update(row, resolve: resolve, statements: &updateStatements, on: connection) {
                         lockingFailures.append(failure)
                     }
                 }
@@ -151,9 +149,10 @@ extension SQLiteStore {
         }
     }
 
+    /// Writes one changed row; returns the locking failure when the row changed since it was read.
     private func update(_ row: SaveChanges.Row, resolve: (NSManagedObjectID?) -> Int64?, statements: inout UpdateStatementCache,
-                        on connection: SQLiteConnection) throws {
-        guard let mapping = schema.mapping(for: row.objectID.entity), let key = row.objectID.primaryKey else { return }
+                        on connection: SQLiteConnection) throws -> OptimisticLockingFailure? {
+        guard let mapping = schema.mapping(for: row.objectID.entity), let key = row.objectID.primaryKey else { return nil }
         // Usually every changed slot has a column: the row's own lists are used, not copies.
         let attributeSlots = row.changedAttributeSlots.allSatisfy { mapping.attributeColumns[$0] != nil }
             ? row.changedAttributeSlots : row.changedAttributeSlots.filter { mapping.attributeColumns[$0] != nil }
@@ -180,7 +179,7 @@ extension SQLiteStore {
         } catch let error as SQLiteError where error.isUniqueConstraintViolation {
             throw uniquenessViolation(error, entity: row.objectID.entity, objectID: row.objectID)
         }
-        if connection.changes != 1 { throw try lockingFailure(for: row.objectID, table: mapping.table, on: connection) }
+        return connection.changes == 1 ? nil : try lockingFailure(for: row.objectID, table: mapping.table, on: connection)
     }
 
     /// Deletes rows one prepared statement execution each, checking each row's version
