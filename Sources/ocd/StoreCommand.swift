@@ -19,7 +19,7 @@ enum StoreCommand {
     // MARK: dump
 
     private static func dump(_ url: URL, options: CommandOptions) throws {
-        let (model, source) = try model(for: url, options: options)
+        let (model, source) = try model(for: url, modelPath: options.modelPath)
         let context = try openReadOnly(url, model: model)
         // Where the model came from, so that an inferred one (lower-case names, no to-manys) shows.
         if options.json {
@@ -59,7 +59,7 @@ enum StoreCommand {
         var compatibility: StoreInfo.Compatibility?
         var opened: (context: NSManagedObjectContext, model: NSManagedObjectModel)?
         if let path = options.modelPath {
-            let (model, _) = try model(for: url, options: options)
+            let (model, _) = try model(for: url, modelPath: options.modelPath)
             let attempt = Result { try openReadOnly(url, model: model) }
             compatibility = StoreInfo.Compatibility(of: model, path: path, with: metadata, opened: attempt)
             if let context = try? attempt.get() { opened = (context, model) }
@@ -83,11 +83,6 @@ enum StoreCommand {
     }
 
     // MARK: Shared
-
-    /// The model to read the store with: `--model`, or else the one the store carries.
-    static func model(for url: URL, options: CommandOptions) throws -> (NSManagedObjectModel, String) {
-        try model(for: url, modelPath: options.modelPath)
-    }
 
     /// The model to read the store with: the one at `modelPath`, or else the one the store carries.
     static func model(for url: URL, modelPath: String?) throws -> (NSManagedObjectModel, String) {

@@ -221,10 +221,10 @@ extension NSManagedObjectContext {
     private func finishSave(plan: SavePlan, outcomes: [SaveOutcome]) {
         let savedAt = SnapshotClock.now()
         for (entry, outcome) in zip(plan.changesByStore, outcomes) {
-            if let first = entry.inserted.first {
-                registry.reserveCapacity(entry.inserted.count, for: first.entity, in: entry.store)
+            if let first = entry.changes.insertedObjects.first {
+                registry.reserveCapacity(entry.changes.insertedObjects.count, for: first.entity, in: entry.store)
             }
-            for (object, id) in zip(entry.inserted, outcome.insertedIDs) where object.storedObjectID !== id {
+            for (object, id) in zip(entry.changes.insertedObjects, outcome.insertedIDs) where object.storedObjectID !== id {
                 changeID(of: object, to: id)
             }
         }

@@ -3,8 +3,8 @@ struct SavePlan {
     let insertedObjects: [NSManagedObject]
     let updatedObjects: [NSManagedObject]
     let deletedObjects: [NSManagedObject]
-    /// Per store: its changes, and the inserted objects in the order of `changes.inserted`.
-    private(set) var changesByStore: [(store: NSPersistentStore, changes: SaveChanges, inserted: [NSManagedObject])] = []
+    /// Per store: its changes (with the inserted objects in the order of `changes.inserted`).
+    private(set) var changesByStore: [(store: NSPersistentStore, changes: SaveChanges)] = []
 
     init(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
          coordinator: NSPersistentStoreCoordinator, context: NSManagedObjectContext) throws {
@@ -14,7 +14,7 @@ struct SavePlan {
 
         // Per store, found by a scan of the few stores a save touches (usually one) rather
         // than by hashing for every object; the last store found is tried first.
-        var buckets: [(store: NSPersistentStore, changes: SaveChanges, inserted: [NSManagedObject])] = []
+        var buckets: [(store: NSPersistentStore, changes: SaveChanges)] = []
         var lastEntity: ObjectIdentifier?
         var lastBucket = 0
         func bucket(for object: NSManagedObject) throws -> Int {
@@ -23,7 +23,9 @@ struct SavePlan {
             if known == nil, ObjectIdentifier(object.entity) == lastEntity { return lastBucket }
             let store = try known ?? coordinator.assignedStore(for: object.entity)
             let index = buckets.firstIndex { $0.store === store } ?? {
-                buckets.append((store, SaveChanges(), []))
+                var changes = SaveChanges()
+                changes.context = context
+                buckets.append((store, changes))
                 return buckets.count - 1
             }()
             lastEntity = known == nil ? ObjectIdentifier(object.entity) : nil
@@ -33,7 +35,7 @@ struct SavePlan {
         for object in insertedObjects {
             let index = try bucket(for: object)
             buckets[index].changes.inserted.append(Self.row(for: object, onlyChanges: false))
-            buckets[index].inserted.append(object)
+            buckets[index].changes.insertedObjects.append(object)
             if !object.relations.isEmpty { buckets[index].changes.toMany += Self.toManyChanges(of: object) }
         }
         for object in updatedObjects {
@@ -46,10 +48,6 @@ struct SavePlan {
             let row = SaveChanges.Row(objectID: object.objectID, values: [], toOne: [], changedAttributeSlots: [],
                                       changedRelationshipSlots: [], expectedVersion: object.snapshot?.version ?? 0)
             buckets[try bucket(for: object)].changes.deleted.append(row)
-        }
-        for index in buckets.indices {
-            buckets[index].changes.context = context
-            buckets[index].changes.insertedObjects = buckets[index].inserted   // shares the array's storage
         }
         // In the coordinator's order, so that concurrent saves take store locks in the same order.
         let order = coordinator.persistentStores.map(ObjectIdentifier.init)
