@@ -90,6 +90,32 @@ import Testing
         return stack
     }
 
+    /// Beside an in-memory store, the store's answers (IDs, whose values come from its nodes)
+    /// are merged with the other store's rows: sorted, then limited.
+    @Test func aFetchOverThisStoreAndAnotherIsMergedInOrder() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Self.library(in: directory)
+        let memory = try stack.coordinator.addPersistentStore(ofType: NSInMemoryStoreType, at: nil)
+        for (name, rating) in [("Abe", 5.0), ("Bea", 1.0)] {
+            stack.context.assign(stack.insert("Author", ["name": name, "rating": rating]), to: memory)
+        }
+        try stack.context.save()
+        stack.context.reset()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Author")
+        request.sortDescriptors = [NSSortDescriptor(key: "rating", ascending: false)]
+        #expect(Self.names(try stack.context.fetch(request)) == ["Abe", "Ada", "Bea", "Bob"])
+        request.fetchOffset = 1
+        request.fetchLimit = 2
+        #expect(Self.names(try stack.context.fetch(request)) == ["Ada", "Bea"])
+        #expect(try stack.context.count(for: request) == 2)
+        request.sortDescriptors = nil
+        request.fetchOffset = 0
+        request.fetchLimit = 0
+        let all = try stack.context.fetch(request)
+        #expect(all.prefix(2).allSatisfy { $0.objectID.persistentStore is JSONFileStore })
+        #expect(Set(Self.names(all)) == ["Abe", "Ada", "Bea", "Bob"])
+    }
+
     @Test func savedObjectsComeBackAfterReopening() throws {
         let directory = TemporaryDirectory()
         let stack = try Self.library(in: directory)

@@ -110,10 +110,10 @@ extension NSManagedObjectContext {
         return stores
     }
 
-    /// Runs `body` with `store` locked, turning store errors into Core Data's.
+    /// Runs `body` as one batch in `store`, turning store errors into Core Data's.
     private func inBatch<T>(_ store: NSPersistentStore, _ body: () throws -> T) throws -> T {
         do {
-            return try store.lock.withLock(body)
+            return try coordinatorOrThrow().performBatch(in: store, body)
         } catch {
             throw translateSaveError(error, store: store)
         }

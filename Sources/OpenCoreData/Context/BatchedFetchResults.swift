@@ -98,7 +98,7 @@ extension NSManagedObjectContext {
             return object
         }
         let missing = zip(ids, objects).compactMap { $1 == nil ? $0 : nil }
-        if !missing.isEmpty, let snapshots = try? store.lock.withLock({ try store.snapshots(for: missing, context: self) }) {
+        if !missing.isEmpty, let snapshots = try? parentStoreOrThrow().snapshots(for: missing, context: self) {
             // By key: the IDs are one fetch's, of one inheritance tree in one store, where keys are unique.
             var loaded: [Int64: NSManagedObject] = [:]
             for snapshot in snapshots { loaded[snapshot.primaryKey] = object(for: snapshot) }
@@ -147,7 +147,7 @@ extension NSManagedObjectContext {
         let fetch = StoreFetch(entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
                                sortDescriptors: request.sortDescriptors ?? [], fetchLimit: request.fetchLimit,
                                fetchOffset: request.fetchOffset, returnsDistinctResults: false, result: .keys, context: self)
-        guard case .keys(let keys, let entityIndexes) = try store.lock.withLock({ try store.execute(fetch) }) else {
+        guard case .keys(let keys, let entityIndexes) = try parentStoreOrThrow().execute(fetch, in: [store]) else {
             return BatchedFetchResults(context: self, objects: [], batchSize: batchSize)
         }
         return BatchedFetchResults(context: self, store: store, entity: entity, keys: keys, entityIndexes: entityIndexes,

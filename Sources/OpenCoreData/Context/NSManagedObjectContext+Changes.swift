@@ -136,6 +136,7 @@ extension NSManagedObjectContext {
     public func rollback() {
         checkQueue()
         pendingDeletions = []
+        storeAssignments = [:]
         // Objects given permanent IDs but never saved. An object whose row could not be read has
         // no snapshot either, but its row exists: it becomes a fault again below.
         let neverSaved = registry.objects.filter { !$0.hasSnapshot && !$0.isFault && !$0.isUnreadable }
@@ -177,6 +178,7 @@ extension NSManagedObjectContext {
         deleted.removeAll()
         pendingDeletions = []
         retainedObjects = []
+        storeAssignments = [:]
         clearEvent()
     }
 

@@ -70,65 +70,51 @@ extension NSManagedObjectContext {
         if request.includesPendingChanges && hasPendingChanges(affecting: entity) {
             return try fetchObjects(request, entity: entity).count
         }
-        var total = 0
-        for store in try stores(for: request, entity: entity) {
-            let fetch = storeFetch(request, entity: entity, result: .count, pushLimits: true)
-            if case .count(let count) = try store.lock.withLock({ try store.execute(fetch) }) { total += count }
-        }
-        return total
+        let parent = try parentStoreOrThrow()
+        let fetch = storeFetch(request, entity: entity, result: .count, limited: true)
+        guard case .count(let count) = try parent.execute(fetch, in: try stores(for: request, entity: entity)) else { return 0 }
+        return count
     }
 
     /// The stores a fetch of `entity` reads: those that hold it, narrowed to the request's
     /// `affectedStores` when it names some.
     func stores<T>(for request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> [NSPersistentStore] {
-        let stores = try coordinatorOrThrow().stores(for: entity)
-        guard let affected = request.affectedStores else { return stores }
-        return stores.filter { store in affected.contains { $0 === store } }
+        try parentStoreOrThrow().stores(for: entity, affectedStores: request.affectedStores)
     }
 
     // MARK: Objects
 
     func fetchObjects<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> [NSManagedObject] {
+        let parent = try parentStoreOrThrow()
         let stores = try stores(for: request, entity: entity)
         let mergesPending = request.includesPendingChanges && hasPendingChanges(affecting: entity)
-        // Limits can only be pushed into the store when its answer is final.
-        let pushLimits = !mergesPending && stores.count == 1
-        let sorts = request.sortDescriptors ?? []
+        // A batched fetch only brings identities; values come a batch at a time (FaultBatch).
+        let batched = request.fetchBatchSize > 0 && !mergesPending && stores.count == 1
+        // The parent's answer is final (its limits the request's) unless unsaved changes are
+        // merged into it here.
+        let fetch = storeFetch(request, entity: entity,
+                               result: request.includesPropertyValues && !batched ? .snapshots : .objectIDs,
+                               limited: !mergesPending)
+        var result = try parent.execute(fetch, in: stores)
         var objects: [NSManagedObject] = []
-        for store in stores {
-            // A batched fetch only brings identities; values come a batch at a time (FaultBatch).
-            let batched = request.fetchBatchSize > 0 && !mergesPending && stores.count == 1
-            let fetch = storeFetch(request, entity: entity,
-                                   result: request.includesPropertyValues && !batched ? .snapshots : .objectIDs,
-                                   pushLimits: pushLimits)
-            var result = try store.lock.withLock { try store.execute(fetch) }
-            // Taken out before any `switch`, whose copy of the result would keep the rows shared
-            // and make moving them out copy them all.
-            if var snapshots = result.takeSnapshots() {
-                registry.reserveCapacity(snapshots.count, for: entity, in: store)
-                let fetched = objectsConsuming(&snapshots)
-                if objects.isEmpty { objects = fetched } else { objects += fetched }
-                continue
-            }
-            switch result {
-            case .objectIDs(let ids):
-                let batch = request.fetchBatchSize > 0 && request.includesPropertyValues
-                    ? FaultBatch(objectIDs: ids, batchSize: request.fetchBatchSize) : nil
-                for (index, id) in ids.enumerated() {
-                    let object = object(with: id)
-                    if let batch, object.isFault, object.snapshot == nil { object.faultBatch = (batch, index) }
-                    objects.append(object)
-                }
-            default:
-                break
+        // Taken out before any `switch`, whose copy of the result would keep the rows shared and
+        // make moving them out copy them all.
+        if var snapshots = result.takeSnapshots() {
+            if let first = snapshots.first { registry.reserveCapacity(snapshots.count, for: entity, in: first.store) }
+            objects = objectsConsuming(&snapshots)
+        } else if case .objectIDs(let ids) = result {
+            let batch = request.fetchBatchSize > 0 && request.includesPropertyValues
+                ? FaultBatch(objectIDs: ids, batchSize: request.fetchBatchSize) : nil
+            objects.reserveCapacity(ids.count)
+            for (index, id) in ids.enumerated() {
+                let object = object(with: id)
+                if let batch, object.isFault, object.snapshot == nil { object.faultBatch = (batch, index) }
+                objects.append(object)
             }
         }
         if mergesPending {
-            objects = mergePendingChanges(into: objects, entity: entity, request: request)
-        } else if stores.count > 1 {
-            objects = objects.sorted(by: sorts)
+            objects = applyLimits(mergePendingChanges(into: objects, entity: entity, request: request), request: request)
         }
-        if !pushLimits { objects = applyLimits(objects, request: request) }
         if !request.returnsObjectsAsFaults {
             for object in objects where object.isFault { object.fulfillFault() }
         }
@@ -186,7 +172,7 @@ extension NSManagedObjectContext {
         return result.sorted(by: request.sortDescriptors ?? [])
     }
 
-    private func applyLimits<T>(_ objects: [NSManagedObject], request: NSFetchRequest<T>) -> [NSManagedObject] {
+    private func applyLimits<T, Element>(_ objects: [Element], request: NSFetchRequest<T>) -> [Element] {
         var sliced = ArraySlice(objects)
         if request.fetchOffset > 0 { sliced = sliced.dropFirst(request.fetchOffset) }
         if request.fetchLimit > 0 { sliced = sliced.prefix(request.fetchLimit) }
@@ -227,11 +213,8 @@ extension NSManagedObjectContext {
             guard let object = registry[id] else { return true }
             return object.isFault && object.snapshot == nil
         }
-        let byStore = Dictionary(grouping: missing.filter { $0.persistentStore != nil }) { ObjectIdentifier($0.persistentStore!) }
-        for group in byStore.values {
-            guard let store = group.first?.persistentStore, let snapshots = try? store.snapshots(for: group, context: self) else { continue }
-            for snapshot in snapshots { _ = object(for: snapshot) }
-        }
+        guard !missing.isEmpty, let snapshots = try? parentStoreOrThrow().snapshots(for: missing, context: self) else { return }
+        for snapshot in snapshots { _ = object(for: snapshot) }
     }
 
     // MARK: Dictionaries
@@ -239,23 +222,15 @@ extension NSManagedObjectContext {
     private func fetchDictionaries<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) throws -> [[String: Any]] {
         let columns = try dictionaryColumns(of: request, entity: entity)
         let groupBy = try (request.propertiesToGroupBy ?? []).map { try propertyKeyPath($0, in: entity, role: "group by") }
-        var rows: [[String: Any]] = []
-        let stores = try stores(for: request, entity: entity)
-        // The having predicate filters the store's answer here, so limits wait for it.
-        let pushLimits = stores.count == 1 && request.havingPredicate == nil
-        for store in stores {
-            // As in Core Data, dictionary results reflect the store only, not pending changes.
-            let fetch = storeFetch(request, entity: entity, result: .dictionaries(columns, groupBy: groupBy), pushLimits: pushLimits)
-            if case .dictionaries(let found) = try store.lock.withLock({ try store.execute(fetch) }) { rows += found }
+        // The having predicate filters the parent's answer here, so limits wait for it. As in
+        // Core Data, dictionary results reflect the stores only, not pending changes.
+        let having = request.havingPredicate
+        let fetch = storeFetch(request, entity: entity, result: .dictionaries(columns, groupBy: groupBy), limited: having == nil)
+        guard case .dictionaries(var rows) = try parentStoreOrThrow().execute(fetch, in: try stores(for: request, entity: entity)) else {
+            return []
         }
-        if let having = request.havingPredicate {
-            rows = rows.filter { having.evaluate(with: $0) }
-        }
-        if !pushLimits {
-            var sliced = ArraySlice(rows)
-            if request.fetchOffset > 0 { sliced = sliced.dropFirst(request.fetchOffset) }
-            if request.fetchLimit > 0 { sliced = sliced.prefix(request.fetchLimit) }
-            rows = Array(sliced)
+        if let having {
+            rows = applyLimits(rows.filter { having.evaluate(with: $0) }, request: request)
         }
         return rows
     }
@@ -321,11 +296,13 @@ extension NSManagedObjectContext {
         return entity
     }
 
+    /// The fetch the parent store runs for `request`; `limited` when the parent's answer is the
+    /// final one, so that the request's offset and limit are the parent's.
     private func storeFetch<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription, result: StoreFetch.Result,
-                               pushLimits: Bool) -> StoreFetch {
+                               limited: Bool) -> StoreFetch {
         StoreFetch(entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
-                   sortDescriptors: request.sortDescriptors ?? [], fetchLimit: pushLimits ? request.fetchLimit : 0,
-                   fetchOffset: pushLimits ? request.fetchOffset : 0, returnsDistinctResults: request.returnsDistinctResults,
+                   sortDescriptors: request.sortDescriptors ?? [], fetchLimit: limited ? request.fetchLimit : 0,
+                   fetchOffset: limited ? request.fetchOffset : 0, returnsDistinctResults: request.returnsDistinctResults,
                    result: result, context: self, request: request)
     }
 }

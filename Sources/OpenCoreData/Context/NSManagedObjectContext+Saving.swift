@@ -33,7 +33,12 @@ extension NSManagedObjectContext {
         try validatePendingChanges(inserted: inserted, updated: updated, deleted: deleted)
 
         let plan = try SavePlan(inserted: inserted, updated: updated, deleted: deleted, coordinator: coordinator, context: self)
-        let outcomes = try write(plan)
+        let outcomes: [SaveOutcome]
+        do {
+            outcomes = try coordinator.save(plan)
+        } catch let failure as ParentSaveFailure {
+            throw translate(failure)
+        }
         finishSave(plan: plan, outcomes: outcomes)
     }
 
@@ -50,14 +55,10 @@ extension NSManagedObjectContext {
     /// Gives the objects permanent IDs now, without saving them (they stay inserted).
     public func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
         checkQueue()
-        let coordinator = try coordinatorOrThrow()
         let temporary = objects.filter { $0.context === self && $0.objectID.isTemporaryID }
-        let byStore = try Dictionary(grouping: temporary) { ObjectIdentifier(try coordinator.assignedStore(for: $0.entity)) }
-        for group in byStore.values {
-            let store = try coordinator.assignedStore(for: group[0].entity)
-            let ids = try store.lock.withLock { try store.newPermanentIDs(for: group) }
-            for (object, id) in zip(group, ids) { changeID(of: object, to: id) }
-        }
+        guard !temporary.isEmpty else { return }
+        let ids = try parentStoreOrThrow().newPermanentIDs(for: temporary)
+        for (object, id) in zip(temporary, ids) { changeID(of: object, to: id) }
     }
 
     // MARK: Steps
@@ -107,52 +108,13 @@ extension NSManagedObjectContext {
         if let error = CoreDataError.combine(errors) { throw error }
     }
 
-    /// Writes the plan to its stores in two phases, so that a save touching several stores is
-    /// written to all of them or to none: each store prepares its changes (and the first failure
-    /// rolls back those already prepared), then all commit.
-    ///
-    /// A commit can still fail after an earlier store committed (an I/O error at COMMIT); that
-    /// is reported as `NSPersistentStoreIncompleteSaveError` (134040), and the context should then
-    /// be reset.
-    ///
-    /// An `NSIncrementalStore` writes in one step, which cannot be undone: such stores are
-    /// prepared last, once every other store has prepared, so that a failure before them
-    /// writes nothing anywhere.
-    private func write(_ plan: SavePlan) throws -> [SaveOutcome] {
-        let stores = plan.changesByStore.map(\.store)
-        // Locks in the coordinator's order (the plan's), so that concurrent saves cannot deadlock.
-        for store in stores { store.lock.lock() }
-        defer { for store in stores.reversed() { store.lock.unlock() } }
-        var outcomes = [SaveOutcome](repeating: SaveOutcome(), count: stores.count)
-        let order = stores.indices.filter { !(stores[$0] is NSIncrementalStore) } + stores.indices.filter { stores[$0] is NSIncrementalStore }
-        var oneStepWritten = false
-        for (position, index) in order.enumerated() {
-            do {
-                outcomes[index] = try stores[index].prepareSave(plan.changesByStore[index].changes)
-                if stores[index] is NSIncrementalStore { oneStepWritten = true }
-            } catch {
-                for prepared in order[..<position].reversed() { stores[prepared].rollbackPreparedSave() }
-                let cause = translateSaveError(error, store: stores[index])
-                guard oneStepWritten else { throw cause }
-                throw CoreDataError.make(.persistentStoreIncompleteSave,
-                                         "The save was written to an incremental store that cannot undo it; \(stores[index].url?.path ?? "another store") failed",
-                                         [NSAffectedStoresErrorKey: [stores[index]], NSUnderlyingErrorKey: cause as NSError])
-            }
-        }
-        for (index, store) in stores.enumerated() {
-            do {
-                try store.commitPreparedSave()
-            } catch {
-                for pending in stores[(index + 1)...] { pending.rollbackPreparedSave() }
-                store.rollbackPreparedSave()
-                let cause = translateSaveError(error, store: store)
-                guard index > 0 || oneStepWritten else { throw cause }
-                throw CoreDataError.make(.persistentStoreIncompleteSave,
-                                         "The save was written to \(index) of \(stores.count) stores; committing to \(store.url?.path ?? "a store") failed",
-                                         [NSAffectedStoresErrorKey: Array(stores[index...]), NSUnderlyingErrorKey: cause as NSError])
-            }
-        }
-        return outcomes
+    /// The Core Data error of a save the parent could not write, with this context's objects in
+    /// its conflicts.
+    private func translate(_ failure: ParentSaveFailure) -> Error {
+        let cause = translateSaveError(failure.underlying, store: failure.store)
+        guard let (message, stores) = failure.incomplete else { return cause }
+        return CoreDataError.make(.persistentStoreIncompleteSave, message,
+                                  [NSAffectedStoresErrorKey: stores, NSUnderlyingErrorKey: cause as NSError])
     }
 
     func translateSaveError(_ error: Error, store: NSPersistentStore) -> Error {
@@ -181,7 +143,7 @@ extension NSManagedObjectContext {
     private func mergeError(for failures: [OptimisticLockingFailure], store: NSPersistentStore) -> CocoaError {
         let conflicts: [NSMergeConflict] = failures.compactMap { failure in
             guard let object = registeredObject(for: failure.objectID) else { return nil }
-            let persisted = failure.storeVersion == 0 ? nil : (try? store.snapshot(for: failure.objectID, context: self)) ?? nil
+            let persisted = failure.storeVersion == 0 ? nil : loadSnapshot(for: failure.objectID)
             return NSMergeConflict(source: object, newVersion: Int(failure.storeVersion), oldVersion: Int(object.snapshot?.version ?? 0),
                                    cachedSnapshot: object.snapshot.map(NSMergeConflict.values(of:)),
                                    persistedSnapshot: persisted.map(NSMergeConflict.values(of:)))
@@ -211,9 +173,9 @@ extension NSManagedObjectContext {
         let fetch = StoreFetch(entity: violation.entity, includesSubentities: true, predicate: predicate, sortDescriptors: [],
                                fetchLimit: 2, fetchOffset: 0, returnsDistinctResults: false, result: .objectIDs, context: self)
         var existing: NSManagedObjectID?
-        if case .objectIDs(let ids)? = try? store.execute(fetch) { existing = ids.first { $0 != object.objectID } }
+        if case .objectIDs(let ids)? = try? parentStoreOrThrow().execute(fetch, in: [store]) { existing = ids.first { $0 != object.objectID } }
         let databaseObject = existing.map { self.object(with: $0) }
-        let databaseSnapshot = existing.flatMap { (try? store.snapshot(for: $0, context: self)) ?? nil }.map(NSMergeConflict.values(of:))
+        let databaseSnapshot = existing.flatMap(loadSnapshot(for:)).map(NSMergeConflict.values(of:))
         return NSConstraintConflict(constraint: violation.properties, databaseObject: databaseObject, databaseSnapshot: databaseSnapshot,
                                     conflictingObjects: [object], conflictingSnapshots: [NSMergeConflict.values(of: object)])
     }
@@ -247,6 +209,7 @@ extension NSManagedObjectContext {
             object.state = []
         }
         detachInsertedThenDeletedObjects()
+        if !storeAssignments.isEmpty { storeAssignments = [:] }
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()

@@ -39,15 +39,6 @@ extension NSManagedObjectContext {
             guard let store = id.persistentStore as? NSIncrementalStore else { continue }
             byStore[ObjectIdentifier(store), default: (store, [])].ids.append(id)
         }
-        // Under the store's lock, as every other call into the store is.
-        for (store, ids) in byStore.values {
-            store.lock.withLock {
-                if registered {
-                    store.managedObjectContextDidRegisterObjects(with: ids)
-                } else {
-                    store.managedObjectContextDidUnregisterObjects(with: ids)
-                }
-            }
-        }
+        for (store, ids) in byStore.values { store.noteObjects(ids, registered: registered) }
     }
 }

@@ -113,6 +113,8 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// The sets the save's ObjectsDidChange carried, for its DidSave to reuse (see `save()`).
     @exclusivity(unchecked) final var postedChanges: PostedChangeSets?
     @exclusivity(unchecked) final var keepsPostedChanges = false
+    /// New objects' stores chosen with `assign(_:to:)`, by object.
+    final var storeAssignments: [ObjectIdentifier: StoreAssignment] = [:]
     var isSaving = false
     /// Counts objects entering the inserted, updated and deleted sets (to notice changes made by
     /// `willSave`).
@@ -332,9 +334,15 @@ open class NSManagedObjectContext: @unchecked Sendable {
         return coordinator
     }
 
+    /// What this context reads from and saves to: its coordinator (a parent context, once
+    /// contexts nest).
+    func parentStoreOrThrow() throws -> any ParentObjectStore {
+        try coordinatorOrThrow()
+    }
+
     func fetchSnapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
-        guard let store = objectID.persistentStore else { return nil }
-        return try store.snapshot(for: objectID, context: self)
+        guard objectID.persistentStore != nil else { return nil }
+        return try parentStoreOrThrow().snapshot(for: objectID, context: self)
     }
 
     /// The saved state of an object being refreshed; nil when the row is gone or cannot be read
@@ -348,17 +356,9 @@ open class NSManagedObjectContext: @unchecked Sendable {
         let pending = objects.filter { !$0.toManyStorage(relationship).isLoaded }
         let byStore = Dictionary(grouping: pending.filter { !$0.objectID.isTemporaryID }) { ObjectIdentifier($0.objectID.persistentStore!) }
         for group in byStore.values {
-            guard let store = group.first?.objectID.persistentStore else { continue }
-            var related: [NSManagedObjectID: [RowSnapshot]] = [:]
-            var relatedIDs: [NSManagedObjectID: [NSManagedObjectID]]?
+            var related: RelatedMembers
             do {
-                // A store of your own names the members, which become faults (as in Core Data);
-                // the built-in stores bring their rows along.
-                if let incremental = store as? NSIncrementalStore {
-                    relatedIDs = try incremental.relatedObjectIDs(of: group.map(\.objectID), through: relationship, context: self)
-                } else {
-                    related = try store.relatedSnapshots(of: group.map(\.objectID), through: relationship, context: self)
-                }
+                related = try parentStoreOrThrow().relatedMembers(of: group.map(\.objectID), through: relationship, context: self)
             } catch {
                 // Left unloaded (a later access tries again), and recorded, so that no save
                 // writes a membership that was never read.
@@ -367,6 +367,10 @@ open class NSManagedObjectContext: @unchecked Sendable {
                 }
                 continue
             }
+            // Taken out of the answer, so that the rows can move into their objects uncopied.
+            var snapshots = related.takeSnapshots() ?? [:]
+            var relatedIDs: [NSManagedObjectID: [NSManagedObjectID]]?
+            if case .objectIDs(let ids) = related { relatedIDs = ids }
             for object in group {
                 if !object.rejectedValues.isEmpty { object.rejectedValues[relationship.name] = nil }
                 // An object listed twice was loaded the first time; nothing to read again.
@@ -375,8 +379,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
                     object.installToMany(relationship, members: (relatedIDs[object.objectID] ?? []).map { self.object(with: $0) })
                     continue
                 }
-                // Taken out of the result, so that the rows move into their objects uncopied.
-                var rows = related.removeValue(forKey: object.objectID) ?? []
+                var rows = snapshots.removeValue(forKey: object.objectID) ?? []
                 object.installToMany(relationship, members: objectsConsuming(&rows))
             }
         }

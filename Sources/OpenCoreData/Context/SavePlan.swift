@@ -17,11 +17,13 @@ struct SavePlan {
         var buckets: [(store: NSPersistentStore, changes: SaveChanges)] = []
         var lastEntity: ObjectIdentifier?
         var lastBucket = 0
+        // Without `assign(_:to:)`, every new object of an entity goes to the same store.
+        let assigns = !context.storeAssignments.isEmpty
         func bucket(for object: NSManagedObject) throws -> Int {
             // A saved object names its store; a new one goes to its entity's assigned store.
             let known = object.objectID.persistentStore
-            if known == nil, ObjectIdentifier(object.entity) == lastEntity { return lastBucket }
-            let store = try known ?? coordinator.assignedStore(for: object.entity)
+            if known == nil, !assigns, ObjectIdentifier(object.entity) == lastEntity { return lastBucket }
+            let store = try known ?? coordinator.store(forNew: object)
             let index = buckets.firstIndex { $0.store === store } ?? {
                 var changes = SaveChanges()
                 changes.context = context

@@ -19,6 +19,18 @@ extension NSIncrementalStore {
         lock.withLock { identifier = uuid }
     }
 
+    /// Tells the store that a context registered or let go of objects, under the lock, as
+    /// every other call into the store is made.
+    func noteObjects(_ ids: [NSManagedObjectID], registered: Bool) {
+        lock.withLock {
+            if registered {
+                managedObjectContextDidRegisterObjects(with: ids)
+            } else {
+                managedObjectContextDidUnregisterObjects(with: ids)
+            }
+        }
+    }
+
     // MARK: Reading
 
     func fetchThroughRequest(_ fetch: StoreFetch) throws -> StoreFetchResult {

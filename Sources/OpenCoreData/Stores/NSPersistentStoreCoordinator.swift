@@ -126,6 +126,18 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
         persistentStores.filter { $0.holds(entity) }
     }
 
+    /// The store a new object is saved to: the one its context assigned it to, else its
+    /// entity's.
+    func store(forNew object: NSManagedObject) throws -> NSPersistentStore {
+        guard let store = object.context?.assignedStore(of: object) else { return try assignedStore(for: object.entity) }
+        guard persistentStores.contains(where: { $0 === store }), store.holds(object.entity) else {
+            throw CoreDataError.store(.persistentStoreSave,
+                                      "A new \(object.entity.name ?? "?") was assigned to the store \(store.url?.path ?? "in memory"), which does not hold that entity or is not added to the coordinator",
+                                      url: store.url)
+        }
+        return store
+    }
+
     /// The store a new object of `entity` is saved to: the first writable one that holds it.
     func assignedStore(for entity: NSEntityDescription) throws -> NSPersistentStore {
         guard let store = persistentStores.first(where: { $0.holds(entity) && !$0.isReadOnly }) else {

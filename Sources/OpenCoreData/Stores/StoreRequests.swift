@@ -15,10 +15,12 @@ struct StoreFetch {
     let includesSubentities: Bool
     let predicate: NSPredicate?
     let sortDescriptors: [NSSortDescriptor]
-    let fetchLimit: Int
-    let fetchOffset: Int
+    /// The limits of the answer asked for. Asked of a coordinator (or a parent context), they
+    /// are the final answer's; the coordinator turns them into each store's.
+    var fetchLimit: Int
+    var fetchOffset: Int
     let returnsDistinctResults: Bool
-    let result: Result
+    var result: Result
     /// The context fetching, when there is one: an incremental store hands it to the store's
     /// own `execute(_:with:)`. Unowned: a fetch never outlives the call that makes it.
     unowned(unsafe) var context: NSManagedObjectContext? = nil
