@@ -33,6 +33,9 @@ public final class SQLiteConnection {
         /// `-wal`/`-shm` files created. Only for files nothing else writes while the connection
         /// is open (SQLite cannot see their changes). Ignored unless `readOnly` is set.
         public var immutable = false
+        /// `query_only`: the connection refuses every statement that would write (a reader
+        /// beside a writer connection).
+        public var queryOnly = false
 
         public init() {}
     }
@@ -101,6 +104,7 @@ public final class SQLiteConnection {
         if let cache = configuration.cacheSizeKiB {
             try execute("PRAGMA cache_size=-\(cache)")
         }
+        if configuration.queryOnly { try execute("PRAGMA query_only=1") }
     }
 
     // MARK: Statements

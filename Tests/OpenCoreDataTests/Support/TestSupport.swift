@@ -178,9 +178,9 @@ extension TestStack {
 
     /// Starts recording every SQL statement the SQLite store runs; nil for the in-memory store.
     func recordSQL() -> SQLLog? {
-        guard let connection = sqliteConnection else { return nil }
+        guard let store = coordinator.persistentStores.first as? SQLiteStore else { return nil }
         let log = SQLLog()
-        connection.trace { log.append($0) }
+        store.traceSQL { log.append($0) }
         return log
     }
 }

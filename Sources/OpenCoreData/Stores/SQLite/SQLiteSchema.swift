@@ -151,6 +151,13 @@ final class SQLiteSchema {
         computeReadIndexes()
     }
 
+    /// Makes what the schema otherwise makes on first use, once its columns are final (the store
+    /// may adopt its file's own names while it loads): readers on several threads read it later,
+    /// and must find nothing left to make.
+    func prepareForReaders() {
+        for table in tables { _ = table.rootSelectList }
+    }
+
     private static func byName(_ a: NSEntityDescription, _ b: NSEntityDescription) -> Bool {
         let left = (a.name ?? "").lowercased(), right = (b.name ?? "").lowercased()
         return left == right ? (a.name ?? "") < (b.name ?? "") : left < right

@@ -3,9 +3,9 @@ import OCDSQLite
 
 extension SQLiteStore {
     func executeFetch(_ fetch: StoreFetch) throws -> StoreFetchResult {
-        try lock.withLock {
-            let connection = try liveConnection()
-            let select = try fetchStatements.statement(for: fetch) { try SQLiteFetchStatement(fetch, schema: schema) }
+        try withReader { reader in
+            let connection = reader.connection
+            let select = try reader.fetchStatements.statement(for: fetch) { try SQLiteFetchStatement(fetch, schema: schema) }
             let mapping = select.mapping
             let dictionaryOperands = select.dictionaryOperands
             let statement = try connection.cachedStatement(select.sql)
@@ -95,8 +95,8 @@ extension SQLiteStore {
     }
 
     func readSnapshots(for objectIDs: [NSManagedObjectID]) throws -> [RowSnapshot] {
-        try lock.withLock {
-            let connection = try liveConnection()
+        try withReader { reader in
+            let connection = reader.connection
             var result: [RowSnapshot] = []
             let byTable = Dictionary(grouping: objectIDs.filter { $0.primaryKey != nil }) { ObjectIdentifier($0.entity.rootEntity) }
             for ids in byTable.values {
@@ -117,8 +117,8 @@ extension SQLiteStore {
 
     func readRelatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription) throws
         -> [NSManagedObjectID: [RowSnapshot]] {
-        try lock.withLock {
-            let connection = try liveConnection()
+        try withReader { reader in
+            let connection = reader.connection
             guard let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else { return [:] }
             var result: [NSManagedObjectID: [RowSnapshot]] = [:]
             let byKey = Dictionary(sources.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { first, _ in first })

@@ -1,23 +1,27 @@
 import Foundation
 import OCDSQLite
+import Synchronization
 
 /// The SQLite store (`NSSQLiteStoreType`), in Core Data's own file layout: a store written by
 /// Core Data on an Apple device opens here with the same model, and the other way round.
 ///
-/// One connection per store, used under the store's lock. WAL journal, `synchronous=NORMAL`.
+/// One writer connection, used under the store's lock, and a pool of reader connections that
+/// fetch and fire faults without it (`SQLiteReaderPool`): under WAL a fetch never waits for a
+/// save. WAL journal, `synchronous=NORMAL`.
 final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
-    // @unchecked Sendable: the connection and all state are used only under `lock`.
+    // @unchecked Sendable: the writer connection and the metadata are used only under `lock`;
+    // `schema` and `readers` are set while the store loads, before any other thread can see the
+    // store, and only read afterwards; each reader is used by one thread at a time.
 
     override var type: String { NSSQLiteStoreType }
 
+    /// The writer connection.
     var connection: SQLiteConnection?
-    // `@exclusivity(unchecked)`: read for every row and every saved object, always under `lock`,
-    // which already keeps accesses apart.
-    @exclusivity(unchecked) var schema: SQLiteSchema! {
-        didSet { fetchStatements.removeAll() }
-    }
-    /// The SQL of recent fetches (see `FetchStatementCache`); made for `schema`, used under `lock`.
-    @exclusivity(unchecked) var fetchStatements = FetchStatementCache()
+    // `@exclusivity(unchecked)`: read for every row and every saved object; written only while
+    // the store loads.
+    @exclusivity(unchecked) var schema: SQLiteSchema!
+    /// The reader connections; set once the store is loaded.
+    @exclusivity(unchecked) var readers: SQLiteReaderPool?
 
     /// The framework version written to new stores' metadata (`NSPersistenceFrameworkVersion`).
     static let frameworkVersion = 1
@@ -90,6 +94,8 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             }
             try registerFunctions(on: connection)
             try applyPragmas(on: connection)
+            schema.prepareForReaders()
+            readers = readerPool(path: path, configuration: configuration)
         } catch let error as CocoaError {
             throw error
         } catch let error as SQLiteError where SQLiteStoreFileError.isDamage(error) {
@@ -102,6 +108,39 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     override func unload() {
         lock.withLock { connection = nil }
+        readers?.close()
+    }
+
+    /// The readers of the store at `path`, opened as the writer was but refusing writes. The
+    /// file's journal mode is the writer's: readers leave it alone.
+    private func readerPool(path: String, configuration writer: SQLiteConnection.Configuration) -> SQLiteReaderPool {
+        var configuration = writer
+        configuration.walMode = false
+        configuration.createIfMissing = false
+        configuration.queryOnly = true
+        return SQLiteReaderPool(open: { [unowned self] in
+            let reader = try SQLiteConnection(path: path, configuration: configuration)
+            try registerFunctions(on: reader)
+            try applyPragmas(on: reader)
+            if let trace = sqlTrace.withLock({ $0 }) { reader.trace(trace) }
+            return reader
+        }, closedError: { [unowned self] in removedError() })
+    }
+
+    /// Records every statement of the writer and of every reader opened or idle (for tests and
+    /// diagnostics); nil stops.
+    func traceSQL(_ observer: (@Sendable (String) -> Void)?) {
+        sqlTrace.withLock { $0 = observer }
+        lock.withLock { connection?.trace(observer) }
+        readers?.forEachIdle { $0.connection.trace(observer) }
+    }
+    private let sqlTrace = Mutex<(@Sendable (String) -> Void)?>(nil)
+
+    /// Runs `body` with a reader connection of its own.
+    @inline(__always)
+    func withReader<Result>(_ body: (SQLiteReader) throws -> Result) throws -> Result {
+        guard let readers else { throw removedError() }
+        return try readers.withReader(body)
     }
 
     // The seam's methods, implemented in SQLiteStore+Reading.swift and SQLiteStore+Writing.swift.
@@ -267,10 +306,12 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
 
     func liveConnection() throws -> SQLiteConnection {
-        guard let connection else {
-            throw CoreDataError.make(.persistentStoreOperation, "The store \(url?.path ?? "?") has been removed from its coordinator")
-        }
+        guard let connection else { throw removedError() }
         return connection
+    }
+
+    private func removedError() -> Error {
+        CoreDataError.make(.persistentStoreOperation, "The store \(url?.path ?? "?") has been removed from its coordinator")
     }
 }
 
