@@ -65,4 +65,53 @@ import Testing
         #expect(conflict.databaseSnapshot?["name"] as? String == "Ada")
         #expect(conflict.conflictingSnapshots.first?["name"] as? String == "Ada Two")
     }
+
+    /// One save breaking a constraint twice: a new object takes a saved object's email, and two
+    /// new objects share another. Both conflicts are reported, each with its objects; nothing is
+    /// written and the context keeps its changes.
+    @Test(arguments: StoreKind.allCases)
+    func everyUniquenessConflictOfASaveIsReported(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let saved = stack.insert("Person", ["name": "Ada", "email": "ada@example.com"])
+        try stack.context.save()
+        let taker = stack.insert("Person", ["name": "Ada Two", "email": "ada@example.com"])
+        let first = stack.insert("Person", ["name": "Bo", "email": "bo@example.com"])
+        let second = stack.insert("Person", ["name": "Bo Two", "email": "bo@example.com"])
+        let fine = stack.insert("Person", ["name": "Cy", "email": "cy@example.com"])
+        let error = try #require(throws: CocoaError.self) { try stack.context.save() }
+        #expect(error.code == .managedObjectConstraintMerge)
+        let conflicts = try #require(error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSConstraintConflict])
+        #expect(conflicts.count == 2)
+        let withSaved = try #require(conflicts.first { $0.databaseObject != nil })
+        #expect(withSaved.databaseObject === saved)
+        #expect(withSaved.conflictingObjects.map(ObjectIdentifier.init) == [ObjectIdentifier(taker)])
+        #expect(withSaved.constraintValues["email"] as? String == "ada@example.com")
+        let amongNew = try #require(conflicts.first { $0.databaseObject == nil })
+        #expect(Set(amongNew.conflictingObjects.map(ObjectIdentifier.init)) == [ObjectIdentifier(first), ObjectIdentifier(second)])
+        #expect(amongNew.databaseSnapshot == nil)
+        #expect(amongNew.constraintValues["email"] as? String == "bo@example.com")
+        #expect(error.message.hasPrefix("Uniqueness constraint violated (2 conflicts): "))
+
+        #expect(fine.isInserted && taker.isInserted && stack.context.hasChanges)
+        try stack.reopen()
+        #expect(try stack.storedStrings("Person") == ["Ada"])
+    }
+
+    /// A changed object that takes another saved object's value conflicts with that object.
+    @Test(arguments: StoreKind.allCases)
+    func aChangedObjectConflictsWithTheSavedHolderOfItsNewValue(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let ada = stack.insert("Person", ["name": "Ada", "email": "ada@example.com"])
+        let bo = stack.insert("Person", ["name": "Bo", "email": "bo@example.com"])
+        try stack.context.save()
+        bo.setValue("ada@example.com", forKey: "email")
+        let error = try #require(throws: CocoaError.self) { try stack.context.save() }
+        let conflicts = try #require(error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSConstraintConflict])
+        #expect(conflicts.count == 1)
+        #expect(conflicts.first?.databaseObject === ada)
+        #expect(conflicts.first?.conflictingObjects.first === bo)
+        #expect(conflicts.first?.databaseSnapshot?["email"] as? String == "ada@example.com")
+        try stack.reopen()
+        #expect(try stack.storedStrings("Person", "email") == ["ada@example.com", "bo@example.com"])
+    }
 }

@@ -123,13 +123,8 @@ extension NSManagedObjectContext {
             return mergeError(for: [failure], store: store)
         case let failures as OptimisticLockingFailures:
             return mergeError(for: failures.failures, store: store)
-        case let violation as UniquenessConstraintViolation:
-            let keys = violation.properties.joined(separator: ", ")
-            let conflicts = violation.objectID.flatMap(registeredObject(for:)).map { [constraintConflict(violation, object: $0, store: store)] } ?? []
-            return CoreDataError.make(.managedObjectConstraintMerge,
-                                      "Uniqueness constraint violated: another \(violation.entity.name ?? "?") already has the same value for \(keys)",
-                                      [NSValidationKeyErrorKey: keys, "conflictList": [violation.objectID as Any],
-                                       NSPersistentStoreSaveConflictsErrorKey: conflicts])
+        case let uniqueness as UniquenessConflicts:
+            return constraintError(for: uniqueness.conflicts, store: store)
         case is CocoaError:
             return error
         default:
@@ -160,24 +155,30 @@ extension NSManagedObjectContext {
                                    NSPersistentStoreSaveConflictsErrorKey: conflicts])
     }
 
-    /// The `NSConstraintConflict` of a uniqueness violation by `object`: the saved object with the
-    /// same values is found by a fetch of the constraint's values (the save was rolled back, so
-    /// the store shows what was there before).
-    private func constraintConflict(_ violation: UniquenessConstraintViolation, object: NSManagedObject,
-                                    store: NSPersistentStore) -> NSConstraintConflict {
-        let predicate = NSCompoundPredicate(andPredicateWithSubpredicates: violation.properties.map { key in
-            NSComparisonPredicate(leftExpression: NSExpression(forKeyPath: key),
-                                  rightExpression: NSExpression(forConstantValue: object.value(forKey: key)),
-                                  modifier: .direct, type: .equalTo, options: [])
-        })
-        let fetch = StoreFetch(entity: violation.entity, includesSubentities: true, predicate: predicate, sortDescriptors: [],
-                               fetchLimit: 2, fetchOffset: 0, returnsDistinctResults: false, result: .objectIDs, context: self)
-        var existing: NSManagedObjectID?
-        if case .objectIDs(let ids)? = try? parentStoreOrThrow().execute(fetch, in: [store]) { existing = ids.first { $0 != object.objectID } }
-        let databaseObject = existing.map { self.object(with: $0) }
-        let databaseSnapshot = existing.flatMap(loadSnapshot(for:)).map(NSMergeConflict.values(of:))
-        return NSConstraintConflict(constraint: violation.properties, databaseObject: databaseObject, databaseSnapshot: databaseSnapshot,
-                                    conflictingObjects: [object], conflictingSnapshots: [NSMergeConflict.values(of: object)])
+    /// The 133021 error for uniqueness constraints a save would break: one `NSConstraintConflict`
+    /// each, with this context's objects and the saved object's values read back (the save was
+    /// rolled back, so the store shows what was there before).
+    private func constraintError(for found: [UniquenessConflicts.Conflict], store: NSPersistentStore) -> CocoaError {
+        let conflicts = found.map { conflict in
+            let objects = conflict.objectIDs.compactMap(registeredObject(for:))
+            return NSConstraintConflict(constraint: conflict.properties, databaseObject: conflict.databaseObjectID.map { object(with: $0) },
+                                        databaseSnapshot: conflict.databaseObjectID.flatMap(loadSnapshot(for:)).map(NSMergeConflict.values(of:)),
+                                        conflictingObjects: objects, conflictingSnapshots: objects.map(NSMergeConflict.values(of:)))
+        }
+        let described = found.prefix(5).map { conflict in
+            let entity = conflict.entity.name ?? "?"
+            guard !conflict.properties.isEmpty else { return "a unique index of the store refused a \(entity)" }
+            let keys = conflict.properties.joined(separator: ", ")
+            let sharing = conflict.databaseObjectID != nil ? "a saved \(entity) already has"
+                : "\(conflict.objectIDs.count) new or changed \(entity) objects share"
+            return "\(sharing) the same \(keys)"
+        }.joined(separator: "; ")
+        let more = found.count > 5 ? " and \(found.count - 5) more" : ""
+        return CoreDataError.make(.managedObjectConstraintMerge,
+                                  "Uniqueness constraint violated\(found.count == 1 ? "" : " (\(found.count) conflicts)"): \(described)\(more)",
+                                  [NSValidationKeyErrorKey: found.first?.properties.joined(separator: ", ") ?? "",
+                                   "conflictList": conflicts.flatMap(\.conflictingObjects),
+                                   NSPersistentStoreSaveConflictsErrorKey: conflicts])
     }
 
     private func finishSave(plan: SavePlan, outcomes: [SaveOutcome]) {

@@ -165,17 +165,15 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
                 RowSnapshot(objectID: row.objectID, version: row.expectedVersion + 1, values: row.values, toOne: row.toOne.map(permanent),
                             readAt: savedAt)
         }
-        do {
-            try checkUniqueness(in: staged, changed: changes.inserted.map { permanent($0.objectID)! } + changes.updated.map(\.objectID))
-        } catch let violation as UniquenessConstraintViolation {
+        // Named by the IDs the context knows the objects by (a new one's is still temporary).
+        var originals: [NSManagedObjectID: NSManagedObjectID] = [:]
+        for (temporary, permanent) in map { originals[permanent] = temporary }
+        for row in changes.updated { originals[row.objectID] = row.objectID }
+        let conflicts = uniquenessConflicts(in: staged, changed: changes.inserted.map { permanent($0.objectID)! } + changes.updated.map(\.objectID),
+                                            originals: originals)
+        if !conflicts.isEmpty {
             lastKeys = savedLastKeys
-            // Named by the ID the context knows the object by (a new one's is still temporary).
-            let original = violation.objectID.flatMap { id in map.first { $0.value == id }?.key } ?? violation.objectID
-            throw UniquenessConstraintViolation(entity: violation.entity, properties: violation.properties, objectID: original,
-                                                underlying: violation.underlying)
-        } catch {
-            lastKeys = savedLastKeys
-            throw error
+            throw UniquenessConflicts(conflicts: conflicts)
         }
         preparedLastKeys = savedLastKeys
         preparedApply = { [self] in
@@ -219,10 +217,15 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    private func checkUniqueness(in staged: [ObjectIdentifier: [Int64: RowSnapshot]], changed: [NSManagedObjectID]) throws {
+    /// Every uniqueness constraint the staged rows break: for each, the save's objects that share
+    /// the values (`originals` names them as their context does) and the saved row that has them.
+    private func uniquenessConflicts(in staged: [ObjectIdentifier: [Int64: RowSnapshot]], changed: [NSManagedObjectID],
+                                     originals: [NSManagedObjectID: NSManagedObjectID]) -> [UniquenessConflicts.Conflict] {
         // Each constraint's keys are indexed once per save, so that checking many changed
         // objects (a batch insert) costs one pass over the table, not one per object.
         var indexes: [String: [[AnyHashable]: [NSManagedObjectID]]] = [:]
+        var conflicts: [UniquenessConflicts.Conflict] = []
+        var reported: Set<[AnyHashable]> = []
         for id in changed {
             var entity: NSEntityDescription? = id.entity
             while let constrained = entity {
@@ -231,14 +234,23 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
                     let constraint = UniquenessKey(entity: constrained, names: names)
                     let table = staged[ObjectIdentifier(constrained.rootEntity)] ?? [:]
                     if indexes[indexName] == nil { indexes[indexName] = constraint.index(of: table) }
-                    guard let mine = table[id.primaryKey!], let key = constraint.key(of: mine) else { continue }
-                    if indexes[indexName]?[key]?.contains(where: { $0 != id }) == true {
-                        throw UniquenessConstraintViolation(entity: constrained, properties: names, objectID: id, underlying: nil)
+                    guard let mine = table[id.primaryKey!], let key = constraint.key(of: mine),
+                          let holders = indexes[indexName]?[key], holders.count > 1,
+                          reported.insert([AnyHashable(indexName)] + key).inserted else { continue }
+                    var conflict = UniquenessConflicts.Conflict(entity: constrained, properties: names, objectIDs: [], databaseObjectID: nil)
+                    for holder in holders.sorted(by: { $0.primaryKey! < $1.primaryKey! }) {
+                        if let original = originals[holder] {
+                            conflict.objectIDs.append(original)
+                        } else if conflict.databaseObjectID == nil {
+                            conflict.databaseObjectID = holder
+                        }
                     }
+                    conflicts.append(conflict)
                 }
                 entity = constrained.superentity
             }
         }
+        return conflicts
     }
 }
 

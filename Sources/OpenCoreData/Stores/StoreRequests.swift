@@ -192,10 +192,22 @@ struct OptimisticLockingFailures: Error {
     let failures: [OptimisticLockingFailure]
 }
 
-/// A save that would break a uniqueness constraint of the model.
-struct UniquenessConstraintViolation: Error {
-    let entity: NSEntityDescription
-    let properties: [String]
-    let objectID: NSManagedObjectID?
-    let underlying: Error?
+/// Every uniqueness constraint a save would break. A store checks all the rows it was given,
+/// and finds who shares the values by query (not from the database's message), before it gives
+/// up and writes nothing.
+struct UniquenessConflicts: Error {
+    struct Conflict {
+        /// The entity that declares the constraint (its sub-entities share it).
+        let entity: NSEntityDescription
+        /// The constraint's property names; empty when the store's own index refused a row
+        /// and no constraint of the model explains it.
+        let properties: [String]
+        /// The objects of the save that share the values, by the IDs their context knows them
+        /// by (a new object's temporary ID).
+        var objectIDs: [NSManagedObjectID]
+        /// The saved row that already has the values, if any.
+        var databaseObjectID: NSManagedObjectID?
+    }
+
+    let conflicts: [Conflict]
 }

@@ -19,17 +19,28 @@ extension SQLiteStore {
                 // so that the save can report every conflict; the transaction is rolled back then.
                 var lockingFailures: [OptimisticLockingFailure] = []
                 try delete(changes.deleted, on: connection, lockingFailures: &lockingFailures)
+                // Rows a unique index refused, likewise collected; who shares their values is
+                // found by query once every row is written.
+                var refused: [(row: SaveChanges.Row, key: Int64)] = []
                 var insertStatements = InsertStatementCache()
                 for (row, id) in zip(changes.inserted, outcome.insertedIDs) {
-                    try insert(row, key: id.primaryKey!, resolve: resolve, statements: &insertStatements, on: connection)
+                    if try !insert(row, key: id.primaryKey!, resolve: resolve, statements: &insertStatements, on: connection) {
+                        refused.append((row, id.primaryKey!))
+                    }
                 }
                 var updateStatements = UpdateStatementCache()
                 for row in changes.updated {
-                    if let failure = try update(row, resolve: resolve, statements: &updateStatements, on: connection) {
-                        lockingFailures.append(failure)
+                    switch try update(row, resolve: resolve, statements: &updateStatements, on: connection) {
+                    case .written: break
+                    case .changedSinceRead(let failure): lockingFailures.append(failure)
+                    case .refusedByUniqueIndex: refused.append((row, row.objectID.primaryKey!))
                     }
                 }
                 if !lockingFailures.isEmpty { throw OptimisticLockingFailures(failures: lockingFailures) }
+                if !refused.isEmpty {
+                    throw try UniquenessConflictQuery(schema: schema, store: self, connection: connection)
+                        .conflicts(of: refused, in: changes, insertedIDs: outcome.insertedIDs, resolve: resolve)
+                }
                 for change in changes.toMany { try write(change, resolve: resolve, on: connection) }
                 if metadataNeedsWriting { try writeMetadata(on: connection) }
                 return outcome
@@ -101,9 +112,10 @@ extension SQLiteStore {
 
     // MARK: Rows
 
+    /// Writes one new row; false when a unique index refused it (the transaction goes on).
     private func insert(_ row: SaveChanges.Row, key: Int64, resolve: (NSManagedObjectID?) -> Int64?,
-                        statements: inout InsertStatementCache, on connection: SQLiteConnection) throws {
-        guard let (mapping, statement) = try statements.statement(for: row.objectID.entity, schema: schema, connection: connection) else { return }
+                        statements: inout InsertStatementCache, on connection: SQLiteConnection) throws -> Bool {
+        guard let (mapping, statement) = try statements.statement(for: row.objectID.entity, schema: schema, connection: connection) else { return true }
         try statement.bind(key, at: 1)
         try statement.bind(mapping.number, at: 2)
         var index = 3
@@ -111,8 +123,9 @@ extension SQLiteStore {
         do {
             try statement.run()
         } catch let error as SQLiteError where error.isUniqueConstraintViolation {
-            throw uniquenessViolation(error, entity: row.objectID.entity, objectID: row.objectID)
+            return false
         }
+        return true
     }
 
     /// Binds attribute and to-one values (all of them, or the listed slots) in column order.
@@ -149,10 +162,19 @@ extension SQLiteStore {
         }
     }
 
-    /// Writes one changed row; returns the locking failure when the row changed since it was read.
+    /// What became of one changed row.
+    private enum UpdateResult {
+        case written
+        /// The row changed (or vanished) since it was read.
+        case changedSinceRead(OptimisticLockingFailure)
+        /// A unique index refused the new values (the transaction goes on).
+        case refusedByUniqueIndex
+    }
+
+    /// Writes one changed row.
     private func update(_ row: SaveChanges.Row, resolve: (NSManagedObjectID?) -> Int64?, statements: inout UpdateStatementCache,
-                        on connection: SQLiteConnection) throws -> OptimisticLockingFailure? {
-        guard let mapping = schema.mapping(for: row.objectID.entity), let key = row.objectID.primaryKey else { return nil }
+                        on connection: SQLiteConnection) throws -> UpdateResult {
+        guard let mapping = schema.mapping(for: row.objectID.entity), let key = row.objectID.primaryKey else { return .written }
         // Usually every changed slot has a column: the row's own lists are used, not copies.
         let attributeSlots = row.changedAttributeSlots.allSatisfy { mapping.attributeColumns[$0] != nil }
             ? row.changedAttributeSlots : row.changedAttributeSlots.filter { mapping.attributeColumns[$0] != nil }
@@ -177,9 +199,9 @@ extension SQLiteStore {
         do {
             try statement.run()
         } catch let error as SQLiteError where error.isUniqueConstraintViolation {
-            throw uniquenessViolation(error, entity: row.objectID.entity, objectID: row.objectID)
+            return .refusedByUniqueIndex
         }
-        return connection.changes == 1 ? nil : try lockingFailure(for: row.objectID, table: mapping.table, on: connection)
+        return connection.changes == 1 ? .written : .changedSinceRead(try lockingFailure(for: row.objectID, table: mapping.table, on: connection))
     }
 
     /// Deletes rows one prepared statement execution each, checking each row's version
@@ -226,23 +248,6 @@ extension SQLiteStore {
                                 on connection: SQLiteConnection) throws -> OptimisticLockingFailure {
         let current = try connection.scalar("SELECT Z_OPT FROM \(table.name) WHERE Z_PK = ?", [.integer(objectID.primaryKey ?? 0)])
         return OptimisticLockingFailure(objectID: objectID, storeVersion: current.int64Value ?? 0)
-    }
-
-    private func uniquenessViolation(_ error: SQLiteError, entity: NSEntityDescription, objectID: NSManagedObjectID) -> UniquenessConstraintViolation {
-        // SQLite names the columns: "UNIQUE constraint failed: ZITEM.ZEMAIL, ZITEM.ZNAME".
-        let columns = Set(error.message.components(separatedBy: ":").last?
-            .split(separator: ",").compactMap { $0.split(separator: ".").last.map { $0.trimmingCharacters(in: .whitespaces) } } ?? [])
-        var constrained: NSEntityDescription? = entity
-        while let candidate = constrained, let mapping = schema.mapping(for: candidate) {
-            for names in candidate.layout.uniquenessConstraintNames {
-                let constraintColumns = Set(names.compactMap { schema.column(for: $0, in: mapping) })
-                if constraintColumns == columns {
-                    return UniquenessConstraintViolation(entity: candidate, properties: names, objectID: objectID, underlying: error)
-                }
-            }
-            constrained = candidate.superentity
-        }
-        return UniquenessConstraintViolation(entity: entity, properties: columns.sorted(), objectID: objectID, underlying: error)
     }
 
     // MARK: To-many memberships
