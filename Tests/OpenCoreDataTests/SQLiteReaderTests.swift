@@ -134,7 +134,7 @@ import Testing
         }
         #expect(counts.withLock { $0 }.allSatisfy { $0 == 10 })
         let opened = try #require(store.readers).openedCount
-        #expect(opened >= 1 && opened <= SQLiteReaderPool.defaultCapacity)
+        #expect(opened <= SQLiteReaderPool.defaultCapacity)
     }
 
     @Test func aRemovedStoreRefusesReads() throws {

@@ -6,8 +6,8 @@ import Synchronization
 /// Core Data on an Apple device opens here with the same model, and the other way round.
 ///
 /// One writer connection, used under the store's lock, and a pool of reader connections that
-/// fetch and fire faults without it (`SQLiteReaderPool`): under WAL a fetch never waits for a
-/// save. WAL journal, `synchronous=NORMAL`.
+/// fetch and fire faults while a save holds the writer (`SQLiteReaderPool`): under WAL a fetch
+/// never waits for a save. WAL journal, `synchronous=NORMAL`.
 final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     // @unchecked Sendable: the writer connection and the metadata are used only under `lock`;
     // `schema` and `readers` are set while the store loads, before any other thread can see the
@@ -22,6 +22,8 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     @exclusivity(unchecked) var schema: SQLiteSchema!
     /// The reader connections; set once the store is loaded.
     @exclusivity(unchecked) var readers: SQLiteReaderPool?
+    /// The writer connection with the fetch statements made for it, to read on under `lock`.
+    @exclusivity(unchecked) private var writerAsReader: SQLiteReader?
 
     /// The framework version written to new stores' metadata (`NSPersistenceFrameworkVersion`).
     static let frameworkVersion = 1
@@ -104,10 +106,14 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
             throw CoreDataError.store(.persistentStoreOpen, "The store \(path) could not be opened", url: url, underlying: error)
         }
         self.connection = connection
+        writerAsReader = SQLiteReader(connection: connection)
     }
 
     override func unload() {
-        lock.withLock { connection = nil }
+        lock.withLock {
+            connection = nil
+            writerAsReader = nil
+        }
         readers?.close()
     }
 
@@ -136,9 +142,17 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     }
     private let sqlTrace = Mutex<(@Sendable (String) -> Void)?>(nil)
 
-    /// Runs `body` with a reader connection of its own.
+    /// Runs `body` with a connection to read on: the writer's when no save holds it, else one of
+    /// the pool's readers, which sees the last commit while the save goes on. (The writer reads
+    /// when it is free because it has every page the store just wrote in its cache: a store that
+    /// is never read during a save opens no reader at all.)
     @inline(__always)
     func withReader<Result>(_ body: (SQLiteReader) throws -> Result) throws -> Result {
+        if lock.try() {
+            defer { lock.unlock() }
+            guard let writerAsReader else { throw removedError() }
+            return try body(writerAsReader)
+        }
         guard let readers else { throw removedError() }
         return try readers.withReader(body)
     }
