@@ -128,6 +128,11 @@ import Testing
         #expect(rows.map { $0["name"] as? String } == ["Kit", "Ace", "Zed", "Max"])
         #expect(rows.map { $0["owner.name"] as? String } == ["Fay", "Eve", "Eve", "Bo"])
 
+        request.sortDescriptors = [NSSortDescriptor(key: "weight", ascending: true)]
+        let unsortable = try #require(throws: CocoaError.self) { try stack.context.fetch(request) }
+        #expect(unsortable.code == .persistentStoreUnsupportedRequestType)
+        #expect(unsortable.localizedDescription.contains("sorts by 'weight', which is not among its propertiesToFetch"))
+
         let ages = NSFetchRequest<NSDictionary>(entityName: "Person")
         ages.resultType = .dictionaryResultType
         ages.propertiesToFetch = ["active"]

@@ -85,6 +85,12 @@ struct MergedFetch {
             throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
                                      "A dictionary fetch of \(fetch.entity.name ?? "?") that groups or aggregates reads one store, but \(stores.count) stores hold the entity: name one in the request's affectedStores")
         }
+        // The dictionaries are sorted here by their own values: each sort key must be a column.
+        let names = Set(columns.map(\.name))
+        if let missing = fetch.sortDescriptors.first(where: { !names.contains($0.key ?? "") })?.key {
+            throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
+                                     "A dictionary fetch of \(fetch.entity.name ?? "?") over \(stores.count) stores sorts by '\(missing)', which is not among its propertiesToFetch: fetch it too, or name one store in affectedStores")
+        }
         var dictionaries: [[String: Any]] = []
         for store in stores {
             if case .dictionaries(let found) = try store.execute(perStore(result: fetch.result)) { dictionaries += found }
