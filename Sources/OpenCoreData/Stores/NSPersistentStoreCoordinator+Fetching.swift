@@ -52,9 +52,4 @@ extension NSPersistentStoreCoordinator: ParentObjectStore {
         }
         return .snapshots(try store.relatedSnapshots(of: sources, through: relationship, context: context))
     }
-
-    /// Runs a batch request's reading and writing in `store` with no other save in between.
-    func performBatch<Result>(in store: NSPersistentStore, _ body: () throws -> Result) rethrows -> Result {
-        try store.lock.withLock(body)
-    }
 }

@@ -1,0 +1,238 @@
+import Foundation
+
+/// The coordinator's side of batch requests: each runs in every store that holds its entity (or
+/// in `affectedStores`), one store at a time, and in each it reads and writes with no save in
+/// between, writing everything or nothing.
+extension NSPersistentStoreCoordinator {
+    /// Runs a batch request in the stores that hold its entity; `entity` finds a fetch request's
+    /// entity as the context does. A store's failure is thrown as a `ParentSaveFailure`.
+    func executeBatch(_ request: NSPersistentStoreRequest, entity: (NSFetchRequest<NSFetchRequestResult>) throws -> NSEntityDescription)
+        throws -> (result: NSPersistentStoreResult, outcome: BatchOutcome) {
+        switch request {
+        case let delete as NSBatchDeleteRequest:
+            let outcome = try runBatchDelete(delete, entity: entity)
+            let result: Any = switch delete.resultType {
+            case .resultTypeStatusOnly: true
+            case .resultTypeObjectIDs: outcome.deleted
+            case .resultTypeCount: outcome.deleted.count
+            }
+            return (NSBatchDeleteResult(result: result), outcome)
+        case let update as NSBatchUpdateRequest:
+            let outcome = try runBatchUpdate(update)
+            let result: Any = switch update.resultType {
+            case .statusOnlyResultType: true
+            case .updatedObjectIDsResultType: outcome.updated
+            case .updatedObjectsCountResultType: outcome.updated.count
+            }
+            return (NSBatchUpdateResult(result: result), outcome)
+        case let insert as NSBatchInsertRequest:
+            let outcome = try runBatchInsert(insert)
+            let written = outcome.inserted + outcome.updated
+            let result: Any = switch insert.resultType {
+            case .statusOnly: true
+            case .objectIDs: written
+            case .count: written.count
+            }
+            return (NSBatchInsertResult(result: result), outcome)
+        default:
+            throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
+                                     "execute(_:) runs batch requests; \(type(of: request)) is not one (fetch with fetch(_:))")
+        }
+    }
+
+    /// The stores a batch request on `entity` runs in: writable ones, checked.
+    private func batchStores(for entity: NSEntityDescription, request: NSPersistentStoreRequest) throws -> [NSPersistentStore] {
+        let stores = (request.affectedStores ?? persistentStores).filter { $0.holds(entity) }
+        if let incremental = stores.first(where: { $0 is NSIncrementalStore }) {
+            throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
+                                     "Batch requests are not passed to an NSIncrementalStore yet (the store of type '\(incremental.type)')")
+        }
+        if let readOnly = stores.first(where: \.isReadOnly) {
+            throw CoreDataError.store(.persistentStoreSave,
+                                      "The batch request on \(entity.name ?? "?") can't run: the store \(readOnly.url?.path ?? "in memory") is read-only",
+                                      url: readOnly.url)
+        }
+        return stores
+    }
+
+    /// Runs `body` as one batch in `store`: its reading and writing with no save in between. A
+    /// failure is the store's.
+    private func inBatch<T>(_ store: NSPersistentStore, _ body: () throws -> T) throws -> T {
+        do {
+            return try store.lock.withLock(body)
+        } catch let error as CocoaError {
+            throw error
+        } catch {
+            throw ParentSaveFailure(store: store, underlying: error)
+        }
+    }
+
+    private func runBatchDelete(_ request: NSBatchDeleteRequest,
+                                entity entityOf: (NSFetchRequest<NSFetchRequestResult>) throws -> NSEntityDescription) throws -> BatchOutcome {
+        let entity = try entityOf(request.fetchRequest)
+        var total = BatchOutcome()
+        for store in try batchStores(for: entity, request: request) {
+            let outcome = try inBatch(store) {
+                let targets: [RowSnapshot]
+                if let ids = request.objectIDs {
+                    targets = try store.snapshots(for: ids.filter { $0.storeIdentity == ObjectIdentifier(store) })
+                } else {
+                    let fetch = request.fetchRequest
+                    let result = try store.execute(StoreFetch(
+                        entity: entity, includesSubentities: fetch.includesSubentities, predicate: fetch.predicate,
+                        sortDescriptors: fetch.sortDescriptors ?? [], fetchLimit: fetch.fetchLimit, fetchOffset: fetch.fetchOffset,
+                        returnsDistinctResults: false, result: .snapshots))
+                    guard case .snapshots(let rows) = result else { return BatchOutcome() }
+                    targets = rows
+                }
+                return try BatchExecution(store: store).delete(targets)
+            }
+            total.deleted += outcome.deleted
+            total.nullified += outcome.nullified
+        }
+        return total
+    }
+
+    private func runBatchUpdate(_ request: NSBatchUpdateRequest) throws -> BatchOutcome {
+        guard let entity = request.entity ?? managedObjectModel.entity(named: request.entityName) else {
+            throw CoreDataError.make(.persistentStoreUnsupportedRequestType, "The model has no entity named '\(request.entityName)'")
+        }
+        let values = try batchValues(request.propertiesToUpdate ?? [:], of: entity)
+        var total = BatchOutcome()
+        for store in try batchStores(for: entity, request: request) {
+            let outcome = try inBatch(store) {
+                let result = try store.execute(StoreFetch(
+                    entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
+                    sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, returnsDistinctResults: false, result: .snapshots))
+                guard case .snapshots(let rows) = result else { return BatchOutcome() }
+                return try BatchExecution(store: store).update(rows, values: values)
+            }
+            total.updated += outcome.updated
+        }
+        return total
+    }
+
+    /// The attributes and new values of a batch update, checked against the model.
+    private func batchValues(_ properties: [AnyHashable: Any], of entity: NSEntityDescription) throws
+        -> [(attribute: NSAttributeDescription, value: BatchValue)] {
+        let layout = entity.layout
+        return try properties.map { key, value in
+            let name = (key.base as? String) ?? (key.base as? NSPropertyDescription)?.name ?? "\(key.base)"
+            guard let property = layout.propertiesByName[name] else {
+                throw CoreDataError.make(.managedObjectValidation,
+                                         "The batch update names '\(name)', which is not a property of \(entity.name ?? "?")",
+                                         [NSValidationKeyErrorKey: name])
+            }
+            guard let attribute = property as? NSAttributeDescription, !attribute.isTransient else {
+                throw CoreDataError.make(.managedObjectValidation,
+                                         "A batch update can set attributes only; \(entity.name ?? "?").\(name) is \(property is NSRelationshipDescription ? "a relationship" : "transient")",
+                                         [NSValidationKeyErrorKey: name])
+            }
+            if let expression = value as? NSExpression {
+                switch expression.expressionType {
+                case .constantValue:
+                    return (attribute, .constant(try convert(expression.constantValue, for: attribute, of: entity)))
+                case .keyPath:
+                    guard let source = layout.propertiesByName[expression.keyPath] as? NSAttributeDescription, !source.isTransient else {
+                        throw CoreDataError.make(.managedObjectValidation,
+                                                 "The batch update sets \(entity.name ?? "?").\(name) from '\(expression.keyPath)', which is not a stored attribute of \(entity.name ?? "?")",
+                                                 [NSValidationKeyErrorKey: name])
+                    }
+                    return (attribute, .copy(source))
+                default:
+                    do {
+                        return (attribute, .computed(expression, sources: try BatchComputedValue.sources(of: expression, in: entity)))
+                    } catch let reason as BatchComputedValue.Unsupported {
+                        throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
+                                                 "The batch update sets \(entity.name ?? "?").\(name) from \(expression), which it can't compute: \(reason.message)",
+                                                 [NSValidationKeyErrorKey: name])
+                    }
+                }
+            }
+            return (attribute, .constant(try convert(value, for: attribute, of: entity)))
+        }
+    }
+
+    private func convert(_ value: Any?, for attribute: NSAttributeDescription, of entity: NSEntityDescription) throws -> PrimitiveValue {
+        do {
+            return try PrimitiveValue(value, for: attribute.attributeType)
+        } catch {
+            throw CoreDataError.make(.managedObjectValidation,
+                                     "Wrong value for \(entity.name ?? "?").\(attribute.name): \(error.reason)",
+                                     [NSValidationKeyErrorKey: attribute.name])
+        }
+    }
+
+    private func runBatchInsert(_ request: NSBatchInsertRequest) throws -> BatchOutcome {
+        guard let entity = request.entity ?? managedObjectModel.entity(named: request.entityName) else {
+            throw CoreDataError.make(.persistentStoreUnsupportedRequestType, "The model has no entity named '\(request.entityName)'")
+        }
+        guard !entity.isAbstract else {
+            throw CoreDataError.make(.persistentStoreUnsupportedRequestType, "Can't batch insert objects of the abstract entity \(entity.name ?? "?")")
+        }
+        let rows = try batchInsertRows(request, entity: entity)
+        guard let store = try batchStores(for: entity, request: request).first else {
+            throw CoreDataError.make(.persistentStoreSave, "No writable persistent store holds entity '\(entity.name ?? "?")'")
+        }
+        return try inBatch(store) {
+            let existing = try BatchInsertUpsert(entity: entity, store: store).existingRows(for: rows)
+            return try BatchExecution(store: store).insert(rows, entity: entity, existing: existing)
+        }
+    }
+
+    /// The rows a batch insert writes, as attribute values by slot: defaults, then the given values.
+    private func batchInsertRows(_ request: NSBatchInsertRequest, entity: NSEntityDescription) throws -> [[PrimitiveValue]] {
+        let layout = entity.layout
+        var rows: [[PrimitiveValue]] = []
+        func row(from dictionary: [String: Any]) throws -> [PrimitiveValue] {
+            var values = layout.attributes.map { $0.isTransient ? PrimitiveValue.null : $0.defaultPrimitive }
+            for (key, value) in dictionary {
+                guard let property = layout.propertiesByName[key] else {
+                    throw CoreDataError.make(.managedObjectValidation,
+                                             "The batch insert names '\(key)', which is not a property of \(entity.name ?? "?")",
+                                             [NSValidationKeyErrorKey: key])
+                }
+                guard let attribute = property as? NSAttributeDescription else {
+                    throw CoreDataError.make(.managedObjectValidation,
+                                             "A batch insert can't set relationships (\(entity.name ?? "?").\(key)), as in Core Data",
+                                             [NSValidationKeyErrorKey: key])
+                }
+                if attribute.isTransient { continue }
+                values[attribute.attributeSlot] = try convert(value, for: attribute, of: entity)
+            }
+            for attribute in layout.attributes where !attribute.isOptional && !attribute.isTransient {
+                if case .null = values[attribute.attributeSlot] {
+                    throw CoreDataError.make(.validationMissingMandatoryProperty,
+                                             "The batch insert gives no value for \(entity.name ?? "?").\(attribute.name), which is not optional and has no default (object \(rows.count + 1))",
+                                             [NSValidationKeyErrorKey: attribute.name])
+                }
+            }
+            return values
+        }
+        if let objects = request.objectsToInsert {
+            for object in objects { rows.append(try row(from: object)) }
+        }
+        if let handler = request.dictionaryHandler {
+            while true {
+                let dictionary = NSMutableDictionary()
+                if handler(dictionary) { break }
+                var values: [String: Any] = [:]
+                for (key, value) in dictionary { if let key = key as? String { values[key] = value } }
+                rows.append(try row(from: values))
+            }
+        }
+        if let handler = request.managedObjectHandler {
+            while true {
+                let object = entity.layout.objectClass.init(entity: entity, insertInto: nil)
+                if handler(object) { break }
+                var values: [String: Any] = [:]
+                for attribute in layout.attributes where !attribute.isTransient {
+                    values[attribute.name] = object.value(forKey: attribute.name) ?? NSNull()
+                }
+                rows.append(try row(from: values))
+            }
+        }
+        return rows
+    }
+
+}
