@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The type names of the stores OpenCoreData provides.
 public let NSSQLiteStoreType = "SQLite"
@@ -26,7 +27,8 @@ public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
 /// Data. Each store serializes its own work with a lock, so one store can serve contexts on
 /// several threads.
 open class NSPersistentStore: @unchecked Sendable {
-    // @unchecked Sendable: every mutable field is touched only under `lock`.
+    // @unchecked Sendable: every mutable field is touched only under `lock`, except `isReadOnly`
+    // (atomic) and `identifier`, which is set while the store loads, before other threads see it.
 
     /// A store type, as in `NSPersistentStore.StoreType` (iOS 15+).
     public struct StoreType: Hashable, Sendable {
@@ -49,8 +51,12 @@ open class NSPersistentStore: @unchecked Sendable {
     public let options: [AnyHashable: Any]?
     /// The model configuration whose entities this store holds; nil for all entities.
     public let configurationName: String
-    /// Whether the store refuses saves.
-    public var isReadOnly: Bool
+    /// Whether the store refuses saves. Safe to read and set from any thread.
+    public var isReadOnly: Bool {
+        get { readOnlyFlag.load(ordering: .relaxed) }
+        set { readOnlyFlag.store(newValue, ordering: .relaxed) }
+    }
+    private let readOnlyFlag = Atomic<Bool>(false)
     /// The coordinator the store belongs to.
     public internal(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
 
@@ -64,7 +70,7 @@ open class NSPersistentStore: @unchecked Sendable {
         self.configurationName = name ?? "PF_DEFAULT_CONFIGURATION_NAME"
         self.url = url
         self.options = options
-        self.isReadOnly = (options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false
+        self.readOnlyFlag.store((options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false, ordering: .relaxed)
         self.identifier = UUID().uuidString
     }
 
