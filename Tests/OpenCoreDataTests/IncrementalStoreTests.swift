@@ -462,13 +462,27 @@ import Testing
         #expect(nodeError.message.hasPrefix("The store of type 'JSONFile' returned Array<Int> for Author.active"), "\(nodeError.message)")
     }
 
-    @Test func dictionaryFetchesAndBatchRequestsSayTheyAreNotPassedOnYet() throws {
+    /// A dictionary fetch reaches the store as the application made it, and the store's
+    /// dictionaries come back; batch requests are not passed on yet.
+    @Test func dictionaryFetchesArePassedOnAndBatchRequestsAreNotYet() throws {
         let directory = TemporaryDirectory()
         let stack = try Self.library(in: directory)
-        let dictionaries = NSFetchRequest<NSDictionary>(entityName: "Author")
+        let dictionaries = NSFetchRequest<NSDictionary>(entityName: "Book")
         dictionaries.resultType = .dictionaryResultType
-        let error = try #require(throws: CocoaError.self) { try stack.context.fetch(dictionaries) }
-        #expect(error.code.rawValue == 134091)
+        dictionaries.propertiesToFetch = ["title", "author"]
+        dictionaries.sortDescriptors = [NSSortDescriptor(key: "pages", ascending: false)]
+        dictionaries.fetchLimit = 2
+        let rows = try stack.context.fetch(dictionaries)
+        #expect(rows.map { $0["title"] as? String } == ["Engines", "Notes"])
+        #expect(JSONFileStore.lastResultType == .dictionaryResultType)
+        let ada = try #require(try stack.fetch("Author", "name == 'Ada'").first)
+        #expect(rows.allSatisfy { $0["author"] as? NSManagedObjectID == ada.objectID })
+        let grouped = NSFetchRequest<NSDictionary>(entityName: "Book")
+        grouped.resultType = .dictionaryResultType
+        grouped.propertiesToFetch = ["pages"]
+        grouped.propertiesToGroupBy = ["pages"]
+        // The store's own refusal is the fetch's error.
+        #expect(throws: CocoaError.self) { try stack.context.fetch(grouped) }
         let batch = NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Book"))
         let batchError = try #require(throws: CocoaError.self) { try stack.context.execute(batch) }
         #expect(batchError.code.rawValue == 134091)

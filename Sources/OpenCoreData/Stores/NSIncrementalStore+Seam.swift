@@ -52,12 +52,23 @@ extension NSIncrementalStore {
             // Objects or IDs, as the application asked (either answer is taken).
             request.resultType = asked == .managedObjectIDResultType ? .managedObjectIDResultType : .managedObjectResultType
         case .count: request.resultType = .countResultType
-        case .keys, .dictionaries:
+        case .dictionaries(let columns, _):
+            // The request as the application made it (properties to fetch, grouping, having); a
+            // request that named no properties asks for every stored attribute and to-one.
+            request.resultType = .dictionaryResultType
+            if request.propertiesToFetch == nil {
+                request.propertiesToFetch = columns.compactMap { if case .value(let keyPath) = $0.kind { keyPath } else { nil } }
+            }
+        case .keys:
             throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
-                                     "Dictionary results and fetchInBatches are not passed to an NSIncrementalStore yet (the store of type '\(type)')")
+                                     "fetchInBatches is not passed to an NSIncrementalStore yet (the store of type '\(type)')")
         }
         let answer = try lock.withLock { try execute(request, with: fetch.context) }
-        if case .count = fetch.result { return .count(try count(in: answer)) }
+        switch fetch.result {
+        case .count: return .count(try count(in: answer))
+        case .dictionaries: return .dictionaries(try dictionaries(in: answer))
+        default: break
+        }
         // Objects come back as IDs: the context makes (or finds) their objects, and their values
         // come from `newValuesForObject` when they are used.
         let ids = try objectIDs(in: answer, for: "a fetch request")
@@ -216,6 +227,29 @@ extension NSIncrementalStore {
 
     /// The count in what the store returned for a count request: an array holding one number,
     /// or a number.
+    /// The dictionaries a dictionary fetch request was answered with.
+    private func dictionaries(in answer: Any) throws -> [[String: Any]] {
+        guard let elements = answer as? [Any] else {
+            throw wrongAnswer("a dictionary fetch request", "\(Swift.type(of: answer)), not an array of dictionaries")
+        }
+        return try elements.map { element in
+            switch element {
+            case let dictionary as [String: Any]: return dictionary
+            case let dictionary as NSDictionary:
+                var converted: [String: Any] = [:]
+                for (key, value) in dictionary {
+                    guard let key = key as? String else {
+                        throw wrongAnswer("a dictionary fetch request", "a dictionary with the key \(key), not a string")
+                    }
+                    converted[key] = value
+                }
+                return converted
+            default:
+                throw wrongAnswer("a dictionary fetch request", "\(Swift.type(of: element)) in its array, not a dictionary")
+            }
+        }
+    }
+
     private func count(in answer: Any) throws -> Int {
         switch answer {
         case let count as Int: return count

@@ -5,11 +5,18 @@ import Foundation
 /// user of the public API would write one. Rows are kept by entity and reference (a UUID
 /// string); attributes as JSON values (dates as seconds since 2001), to-ones as the
 /// destination's `Entity/reference`. To-manys are found through their inverse to-one, or kept
-/// as lists of references when they have none. Every save rewrites the file atomically.
+/// as lists of references when they have none or are ordered. Every save rewrites the file atomically.
 final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
     // @unchecked Sendable: `rows` is used only from the store's methods, which the coordinator
     // calls one at a time.
     static let type = "JSONFile"
+    /// The same store without the hooks below, for suites that run beside `IncrementalStoreTests`.
+    static let plainType = "JSONFilePlain"
+
+    /// Whether the store heeds the hooks below: only when added as `type`.
+    private var isInstrumented: Bool { type == Self.type }
+    private var failure: Failure? { isInstrumented ? Self.failure : nil }
+    private func record(_ call: String) { if isInstrumented { Self.calls.append(call) } }
 
     /// What the tests can make the store do wrong.
     nonisolated(unsafe) static var failure: Failure?
@@ -25,10 +32,13 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
     private var rows: [String: [String: [String: Any]]] = [:]   // entity → reference → values
     private var versions: [String: UInt64] = [:]                 // "Entity/reference" → version
 
-    static func register() { NSPersistentStoreCoordinator.registerStoreClass(JSONFileStore.self, forStoreType: type) }
+    static func register() {
+        NSPersistentStoreCoordinator.registerStoreClass(JSONFileStore.self, forStoreType: type)
+        NSPersistentStoreCoordinator.registerStoreClass(JSONFileStore.self, forStoreType: plainType)
+    }
 
     override func loadMetadata() throws {
-        if Self.failure == .loadMetadata { throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "bad file"]) }
+        if failure == .loadMetadata { throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "bad file"]) }
         var uuid = JSONFileStore.identifierForNewStore(at: url!) as! String
         if let data = FileManager.default.contents(atPath: url!.path),
            let file = try JSONSerialization.jsonObject(with: data) as? [String: Any] {
@@ -36,22 +46,24 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
             rows = file["rows"] as? [String: [String: [String: Any]]] ?? [:]
             versions = (file["versions"] as? [String: NSNumber] ?? [:]).mapValues { $0.uint64Value }
         }
-        metadata = [NSStoreTypeKey: Self.type, NSStoreUUIDKey: uuid]
+        metadata = [NSStoreTypeKey: type, NSStoreUUIDKey: uuid]
     }
 
-    override func didAdd(to coordinator: NSPersistentStoreCoordinator) { Self.calls.append("didAdd") }
-    override func willRemove(from coordinator: NSPersistentStoreCoordinator?) { Self.calls.append("willRemove") }
+    override func didAdd(to coordinator: NSPersistentStoreCoordinator) { record("didAdd") }
+    override func willRemove(from coordinator: NSPersistentStoreCoordinator?) { record("willRemove") }
     override func managedObjectContextDidRegisterObjects(with objectIDs: [NSManagedObjectID]) {
-        Self.calls.append("register")
+        record("register")
+        guard isInstrumented else { return }
         for id in objectIDs { Self.registrations[id.uriRepresentation().absoluteString, default: 0] += 1 }
     }
     override func managedObjectContextDidUnregisterObjects(with objectIDs: [NSManagedObjectID]) {
-        Self.calls.append("unregister")
+        record("unregister")
+        guard isInstrumented else { return }
         for id in objectIDs { Self.registrations[id.uriRepresentation().absoluteString, default: 0] -= 1 }
     }
 
     override func obtainPermanentIDs(for array: [NSManagedObject]) throws -> [NSManagedObjectID] {
-        guard Self.failure == .badPermanentIDs, let first = array.first else { return try super.obtainPermanentIDs(for: array) }
+        guard failure == .badPermanentIDs, let first = array.first else { return try super.obtainPermanentIDs(for: array) }
         let shared = newObjectID(for: first.entity, referenceObject: "same")
         return array.map { _ in shared }
     }
@@ -68,9 +80,9 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
         switch request.requestType {
         case .fetchRequestType:
             let fetch = request as! NSFetchRequest<NSFetchRequestResult>
-            if Self.failure == .fetchAnswer { return "not an array" }
-            Self.lastResultType = fetch.resultType
-            if Self.failure == .wrongEntity, let tag = fetch.entity?.managedObjectModel?.entitiesByName["Tag"] {
+            if failure == .fetchAnswer { return "not an array" }
+            if isInstrumented { Self.lastResultType = fetch.resultType }
+            if failure == .wrongEntity, let tag = fetch.entity?.managedObjectModel?.entitiesByName["Tag"] {
                 return [context!.object(with: newObjectID(for: tag, referenceObject: "stray"))]
             }
             return try answer(fetch, context: context!)
@@ -95,30 +107,55 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
         if let sorts = fetch.sortDescriptors, !sorts.isEmpty { objects = objects.sorted(by: sorts) }
         objects = Array(objects.dropFirst(fetch.fetchOffset).prefix(fetch.fetchLimit > 0 ? fetch.fetchLimit : .max))
         switch fetch.resultType {
+        case .dictionaryResultType: return try dictionaries(of: objects, for: fetch)
         case .countResultType: return [NSNumber(value: objects.count)]
         case .managedObjectIDResultType: return objects.map(\.objectID)
         default: return objects
         }
     }
 
+    /// The values of `propertiesToFetch` (names or descriptions) of each object, to-ones as IDs;
+    /// grouping and expressions are more than this store does.
+    private func dictionaries(of objects: [NSManagedObject], for fetch: NSFetchRequest<NSFetchRequestResult>) throws -> [NSDictionary] {
+        guard fetch.propertiesToGroupBy?.isEmpty ?? true else { throw CocoaError(.featureUnsupported) }
+        let names: [String] = try (fetch.propertiesToFetch ?? []).map { property in
+            switch property {
+            case let name as String: return name
+            case let description as NSPropertyDescription where !(description is NSExpressionDescription): return description.name
+            default: throw CocoaError(.featureUnsupported)
+            }
+        }
+        var rows: [NSDictionary] = []
+        for object in objects {
+            let row = NSMutableDictionary()
+            for name in names {
+                var value = object.value(forKeyPath: name)
+                if let destination = value as? NSManagedObject { value = destination.objectID }
+                if let value { row[name] = value }
+            }
+            if fetch.returnsDistinctResults, rows.contains(where: { $0.isEqual(row) }) { continue }
+            rows.append(row)
+        }
+        return rows
+    }
+
     override func newValuesForObject(with objectID: NSManagedObjectID, with context: NSManagedObjectContext) throws
         -> NSIncrementalStoreNode {
         let entity = objectID.entity
         let reference = referenceObject(for: objectID) as! String
-        guard Self.failure != .rowsGone, let stored = rows[entity.name!]?[reference] else {
+        guard failure != .rowsGone, let stored = rows[entity.name!]?[reference] else {
             throw CocoaError(.managedObjectReferentialIntegrity)
         }
         var values: [String: Any] = [:]
         for (name, property) in entity.propertiesByName {
             guard let value = stored[name] else { continue }
             if let attribute = property as? NSAttributeDescription {
-                values[name] = attribute.attributeType == .dateAttributeType
-                    ? Date(timeIntervalSinceReferenceDate: (value as! NSNumber).doubleValue) : value
-            } else if let relationship = property as? NSRelationshipDescription, !relationship.isToMany, Self.failure != .lazyToOne {
+                values[name] = Self.decode(value, as: attribute.attributeType)
+            } else if let relationship = property as? NSRelationshipDescription, !relationship.isToMany, failure != .lazyToOne {
                 values[name] = try self.objectID(named: value as! String, in: entity.managedObjectModel!)
             }
         }
-        if Self.failure == .nodeValue { values[entity.attributesByName.keys.sorted().first!] = [1, 2, 3] }
+        if failure == .nodeValue { values[entity.attributesByName.keys.sorted().first!] = [1, 2, 3] }
         return NSIncrementalStoreNode(objectID: objectID, withValues: values, version: versions[key(objectID)] ?? 1)
     }
 
@@ -131,7 +168,8 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
             else { return NSNull() }
             return try self.objectID(named: name, in: model)
         }
-        guard let inverse = relationship.inverseRelationship, !inverse.isToMany else {
+        // Ordered members and those without a to-one inverse are kept as a list of their own.
+        guard let inverse = relationship.inverseRelationship, !inverse.isToMany, !relationship.isOrdered else {
             let names = rows[objectID.entity.name!]?[referenceObject(for: objectID) as! String]?[relationship.name] as? [String] ?? []
             return try names.map { try self.objectID(named: $0, in: model) }
         }
@@ -147,7 +185,7 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
     // MARK: Saving
 
     private func save(_ request: NSSaveChangesRequest) throws {
-        if Self.failure == .save { throw CocoaError(.fileWriteOutOfSpace) }
+        if failure == .save { throw CocoaError(.fileWriteOutOfSpace) }
         var rows = self.rows, versions = self.versions
         for object in (request.insertedObjects ?? []).union(request.updatedObjects ?? []) {
             var values: [String: Any] = [:]
@@ -156,10 +194,12 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
                 switch (property, value) {
                 case (_, nil): continue
                 case (let attribute as NSAttributeDescription, let value?):
-                    values[name] = attribute.attributeType == .dateAttributeType ? (value as! Date).timeIntervalSinceReferenceDate : value
+                    values[name] = try Self.encode(value, as: attribute.attributeType)
                 case (let relationship as NSRelationshipDescription, let value?):
                     if !relationship.isToMany {
                         values[name] = key((value as! NSManagedObject).objectID)
+                    } else if relationship.isOrdered {
+                        values[name] = (value as! NSOrderedSet).array.map { key(($0 as! NSManagedObject).objectID) }
                     } else if relationship.inverseRelationship == nil || relationship.inverseRelationship!.isToMany {
                         values[name] = (value as! Set<NSManagedObject>).map { key($0.objectID) }.sorted()
                     }
@@ -173,10 +213,82 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
             rows[object.entity.name!]?[referenceObject(for: object.objectID) as! String] = nil
             versions[key(object.objectID)] = nil
         }
+        let changed = Array((request.insertedObjects ?? []).union(request.updatedObjects ?? []))
+        if let conflicts = uniquenessConflicts(of: changed, in: rows), !conflicts.isEmpty {
+            throw CocoaError(.managedObjectConstraintMerge, userInfo: [NSPersistentStoreSaveConflictsErrorKey: conflicts])
+        }
         let file: [String: Any] = ["uuid": identifier, "rows": rows, "versions": versions.mapValues { NSNumber(value: $0) }]
         try JSONSerialization.data(withJSONObject: file, options: [.sortedKeys]).write(to: url!, options: .atomic)
         self.rows = rows
         self.versions = versions
+    }
+
+    /// The uniqueness constraints the rows would break, as a store of one's own must report
+    /// them: the save's objects sharing the values, and the saved object that has them.
+    private func uniquenessConflicts(of changed: [NSManagedObject], in rows: [String: [String: [String: Any]]]) -> [NSConstraintConflict]? {
+        var conflicts: [NSConstraintConflict] = []
+        var reported: Set<String> = []
+        let changedKeys = Set(changed.map { key($0.objectID) })
+        for object in changed {
+            var entity: NSEntityDescription? = object.entity
+            while let constrained = entity {
+                for constraint in constrained.uniquenessConstraints {
+                    let names = constraint.compactMap { $0 as? String }
+                    let mine = rows[object.entity.name!]?[referenceObject(for: object.objectID) as! String] ?? [:]
+                    guard names.allSatisfy({ mine[$0] != nil }) else { continue }
+                    let values = NSArray(array: names.map { mine[$0]! })
+                    var holders: [String] = []
+                    for family in constrained.selfAndDescendants {
+                        for (reference, row) in rows[family.name!] ?? [:]
+                        where names.allSatisfy({ row[$0] != nil }) && NSArray(array: names.map { row[$0]! }).isEqual(values) {
+                            holders.append("\(family.name!)/\(reference)")
+                        }
+                    }
+                    guard holders.count > 1, reported.insert("\(names)|\(holders.sorted())").inserted,
+                          let context = object.managedObjectContext else { continue }
+                    let model = object.entity.managedObjectModel!
+                    let objects = holders.filter(changedKeys.contains).compactMap { try? context.existingObject(with: objectID(named: $0, in: model)) }
+                    let saved = holders.first { !changedKeys.contains($0) }.flatMap { try? objectID(named: $0, in: model) }
+                    conflicts.append(NSConstraintConflict(constraint: names, databaseObject: saved.map(context.object(with:)), databaseSnapshot: nil,
+                                                          conflictingObjects: objects, conflictingSnapshots: objects.map { _ in [String: Any]() }))
+                }
+                entity = constrained.superentity
+            }
+        }
+        return conflicts
+    }
+
+    // MARK: Values
+
+    /// A value as JSON holds it: numbers and strings as they are, dates as seconds since 2001,
+    /// data as base64, UUIDs, URLs and decimals as their text; transformable values must be JSON
+    /// already (the tests' are arrays of strings).
+    private static func encode(_ value: Any, as type: NSAttributeType) throws -> Any {
+        switch (type, value) {
+        case (.dateAttributeType, let date as Date): return date.timeIntervalSinceReferenceDate
+        case (.binaryDataAttributeType, let data as Data): return ["data": data.base64EncodedString()]
+        case (.UUIDAttributeType, let uuid as UUID): return ["uuid": uuid.uuidString]
+        case (.URIAttributeType, let url as URL): return ["url": url.absoluteString]
+        case (.decimalAttributeType, let decimal as Decimal): return ["decimal": "\(decimal)"]
+        case (.decimalAttributeType, let number as NSDecimalNumber): return ["decimal": number.stringValue]
+        case (.transformableAttributeType, _):
+            guard JSONSerialization.isValidJSONObject([value]) else { throw CocoaError(.propertyListWriteInvalid) }
+            return ["json": value]
+        default: return value
+        }
+    }
+
+    private static func decode(_ value: Any, as type: NSAttributeType) -> Any {
+        let wrapped = value as? [String: Any]
+        switch type {
+        case .dateAttributeType: return Date(timeIntervalSinceReferenceDate: (value as! NSNumber).doubleValue)
+        case .binaryDataAttributeType: return Data(base64Encoded: wrapped?["data"] as? String ?? "") as Any
+        case .UUIDAttributeType: return UUID(uuidString: wrapped?["uuid"] as? String ?? "") as Any
+        case .URIAttributeType: return URL(string: wrapped?["url"] as? String ?? "") as Any
+        case .decimalAttributeType: return Decimal(string: wrapped?["decimal"] as? String ?? "") as Any
+        case .transformableAttributeType: return wrapped?["json"] as Any
+        default: return value
+        }
     }
 
     // MARK: References

@@ -15,8 +15,23 @@ final class TemporaryDirectory: @unchecked Sendable {
 
 /// The store types every shared store test runs against.
 enum StoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
-    case sqlite, inMemory
-    var type: String { self == .sqlite ? NSSQLiteStoreType : NSInMemoryStoreType }
+    /// `json` is a test-only `NSIncrementalStore` over a JSON file (`JSONFileStore`).
+    case sqlite, inMemory, json
+
+    /// The built-in stores, which most suites run on.
+    static var allCases: [StoreKind] { [.sqlite, .inMemory] }
+    /// Every store, a store of one's own among them: what the shared store behaviour suite runs on.
+    static var everyStore: [StoreKind] { [.sqlite, .inMemory, .json] }
+
+    var type: String {
+        switch self {
+        case .sqlite: NSSQLiteStoreType
+        case .inMemory: NSInMemoryStoreType
+        case .json: JSONFileStore.plainType
+        }
+    }
+    /// Whether the store keeps its objects when it is closed and opened again.
+    var persists: Bool { self != .inMemory }
     var description: String { rawValue }
 }
 
@@ -109,10 +124,11 @@ final class TestStack: @unchecked Sendable {
         try open()
     }
 
-    var storeURL: URL { directory.file("Test.sqlite") }
+    var storeURL: URL { directory.file(kind == .json ? "Test.json" : "Test.sqlite") }
 
     private func open() throws {
-        try coordinator.addPersistentStore(ofType: kind.type, configurationName: nil, at: kind == .sqlite ? storeURL : nil)
+        if kind == .json { JSONFileStore.register() }
+        try coordinator.addPersistentStore(ofType: kind.type, configurationName: nil, at: kind.persists ? storeURL : nil)
         context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
     }
@@ -124,10 +140,10 @@ final class TestStack: @unchecked Sendable {
         return other
     }
 
-    /// Closes the SQLite store and opens it again with a new coordinator and context, so that
-    /// what follows reads what is on disk. For the in-memory store, only the context is new.
+    /// Closes the store and opens it again with a new coordinator and context, so that what
+    /// follows reads what is on disk. For the in-memory store, only the context is new.
     func reopen() throws {
-        guard kind == .sqlite else {
+        guard kind.persists else {
             context = newContext()
             return
         }
@@ -136,6 +152,7 @@ final class TestStack: @unchecked Sendable {
         try open()
     }
 
+    @discardableResult
     func insert(_ entity: String, _ values: [String: Any]) -> NSManagedObject {
         let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
         for (key, value) in values { object.setValue(value, forKey: key) }
