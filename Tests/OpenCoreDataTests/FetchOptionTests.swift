@@ -122,7 +122,7 @@ import Testing
 
     /// A sort no store can do is an invalid fetch request (134091) naming what is wrong, in
     /// every store alike: an unknown comparison selector, a key the entity lacks.
-    @Test(arguments: StoreKind.allCases)
+    @Test(arguments: StoreKind.everyStore)
     func anUnsupportedSortIsRefusedByEveryStore(kind: StoreKind) throws {
         let stack = try TestStack(kind)
         try Self.people(stack, ["Ada"])

@@ -34,6 +34,9 @@ extension NSIncrementalStore {
     // MARK: Reading
 
     func fetchThroughRequest(_ fetch: StoreFetch) throws -> StoreFetchResult {
+        // Refused as the built-in stores refuse them, before the store sees them.
+        if let predicate = fetch.predicate { try PredicateCheck.validate(predicate, for: fetch.entity) }
+        try PredicateCheck.validate(fetch.sortDescriptors, for: fetch.entity)
         // The application's request as it was made, with the parts the context decided: the
         // limits are left to the context when it adds unsaved changes or merges several stores.
         let request = (fetch.request as? any AnyFetchRequest)?.copyForStore()

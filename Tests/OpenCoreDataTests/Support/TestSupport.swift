@@ -185,7 +185,12 @@ extension TestStack {
 
     /// The values of `key` of every stored object of `entity`, sorted, read through a fresh context.
     func storedStrings(_ entity: String, _ key: String = "name") throws -> [String] {
-        try fetch(entity, in: newContext()).compactMap { $0.value(forKey: key) as? String }.sorted()
+        // The context outlives the reading: objects of a store of one's own come as faults,
+        // which fire through their context.
+        let context = newContext()
+        return try withExtendedLifetime(context) {
+            try fetch(entity, in: context).compactMap { $0.value(forKey: key) as? String }.sorted()
+        }
     }
 
     /// The SQLite store's connection (nil for the in-memory store).
