@@ -144,7 +144,7 @@ import Testing
         let store = try #require(stack.coordinator.persistentStores.first)
         try stack.coordinator.remove(store)
         let error = try #require(throws: CocoaError.self) {
-            try store.execute(StoreFetch(entity: try #require(stack.model.entitiesByName["Person"]), includesSubentities: true,
+            try store.seam.execute(StoreFetch(entity: try #require(stack.model.entitiesByName["Person"]), includesSubentities: true,
                                          predicate: nil, sortDescriptors: [], fetchLimit: 0, fetchOffset: 0,
                                          returnsDistinctResults: false, result: .count))
         }

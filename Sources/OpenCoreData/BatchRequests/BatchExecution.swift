@@ -93,13 +93,13 @@ struct BatchExecution {
     private func relatedRows(of rows: [RowSnapshot], through relationship: NSRelationshipDescription) throws
         -> [NSManagedObjectID: [RowSnapshot]] {
         if relationship.isToMany {
-            return try store.relatedSnapshots(of: rows.map(\.objectID), through: relationship)
+            return try store.seam.relatedSnapshots(of: rows.map(\.objectID), through: relationship)
         }
         let slot = relationship.relationshipSlot
         let destinationIDs = Array(Set(rows.compactMap { $0.toOne[slot] }))
         guard !destinationIDs.isEmpty else { return [:] }
         var byID: [NSManagedObjectID: RowSnapshot] = [:]
-        for row in try store.snapshots(for: destinationIDs) { byID[row.objectID] = row }
+        for row in try store.seam.snapshots(for: destinationIDs) { byID[row.objectID] = row }
         var related: [NSManagedObjectID: [RowSnapshot]] = [:]
         for row in rows {
             if let id = row.toOne[slot], let destination = byID[id] { related[row.objectID] = [destination] }

@@ -68,7 +68,7 @@ struct BatchInsertUpsert {
         for predicate in predicates {
             let fetch = StoreFetch(entity: owner, includesSubentities: true, predicate: predicate, sortDescriptors: [],
                                    fetchLimit: 0, fetchOffset: 0, returnsDistinctResults: false, result: .snapshots)
-            if case .snapshots(let rows) = try store.execute(fetch) { found += rows }
+            if case .snapshots(let rows) = try store.seam.execute(fetch) { found += rows }
         }
         return found
     }

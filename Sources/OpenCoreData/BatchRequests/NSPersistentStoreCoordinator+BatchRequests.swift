@@ -75,10 +75,10 @@ extension NSPersistentStoreCoordinator {
             let outcome = try inBatch(store) {
                 let targets: [RowSnapshot]
                 if let ids = request.objectIDs {
-                    targets = try store.snapshots(for: ids.filter { $0.storeIdentity == ObjectIdentifier(store) })
+                    targets = try store.seam.snapshots(for: ids.filter { $0.storeIdentity == ObjectIdentifier(store) })
                 } else {
                     let fetch = request.fetchRequest
-                    let result = try store.execute(StoreFetch(
+                    let result = try store.seam.execute(StoreFetch(
                         entity: entity, includesSubentities: fetch.includesSubentities, predicate: fetch.predicate,
                         sortDescriptors: fetch.sortDescriptors ?? [], fetchLimit: fetch.fetchLimit, fetchOffset: fetch.fetchOffset,
                         returnsDistinctResults: false, result: .snapshots))
@@ -101,7 +101,7 @@ extension NSPersistentStoreCoordinator {
         var total = BatchOutcome()
         for store in try batchStores(for: entity, request: request) {
             let outcome = try inBatch(store) {
-                let result = try store.execute(StoreFetch(
+                let result = try store.seam.execute(StoreFetch(
                     entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
                     sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, returnsDistinctResults: false, result: .snapshots))
                 guard case .snapshots(let rows) = result else { return BatchOutcome() }

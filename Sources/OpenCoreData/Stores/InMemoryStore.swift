@@ -2,7 +2,7 @@ import Foundation
 
 /// The in-memory store (`NSInMemoryStoreType`): the same behaviour as the SQLite store, kept in
 /// memory and gone when the store is removed. Predicates and sorts are evaluated in memory.
-final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
+final class InMemoryStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     // @unchecked Sendable: all state is guarded by `lock` (the coordinator and contexts call in
     // under it).
 
@@ -15,7 +15,7 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
     /// Memberships of to-many relationships stored on their own, by relationship and source key.
     private var toManyMembers: [ObjectIdentifier: [Int64: [NSManagedObjectID]]] = [:]
 
-    override func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws {
+    func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws {
         var metadata = model.versionMetadata(for: NSManagedObjectModel.withSubentities(entities))
         metadata[NSStoreTypeKey] = NSInMemoryStoreType
         metadata[NSStoreUUIDKey] = identifier
@@ -24,7 +24,7 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
 
     // MARK: Reading
 
-    override func execute(_ fetch: StoreFetch) throws -> StoreFetchResult {
+    func execute(_ fetch: StoreFetch) throws -> StoreFetchResult {
         lock.lock()
         defer { lock.unlock() }
         if let predicate = fetch.predicate { try PredicateCheck.validate(predicate, for: fetch.entity) }
@@ -69,7 +69,7 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    override func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext? = nil) throws -> RowSnapshot? {
+    func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext?) throws -> RowSnapshot? {
         lock.withLock { row(for: objectID) }
     }
 
@@ -78,8 +78,8 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         return rows[ObjectIdentifier(objectID.entity.rootEntity)]?[key]
     }
 
-    override func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
-                                   context: NSManagedObjectContext? = nil) throws -> [NSManagedObjectID: [RowSnapshot]] {
+    func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
+                          context: NSManagedObjectContext?) throws -> [NSManagedObjectID: [RowSnapshot]] {
         lock.withLock {
             var result: [NSManagedObjectID: [RowSnapshot]] = [:]
             for source in sources { result[source] = members(of: source, through: relationship) }
@@ -100,7 +100,7 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
 
     // MARK: Writing
 
-    override func newPermanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
+    func newPermanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
         lock.withLock { objects.map { allocateID(for: $0.entity) } }
     }
 
@@ -115,7 +115,7 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
     private var preparedApply: (() -> Void)?
     private var preparedLastKeys: [ObjectIdentifier: Int64]?
 
-    override func commitPreparedSave() throws {
+    func commitPreparedSave() throws {
         lock.withLock {
             preparedApply?()
             preparedApply = nil
@@ -123,7 +123,7 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    override func rollbackPreparedSave() {
+    func rollbackPreparedSave() {
         lock.withLock {
             if let preparedLastKeys { lastKeys = preparedLastKeys }
             preparedApply = nil
@@ -131,7 +131,7 @@ final class InMemoryStore: NSPersistentStore, @unchecked Sendable {
         }
     }
 
-    override func prepareSave(_ changes: SaveChanges) throws -> SaveOutcome {
+    func prepareSave(_ changes: SaveChanges) throws -> SaveOutcome {
         lock.lock()
         defer { lock.unlock() }
         // Check everything before changing anything, so that a failed save leaves no trace.

@@ -13,7 +13,7 @@ struct MergedFetch {
         case .count:
             var total = 0
             for store in stores {
-                if case .count(let count) = try store.execute(perStore(result: .count, limited: false)) { total += count }
+                if case .count(let count) = try store.seam.execute(perStore(result: .count, limited: false)) { total += count }
             }
             return .count(limitedCount(total))
         case .snapshots, .objectIDs:
@@ -56,12 +56,12 @@ struct MergedFetch {
         var rows: [RowSnapshot] = []
         var ids: [NSManagedObjectID] = []
         for store in stores {
-            switch try store.execute(perStore(result: wantsSnapshots ? .snapshots : .objectIDs)) {
+            switch try store.seam.execute(perStore(result: wantsSnapshots ? .snapshots : .objectIDs)) {
             case .snapshots(let found):
                 if wantsSnapshots { rows += found } else { ids += found.map(\.objectID) }
             case .objectIDs(let found):
                 // An incremental store answers with IDs; their values come through its nodes.
-                if wantsSnapshots { rows += try store.snapshots(for: found, context: fetch.context) } else { ids += found }
+                if wantsSnapshots { rows += try store.seam.snapshots(for: found, context: fetch.context) } else { ids += found }
             default:
                 break
             }
@@ -93,7 +93,7 @@ struct MergedFetch {
         }
         var dictionaries: [[String: Any]] = []
         for store in stores {
-            if case .dictionaries(let found) = try store.execute(perStore(result: fetch.result)) { dictionaries += found }
+            if case .dictionaries(let found) = try store.seam.execute(perStore(result: fetch.result)) { dictionaries += found }
         }
         if !fetch.sortDescriptors.isEmpty {
             dictionaries = dictionaries.map(DictionaryRow.init).sorted(by: fetch.sortDescriptors).map(\.dictionary)
@@ -112,7 +112,7 @@ private final class DestinationRows {
 
     func row(for id: NSManagedObjectID) -> RowSnapshot? {
         if let row = loaded[id] { return row }
-        let row = (try? id.persistentStore?.snapshot(for: id, context: context)) ?? nil
+        let row = (try? id.persistentStore?.seam.snapshot(for: id, context: context)) ?? nil
         loaded[id] = row
         return row
     }

@@ -70,7 +70,7 @@ import Foundation
 /// undone). A reference object that is a string of decimal digits, which the store has not used
 /// as a string, comes back from a URI as a number. Answers are checked: objects of another
 /// store or entity, or values of the wrong type, are an error naming the store type.
-open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
+open class NSIncrementalStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     // @unchecked Sendable: the reference table guards itself; the store's own methods are called
     // under `lock`, one at a time.
 
@@ -139,18 +139,18 @@ open class NSIncrementalStore: NSPersistentStore, @unchecked Sendable {
     /// Reference objects by key, and keys by reference.
     let references = ReferenceTable()
 
-    override func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws { try loadThroughMetadata() }
-    override func execute(_ fetch: StoreFetch) throws -> StoreFetchResult { try fetchThroughRequest(fetch) }
-    override func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext? = nil) throws -> RowSnapshot? {
+    func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws { try loadThroughMetadata() }
+    func execute(_ fetch: StoreFetch) throws -> StoreFetchResult { try fetchThroughRequest(fetch) }
+    func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext?) throws -> RowSnapshot? {
         try snapshotThroughNode(for: objectID, context: context)
     }
-    override func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
-                                   context: NSManagedObjectContext? = nil) throws -> [NSManagedObjectID: [RowSnapshot]] {
+    func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
+                                  context: NSManagedObjectContext?) throws -> [NSManagedObjectID: [RowSnapshot]] {
         try relatedSnapshotsThroughValues(of: sources, through: relationship, context: context)
     }
-    override func newPermanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] { try checkedPermanentIDs(for: objects) }
-    override func prepareSave(_ changes: SaveChanges) throws -> SaveOutcome { try saveThroughRequest(changes) }
+    func newPermanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] { try checkedPermanentIDs(for: objects) }
+    func prepareSave(_ changes: SaveChanges) throws -> SaveOutcome { try saveThroughRequest(changes) }
     // The store's `execute` wrote everything already: there is no second phase to commit or undo.
-    override func commitPreparedSave() throws {}
-    override func rollbackPreparedSave() {}
+    func commitPreparedSave() throws {}
+    func rollbackPreparedSave() {}
 }

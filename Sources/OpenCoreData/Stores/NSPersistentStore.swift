@@ -72,6 +72,8 @@ open class NSPersistentStore: @unchecked Sendable {
         self.options = options
         self.readOnlyFlag.store((options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false, ordering: .relaxed)
         self.identifier = UUID().uuidString
+        // Found once, here: the subclass's conformance (in whatever module of the package).
+        if let own = self as? any StoreSeam { seam = own }
     }
 
     /// The store's metadata: `NSStoreType`, `NSStoreUUID`, the model's version hashes, and
@@ -83,58 +85,9 @@ open class NSPersistentStore: @unchecked Sendable {
 
     // MARK: The store seam
 
-    /// Opens the store for `model`: reads or creates its schema and metadata.
-    func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws {}
-
-    /// Closes the store.
-    func unload() {}
-
-    /// Runs a fetch.
-    func execute(_ fetch: StoreFetch) throws -> StoreFetchResult { .snapshots([]) }
-
-    /// The saved state of one object, or nil when it is not (or no longer) in the store.
-    /// `context` is the context asking, when there is one (an incremental store hands it on).
-    func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext? = nil) throws -> RowSnapshot? { nil }
-
-    /// The saved states of several objects; missing rows are left out.
-    func snapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext? = nil) throws -> [RowSnapshot] {
-        try objectIDs.compactMap { try snapshot(for: $0, context: context) }
-    }
-
-    /// The members of a to-many relationship for each of `sources` (in order, for ordered
-    /// relationships), with their saved states so they need no further loading.
-    func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
-                          context: NSManagedObjectContext? = nil) throws -> [NSManagedObjectID: [RowSnapshot]] { [:] }
-
-    /// Writes one save's changes atomically: all of them or none.
-    func save(_ changes: SaveChanges) throws -> SaveOutcome {
-        try lock.withLock {
-            let outcome = try prepareSave(changes)
-            do {
-                try commitPreparedSave()
-            } catch {
-                rollbackPreparedSave()
-                throw error
-            }
-            return outcome
-        }
-    }
-
-    /// The first phase of a save over several stores: writes the changes without making them
-    /// final, or throws having written nothing. The caller holds `lock` until it calls
-    /// `commitPreparedSave()` or `rollbackPreparedSave()`.
-    func prepareSave(_ changes: SaveChanges) throws -> SaveOutcome { SaveOutcome() }
-
-    /// Makes the prepared changes final.
-    func commitPreparedSave() throws {}
-
-    /// Throws the prepared changes away.
-    func rollbackPreparedSave() {}
-
-    /// Reserves permanent IDs for new objects, one per element (stores of their own are asked
-    /// for the objects; the built-in ones need only their entities).
-    func newPermanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] { [] }
-
+    /// The store's side of the seam (see `StoreSeam`): the store itself, for every class that
+    /// implements it. Unowned: it is the store.
+    private(set) unowned(unsafe) var seam: any StoreSeam = MissingStoreSeam.shared
 
     // MARK: Apple's store API
 

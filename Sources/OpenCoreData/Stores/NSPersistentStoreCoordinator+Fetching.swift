@@ -11,13 +11,13 @@ extension NSPersistentStoreCoordinator: ParentObjectStore {
 
     func execute(_ fetch: StoreFetch, in stores: [NSPersistentStore]) throws -> StoreFetchResult {
         // One store's answer is already final: its limits are the answer's.
-        if stores.count == 1 { return try stores[0].execute(fetch) }
+        if stores.count == 1 { return try stores[0].seam.execute(fetch) }
         return try MergedFetch(fetch: fetch, stores: stores).run()
     }
 
     func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext?) throws -> RowSnapshot? {
         guard let store = objectID.persistentStore else { return nil }
-        return try store.snapshot(for: objectID, context: context)
+        return try store.seam.snapshot(for: objectID, context: context)
     }
 
     func snapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext?) throws -> [RowSnapshot] {
@@ -25,7 +25,7 @@ extension NSPersistentStoreCoordinator: ParentObjectStore {
             return try objectIDs.isEmpty ? [] : snapshotsByStore(for: objectIDs, context: context)
         }
         // Almost always the IDs of one store (one fetch's, one relationship's).
-        if objectIDs.allSatisfy({ $0.persistentStore === first }) { return try first.snapshots(for: objectIDs, context: context) }
+        if objectIDs.allSatisfy({ $0.persistentStore === first }) { return try first.seam.snapshots(for: objectIDs, context: context) }
         return try snapshotsByStore(for: objectIDs, context: context)
     }
 
@@ -39,7 +39,7 @@ extension NSPersistentStoreCoordinator: ParentObjectStore {
                 groups.append((store, [id]))
             }
         }
-        return try groups.flatMap { try $0.store.snapshots(for: $0.ids, context: context) }
+        return try groups.flatMap { try $0.store.seam.snapshots(for: $0.ids, context: context) }
     }
 
     func relatedMembers(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
@@ -50,6 +50,6 @@ extension NSPersistentStoreCoordinator: ParentObjectStore {
         if let incremental = store as? NSIncrementalStore {
             return .objectIDs(try incremental.relatedObjectIDs(of: sources, through: relationship, context: context))
         }
-        return .snapshots(try store.relatedSnapshots(of: sources, through: relationship, context: context))
+        return .snapshots(try store.seam.relatedSnapshots(of: sources, through: relationship, context: context))
     }
 }

@@ -24,10 +24,10 @@ extension NSPersistentStoreCoordinator {
         var oneStepWritten = false
         for (position, index) in order.enumerated() {
             do {
-                outcomes[index] = try stores[index].prepareSave(plan.changesByStore[index].changes)
+                outcomes[index] = try stores[index].seam.prepareSave(plan.changesByStore[index].changes)
                 if stores[index] is NSIncrementalStore { oneStepWritten = true }
             } catch {
-                for prepared in order[..<position].reversed() { stores[prepared].rollbackPreparedSave() }
+                for prepared in order[..<position].reversed() { stores[prepared].seam.rollbackPreparedSave() }
                 var failure = ParentSaveFailure(store: stores[index], underlying: error)
                 if oneStepWritten {
                     failure.incomplete = ("The save was written to an incremental store that cannot undo it; \(stores[index].url?.path ?? "another store") failed",
@@ -38,10 +38,10 @@ extension NSPersistentStoreCoordinator {
         }
         for (index, store) in stores.enumerated() {
             do {
-                try store.commitPreparedSave()
+                try store.seam.commitPreparedSave()
             } catch {
-                for pending in stores[(index + 1)...] { pending.rollbackPreparedSave() }
-                store.rollbackPreparedSave()
+                for pending in stores[(index + 1)...] { pending.seam.rollbackPreparedSave() }
+                store.seam.rollbackPreparedSave()
                 var failure = ParentSaveFailure(store: store, underlying: error)
                 if index > 0 || oneStepWritten {
                     failure.incomplete = ("The save was written to \(index) of \(stores.count) stores; committing to \(store.url?.path ?? "a store") failed",
@@ -57,7 +57,7 @@ extension NSPersistentStoreCoordinator {
         guard let first = objects.first else { return [] }
         let firstStore = try store(forNew: first)
         if try objects.allSatisfy({ try store(forNew: $0) === firstStore }) {
-            return try firstStore.newPermanentIDs(for: objects)
+            return try firstStore.seam.newPermanentIDs(for: objects)
         }
         var ids = [NSManagedObjectID?](repeating: nil, count: objects.count)
         var groups: [(store: NSPersistentStore, indices: [Int])] = []
@@ -70,7 +70,7 @@ extension NSPersistentStoreCoordinator {
             }
         }
         for (store, indices) in groups {
-            for (index, id) in zip(indices, try store.newPermanentIDs(for: indices.map { objects[$0] })) { ids[index] = id }
+            for (index, id) in zip(indices, try store.seam.newPermanentIDs(for: indices.map { objects[$0] })) { ids[index] = id }
         }
         let assigned = ids.compactMap { $0 }
         guard assigned.count == objects.count else {

@@ -69,7 +69,7 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
             throw CoreDataError.store(.persistentStoreOpen, "The store at \(url.path) is already added to this coordinator", url: url)
         }
         let entities = managedObjectModel.entities(forConfigurationName: configurationName) ?? managedObjectModel.entities
-        try store.load(model: managedObjectModel, entities: entities)
+        try store.seam.load(model: managedObjectModel, entities: entities)
         lock.withLock { stores.append(store) }
         store.didAdd(to: self)
         return store
@@ -86,7 +86,7 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
     open func remove(_ store: NSPersistentStore) throws {
         store.willRemove(from: self)
         lock.withLock { stores.removeAll { $0 === store } }
-        store.unload()
+        store.seam.unload()
     }
 
     /// The store at `url`, if it has been added.

@@ -8,7 +8,7 @@ import Synchronization
 /// One writer connection, used under the store's lock, and a pool of reader connections that
 /// fetch and fire faults while a save holds the writer (`SQLiteReaderPool`): under WAL a fetch
 /// never waits for a save. WAL journal, `synchronous=NORMAL`.
-final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
+final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     // @unchecked Sendable: the writer connection and the metadata are used only under `lock`;
     // `schema` and `readers` are set while the store loads, before any other thread can see the
     // store, and only read afterwards; each reader is used by one thread at a time.
@@ -28,7 +28,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
     /// The framework version written to new stores' metadata (`NSPersistenceFrameworkVersion`).
     static let frameworkVersion = 1
 
-    override func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws {
+    func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws {
         guard let url else { throw CoreDataError.make(.persistentStoreOpen, "A SQLite store needs a file URL") }
         lock.lock()
         defer { lock.unlock() }
@@ -109,7 +109,7 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
         writerAsReader = SQLiteReader(connection: connection)
     }
 
-    override func unload() {
+    func unload() {
         lock.withLock {
             connection = nil
             writerAsReader = nil
@@ -159,21 +159,21 @@ final class SQLiteStore: NSPersistentStore, @unchecked Sendable {
 
     // The seam's methods, implemented in SQLiteStore+Reading.swift and SQLiteStore+Writing.swift.
     // Reads name the store file when SQLite fails (saves are translated by the context).
-    override func execute(_ fetch: StoreFetch) throws -> StoreFetchResult { try namingTheFile { try executeFetch(fetch) } }
-    override func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext? = nil) throws -> RowSnapshot? {
+    func execute(_ fetch: StoreFetch) throws -> StoreFetchResult { try namingTheFile { try executeFetch(fetch) } }
+    func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext?) throws -> RowSnapshot? {
         try namingTheFile { try readSnapshots(for: [objectID]).first }
     }
-    override func snapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext? = nil) throws -> [RowSnapshot] {
+    func snapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext?) throws -> [RowSnapshot] {
         try namingTheFile { try readSnapshots(for: objectIDs) }
     }
-    override func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
-                                   context: NSManagedObjectContext? = nil) throws -> [NSManagedObjectID: [RowSnapshot]] {
+    func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
+                          context: NSManagedObjectContext?) throws -> [NSManagedObjectID: [RowSnapshot]] {
         try namingTheFile { try readRelatedSnapshots(of: sources, through: relationship) }
     }
-    override func prepareSave(_ changes: SaveChanges) throws -> SaveOutcome { try writeChanges(changes) }
-    override func commitPreparedSave() throws { try commitChanges() }
-    override func rollbackPreparedSave() { rollbackChanges() }
-    override func newPermanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
+    func prepareSave(_ changes: SaveChanges) throws -> SaveOutcome { try writeChanges(changes) }
+    func commitPreparedSave() throws { try commitChanges() }
+    func rollbackPreparedSave() { rollbackChanges() }
+    func newPermanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
         try reservePermanentIDs(for: objects.map(\.entity))
     }
 
