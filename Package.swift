@@ -4,6 +4,7 @@ import PackageDescription
 let package = Package(
     name: "OpenCoreData",
     products: [
+        // What applications import: the object graph with every store.
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
         .executable(name: "ocd", targets: ["ocd"]),
         .executable(name: "ocd-bench", targets: ["ocd-bench"]),
@@ -16,13 +17,19 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         // The SQLite layer: connections, statements, transactions. Knows nothing of Core Data.
         .target(name: "OCDSQLite", dependencies: ["CSQLite"]),
-        .target(name: "OpenCoreData", dependencies: ["OCDSQLite", "CZlib"]),
+        // The object graph: model, predicates, contexts, the coordinator, the store seam, the
+        // in-memory store and NSIncrementalStore. Knows no SQL.
+        .target(name: "OpenCoreDataCore", dependencies: ["CZlib"]),
+        // The SQLite store in Core Data's file layout, on the SQLite layer.
+        .target(name: "OpenCoreDataSQLite", dependencies: ["OpenCoreDataCore", "OCDSQLite"]),
+        // The umbrella module applications and `ocd` import.
+        .target(name: "OpenCoreData", dependencies: ["OpenCoreDataCore", "OpenCoreDataSQLite"]),
         .executableTarget(name: "ocd", dependencies: ["OpenCoreData"]),
         .executableTarget(name: "ocd-bench", dependencies: ["OpenCoreData", "OCDSQLite", "CSQLite"]),
         // Kills writer processes at random moments and checks the store each time.
         .executableTarget(name: "ocd-crashtest", dependencies: ["OpenCoreData", "OCDSQLite"]),
         .testTarget(name: "OCDSQLiteTests", dependencies: ["OCDSQLite"]),
-        .testTarget(name: "OpenCoreDataTests", dependencies: ["OpenCoreData", "OCDSQLite"],
+        .testTarget(name: "OpenCoreDataTests", dependencies: ["OpenCoreData", "OpenCoreDataCore", "OpenCoreDataSQLite", "OCDSQLite"],
                     resources: [.copy("Resources/Journal.xcdatamodeld")]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// `NSFetchRequest.affectedStores` narrows a fetch to some of the coordinator's stores.
 @Suite struct AffectedStoresTests {

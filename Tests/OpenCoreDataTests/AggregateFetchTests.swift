@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Dictionary fetches with `NSExpressionDescription` aggregates, `propertiesToGroupBy` and
 /// `havingPredicate`: computed in the store, with the same values from SQL and from memory.

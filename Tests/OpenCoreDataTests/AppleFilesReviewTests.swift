@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import OCDSQLite
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Failing tests found by a review of the code that reads Apple's files (Xcode models, compiled
 /// models, keyed archives, Apple-written stores, `ocd`). Each test passes once its bug is fixed.

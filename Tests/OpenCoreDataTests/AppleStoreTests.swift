@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import OCDSQLite
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Stores written by Apple's Core Data (the corpus), opened with the Xcode models that wrote
 /// them: every object must come back with every value and relationship exactly as the rows

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Batch insert, update and delete: straight into the store, with Core Data's results, delete
 /// rules applied in the store, and merging into contexts in one call. Every test runs against

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// `fetchInBatches(_:)`: the same answer as `fetch(_:)`, a query per batch, and batches let go
 /// of once the iteration has moved on (WORKLOAD.md W7).

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// The key-value coding collection operators `@unionOfObjects` and `@distinctUnionOfObjects` in
 /// predicates evaluated in memory, and the SQLite store's clear refusal of them (Core Data's SQL

@@ -4,7 +4,9 @@ import FoundationXML
 #endif
 import OCDSQLite
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// The corpus files these tests read.
 extension Corpus {

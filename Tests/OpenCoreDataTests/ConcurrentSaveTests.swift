@@ -2,7 +2,9 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Several private-queue contexts on one coordinator saving and fetching at the same moment, from
 /// different threads: every save lands, and every context sees them all afterwards. (Run under

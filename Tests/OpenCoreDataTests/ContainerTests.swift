@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// NSPersistentContainer (§11). Every test points the store description at its own temporary
 /// directory, so nothing is written to the user's data directory.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// A Person subclass that counts its life-cycle calls (§1.17, §1.21).
 final class TrackedPerson: NSManagedObject {

@@ -1,7 +1,9 @@
 import Foundation
 import OCDSQLite
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Saves are atomic across crashes: `ocd-crashtest` starts writer processes that save transfers
 /// between accounts, kills them with SIGKILL at random moments, and after each kill checks the

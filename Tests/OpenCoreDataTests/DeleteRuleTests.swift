@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Delete rules (§3.4–§3.7) and deletes of never-saved objects (§1.13). In the test model
 /// Person.pets cascades, Pet.owner and Song.playlist nullify, Playlist.songs denies.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// The expression language beyond key paths and constants: arithmetic, functions, TERNARY,
 /// SUBQUERY, indexing, set operations, CAST and FUNCTION, parsed, printed and evaluated.

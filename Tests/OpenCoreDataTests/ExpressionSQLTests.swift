@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Arithmetic, functions, TERNARY and SUBQUERY in fetches: the SQLite store's SQL, the in-memory
 /// store and `filtered(using:)` select the same objects.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// A fault whose row cannot be read (the store fails under it) reads nil, is not taken for a
 /// deleted object, and cannot be saved: nothing is written from values that were never read.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Fetch and context options a Core Data user relies on, through a real store of each kind:
 /// `includesPropertyValues`, `shouldRefreshRefetchedObjects`, `returnsDistinctResults`,

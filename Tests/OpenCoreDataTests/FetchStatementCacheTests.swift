@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// A fetch request run again reuses the SQL made before, unless its arguments could
 /// have changed in between; either way the results are what a fresh request would give.

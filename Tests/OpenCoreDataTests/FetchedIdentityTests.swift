@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// A fetched object keeps its row's identity in its snapshot and makes its `NSManagedObjectID`
 /// only when asked. These tests pin down that nothing a user relies on notices: uniquing, IDs

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Fetched properties: declared in the model (code or Xcode), read with `value(forKey:)`.
 @Suite struct FetchedPropertyTests {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Foundation's `#Predicate` turned into `NSPredicate`: every predicate here must select, from
 /// the SQLite store (as SQL) and from the in-memory store, exactly the objects Foundation's own

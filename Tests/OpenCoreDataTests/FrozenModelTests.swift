@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Once a coordinator uses a model, editing any description of it stops the program, as Core
 /// Data raises: a change then would silently disagree with the stores already opened.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Function expressions: how compiled models archive `$FETCH_SOURCE.alias` (a key path read
 /// from a variable) and functions such as `now()`.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// A store of one's own through Core Data's `NSIncrementalStore` API (the test's `JSONFileStore`,
 /// over a JSON file): registered for a type, added like any store, and used through contexts with

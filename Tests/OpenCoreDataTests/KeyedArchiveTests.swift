@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// The pieces under compiled-model loading: raw DEFLATE, the binary property list reader, the
 /// keyed-archive layout and Foundation's archived value classes.

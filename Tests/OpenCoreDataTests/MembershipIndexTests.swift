@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// `IN` with a long constant list is evaluated in memory through a hashed index; it must select
 /// exactly what SQL selects and what a scan of the list selects, for every kind of list.

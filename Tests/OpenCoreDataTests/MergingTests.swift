@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Bringing a context up to date with what another context of the same coordinator saved:
 /// `mergeChanges(fromContextDidSave:)` and `automaticallyMergesChangesFromParent`.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Model files whose bytes are not the UTF-8 they claim to be: refused with the file and the
 /// line, never a crash (Foundation's XML parser stops the program on some such bytes), through

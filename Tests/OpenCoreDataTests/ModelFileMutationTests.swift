@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Every corpus model, damaged in many small ways (values replaced, attributes or lines dropped,
 /// lines repeated or swapped), either loads or is refused with a `ModelFileError`, never a crash.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// A model built in code checks itself and says what is wrong (issue 2 §3): unknown
 /// destinations, missing or mismatched inverses, duplicate names. A store will not open on a

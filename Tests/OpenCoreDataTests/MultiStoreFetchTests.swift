@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Fetches over several stores of one coordinator: the coordinator merges the stores' answers
 /// into one, sorted and limited as if one store held every row.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// A model file written by the tests: keepers with animals (an abstract parent with a
 /// sub-entity), a to-one with its to-many inverse, a cascade rule.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Two back ends, one meaning (issue 3 §3): predicates generated at random over every kind of
 /// attribute, operator, option, to-many modifier and compound give the same objects through

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// The corpus format strings, damaged in many small ways, parse or are refused with a
 /// positioned `PredicateFormatError`, never a crash. What parses prints a format that parses

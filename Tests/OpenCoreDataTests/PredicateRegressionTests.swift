@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Predicates that once went wrong: nil arguments, right-hand key paths in ANY, printing, dates,
 /// bad substitutions, deep nesting, argument order around sub-selects, NOT over unknowns.

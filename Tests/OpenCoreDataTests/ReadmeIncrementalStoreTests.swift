@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 // The README's `DictionaryStore`, word for word, so that the example stays true.
 /// The smallest complete store of one's own: rows of one entity's attributes, in memory.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Relationships: inverse maintenance (§3.1, §3.2), ordered relationships (§3.3), many-to-many,
 /// and relationship state read back from the store.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// SHA-256 and SHA-512 against the FIPS 180-2 / NIST example vectors.
 @Suite struct SHADigestTests {

@@ -2,7 +2,9 @@ import Dispatch
 import Foundation
 import Synchronization
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// The SQLite store's reader connections: fetches and faults run beside the store's writer, so a
 /// fetch completes while another context's save is being written, and sees the last commit.

@@ -1,7 +1,9 @@
 import Foundation
 import OCDSQLite
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// What a damaged, empty or foreign store file gets: an error that names the file and says what
 /// is actually wrong, and the file left exactly as it was.

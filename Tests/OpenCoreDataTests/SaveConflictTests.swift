@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// A save that meets conflicts reports every one of them as data: an `NSMergeConflict` per row
 /// changed or deleted elsewhere since it was read, an `NSConstraintConflict` naming the saved

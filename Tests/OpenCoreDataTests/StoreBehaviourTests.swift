@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// What every store does the same through contexts: the SQLite store, the in-memory store, and a
 /// store of one's own (`JSONFileStore`, an `NSIncrementalStore` over a JSON file). A store type

@@ -1,7 +1,9 @@
 import Foundation
 import OCDSQLite
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// The SQLite store's file: what it refuses to open (and leaves untouched), and Core Data's
 /// on-disk layout (COREDATA-FORMAT.md §2, §4).

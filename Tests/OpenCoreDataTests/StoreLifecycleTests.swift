@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import OCDSQLite
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Destroying and replacing store files, as a store used as a cache or seeded from a bundled
 /// store needs (DESIGN.md, "A store used as a cache").

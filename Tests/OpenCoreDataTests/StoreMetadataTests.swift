@@ -1,7 +1,9 @@
 import Foundation
 import OCDSQLite
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// The metadata stores write (Core Data's keys), and reading and writing it through the
 /// coordinator's class methods, on our stores and on copies of Apple-written ones.

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 import OCDSQLite
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Stores without a model cache (Core Data before about iOS 6) can still be read: the entities,
 /// attributes and to-one links are inferred from `Z_PRIMARYKEY` and the tables.

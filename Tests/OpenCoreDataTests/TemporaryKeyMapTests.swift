@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// The map from new objects' temporary IDs to the keys a save gives them, in its compact
 /// (array) and scattered (dictionary) forms.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// A card whose own rules add to the model's: `validateForInsert`/`validateForUpdate` refuse a
 /// title of "forbidden", `validateForDelete` refuses to let a card marked "keep" go.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Validation at save (§5.2–§5.6) and uniqueness constraints (§8.10). In the test model
 /// Person.name is mandatory, Person.age is within 0…150, Person.email matches `[^@]+@[^@]+`

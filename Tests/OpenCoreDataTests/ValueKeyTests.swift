@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Uniqueness and grouping compare values, not their printed text: two dates in the same second
 /// or two blobs of the same length are different values, in memory as in SQLite.

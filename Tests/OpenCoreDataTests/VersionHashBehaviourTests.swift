@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// What changes a version hash and what does not, caching, and the orders the digests use.
 @Suite struct VersionHashBehaviourTests {

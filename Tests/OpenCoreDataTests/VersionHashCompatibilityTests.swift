@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Opening a store decides compatibility as Core Data does, by entity version hashes
 /// (COREDATA-FORMAT.md §6), and by structure where the hashes cannot decide.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Version hashes, digests and checksums computed with our API, against the values Apple's tools
 /// wrote into the corpus: momc's `VersionInfo.plist` and `.omo`, and the metadata of stores Core

@@ -3,7 +3,9 @@ import Foundation
 import FoundationXML
 #endif
 import Testing
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Loading Xcode's `.xcdatamodeld` / `.xcdatamodel` files, checked against every model of the
 /// corpus: what the loader builds must be what the XML says, read here independently.

@@ -1,5 +1,7 @@
 import Foundation
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// A test-only store of its own: an `NSIncrementalStore` over one JSON file, written the way a
 /// user of the public API would write one. Rows are kept by entity and reference (a UUID

@@ -1,5 +1,7 @@
 import Foundation
-@testable import OpenCoreData
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 import OCDSQLite
 
 /// A fresh directory per test, removed when the test's value goes away.

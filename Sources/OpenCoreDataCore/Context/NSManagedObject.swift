@@ -1,0 +1,266 @@
+import Foundation
+
+/// An object of the model: an instance of an entity, living in a context.
+///
+/// ```swift
+/// let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context)
+/// entry.setValue(42, forKey: "age")
+/// let age = entry.value(forKey: "age") as? Int
+/// ```
+/// Subclass it per entity (register the class with `entity.managedObjectClass = Entry.self`)
+/// to add typed properties and to override the life-cycle hooks (`awakeFromInsert`,
+/// `willSave`, …). Objects belong to their context's thread and are not `Sendable`; pass
+/// `objectID`s between threads instead.
+open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConvertible {
+    /// The object's entity.
+    public let entity: NSEntityDescription
+
+    /// The context the object is registered in; nil once it has been deleted and saved, or
+    /// when it was created without a context.
+    public var managedObjectContext: NSManagedObjectContext? { context }
+
+    // The context keeps unowned references to its registered objects, and objects to their
+    // context: each side clears the other when it goes away (see `deinit` here and in the
+    // context), which avoids a weak-reference side table per object.
+    //
+    // `@exclusivity(unchecked)`: objects are confined to their context's queue, so these hot
+    // fields are never accessed concurrently; the dynamic exclusivity check cost more than the
+    // rest of a property read. `final`: read directly, not through an overridable accessor that
+    // would copy the whole value (a snapshot, for one of its fields).
+    @exclusivity(unchecked) final unowned(unsafe) var context: NSManagedObjectContext?
+    /// The ID the object has made so far: set for new objects once asked (temporary, then
+    /// permanent) and for faults made from an ID. A fetched object that nobody asked for its ID
+    /// has none here; its snapshot says which row it is (see `objectID`).
+    @exclusivity(unchecked) final var storedObjectID: NSManagedObjectID?
+    @exclusivity(unchecked) final var state: ObjectState = []
+    /// The last saved state (nil for an object never saved). Its arrays are shared with
+    /// `values` until the object changes.
+    @exclusivity(unchecked) final var snapshot: RowSnapshot?
+    /// Current attribute values by slot; meaningful once the object is not a fault.
+    @exclusivity(unchecked) final var values: [PrimitiveValue] = []
+    /// Which attribute slots may differ from the snapshot: bit n for slot n, bit 63 for every
+    /// slot from 63 on. Set by every write of a value, cleared when the values are the snapshot's
+    /// again; a save compares only these slots instead of every attribute.
+    @exclusivity(unchecked) final var changedAttributeMask: UInt64 = 0
+    /// Relationship states by slot; empty until a relationship is touched.
+    @exclusivity(unchecked) final var relations: [RelationshipState] = []
+    /// The batched fetch this fault came from, and its position there (see `FaultBatch`).
+    @exclusivity(unchecked) final var faultBatch: (batch: FaultBatch, index: Int)?
+    /// Values `setValue(_:forKey:)` could not accept, reported at validation (key → reason).
+    @exclusivity(unchecked) final var rejectedValues: [String: String] = [:]
+
+    /// Creates an object of `entity` and inserts it into `context` (if any).
+    public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
+        self.entity = entity
+        if let context {
+            becomeNew()
+            context.insert(self)
+        }
+        // An object in no context gets its default values on first use (`willAccess`), so that
+        // faults, which contexts create through this initializer, pay nothing for them.
+    }
+
+    /// Creates an object of the entity this class is registered for, inserted into `context`.
+    public convenience init(context: NSManagedObjectContext) {
+        guard let entity = context.model?.entity(for: Self.self) else {
+            preconditionFailure("No entity of the context's model is registered for class \(Self.self); set entity.managedObjectClass")
+        }
+        self.init(entity: entity, insertInto: context)
+    }
+
+    deinit {
+        guard let context else { return }
+        if let location = rowLocation { context.forget(location, object: self) }
+    }
+
+    /// The entity description of the entity this class is registered for, found through `context`.
+    public class func entity(in context: NSManagedObjectContext) -> NSEntityDescription? {
+        context.model?.entity(for: self)
+    }
+
+    /// The entity this class is registered for (`entity.managedObjectClass = Person.self`),
+    /// preferring a model that is in use when several registered it.
+    ///
+    /// Stops the program when no entity is registered for the class, as Core Data's does when
+    /// no loaded model names the class; `entity(in:)` answers nil instead.
+    open class func entity() -> NSEntityDescription {
+        guard let entity = ManagedClassRegistry.entity(for: self) else {
+            preconditionFailure("No entity is registered for class \(self): set entity.managedObjectClass = \(self).self in the model first")
+        }
+        return entity
+    }
+
+    /// A fetch request for the entity this class is registered for (see `entity()`).
+    ///
+    /// As with Core Data, a subclass's typed `fetchRequest()` (as Xcode generates it) overloads
+    /// this one by return type, so say which you want:
+    /// ```swift
+    /// let request: NSFetchRequest<Person> = Person.fetchRequest()
+    /// ```
+    open class func fetchRequest() -> NSFetchRequest<NSFetchRequestResult> {
+        NSFetchRequest<NSFetchRequestResult>(entityName: entity().name ?? "")
+    }
+
+    /// The object's ID: temporary until it is saved, permanent afterwards.
+    ///
+    /// Read it on the object's context's queue, like every other property: a fetched object
+    /// makes its ID on the first request (see `storedObjectID`). The ID itself is `Sendable`;
+    /// pass it to other threads.
+    public var objectID: NSManagedObjectID {
+        if let storedObjectID { return storedObjectID }
+        // A fetched object makes its ID on first request, from its snapshot; a new one gets a
+        // temporary ID.
+        let id = snapshot?.objectID ?? NSManagedObjectID(temporaryFor: entity)
+        storedObjectID = id
+        return id
+    }
+
+    /// The object's ID when it has one already (a permanent ID, or a temporary one it was asked
+    /// for), without making a temporary one.
+    final var existingObjectID: NSManagedObjectID? {
+        storedObjectID ?? (hasSnapshot ? objectID : nil)
+    }
+
+    /// Where the object's row is, when it has a permanent ID (made or not yet made).
+    final var rowLocation: RowLocation? {
+        if let storedObjectID { return storedObjectID.rowLocation }
+        return snapshot?.rowLocation
+    }
+
+    /// Makes the object's ID before its snapshot is replaced by none, the snapshot being where a
+    /// fetched object's identity is until then.
+    final func keepIdentityOfSnapshot() {
+        if storedObjectID == nil && hasSnapshot { _ = objectID }
+    }
+
+    // MARK: State
+
+    /// True from insertion until the save that writes the object.
+    public var isInserted: Bool { state.contains(.inserted) }
+    /// True when some property changed since the last save.
+    public var isUpdated: Bool { state.contains(.updated) && !state.contains(.inserted) && !state.contains(.deleted) }
+    /// True when the object is marked for deletion in the next save, or when it was a fault
+    /// whose row had disappeared from the store (Core Data's `shouldDeleteInaccessibleFaults`).
+    public var isDeleted: Bool { state.contains(.deleted) || state.contains(.inaccessible) }
+    /// True when the object's values have not been loaded yet.
+    public var isFault: Bool { state.contains(.fault) }
+    /// `isInserted || isUpdated || isDeleted`.
+    public var hasChanges: Bool { isInserted || isUpdated || isDeleted }
+    /// True when a persistent property differs from its last saved value.
+    public var hasPersistentChangedValues: Bool { !changedValues().isEmpty }
+    /// How many properties are loaded… Core Data's `faultingState`: 0 when fully realized.
+    public var faultingState: Int { isFault ? 1 : 0 }
+
+    /// Makes the object a fresh insert: default values, loaded empty relationships.
+    func becomeNew() {
+        let layout = entity.layout
+        values = layout.defaultValues
+        state = [.inserted]
+        keepIdentityOfSnapshot()
+        snapshot = nil
+        changedAttributeMask = 0
+    }
+
+    // MARK: Life-cycle hooks
+
+    /// Called once, when the object is first inserted into a context. Set initial values here
+    /// with primitive setters so they do not count as changes.
+    open func awakeFromInsert() {}
+    /// Called when the object's values are first loaded from the store.
+    open func awakeFromFetch() {}
+    /// Called for every inserted, updated and deleted object at the start of a save.
+    open func willSave() {}
+    /// Called for every saved object after the save.
+    open func didSave() {}
+    /// Called before the delete rules of a deleted object run; its relationships are intact.
+    open func prepareForDeletion() {}
+    /// Called before the object turns into a fault.
+    open func willTurnIntoFault() {}
+    /// Called after the object turned into a fault.
+    open func didTurnIntoFault() {}
+
+    // MARK: Validation
+
+    /// Checks the object's values against the model before it is first saved.
+    /// Throws the single error, or `NSValidationMultipleErrorsError` (1560) listing several.
+    open func validateForInsert() throws {
+        if let error = CoreDataError.combine(propertyValidationErrors()) { throw error }
+    }
+
+    /// Checks the object's values against the model before its changes are saved.
+    open func validateForUpdate() throws {
+        if let error = CoreDataError.combine(propertyValidationErrors()) { throw error }
+    }
+
+    /// Checks that the object may be deleted: no deny-rule relationship still has a destination.
+    open func validateForDelete() throws {
+        if let error = CoreDataError.combine(deleteValidationErrors()) { throw error }
+    }
+
+    // MARK: Identity
+
+    public static func == (lhs: NSManagedObject, rhs: NSManagedObject) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+
+    open var description: String {
+        let name = entity.name ?? "?"
+        if isFault { return "<\(name): \(objectID.uriRepresentation().absoluteString); data: <fault>>" }
+        let fields = entity.layout.attributes.map { attribute in
+            "\(attribute.name) = \(values[attribute.attributeSlot].displayText)"
+        }
+        return "<\(name): \(objectID.uriRepresentation().absoluteString); data: {\(fields.joined(separator: ", "))}>"
+    }
+}
+
+@available(*, unavailable)
+extension NSManagedObject: Sendable {}
+
+/// The state flags of an object.
+struct ObjectState: OptionSet {
+    let rawValue: UInt16
+    static let inserted = ObjectState(rawValue: 1 << 0)
+    static let updated = ObjectState(rawValue: 1 << 1)
+    static let deleted = ObjectState(rawValue: 1 << 2)
+    static let fault = ObjectState(rawValue: 1 << 3)
+    /// Delete rules have run for this deleted object.
+    static let deletionPropagated = ObjectState(rawValue: 1 << 4)
+    /// Changes are not tracked (during awakeFromFetch and while the store's values are applied).
+    static let trackingSuspended = ObjectState(rawValue: 1 << 5)
+    /// The row is gone from the store: properties read as nil.
+    static let inaccessible = ObjectState(rawValue: 1 << 6)
+    /// The object is in the context's list of inserted / updated / deleted candidates (ChangeList).
+    static let listedInserted = ObjectState(rawValue: 1 << 7)
+    static let listedUpdated = ObjectState(rawValue: 1 << 8)
+    static let listedDeleted = ObjectState(rawValue: 1 << 9)
+    static let listed: ObjectState = [.listedInserted, .listedUpdated, .listedDeleted]
+    /// A probe object: its `@Managed` accessors report which property they use (ManagedPropertyProbe).
+    static let probe = ObjectState(rawValue: 1 << 10)
+}
+
+extension NSEntityDescription {
+    /// The entity's storage layout, freezing the model on first use.
+    package var layout: EntityLayout {
+        if let frozenLayout { return frozenLayout }
+        managedObjectModel?.freeze()
+        if frozenLayout == nil { freezeLayout() }
+        return frozenLayout!
+    }
+}
+
+extension PrimitiveValue {
+    var displayText: String {
+        switch self {
+        case .null: "nil"
+        case .integer(let value): "\(value)"
+        case .double(let value): "\(value)"
+        case .bool(let value): value ? "1" : "0"
+        case .string(let value): "\"\(value)\""
+        case .date(let value): "\(value)"
+        case .data(let value): "<\(value.count) bytes>"
+        case .uuid(let value): value.uuidString
+        case .url(let value): value.absoluteString
+        case .decimal(let value): "\(value)"
+        case .transformable(let box): "\(box.value)"
+        }
+    }
+}

@@ -1,0 +1,134 @@
+/// The changes of one save, sorted by store and turned into rows, before anything is written.
+struct SavePlan {
+    let insertedObjects: [NSManagedObject]
+    let updatedObjects: [NSManagedObject]
+    let deletedObjects: [NSManagedObject]
+    /// Per store: its changes (with the inserted objects in the order of `changes.inserted`).
+    private(set) var changesByStore: [(store: NSPersistentStore, changes: SaveChanges)] = []
+
+    init(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
+         coordinator: NSPersistentStoreCoordinator, context: NSManagedObjectContext) throws {
+        insertedObjects = inserted
+        updatedObjects = updated
+        deletedObjects = deleted
+
+        // Per store, found by a scan of the few stores a save touches (usually one) rather
+        // than by hashing for every object; the last store found is tried first.
+        var buckets: [(store: NSPersistentStore, changes: SaveChanges)] = []
+        var lastEntity: ObjectIdentifier?
+        var lastBucket = 0
+        // Without `assign(_:to:)`, every new object of an entity goes to the same store.
+        let assigns = !context.storeAssignments.isEmpty
+        func bucket(for object: NSManagedObject) throws -> Int {
+            // A saved object names its store; a new one goes to its entity's assigned store.
+            let known = object.objectID.persistentStore
+            if known == nil, !assigns, ObjectIdentifier(object.entity) == lastEntity { return lastBucket }
+            let store = try known ?? coordinator.store(forNew: object)
+            let index = buckets.firstIndex { $0.store === store } ?? {
+                var changes = SaveChanges()
+                changes.context = context
+                buckets.append((store, changes))
+                return buckets.count - 1
+            }()
+            lastEntity = known == nil ? ObjectIdentifier(object.entity) : nil
+            lastBucket = index
+            return index
+        }
+        for object in insertedObjects {
+            let index = try bucket(for: object)
+            buckets[index].changes.inserted.append(Self.row(for: object, onlyChanges: false))
+            buckets[index].changes.insertedObjects.append(object)
+            if !object.relations.isEmpty { buckets[index].changes.toMany += Self.toManyChanges(of: object) }
+        }
+        for object in updatedObjects {
+            let index = try bucket(for: object)
+            buckets[index].changes.updated.append(Self.row(for: object, onlyChanges: true))
+            if !object.relations.isEmpty { buckets[index].changes.toMany += Self.toManyChanges(of: object) }
+        }
+        for object in deletedObjects {
+            if !object.hasSnapshot { object.willAccess() }
+            let row = SaveChanges.Row(objectID: object.objectID, values: [], toOne: [], changedAttributeSlots: [],
+                                      changedRelationshipSlots: [], expectedVersion: object.snapshot?.version ?? 0)
+            buckets[try bucket(for: object)].changes.deleted.append(row)
+        }
+        // In the coordinator's order, so that concurrent saves take store locks in the same order.
+        let order = coordinator.persistentStores.map(ObjectIdentifier.init)
+        changesByStore = buckets
+            .sorted { (order.firstIndex(of: ObjectIdentifier($0.store)) ?? 0) < (order.firstIndex(of: ObjectIdentifier($1.store)) ?? 0) }
+        if let readOnly = changesByStore.first(where: { $0.store.isReadOnly })?.store {
+            throw CoreDataError.store(.persistentStoreSave, "The store at \(readOnly.url?.path ?? "?") is read-only", url: readOnly.url)
+        }
+    }
+
+    /// The values a store writes for `object`: persistent attributes, to-one destinations, and
+    /// (for updates) which of them changed.
+    private static func row(for object: NSManagedObject, onlyChanges: Bool) -> SaveChanges.Row {
+        let layout = object.entity.layout
+        let values = persistentValues(of: object)
+        let toOne = toOneIDs(of: object)
+        var changedAttributes: [Int] = []
+        var changedRelationships: [Int] = []
+        if onlyChanges, let snapshot = object.snapshot {
+            // Only slots written since the snapshot can differ from it.
+            if object.changedAttributeMask != 0 {
+                for slot in layout.persistentAttributeSlots
+                where object.mayHaveChangedAttribute(slot) && values[slot] != snapshot.values[slot] {
+                    changedAttributes.append(slot)
+                }
+            }
+            for slot in layout.persistentToOneSlots where toOne[slot] != snapshot.toOne[slot] {
+                changedRelationships.append(slot)
+            }
+        }
+        return SaveChanges.Row(objectID: object.objectID, values: values, toOne: toOne,
+                               changedAttributeSlots: changedAttributes, changedRelationshipSlots: changedRelationships,
+                               expectedVersion: object.snapshot?.version ?? 0)
+    }
+
+    private static func persistentValues(of object: NSManagedObject) -> [PrimitiveValue] {
+        let layout = object.entity.layout
+        guard layout.hasTransientAttributes else { return object.values }
+        var values = object.values
+        for attribute in layout.attributes where attribute.isTransient { values[attribute.attributeSlot] = .null }
+        return values
+    }
+
+    private static func toOneIDs(of object: NSManagedObject) -> [NSManagedObjectID?] {
+        let relationships = object.entity.layout.relationships
+        if relationships.isEmpty { return [] }
+        return relationships.map { relationship in
+            relationship.isToMany || relationship.isTransient ? nil : object.toOneDestinationID(relationship)
+        }
+    }
+
+    /// Full memberships of changed to-many relationships that the store keeps apart from the
+    /// members' rows (ordered ones, many-to-many ones, ones without inverse).
+    private static func toManyChanges(of object: NSManagedObject) -> [SaveChanges.ToMany] {
+        guard !object.relations.isEmpty else { return [] }
+        var changes: [SaveChanges.ToMany] = []
+        for relationship in object.entity.layout.relationships where relationship.isToMany && !relationship.isTransient {
+            guard case .toMany(let storage) = object.relations[relationship.relationshipSlot], storage.hasChanges,
+                  relationship.needsOwnStorage else { continue }
+            let members = object.toManyMembers(relationship).orderedMembers.filter { !$0.isDeleted }
+            changes.append(SaveChanges.ToMany(source: object.objectID, relationship: relationship, members: members.map(\.objectID)))
+        }
+        return changes
+    }
+
+    /// The snapshot an object has after the save (written at `savedAt`): its values, with
+    /// permanent IDs.
+    func committedSnapshot(of object: NSManagedObject, version: Int64, savedAt: UInt64) -> RowSnapshot {
+        RowSnapshot(objectID: object.objectID, version: version, values: Self.persistentValues(of: object),
+                    toOne: Self.toOneIDs(of: object), readAt: savedAt)
+    }
+}
+
+extension NSRelationshipDescription {
+    /// Whether the membership of this to-many relationship is stored on its own (join table or
+    /// order keys) rather than only in the members' to-one keys.
+    package var needsOwnStorage: Bool {
+        guard isToMany else { return false }
+        guard let inverse = inverseRelationship else { return true }
+        return isOrdered || inverse.isToMany
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// An attribute of an entity: a typed value stored with the object.
+///
+/// ```swift
+/// let age = NSAttributeDescription(name: "age", type: .integer64AttributeType)
+/// age.isOptional = false
+/// age.defaultValue = 0
+/// age.minValue = 0
+/// ```
+open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
+    /// The attribute's type.
+    public var attributeType: NSAttributeType = .undefinedAttributeType {
+        didSet { checkEditable("attributeType") }
+    }
+    /// The value a new object starts with (for example `0`, `"untitled"`, a `Date`).
+    public var defaultValue: Any? { didSet { checkEditable("defaultValue") } }
+    /// Whether large binary data may be kept outside the database file.
+    public var allowsExternalBinaryDataStorage = false { didSet { checkEditable("allowsExternalBinaryDataStorage") } }
+    /// For transformable attributes: the name of the `ValueTransformer` that turns values into data.
+    public var valueTransformerName: String? { didSet { checkEditable("valueTransformerName") } }
+    /// The class name Core Data reports for values of this attribute (`NSString`, `NSNumber`, …).
+    public var attributeValueClassName: String? { didSet { checkEditable("attributeValueClassName") } }
+    /// Whether the value is kept in persistent history after the object is deleted.
+    public var preservesValueInHistoryOnDeletion = false { didSet { checkEditable("preservesValueInHistoryOnDeletion") } }
+
+    /// The smallest allowed value: a number for numeric attributes, a `Date` for dates, a length
+    /// for strings and binary data. Checked at save (codes 1620, 1640, 1670).
+    public var minValue: Any? { didSet { checkEditable("minValue") } }
+    /// The largest allowed value, as `minValue`. Checked at save (codes 1610, 1630, 1660).
+    public var maxValue: Any? { didSet { checkEditable("maxValue") } }
+    /// A regular expression a string value must match as a whole. Checked at save (code 1680).
+    public var regularExpression: String? { didSet { checkEditable("regularExpression") } }
+
+    /// An attribute named `name` of type `type`.
+    public init(name: String, type: NSAttributeType, optional: Bool = true, defaultValue: Any? = nil) {
+        super.init(name: name)
+        self.attributeType = type
+        self.isOptional = optional
+        self.defaultValue = defaultValue
+    }
+
+    public convenience init() { self.init(name: "", type: .undefinedAttributeType) }
+
+    /// The default value converted once to storage form (at freeze).
+    @exclusivity(unchecked) var defaultPrimitive: PrimitiveValue = .null
+    /// Storage index among the attributes of an object of the entity. Set at freeze.
+    @exclusivity(unchecked) package var attributeSlot = -1
+}

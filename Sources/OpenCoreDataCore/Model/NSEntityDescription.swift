@@ -1,0 +1,273 @@
+import Foundation
+
+/// An entity: a kind of object, with its properties, its place in an inheritance tree, and the
+/// class that represents its objects.
+///
+/// ```swift
+/// let entry = NSEntityDescription(name: "Entry")
+/// entry.properties = [
+///     NSAttributeDescription(name: "age", type: .integer64AttributeType),
+///     NSAttributeDescription(name: "time", type: .dateAttributeType),
+/// ]
+/// ```
+open class NSEntityDescription: @unchecked Sendable {
+    // @unchecked Sendable: mutated only while the model is being built; frozen afterwards.
+
+    /// The entity's name, unique within its model.
+    public var name: String? { didSet { checkEditable("name") } }
+    /// Abstract entities have no instances of their own, only of their sub-entities.
+    public var isAbstract = false { didSet { checkEditable("isAbstract") } }
+    /// The name of the `NSManagedObject` subclass for this entity's objects.
+    public var managedObjectClassName: String = "NSManagedObject" { didSet { checkEditable("managedObjectClassName") } }
+    /// Free-form information for the application.
+    public var userInfo: [AnyHashable: Any]? { didSet { checkEditable("userInfo") } }
+    /// A string that changes the version hash without changing the schema.
+    public var versionHashModifier: String? { didSet { checkEditable("versionHashModifier") } }
+    /// The name this entity had in an earlier model version (for migration).
+    public var renamingIdentifier: String? { didSet { checkEditable("renamingIdentifier") } }
+    /// Groups of property names whose values must be unique together, as `[["email"], ["first", "last"]]`.
+    /// Elements may be names or property descriptions, as in Core Data.
+    public var uniquenessConstraints: [[Any]] = [] { didSet { checkEditable("uniquenessConstraints") } }
+    /// Old-style compound indexes: each an array of property names or descriptions. Deprecated
+    /// in Core Data in favour of `indexes`; kept because older Xcode models declare them.
+    /// Difference from Core Data: the SQLite store does not create indexes for them yet.
+    public var compoundIndexes: [[Any]] = [] { didSet { checkEditable("compoundIndexes") } }
+    /// Fetch indexes (compound indexes) the store creates for this entity.
+    public var indexes: [NSFetchIndexDescription] = [] { didSet { checkEditable("indexes") } }
+
+    /// The model the entity belongs to.
+    public internal(set) weak var managedObjectModel: NSManagedObjectModel?
+    /// The entity this one inherits from.
+    public internal(set) var superentity: NSEntityDescription? {
+        get { superentityAnchor?.entity }
+        set { superentityAnchor = newValue?.anchor }
+    }
+    private weak var superentityAnchor: EntityAnchor?
+
+    /// What other descriptions refer to this entity through, weakly. Weak references to the
+    /// entity itself would give it a side table, which makes every retain and release of it —
+    /// one per object and per object ID — take the slow path.
+    private(set) lazy var anchor = EntityAnchor(self)
+
+    /// Where `@Managed` properties find their slots.
+    let managedPropertyCache = ManagedPropertyCache()
+    private var ownProperties: [NSPropertyDescription] = []
+    private var ownSubentities: [NSEntityDescription] = []
+    private var registeredClass: NSManagedObject.Type?
+
+    public init(name: String? = nil) {
+        self.name = name
+    }
+
+    public convenience init() { self.init(name: nil) }
+
+    /// The properties declared on this entity (not the inherited ones).
+    public var properties: [NSPropertyDescription] {
+        get { ownProperties }
+        set {
+            checkEditable("properties")
+            ownProperties = newValue
+            for property in newValue { property.entity = self }
+        }
+    }
+
+    /// The entities that inherit from this one.
+    public var subentities: [NSEntityDescription] {
+        get { ownSubentities }
+        set {
+            checkEditable("subentities")
+            for old in ownSubentities where old.superentity === self { old.superentity = nil }
+            ownSubentities = newValue
+            for entity in newValue { entity.superentity = self }
+        }
+    }
+
+    /// The class whose instances represent this entity's objects; setting it also sets
+    /// `managedObjectClassName`.
+    ///
+    /// On Linux, Swift cannot look a class up by name for every kind of class, so registering the
+    /// class itself is the reliable way; a name alone is resolved with the Swift runtime
+    /// (`Module.ClassName`) when possible, and falls back to `NSManagedObject`.
+    public var managedObjectClass: NSManagedObject.Type {
+        get {
+            if let registeredClass { return registeredClass }
+            if let found = _typeByName(managedObjectClassName) as? NSManagedObject.Type { return found }
+            return superentity?.managedObjectClass ?? NSManagedObject.self
+        }
+        set {
+            registeredClass = newValue
+            managedObjectClassName = String(reflecting: newValue)
+            ManagedClassRegistry.register(newValue, for: self)
+        }
+    }
+
+    // MARK: Properties including inherited ones
+
+    /// Every property, inherited ones included, by name.
+    public var propertiesByName: [String: NSPropertyDescription] {
+        if let layout = frozenLayout { return layout.propertiesByName }
+        return Dictionary(allProperties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Every attribute, inherited ones included, by name.
+    public var attributesByName: [String: NSAttributeDescription] {
+        propertiesByName.compactMapValues { $0 as? NSAttributeDescription }
+    }
+
+    /// Every relationship, inherited ones included, by name.
+    public var relationshipsByName: [String: NSRelationshipDescription] {
+        propertiesByName.compactMapValues { $0 as? NSRelationshipDescription }
+    }
+
+    /// The relationships (inherited ones included) whose destination is `entity`.
+    public func relationships(forDestination entity: NSEntityDescription) -> [NSRelationshipDescription] {
+        allRelationships.filter { $0.destinationEntity === entity }
+    }
+
+    /// Whether this entity is `entity` or inherits from it.
+    public func isKindOf(entity: NSEntityDescription) -> Bool {
+        var current: NSEntityDescription? = self
+        while let candidate = current {
+            if candidate === entity { return true }
+            current = candidate.superentity
+        }
+        return false
+    }
+
+    /// Properties in storage order: inherited ones first, then this entity's own.
+    var allProperties: [NSPropertyDescription] {
+        if let layout = frozenLayout { return layout.properties }
+        return (superentity?.allProperties ?? []) + ownProperties
+    }
+
+    var allAttributes: [NSAttributeDescription] {
+        if let layout = frozenLayout { return layout.attributes }
+        return allProperties.compactMap { $0 as? NSAttributeDescription }
+    }
+
+    var allRelationships: [NSRelationshipDescription] {
+        if let layout = frozenLayout { return layout.relationships }
+        return allProperties.compactMap { $0 as? NSRelationshipDescription }
+    }
+
+    /// The top of this entity's inheritance tree.
+    package var rootEntity: NSEntityDescription {
+        if let frozenLayout { return frozenLayout.rootEntity }
+        var entity = self
+        while let parent = entity.superentity { entity = parent }
+        return entity
+    }
+
+    /// This entity followed by all its sub-entities, depth first.
+    package var selfAndDescendants: [NSEntityDescription] {
+        [self] + ownSubentities.flatMap(\.selfAndDescendants)
+    }
+
+    // MARK: Freezing
+
+    /// Storage layout, computed once when the model is frozen.
+    private(set) var frozenLayout: EntityLayout?
+
+    func freezeLayout() {
+        guard frozenLayout == nil else { return }
+        superentity?.freezeLayout()
+        let properties = (superentity?.allProperties ?? []) + ownProperties
+        let attributes = properties.compactMap { $0 as? NSAttributeDescription }
+        let relationships = properties.compactMap { $0 as? NSRelationshipDescription }
+        for (index, attribute) in attributes.enumerated() where attribute.entity === self {
+            attribute.attributeSlot = index
+            attribute.slot = index
+            attribute.defaultPrimitive = (try? PrimitiveValue(attribute.defaultValue, for: attribute.attributeType)) ?? .null
+        }
+        for (index, relationship) in relationships.enumerated() where relationship.entity === self {
+            relationship.relationshipSlot = index
+            relationship.slot = index
+        }
+        frozenLayout = EntityLayout(
+            properties: properties,
+            attributes: attributes,
+            relationships: relationships,
+            propertiesByName: Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }),
+            defaultValues: attributes.map(\.defaultPrimitive),
+            hasTransientAttributes: attributes.contains(where: \.isTransient),
+            objectClass: managedObjectClass,
+            uniquenessConstraintNames: uniquenessConstraints.map { $0.map { ($0 as? NSPropertyDescription)?.name ?? "\($0)" } },
+            rootEntity: superentity?.rootEntity ?? self
+        )
+    }
+
+    func checkEditable(_ property: String) {
+        if let model = managedObjectModel, model.isFrozen {
+            preconditionFailure("Can't change \(property) of entity '\(name ?? "?")': its model is in use and can no longer be edited")
+        }
+    }
+}
+
+/// Where an entity's values live in its objects: attributes and relationships each in an
+/// array indexed by slot, inherited properties first so a slot means the same property in
+/// every entity of an inheritance tree. A class, so that reading it on hot paths copies nothing.
+package final class EntityLayout: @unchecked Sendable {
+    // @unchecked Sendable: immutable.
+    let properties: [NSPropertyDescription]
+    package let attributes: [NSAttributeDescription]
+    package let relationships: [NSRelationshipDescription]
+    package let propertiesByName: [String: NSPropertyDescription]
+    /// The values a newly inserted object starts with.
+    let defaultValues: [PrimitiveValue]
+    let hasTransientAttributes: Bool
+    /// The class instantiated for this entity's objects.
+    let objectClass: NSManagedObject.Type
+    package let uniquenessConstraintNames: [[String]]
+    /// The attributes and relationships validation must look at: required ones, and ones with
+    /// range, pattern or count rules.
+    let attributesToValidate: [NSAttributeDescription]
+    /// The same, as plain values read on every save without touching the descriptions.
+    let attributeChecks: [(slot: Int, isOptional: Bool, hasValueRules: Bool)]
+    /// Slots of the persistent (non-transient) attributes, and of the persistent to-ones.
+    let persistentAttributeSlots: [Int]
+    let persistentToOneSlots: [Int]
+    /// The top of the entity's inheritance tree (unowned: the model keeps its entities alive), so
+    /// that finding it costs no walk through weak superentity references.
+    package unowned(unsafe) let rootEntity: NSEntityDescription
+    let relationshipsToValidate: [NSRelationshipDescription]
+    /// The inverse of each relationship, by slot: read on every change of a relationship, where
+    /// `inverseRelationship` would load a weak reference.
+    let inverses: [NSRelationshipDescription?]
+
+    init(properties: [NSPropertyDescription], attributes: [NSAttributeDescription], relationships: [NSRelationshipDescription],
+         propertiesByName: [String: NSPropertyDescription], defaultValues: [PrimitiveValue], hasTransientAttributes: Bool,
+         objectClass: NSManagedObject.Type, uniquenessConstraintNames: [[String]], rootEntity: NSEntityDescription) {
+        self.rootEntity = rootEntity
+        self.properties = properties
+        self.attributes = attributes
+        self.relationships = relationships
+        self.propertiesByName = propertiesByName
+        self.defaultValues = defaultValues
+        self.hasTransientAttributes = hasTransientAttributes
+        self.objectClass = objectClass
+        self.uniquenessConstraintNames = uniquenessConstraintNames
+        self.attributesToValidate = attributes.filter { !$0.isOptional || $0.hasValueRules }
+        self.attributeChecks = attributesToValidate.map { ($0.attributeSlot, $0.isOptional, $0.hasValueRules) }
+        self.persistentAttributeSlots = attributes.filter { !$0.isTransient }.map(\.attributeSlot)
+        self.persistentToOneSlots = relationships.filter { !$0.isToMany && !$0.isTransient }.map(\.relationshipSlot)
+        self.relationshipsToValidate = relationships.filter { !$0.isOptional || $0.minCount > 0 || $0.maxCount > 1 }
+        self.inverses = relationships.map(\.inverseRelationship)
+    }
+}
+
+extension NSEntityDescription: CustomStringConvertible {
+    public var description: String { "NSEntityDescription(\(name ?? "unnamed"))" }
+}
+
+extension NSEntityDescription: Hashable {
+    public static func == (lhs: NSEntityDescription, rhs: NSEntityDescription) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+/// Stands for an entity in weak references (see `NSEntityDescription.anchor`). Owned only by its
+/// entity, so it lives exactly as long as the entity: while it can be reached, so can the entity.
+final class EntityAnchor: @unchecked Sendable {
+    // @unchecked Sendable: immutable.
+    unowned(unsafe) let entity: NSEntityDescription
+    init(_ entity: NSEntityDescription) { self.entity = entity }
+}

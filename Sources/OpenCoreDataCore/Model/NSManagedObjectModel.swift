@@ -1,0 +1,117 @@
+import Foundation
+
+/// A managed object model: the entities an application stores, and their configurations.
+///
+/// ```swift
+/// let model = NSManagedObjectModel()
+/// model.entities = [entry, tag]
+/// try model.validate()          // unknown destinations, broken inverses, duplicate names
+/// ```
+/// A model can be edited until it is first used by a coordinator; from then on it is frozen.
+open class NSManagedObjectModel: @unchecked Sendable {
+    // @unchecked Sendable: mutated only while being built; `freeze()` ends that, under a lock.
+
+    private var ownEntities: [NSEntityDescription] = []
+    private var configurationEntities: [String: [NSEntityDescription]] = [:]
+    private let freezeLock = NSLock()
+    private var frozenEntitiesByName: [String: NSEntityDescription]?
+    /// Entities by the class registered for them (only classes registered for one entity).
+    private(set) var frozenEntitiesByClass: [ObjectIdentifier: NSEntityDescription]?
+    /// Entity version hashes, computed once the model is frozen (see `NSEntityDescription.versionHash`).
+    let versionHashCache = VersionHashCache()
+
+    /// Identifiers of this model version (`NSStoreModelVersionIdentifiers` in store metadata).
+    public var versionIdentifiers: Set<AnyHashable> = [] { didSet { checkEditable() } }
+
+    /// For a model read from a store file: each entity's `Z_ENT` there, which the SQLite store
+    /// uses instead of numbering the entities itself.
+    package var storedEntityNumbers: [String: Int64]?
+    /// Set on a model guessed from a store's tables (`StoreSchemaInference`): good for reading only.
+    package var isInferredFromStore = false
+
+    /// Named fetch requests (see NSManagedObjectModel+FetchRequestTemplates.swift).
+    var fetchRequestTemplates: [String: NSFetchRequest<NSFetchRequestResult>] = [:]
+
+    public init() {}
+
+    /// Every entity of the model, sub-entities included.
+    public var entities: [NSEntityDescription] {
+        get { ownEntities }
+        set {
+            checkEditable()
+            ownEntities = newValue
+            for entity in newValue { entity.managedObjectModel = self }
+        }
+    }
+
+    /// The entities by name.
+    public var entitiesByName: [String: NSEntityDescription] {
+        if let frozenEntitiesByName { return frozenEntitiesByName }
+        return Dictionary(ownEntities.compactMap { entity in entity.name.map { ($0, entity) } },
+                          uniquingKeysWith: { first, _ in first })
+    }
+
+    /// The names of the model's configurations (without the default one).
+    public var configurations: [String] { configurationEntities.keys.sorted() }
+
+    /// The entities of a configuration; `nil` names the default configuration (every entity).
+    public func entities(forConfigurationName name: String?) -> [NSEntityDescription]? {
+        guard let name, name != "Default", name != "PF_DEFAULT_CONFIGURATION_NAME" else { return ownEntities }
+        return configurationEntities[name]
+    }
+
+    /// Assigns entities to a named configuration.
+    public func setEntities(_ entities: [NSEntityDescription], forConfigurationName name: String) {
+        checkEditable()
+        configurationEntities[name] = entities
+    }
+
+    /// True once the model is in use and can no longer be edited.
+    public var isFrozen: Bool {
+        freezeLock.lock()
+        defer { freezeLock.unlock() }
+        return frozenEntitiesByName != nil
+    }
+
+    /// Computes every entity's storage layout and forbids further edits. Called by the
+    /// coordinator and when the first object of the model is created; calling it again is free.
+    package func freeze() {
+        freezeLock.lock()
+        defer { freezeLock.unlock() }
+        guard frozenEntitiesByName == nil else { return }
+        for entity in ownEntities {
+            entity.managedObjectModel = self
+            entity.freezeLayout()
+        }
+        var byClass: [ObjectIdentifier: [NSEntityDescription]] = [:]
+        for entity in ownEntities where entity.frozenLayout!.objectClass != NSManagedObject.self {
+            byClass[ObjectIdentifier(entity.frozenLayout!.objectClass), default: []].append(entity)
+        }
+        // A class registered for several entities names none of them.
+        frozenEntitiesByClass = byClass.compactMapValues { $0.count == 1 ? $0[0] : nil }
+        frozenEntitiesByName = Dictionary(ownEntities.compactMap { entity in entity.name.map { ($0, entity) } },
+                                          uniquingKeysWith: { first, _ in first })
+    }
+
+    private func checkEditable() {
+        if isFrozen { preconditionFailure("Can't edit a managed object model that is already in use") }
+    }
+}
+
+extension NSManagedObjectModel {
+    /// The entity named `name`, or nil.
+    package func entity(named name: String) -> NSEntityDescription? { entitiesByName[name] }
+
+    /// The entity whose registered class is `type`, or whose class name names it.
+    func entity(for type: NSManagedObject.Type) -> NSEntityDescription? {
+        if let frozen = frozenEntitiesByClass { return frozen[ObjectIdentifier(type)] }
+        return searchEntity(for: type)
+    }
+
+    fileprivate func searchEntity(for type: NSManagedObject.Type) -> NSEntityDescription? {
+        let qualified = String(reflecting: type)
+        let plain = String(describing: type)
+        return ownEntities.first { $0.managedObjectClass == type }
+            ?? ownEntities.first { $0.managedObjectClassName == qualified || $0.managedObjectClassName == plain }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Synchronization
+
+/// The type names of the stores OpenCoreData provides.
+public let NSSQLiteStoreType = "SQLite"
+public let NSInMemoryStoreType = "InMemory"
+/// Store metadata keys.
+public let NSStoreTypeKey = "NSStoreType"
+public let NSStoreUUIDKey = "NSStoreUUID"
+/// Store options.
+public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
+/// With `NSReadOnlyPersistentStoreOption`: open a SQLite store that no connection has open
+/// (a WAL store without its `-wal` file) as an immutable file, so that not even SQLite's `-wal`
+/// and `-shm` files are created beside it. Only for stores nobody writes while it is open (the
+/// `ocd` tool uses it to inspect files). An OpenCoreData extension.
+public let OCDSQLiteReadImmutableOption = "OCDSQLiteReadImmutableOption"
+public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
+public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
+public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
+public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
+
+/// A persistent store: where a coordinator keeps the objects of some entities.
+///
+/// This class is also the seam between the object graph and storage: the coordinator talks to
+/// every store through the methods below (fetch rows, load one row, load a to-many, save a set
+/// of changes, hand out permanent IDs), which is the role `NSIncrementalStore` plays in Core
+/// Data. Each store serializes its own work with a lock, so one store can serve contexts on
+/// several threads.
+open class NSPersistentStore: @unchecked Sendable {
+    // @unchecked Sendable: every mutable field is touched only under `lock`, except `isReadOnly`
+    // (atomic) and `identifier`, which is set while the store loads, before other threads see it.
+
+    /// A store type, as in `NSPersistentStore.StoreType` (iOS 15+).
+    public struct StoreType: Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public static let sqlite = StoreType(rawValue: NSSQLiteStoreType)
+        public static let inMemory = StoreType(rawValue: NSInMemoryStoreType)
+    }
+
+    /// The store's type name (`NSSQLiteStoreType`, `NSInMemoryStoreType`, or the type a store
+    /// class was registered and added under).
+    open var type: String { addedType }
+    /// The type the coordinator added this store as.
+    var addedType = ""
+    /// The store's unique identifier (`NSStoreUUID`), which appears in object ID URIs.
+    public package(set) var identifier: String
+    /// Where the store lives; nil or `/dev/null` for an in-memory store.
+    public let url: URL?
+    /// The options the store was added with.
+    public let options: [AnyHashable: Any]?
+    /// The model configuration whose entities this store holds; nil for all entities.
+    public let configurationName: String
+    /// Whether the store refuses saves. Safe to read and set from any thread.
+    public var isReadOnly: Bool {
+        get { readOnlyFlag.load(ordering: .relaxed) }
+        set { readOnlyFlag.store(newValue, ordering: .relaxed) }
+    }
+    private let readOnlyFlag = Atomic<Bool>(false)
+    /// The coordinator the store belongs to.
+    public internal(set) weak var persistentStoreCoordinator: NSPersistentStoreCoordinator?
+
+    package let lock = NSRecursiveLock()
+    package var storedMetadata: [String: Any] = [:]
+
+    /// Creates a store; nothing is read or written until the coordinator loads it.
+    public required init(persistentStoreCoordinator root: NSPersistentStoreCoordinator?, configurationName name: String?,
+                         at url: URL, options: [AnyHashable: Any]? = nil) {
+        self.persistentStoreCoordinator = root
+        self.configurationName = name ?? "PF_DEFAULT_CONFIGURATION_NAME"
+        self.url = url
+        self.options = options
+        self.readOnlyFlag.store((options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false, ordering: .relaxed)
+        self.identifier = UUID().uuidString
+        // Found once, here: the subclass's conformance (in whatever module of the package).
+        if let own = self as? any StoreSeam { seam = own }
+    }
+
+    /// The store's metadata: `NSStoreType`, `NSStoreUUID`, the model's version hashes, and
+    /// anything the application put there.
+    open var metadata: [String: Any]! {
+        get { lock.withLock { storedMetadata } }
+        set { lock.withLock { storedMetadata = newValue ?? [:] } }
+    }
+
+    // MARK: The store seam
+
+    /// The store's side of the seam (see `StoreSeam`): the store itself, for every class that
+    /// implements it. Unowned: it is the store.
+    private(set) unowned(unsafe) var seam: any StoreSeam = MissingStoreSeam.shared
+
+    // MARK: Apple's store API
+
+    /// Reads the store's metadata when it is added; stores of your own set `metadata` here,
+    /// with `NSStoreTypeKey` and `NSStoreUUIDKey`. The built-in stores read theirs as they load.
+    open func loadMetadata() throws {}
+
+    /// Called after the store was added to `coordinator`.
+    open func didAdd(to coordinator: NSPersistentStoreCoordinator) {}
+
+    /// Called before the store is removed from `coordinator`.
+    open func willRemove(from coordinator: NSPersistentStoreCoordinator?) {}
+
+    /// The metadata of the store at `url`, without adding it: what
+    /// `NSPersistentStoreCoordinator.metadataForPersistentStore(ofType:at:options:)` answers for
+    /// a registered store type. Stores of your own override this to read their own files; the
+    /// default throws 134000.
+    open class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        throw CoreDataError.store(.persistentStoreInvalidType,
+                                  "The store class \(self) cannot read the metadata of \(url.path) without being added", url: url)
+    }
+
+    /// Replaces the metadata of the store at `url`, without adding it (see
+    /// `metadataForPersistentStore(with:)`); the default throws 134000.
+    open class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreAt url: URL) throws {
+        throw CoreDataError.store(.persistentStoreInvalidType,
+                                  "The store class \(self) cannot write the metadata of \(url.path) without being added", url: url)
+    }
+
+    /// Whether this store holds objects of `entity` (its configuration includes it).
+    func holds(_ entity: NSEntityDescription) -> Bool {
+        guard let model = persistentStoreCoordinator?.managedObjectModel,
+              let entities = model.entities(forConfigurationName: configurationName) else { return true }
+        return entities.contains { entity.isKindOf(entity: $0) || $0 === entity }
+    }
+}
+
+extension NSPersistentStore: CustomStringConvertible {
+    public var description: String { "<\(type) store \(identifier) at \(url?.path ?? "memory")>" }
+}

@@ -1,0 +1,143 @@
+import Foundation
+
+/// Connects a model to its persistent stores and hands their rows to contexts.
+///
+/// ```swift
+/// let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+/// try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+/// ```
+/// A coordinator is shared by every context of a stack, across threads.
+open class NSPersistentStoreCoordinator: @unchecked Sendable {
+    // @unchecked Sendable: `stores` is guarded by `lock`; the model is frozen.
+
+    /// The model the coordinator's stores hold objects of.
+    public let managedObjectModel: NSManagedObjectModel
+    /// A name for debugging.
+    public var name: String?
+    private let lock = NSLock()
+    private var stores: [NSPersistentStore] = []
+
+    /// Creates a coordinator; the model is frozen from now on.
+    public init(managedObjectModel model: NSManagedObjectModel) {
+        self.managedObjectModel = model
+        model.freeze()
+    }
+
+    /// The stores added so far, in order.
+    public var persistentStores: [NSPersistentStore] { lock.withLock { stores } }
+
+    /// Adds and opens a store of `storeType` at `url`.
+    ///
+    /// Throws when the model is invalid (134060, `NSCoreDataError`, with the `ModelValidationError`
+    /// listing every problem under `NSUnderlyingErrorKey`), when the file is not a store of that
+    /// type (the file is left as it was), or when the store was written for an incompatible model.
+    @discardableResult
+    open func addPersistentStore(ofType storeType: String, configurationName: String? = nil, at storeURL: URL?,
+                                 options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
+        do {
+            try managedObjectModel.validate()
+        } catch let error as ModelValidationError {
+            // A CocoaError, so that Core Data's `catch` clauses see it.
+            throw CoreDataError.make(.coreData, error.description, [NSUnderlyingErrorKey: error])
+        }
+        if let configurationName, configurationName != "PF_DEFAULT_CONFIGURATION_NAME",
+           managedObjectModel.entities(forConfigurationName: configurationName) == nil {
+            throw CoreDataError.make(.persistentStoreInvalidType, "The model has no configuration named '\(configurationName)'")
+        }
+        let url = storeURL ?? URL(fileURLWithPath: "/dev/null")
+        guard let storeClass = StoreClassRegistry.openingClass(for: storeType) else {
+            let advice = storeType == NSSQLiteStoreType
+                ? "the SQLite store is not linked into this program: import OpenCoreData"
+                : "register a store class for it with registerStoreClass(_:forStoreType:)"
+            throw CoreDataError.make(.persistentStoreInvalidType, "Unknown store type '\(storeType)': \(advice)")
+        }
+        // Only stores on the seam can serve contexts: a plain NSPersistentStore subclass would
+        // silently answer nothing.
+        guard StoreClassRegistry.isBuiltIn(storeType) || storeClass is NSIncrementalStore.Type else {
+            throw CoreDataError.make(.persistentStoreInvalidType,
+                                     "The class \(storeClass) registered for the store type '\(storeType)' is not an NSIncrementalStore subclass")
+        }
+        let store = storeClass.init(persistentStoreCoordinator: self, configurationName: configurationName, at: url, options: options)
+        store.addedType = storeType
+        if let url = storeURL, storeType != NSInMemoryStoreType, persistentStore(for: url) != nil {
+            throw CoreDataError.store(.persistentStoreOpen, "The store at \(url.path) is already added to this coordinator", url: url)
+        }
+        let entities = managedObjectModel.entities(forConfigurationName: configurationName) ?? managedObjectModel.entities
+        try store.seam.load(model: managedObjectModel, entities: entities)
+        lock.withLock { stores.append(store) }
+        store.didAdd(to: self)
+        return store
+    }
+
+    /// Adds a store of a `StoreType` (the iOS 15 spelling).
+    @discardableResult
+    public func addPersistentStore(type: NSPersistentStore.StoreType, configuration: String? = nil, at storeURL: URL,
+                                   options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
+        try addPersistentStore(ofType: type.rawValue, configurationName: configuration, at: storeURL, options: options)
+    }
+
+    /// Removes a store; its objects can no longer be fetched or saved.
+    open func remove(_ store: NSPersistentStore) throws {
+        store.willRemove(from: self)
+        lock.withLock { stores.removeAll { $0 === store } }
+        store.seam.unload()
+    }
+
+    /// The store at `url`, if it has been added.
+    public func persistentStore(for url: URL) -> NSPersistentStore? {
+        persistentStores.first { $0.url?.standardizedFileURL == url.standardizedFileURL }
+    }
+
+    /// The object ID a URI names (`x-coredata://<store>/<Entity>/p<key>`), or nil if the URI
+    /// does not name an entity of this model in one of this coordinator's stores.
+    public func managedObjectID(forURIRepresentation url: URL) -> NSManagedObjectID? {
+        guard url.scheme == "x-coredata", let host = url.host, !host.isEmpty,
+              let path = URLComponents(url: url, resolvingAgainstBaseURL: false)?.percentEncodedPath else { return nil }
+        // Split before decoding: a reference object may hold an encoded "/".
+        let parts = path.split(separator: "/").map { $0.removingPercentEncoding ?? String($0) }
+        guard parts.count == 2, let entity = managedObjectModel.entity(named: String(parts[0])), parts[1].first == "p",
+              let store = persistentStores.first(where: { $0.identifier == host }) else { return nil }
+        if let incremental = store as? NSIncrementalStore {
+            let reference = incremental.references.reference(fromURIComponent: String(parts[1].dropFirst()), entity: entity)
+            return incremental.newObjectID(for: entity, referenceObject: reference)
+        }
+        guard let key = Int64(parts[1].dropFirst()), key > 0 else { return nil }
+        return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
+    }
+
+    /// The metadata of one of this coordinator's stores.
+    public func metadata(for store: NSPersistentStore) -> [String: Any] { store.metadata ?? [:] }
+
+    /// Replaces a store's metadata; it is written with the next save.
+    public func setMetadata(_ metadata: [String: Any]?, for store: NSPersistentStore) {
+        store.metadata = metadata
+    }
+
+    // MARK: Routing
+
+    /// The stores that hold objects of `entity`.
+    func stores(for entity: NSEntityDescription) -> [NSPersistentStore] {
+        persistentStores.filter { $0.holds(entity) }
+    }
+
+    /// The store a new object is saved to: the one its context assigned it to, else its
+    /// entity's.
+    func store(forNew object: NSManagedObject) throws -> NSPersistentStore {
+        guard let store = object.context?.assignedStore(of: object) else { return try assignedStore(for: object.entity) }
+        guard persistentStores.contains(where: { $0 === store }), store.holds(object.entity) else {
+            throw CoreDataError.store(.persistentStoreSave,
+                                      "A new \(object.entity.name ?? "?") was assigned to the store \(store.url?.path ?? "in memory"), which does not hold that entity or is not added to the coordinator",
+                                      url: store.url)
+        }
+        return store
+    }
+
+    /// The store a new object of `entity` is saved to: the first writable one that holds it.
+    func assignedStore(for entity: NSEntityDescription) throws -> NSPersistentStore {
+        guard let store = persistentStores.first(where: { $0.holds(entity) && !$0.isReadOnly }) else {
+            throw CoreDataError.make(.persistentStoreSave,
+                                     "No writable persistent store holds entity '\(entity.name ?? "?")'")
+        }
+        return store
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Synchronization
+
+/// The store classes registered for store types with
+/// `NSPersistentStoreCoordinator.registerStoreClass(_:forStoreType:)`, shared by every
+/// coordinator of the process.
+enum StoreClassRegistry {
+    private static let classes = Mutex<[String: NSPersistentStore.Type]>([:])
+
+    static func register(_ storeClass: NSPersistentStore.Type?, for storeType: String) {
+        classes.withLock { $0[storeType] = storeClass }
+    }
+
+    static func storeClass(for storeType: String) -> NSPersistentStore.Type? {
+        classes.withLock { $0[storeType] }
+    }
+
+    /// The built-in types, which a registered class cannot replace.
+    static func isBuiltIn(_ storeType: String) -> Bool { storeType == NSSQLiteStoreType || storeType == NSInMemoryStoreType }
+
+    /// The class of a built-in type, or of a registered one: what opens stores of `storeType`.
+    static func openingClass(for storeType: String) -> NSPersistentStore.Type? {
+        switch storeType {
+        case NSSQLiteStoreType: BuiltInStores.sqliteStoreClass
+        case NSInMemoryStoreType: InMemoryStore.self
+        default: storeClass(for: storeType)
+        }
+    }
+}
+
+/// The SQLite store lives in its own module, which this one cannot name: that module declares
+/// `BuiltInStores`' conformance to `SQLiteStoreProviding`, and the coordinator finds it at run
+/// time (a dynamic cast finds a conformance declared in any module of the program). Without the
+/// SQLite module linked in, `NSSQLiteStoreType` is an unknown type.
+package enum BuiltInStores {
+    package static let sqliteStoreClass: NSPersistentStore.Type? =
+        ((BuiltInStores.self as Any) as? any SQLiteStoreProviding.Type)?.sqliteStoreClass
+}
+
+/// What the SQLite module provides to the coordinator.
+package protocol SQLiteStoreProviding {
+    static var sqliteStoreClass: NSPersistentStore.Type { get }
+}
+
+extension NSPersistentStoreCoordinator {
+    /// Makes `storeType` open stores of `storeClass`, an `NSIncrementalStore` subclass, through
+    /// `addPersistentStore(ofType:configurationName:at:options:)` and `NSPersistentStoreDescription`;
+    /// nil unregisters the type.
+    ///
+    /// ```swift
+    /// NSPersistentStoreCoordinator.registerStoreClass(NotesStore.self, forStoreType: "Notes")
+    /// ```
+    /// The built-in types (`NSSQLiteStoreType`, `NSInMemoryStoreType`) cannot be replaced: a
+    /// class registered under their names is never used.
+    /// A class that is not an `NSPersistentStore` stops the program, as Core Data raises.
+    public class func registerStoreClass(_ storeClass: AnyClass?, forStoreType storeType: String) {
+        guard let storeClass else {
+            StoreClassRegistry.register(nil, for: storeType)
+            return
+        }
+        guard let persistentStoreClass = storeClass as? NSPersistentStore.Type else {
+            preconditionFailure("registerStoreClass(_:forStoreType:): \(storeClass) is not a subclass of NSPersistentStore")
+        }
+        StoreClassRegistry.register(persistentStoreClass, for: storeType)
+    }
+
+    /// The iOS 15 spelling of `registerStoreClass(_:forStoreType:)`.
+    public class func registerStoreClass(_ storeClass: AnyClass?, type storeType: NSPersistentStore.StoreType) {
+        registerStoreClass(storeClass, forStoreType: storeType.rawValue)
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// The store seam: how the coordinator reads and writes one store — fetch rows, load one row,
+/// load the members of to-manys, write a save in two phases, hand out permanent IDs. This is the
+/// role `NSIncrementalStore` plays in Core Data, in the object graph's own value types.
+///
+/// The built-in stores implement it, and every `NSIncrementalStore` is adapted onto it. It is a
+/// protocol rather than overridable methods of `NSPersistentStore`, so that a store in another
+/// module of the package (the SQLite store, once the layers are targets) can implement it while
+/// nothing outside the package can. Every call synchronises itself.
+package protocol StoreSeam: AnyObject {
+    /// Opens the store for `model`: reads or creates its schema and metadata.
+    func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws
+
+    /// Closes the store.
+    func unload()
+
+    /// Runs a fetch.
+    func execute(_ fetch: StoreFetch) throws -> StoreFetchResult
+
+    /// The saved state of one object, or nil when it is not (or no longer) in the store.
+    /// `context` is the context asking, when there is one (an incremental store hands it on).
+    func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext?) throws -> RowSnapshot?
+
+    /// The saved states of several objects; missing rows are left out.
+    func snapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext?) throws -> [RowSnapshot]
+
+    /// The members of a to-many relationship for each of `sources` (in order, for ordered
+    /// relationships), with their saved states so they need no further loading.
+    func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
+                          context: NSManagedObjectContext?) throws -> [NSManagedObjectID: [RowSnapshot]]
+
+    /// The first phase of a save over several stores: writes the changes without making them
+    /// final, or throws having written nothing. The caller holds the store's lock until it calls
+    /// `commitPreparedSave()` or `rollbackPreparedSave()`.
+    func prepareSave(_ changes: SaveChanges) throws -> SaveOutcome
+
+    /// Makes the prepared changes final.
+    func commitPreparedSave() throws
+
+    /// Throws the prepared changes away.
+    func rollbackPreparedSave()
+
+    /// Reserves permanent IDs for new objects, one per element (stores of their own are asked
+    /// for the objects; the built-in ones need only their entities).
+    func newPermanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID]
+}
+
+extension StoreSeam {
+    package func unload() {}
+
+    package func snapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext?) throws -> [RowSnapshot] {
+        try objectIDs.compactMap { try snapshot(for: $0, context: context) }
+    }
+
+    /// The same, asked by no context.
+    package func snapshots(for objectIDs: [NSManagedObjectID]) throws -> [RowSnapshot] {
+        try snapshots(for: objectIDs, context: nil)
+    }
+
+    package func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription) throws
+        -> [NSManagedObjectID: [RowSnapshot]] {
+        try relatedSnapshots(of: sources, through: relationship, context: nil)
+    }
+}
+
+/// The seam of a store class that implements none (a plain `NSPersistentStore` subclass, which
+/// the coordinator refuses to add): every call says so.
+final class MissingStoreSeam: StoreSeam, Sendable {
+    static let shared = MissingStoreSeam()
+
+    private func refusal() -> CocoaError {
+        CoreDataError.make(.persistentStoreInvalidType, "The store class implements no store seam: subclass NSIncrementalStore")
+    }
+
+    func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws { throw refusal() }
+    func execute(_ fetch: StoreFetch) throws -> StoreFetchResult { throw refusal() }
+    func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext?) throws -> RowSnapshot? { throw refusal() }
+    func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
+                          context: NSManagedObjectContext?) throws -> [NSManagedObjectID: [RowSnapshot]] { throw refusal() }
+    func prepareSave(_ changes: SaveChanges) throws -> SaveOutcome { throw refusal() }
+    func commitPreparedSave() throws { throw refusal() }
+    func rollbackPreparedSave() {}
+    func newPermanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] { throw refusal() }
+}
+
+extension NSPersistentStore {
+    /// Writes one save's changes atomically, all of them or none, under the store's lock (batch
+    /// requests; a context's save goes through the coordinator's two phases).
+    func save(_ changes: SaveChanges) throws -> SaveOutcome {
+        try lock.withLock {
+            let outcome = try seam.prepareSave(changes)
+            do {
+                try seam.commitPreparedSave()
+            } catch {
+                seam.rollbackPreparedSave()
+                throw error
+            }
+            return outcome
+        }
+    }
+}

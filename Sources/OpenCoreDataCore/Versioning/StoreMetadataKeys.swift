@@ -1,0 +1,41 @@
+import Foundation
+
+/// Store metadata key: the entity version hashes of the model the store was written with,
+/// `[entity name: 32-byte Data]`, every entity of the store's configuration (sub-entities included).
+public let NSStoreModelVersionHashesKey = "NSStoreModelVersionHashes"
+/// Store metadata key: the model's `versionIdentifiers`, as an array.
+public let NSStoreModelVersionIdentifiersKey = "NSStoreModelVersionIdentifiers"
+/// Store metadata key: the model's `versionChecksum` (base64 SHA-256 of the entity hashes).
+public let NSStoreModelVersionChecksumKey = "NSStoreModelVersionChecksumKey"
+
+/// The other keys Core Data writes into every store's metadata; not public API on Apple's platforms.
+package enum StoreMetadataKey {
+    /// Base64 SHA-512 over the entity names and hashes (`VersionHashing.digest(of:)`).
+    static let versionHashesDigest = "NSStoreModelVersionHashesDigest"
+    /// The version of the hash scheme: 3 in every store Core Data has written since iOS 3.
+    static let versionHashesVersion = "NSStoreModelVersionHashesVersion"
+    /// The framework version that wrote the store.
+    package static let frameworkVersion = "NSPersistenceFrameworkVersion"
+    /// SQLite's `auto_vacuum` level, as a string ("2", incremental).
+    package static let autoVacuumLevel = "_NSAutoVacuumLevel"
+}
+
+extension NSManagedObjectModel {
+    /// The metadata entries that describe this model, for a store holding `entities`:
+    /// `NSStoreModelVersionHashes` (with its version, digest and checksum) and
+    /// `NSStoreModelVersionIdentifiers`.
+    package func versionMetadata(for entities: [NSEntityDescription]) -> [String: Any] {
+        var hashes: [String: Data] = [:]
+        for entity in entities {
+            guard let name = entity.name else { continue }
+            hashes[name] = entity.versionHash
+        }
+        return [
+            NSStoreModelVersionHashesKey: hashes,
+            StoreMetadataKey.versionHashesVersion: 3,
+            StoreMetadataKey.versionHashesDigest: VersionHashing.digest(of: hashes),
+            NSStoreModelVersionChecksumKey: VersionHashing.checksum(of: hashes),
+            NSStoreModelVersionIdentifiersKey: versionIdentifiers.compactMap { $0 as? String }.sorted(),
+        ]
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import OpenCoreDataCore
+
+extension NSPersistentStoreCoordinator {
+    /// A model read from a store file itself, and where it came from.
+    public struct StoredModel {
+        /// Where a stored model came from.
+        public enum Source: String, Sendable {
+            /// The copy of the model Core Data keeps in the store (`Z_MODELCACHE`, written since
+            /// about iOS 6): complete, and good for reading and writing.
+            case modelCache
+            /// Inferred from the store's tables, for stores without a model cache: entities,
+            /// attributes and to-one relationships only, names in lower case. Good for reading
+            /// only; open the store with `NSReadOnlyPersistentStoreOption`.
+            case inferredFromTables
+        }
+
+        /// The model.
+        public let model: NSManagedObjectModel
+        /// Where it came from.
+        public let source: Source
+    }
+
+    /// The model of the store file at `url`, read from the store itself, so that a store can be
+    /// opened and inspected without the application's model.
+    ///
+    /// ```swift
+    /// let stored = try NSPersistentStoreCoordinator.storedModelForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+    /// let coordinator = NSPersistentStoreCoordinator(managedObjectModel: stored.model)
+    /// try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+    ///                                    options: [NSReadOnlyPersistentStoreOption: true])
+    /// ```
+    /// An OpenCoreData extension: Core Data has no such call. The file is opened read-only and
+    /// left as it was. Throws as `metadataForPersistentStore(ofType:at:options:)`, and a
+    /// `ModelFileError` naming the store when its model cache cannot be decoded or its tables
+    /// do not describe a model.
+    public class func storedModelForPersistentStore(ofType storeType: String, at url: URL) throws -> StoredModel {
+        guard storeType == NSSQLiteStoreType else {
+            throw CoreDataError.store(.persistentStoreInvalidType,
+                                      "Can't read the model of \(url.path) as a store of type '\(storeType)': only SQLite stores carry one", url: url)
+        }
+        return try SQLiteStoreFile.storedModel(at: url)
+    }
+}

@@ -1,0 +1,436 @@
+import Foundation
+import OCDSQLite
+import OpenCoreDataCore
+
+/// What a SQL value is, so that SQL compares and computes only what it computes as memory does.
+enum ValueKind: Equatable {
+    case number(isInteger: Bool)
+    /// A decimal attribute: stored as a double, so compared but not computed with.
+    case decimal
+    case string, date, object
+    /// A nil constant: compatible with anything.
+    case null
+    /// Data, UUIDs, URIs, transformable values.
+    case other
+
+    init(_ type: NSAttributeType) {
+        switch type {
+        case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType:
+            self = .number(isInteger: true)
+        case .doubleAttributeType, .floatAttributeType: self = .number(isInteger: false)
+        case .decimalAttributeType: self = .decimal
+        case .stringAttributeType: self = .string
+        case .dateAttributeType: self = .date
+        default: self = .other
+        }
+    }
+
+    init(of value: Any?) {
+        switch value {
+        case nil, is NSNull: self = .null
+        case is String, is NSString, is Substring: self = .string
+        case is Date: self = .date
+        case is NSManagedObject, is NSManagedObjectID: self = .object
+        default:
+            if let number = PredicateNumber(value) {
+                if case .integer = number { self = .number(isInteger: true) } else { self = .number(isInteger: false) }
+            } else {
+                self = .other
+            }
+        }
+    }
+
+    var isNumeric: Bool {
+        switch self {
+        case .number, .decimal: true
+        default: false
+        }
+    }
+
+    /// Whether SQL compares values of these kinds as memory does.
+    func isComparable(with other: ValueKind) -> Bool {
+        switch (self, other) {
+        case (.null, _), (_, .null): true
+        case (.number, .number), (.number, .decimal), (.decimal, .number), (.decimal, .decimal): true
+        case (.string, .string), (.date, .date), (.object, .object): true
+        default: false
+        }
+    }
+
+    var name: String {
+        switch self {
+        case .number, .decimal: "a number"
+        case .string: "a string"
+        case .date: "a date"
+        case .object: "an object"
+        case .null: "nil"
+        case .other: "a value SQL can't compute with"
+        }
+    }
+}
+
+/// Arithmetic, functions, TERNARY and SUBQUERY in SQL.
+///
+/// - `+ - *` on numbers; `/` in floating point (`7 / 2` is 3.5, as in memory); `modulus:by:`
+///   on integers only (SQLite's `%` truncates doubles); unary minus. A nil operand, or a
+///   division by zero, is NULL, as it is nil in memory. Decimal attributes (stored as doubles)
+///   and dates are refused: their arithmetic would differ from memory's.
+/// - `abs:`; `uppercase:`, `lowercase:` and `length:` / `.length` through `ocd_function`, which runs
+///   the same Swift string code as memory; `count:`, `sum:`, `min:`, `max:`, `average:` of a
+///   to-many key path (as the collection operators); `CAST` between numbers and dates; `[SIZE]`
+///   of a to-many relationship; `noindex:`.
+/// - `TERNARY(predicate, a, b)` as `CASE WHEN … THEN a ELSE b END`.
+/// - `SUBQUERY(toMany, $x, predicate)` followed by `.@count` (or `@sum.key`, `@avg.key`,
+///   `@min.key`, `@max.key`), or inside `count:`, as a correlated sub-select. In its
+///   predicate `$x.key` is the member's key and other key paths the fetched object's.
+/// - Anything that reads nothing of the row (`now()`, `FUNCTION(now(), 'dateByAddingTimeInterval:',
+///   -60)`, `2 * %@`) is evaluated once, in memory, and bound.
+///
+/// Everything else (other functions, set expressions, a SUBQUERY used as a collection, a
+/// comparison of a number with a string) is an error naming it.
+extension PredicateSQLCompiler {
+    /// Whether the value of `expression` depends on the row (or on a SUBQUERY member); if not,
+    /// it is computed once in memory.
+    func readsRow(_ expression: NSExpression) -> Bool {
+        switch expression.expressionType {
+        case .constantValue: false
+        case .evaluatedObject, .keyPath, .subquery: true
+        // A variable is either a SUBQUERY's member or has not been substituted: either way SQL
+        // handles it (or refuses it).
+        case .variable: true
+        case .aggregate, .unionSet, .intersectSet, .minusSet: (expression.elements ?? []).contains(where: readsRow)
+        case .function: expression.operand.map(readsRow) == true || (expression.arguments ?? []).contains(where: readsRow)
+        case .conditional:
+            readsRow(expression.predicate) || readsRow(expression.trueExpression) || readsRow(expression.falseExpression)
+        }
+    }
+
+    func readsRow(_ predicate: NSPredicate) -> Bool {
+        switch predicate.resolved {
+        case let compound as NSCompoundPredicate: compound.subpredicates.contains(where: readsRow)
+        case let comparison as NSComparisonPredicate: readsRow(comparison.leftExpression) || readsRow(comparison.rightExpression)
+        default: predicate.constantTruth == nil
+        }
+    }
+
+    /// The SQL for an expression other than a key path or `SELF`.
+    mutating func computedOperand(_ expression: NSExpression, in predicate: NSPredicate) throws -> Operand {
+        guard readsRow(expression) else { return try boundConstant(expression.value(for: nil, variables: nil), in: predicate) }
+        switch expression.expressionType {
+        case .variable:
+            guard let scope = variableScopes[expression.variable] else {
+                throw PredicateCheck.invalid("the variable $\(expression.variable) has no value (substitute it first)", predicate)
+            }
+            return Operand(sql: "\(scope.alias).Z_PK", attribute: nil, isObjectReference: true)
+        case .function:
+            return try functionOperand(expression, in: predicate)
+        case .conditional:
+            let condition = try compile(expression.predicate)
+            let whenTrue = try operand(expression.trueExpression, in: predicate)
+            let whenFalse = try operand(expression.falseExpression, in: predicate)
+            guard whenTrue.kind.isComparable(with: whenFalse.kind), whenTrue.kind != .other else {
+                throw PredicateCheck.invalid("TERNARY gives \(whenTrue.kind.name) or \(whenFalse.kind.name): the SQLite store needs both of one kind", predicate)
+            }
+            let kind = whenTrue.kind == .null ? whenFalse.kind : whenTrue.kind
+            // CASE WHEN NULL takes the ELSE branch: an unknown condition is false, as in memory.
+            return Operand(sql: "(CASE WHEN \(condition) THEN \(whenTrue.sql) ELSE \(whenFalse.sql) END)", attribute: nil,
+                           isObjectReference: kind == .object, computed: kind)
+        case .subquery:
+            throw PredicateCheck.invalid("a SUBQUERY is a collection: the SQLite store compares its count (SUBQUERY(…).@count)", predicate)
+        default:
+            throw PredicateCheck.invalid("\(expression) is a collection the SQLite store can't compute", predicate)
+        }
+    }
+
+    /// A value computed in memory, bound as an argument.
+    private mutating func boundConstant(_ value: Any?, in predicate: NSPredicate) throws -> Operand {
+        let kind = ValueKind(of: value)
+        let operand = Operand(sql: "?", attribute: nil, isObjectReference: kind == .object, computed: kind)
+        guard kind != .other else {
+            throw PredicateCheck.invalid("the SQLite store can't compute with \(PredicateFormatting.literal(value))", predicate)
+        }
+        arguments.append(try sqliteValue(value, for: operand, options: [], in: predicate))
+        return operand
+    }
+
+    // MARK: Functions
+
+    private mutating func functionOperand(_ expression: NSExpression, in predicate: NSPredicate) throws -> Operand {
+        let name = expression.function
+        let arguments = expression.arguments ?? []
+        if let target = expression.operand {
+            guard let path = expression.functionKeyPath else {
+                throw PredicateCheck.invalid("\(expression): methods are only called in memory, not by the SQLite store", predicate)
+            }
+            return try keyPathOperand(path, of: target, in: predicate)
+        }
+        if let arity = PredicateFunction.arities[name], arity != arguments.count {
+            throw PredicateCheck.invalid("\(expression): \(name) takes \(arity) argument\(arity == 1 ? "" : "s"), not \(arguments.count)", predicate)
+        }
+        switch name {
+        case "add:to:", "from:subtract:", "multiply:by:", "divide:by:", "modulus:by:":
+            let left = try numericOperand(arguments[0], for: name, in: predicate)
+            let right = try numericOperand(arguments[1], for: name, in: predicate)
+            let integers = left.kind != .number(isInteger: false) && right.kind != .number(isInteger: false)
+            let sql: String
+            switch name {
+            case "add:to:": sql = "(\(left.sql) + \(right.sql))"
+            case "from:subtract:": sql = "(\(left.sql) - \(right.sql))"
+            case "multiply:by:": sql = "(\(left.sql) * \(right.sql))"
+            // Division in floating point, as in memory (SQLite divides integers as integers).
+            case "divide:by:": sql = "(CAST(\(left.sql) AS REAL) / \(right.sql))"
+            default:
+                guard integers else {
+                    throw PredicateCheck.invalid("modulus:by: of a non-integer is only computed in memory, not by the SQLite store", predicate)
+                }
+                sql = "(\(left.sql) % \(right.sql))"
+            }
+            let isInteger = integers && name != "divide:by:"
+            return Operand(sql: sql, attribute: nil, isObjectReference: false, computed: .number(isInteger: isInteger))
+        case "abs:":
+            let value = try numericOperand(arguments[0], for: name, in: predicate)
+            return Operand(sql: "abs(\(value.sql))", attribute: nil, isObjectReference: false, computed: value.kind)
+        case "trunc:":
+            // Toward zero, as in memory; CAST(… AS INTEGER) truncates so (NULL stays NULL).
+            let value = try numericOperand(arguments[0], for: name, in: predicate)
+            return Operand(sql: "CAST(\(value.sql) AS INTEGER)", attribute: nil, isObjectReference: false,
+                           computed: .number(isInteger: true))
+        case "uppercase:", "lowercase:", "length:":
+            let value = try operand(arguments[0], in: predicate)
+            guard value.kind == .string || value.kind == .null else {
+                throw PredicateCheck.invalid("\(name) needs a string, not \(value.kind.name)", predicate)
+            }
+            if name == "length:" { return Self.length(of: value) }
+            // The name is one of the three above, so it can stand in the SQL as a literal.
+            return Operand(sql: "ocd_function('\(name)', \(value.sql))", attribute: nil, isObjectReference: false, computed: .string)
+        case "count:", "sum:", "min:", "max:", "average:", "median:", "stddev:":
+            return try collectionFunctionOperand(name, arguments[0], in: predicate)
+        case "castObject:toType:":
+            let value = try operand(arguments[0], in: predicate)
+            switch (arguments[1].constantValue as? String, value.kind) {
+            case ("NSNumber", .number), ("NSNumber", .date), ("NSNumber", .null):
+                // A date is stored as its seconds since 2001, which is what CAST(date, "NSNumber") is.
+                return Operand(sql: value.sql, attribute: nil, isObjectReference: false, computed: value.kind == .date ? .number(isInteger: false) : value.kind)
+            case ("NSDate", .number), ("NSDate", .date), ("NSDate", .null):
+                return Operand(sql: value.sql, attribute: nil, isObjectReference: false, computed: .date)
+            default:
+                throw PredicateCheck.invalid("\(expression) is only computed in memory, not by the SQLite store", predicate)
+            }
+        case "objectFrom:withIndex:":
+            // `toMany[SIZE]` is its count; other indexes need the collection in memory.
+            if arguments[1].constantValue as? PredicateIndexSymbol == .size, arguments[0].expressionType == .keyPath {
+                return try keyPathOperand(arguments[0].keyPath + ".@count", in: predicate)
+            }
+            throw PredicateCheck.invalid("\(expression): indexing is only evaluated in memory, not by the SQLite store", predicate)
+        case "noindex:":
+            return try operand(arguments[0], in: predicate)
+        case _ where Self.numericFunctionsInSQL.contains(name):
+            // Run by the same Swift code as in memory (`ocd_function`, registered on the
+            // connection), so both give the same answer.
+            self.arguments.append(.text(name))
+            let values = try arguments.map { try numericOperand($0, for: name, in: predicate) }
+            let kind: ValueKind = switch name {
+            case "ceiling:", "floor:": values[0].kind
+            case "sqrt:", "log:", "ln:", "exp:", "raise:toPower:": .number(isInteger: false)
+            default: .number(isInteger: true)
+            }
+            return Operand(sql: "ocd_function(?, \(values.map(\.sql).joined(separator: ", ")))", attribute: nil,
+                           isObjectReference: false, computed: kind)
+        default:
+            throw PredicateCheck.invalid("the function \(name) is only evaluated in memory, not by the SQLite store", predicate)
+        }
+    }
+
+    /// The numeric functions the SQLite store runs through `ocd_function`.
+    static let numericFunctionsInSQL: Set<String> = [
+        "sqrt:", "log:", "ln:", "exp:", "ceiling:", "floor:", "raise:toPower:", "bitwiseAnd:with:", "bitwiseOr:with:",
+        "bitwiseXor:with:", "leftshift:by:", "rightshift:by:", "onesComplement:",
+    ]
+
+    /// An operand of arithmetic: a number, or nil.
+    private mutating func numericOperand(_ expression: NSExpression, for function: String, in predicate: NSPredicate) throws -> Operand {
+        let value = try operand(expression, in: predicate)
+        switch value.kind {
+        case .number, .null:
+            return value
+        case .decimal:
+            throw PredicateCheck.invalid("\(function) on the decimal \(expression) is only computed in memory: the SQLite store keeps decimals as doubles", predicate)
+        default:
+            throw PredicateCheck.invalid("\(function) needs numbers, not \(value.kind.name) (\(expression))", predicate)
+        }
+    }
+
+    /// `count:(pets)`, `sum:(pets.weight)`, … as the collection operators `pets.@count`,
+    /// `pets.@sum.weight`; `count:(SUBQUERY(…))` as the subquery's count.
+    private mutating func collectionFunctionOperand(_ name: String, _ argument: NSExpression, in predicate: NSPredicate) throws -> Operand {
+        // `median:` and `stddev:` have no key-path operator; their tokens (with a colon, which no
+        // key path can contain) stand for them inside the compiler only.
+        let collectionOperator = ["count:": "@count", "sum:": "@sum", "min:": "@min", "max:": "@max", "average:": "@avg",
+                                  "median:": "@median:", "stddev:": "@stddev:"][name]!
+        if argument.expressionType == .subquery, name == "count:" {
+            return try subqueryOperand(argument, path: "@count", in: predicate)
+        }
+        guard argument.expressionType == .keyPath else {
+            throw PredicateCheck.invalid("\(name) of \(argument) is only evaluated in memory, not by the SQLite store", predicate)
+        }
+        var keys = argument.keyPath.split(separator: ".").map(String.init)
+        if name == "count:" {
+            keys.append(collectionOperator)
+        } else {
+            guard keys.count >= 2 else {
+                throw PredicateCheck.invalid("\(name) needs a to-many relationship and a key of its members, as in \(name)(items.price)", predicate)
+            }
+            keys.insert(collectionOperator, at: keys.count - 1)
+        }
+        // A nil owner (`count:(owner.pets)` of a pet without owner) has no members: 0, as in memory.
+        return try aggregateOperand(keys, operatorIndex: keys.firstIndex(of: collectionOperator)!, nilWithoutOwner: false, in: predicate)
+    }
+
+    /// A string's length in UTF-16 units, as `NSString.length` (SQLite's `length()` counts code
+    /// points), computed by the same Swift code as in memory.
+    static func length(of string: Operand) -> Operand {
+        Operand(sql: "ocd_function('length:', \(string.sql))", attribute: nil,
+                isObjectReference: false, computed: .number(isInteger: true))
+    }
+
+    /// `target.path`: a SUBQUERY member's key (`$x.name`), a SUBQUERY's count or aggregate
+    /// (`SUBQUERY(…).@count`), or a computed string's `length`.
+    private mutating func keyPathOperand(_ path: String, of target: NSExpression, in predicate: NSPredicate) throws -> Operand {
+        switch target.expressionType {
+        case .variable:
+            guard var scope = variableScopes[target.variable] else {
+                throw PredicateCheck.invalid("the variable $\(target.variable) has no value (substitute it first)", predicate)
+            }
+            let operand = try scope.keyPathOperand(path, in: predicate)
+            variableScopes[target.variable] = scope
+            return operand
+        case .subquery:
+            return try subqueryOperand(target, path: path, in: predicate)
+        default:
+            let value = try operand(target, in: predicate)
+            guard path == "length", value.kind == .string || value.kind == .null else {
+                throw PredicateCheck.invalid("\(target).\(path) is only evaluated in memory, not by the SQLite store", predicate)
+            }
+            return Self.length(of: value)
+        }
+    }
+
+    // MARK: SUBQUERY
+
+    /// `SUBQUERY(collection, $x, predicate).@count` (or `.@sum.key`, …) as
+    /// `(SELECT COUNT(*) FROM members WHERE they belong to the row AND predicate)`.
+    private mutating func subqueryOperand(_ subquery: NSExpression, path: String, in predicate: NSPredicate) throws -> Operand {
+        let keys = path.split(separator: ".").map(String.init)
+        let operation = keys.first?.lowercased() ?? ""
+        guard ["@count", "@sum", "@avg", "@min", "@max"].contains(operation), keys.count == (operation == "@count" ? 1 : 2) else {
+            throw PredicateCheck.invalid("SUBQUERY(…).\(path): the SQLite store computes a SUBQUERY's @count, @sum, @avg, @min or @max", predicate)
+        }
+        guard let collection = subquery.collection as? NSExpression else {
+            throw PredicateCheck.invalid("\(subquery) has no collection", predicate)
+        }
+        // The owner of the to-many relationship: the fetched object (or a to-one path from it),
+        // or an enclosing SUBQUERY's member (`SUBQUERY($x.children, $c, …)`).
+        var ownerKeys: [String]
+        var ownerScope: String?
+        switch collection.expressionType {
+        case .keyPath:
+            ownerKeys = collection.keyPath.split(separator: ".").map(String.init)
+        case .function where collection.isKeyPathFunction && collection.operand?.expressionType == .variable:
+            ownerScope = collection.operand!.variable
+            ownerKeys = (collection.functionKeyPath ?? "").split(separator: ".").map(String.init)
+        default:
+            throw PredicateCheck.invalid("SUBQUERY over \(collection): the SQLite store runs a SUBQUERY over a to-many relationship", predicate)
+        }
+        let relationshipName = ownerKeys.removeLast()
+        let ownerAlias: String
+        let owner: SQLiteSchema.EntityMapping
+        if let ownerScope {
+            guard var scope = variableScopes[ownerScope] else {
+                throw PredicateCheck.invalid("the variable $\(ownerScope) has no value (substitute it first)", predicate)
+            }
+            (ownerAlias, owner) = try scope.joinedTable(through: ownerKeys, in: predicate)
+            variableScopes[ownerScope] = scope
+        } else {
+            (ownerAlias, owner) = try joinedTable(through: ownerKeys, in: predicate)
+        }
+        guard let relationship = owner.entity.layout.propertiesByName[relationshipName] as? NSRelationshipDescription,
+              relationship.isToMany, let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else {
+            throw PredicateCheck.invalid("SUBQUERY over \(collection): '\(relationshipName)' is not a to-many relationship of \(owner.entity.name ?? "?")", predicate)
+        }
+
+        subqueryCount += 1
+        let member = "\(alias)_q\(subqueryCount)"
+        let variable = subquery.variable
+        let enclosing = variableScopes[variable]
+        variableScopes[variable] = PredicateSQLCompiler(schema: schema, mapping: destination, alias: member)
+        let condition: String
+        do {
+            condition = try compile(subquery.predicate)
+        } catch {
+            variableScopes[variable] = enclosing
+            throw error
+        }
+        var scope = variableScopes[variable]!
+        variableScopes[variable] = enclosing
+
+        let valueSQL: String
+        var attribute: NSAttributeDescription?
+        var kind: ValueKind?
+        if operation == "@count" {
+            valueSQL = "COUNT(*)"
+            kind = .number(isInteger: true)
+        } else {
+            let value = try scope.keyPathOperand(keys[1], in: predicate)
+            switch operation {
+            case "@sum": valueSQL = "COALESCE(SUM(\(value.sql)), 0)"; kind = .number(isInteger: false)
+            case "@avg": valueSQL = "AVG(\(value.sql))"; kind = .number(isInteger: false)
+            case "@min": valueSQL = "MIN(\(value.sql))"; attribute = value.attribute
+            default: valueSQL = "MAX(\(value.sql))"; attribute = value.attribute
+            }
+        }
+        let (source, correlation) = try members(of: relationship, in: destination, as: member, ownerAlias: ownerAlias, in: predicate)
+        let joins = scope.joins.isEmpty ? "" : " " + scope.joins.joined(separator: " ")
+        return Operand(sql: "(SELECT \(valueSQL) FROM \(source)\(joins) WHERE \(correlation) AND (\(condition)))", attribute: attribute,
+                       isObjectReference: false, computed: kind)
+    }
+
+    // MARK: Checks
+
+    /// A constant compared with a computed value must be of its kind: SQL orders numbers before
+    /// strings where memory finds them incomparable.
+    func checkConstant(_ constant: Any?, comparedWith operand: Operand, _ type: NSComparisonPredicate.Operator,
+                       in predicate: NSPredicate) throws {
+        guard operand.computed != nil else { return }  // columns: the attribute's type converts or refuses the value
+        switch type {
+        case .beginsWith, .endsWith, .contains, .like, .matches:
+            guard operand.kind == .string || operand.kind == .null else {
+                throw PredicateCheck.invalid("\(type.formatName) needs a string, not \(operand.kind.name)", predicate)
+            }
+        case .in where ValueComparison.string(constant) != nil:
+            guard operand.kind == .string || operand.kind == .null else {
+                throw PredicateCheck.invalid("IN a string needs a string, not \(operand.kind.name)", predicate)
+            }
+        case .in, .between:
+            for element in ValueComparison.elements(of: constant) where !operand.kind.isComparable(with: ValueKind(of: element)) {
+                throw PredicateCheck.invalid("compares \(operand.kind.name) with \(PredicateFormatting.literal(element))", predicate)
+            }
+        default:
+            guard operand.kind.isComparable(with: ValueKind(of: constant)) else {
+                throw PredicateCheck.invalid("compares \(operand.kind.name) with \(PredicateFormatting.literal(constant))", predicate)
+            }
+        }
+    }
+
+    func checkComparable(_ left: Operand, _ right: Operand, _ type: NSComparisonPredicate.Operator, in predicate: NSPredicate) throws {
+        switch type {
+        case .beginsWith, .endsWith, .contains, .like, .matches:
+            guard left.kind.isComparable(with: .string), right.kind.isComparable(with: .string), left.kind != .other else {
+                throw PredicateCheck.invalid("\(type.formatName) needs strings, not \(left.kind.name) and \(right.kind.name)", predicate)
+            }
+        default:
+            guard left.kind.isComparable(with: right.kind), left.kind != .other, right.kind != .other else {
+                throw PredicateCheck.invalid("compares \(left.kind.name) with \(right.kind.name)", predicate)
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import OCDSQLite
+import OpenCoreDataCore
+
+/// The SELECT the SQLite store runs for one fetch: the entity's table, its `Z_ENT` filter, the
+/// predicate as SQL with bound arguments, the order, and the limits.
+struct SQLiteFetchStatement {
+    let sql: String
+    let arguments: [SQLiteValue]
+    let mapping: SQLiteSchema.EntityMapping
+    /// For dictionary results: the operand of each requested key, in order.
+    let dictionaryOperands: [PredicateSQLCompiler.Operand]
+
+    init(_ fetch: StoreFetch, schema: SQLiteSchema) throws {
+        guard let mapping = schema.mapping(for: fetch.entity) else {
+            throw CoreDataError.make(.persistentStoreUnsupportedRequestType, "The store does not hold entity '\(fetch.entity.name ?? "?")'")
+        }
+        var compiler = PredicateSQLCompiler(schema: schema, mapping: mapping)
+        var conditions: [String] = []
+        let alias = PredicateSQLCompiler.rootAlias
+        if let filter = PredicateSQLCompiler.entityCondition(for: mapping, includesSubentities: fetch.includesSubentities, alias: alias) {
+            conditions.append(filter)
+        }
+        if let predicate = fetch.predicate { conditions.append(try compiler.whereClause(for: predicate)) }
+        let orderBy = try compiler.orderByClause(for: fetch.sortDescriptors)
+
+        let columns: String
+        var dictionaryOperands: [PredicateSQLCompiler.Operand] = []
+        switch fetch.result {
+        case .snapshots: columns = schema.selectList(of: mapping.table, alias: alias)
+        case .objectIDs, .keys: columns = "\(alias).Z_PK, \(alias).Z_ENT"
+        case .count: columns = "\(alias).Z_PK"
+        case .dictionaries(let requested, _):
+            var expressions: [String] = []
+            for column in requested {
+                switch column.kind {
+                case .value(let keyPath):
+                    let operand = try compiler.keyPathOperand(keyPath, in: nil)
+                    dictionaryOperands.append(operand)
+                    expressions.append(operand.sql)
+                case .aggregate(let function, let keyPath):
+                    let operand = try compiler.keyPathOperand(keyPath, in: nil)
+                    dictionaryOperands.append(operand)
+                    expressions.append(Self.aggregateSQL(function, of: operand.sql))
+                }
+            }
+            columns = expressions.joined(separator: ", ")
+        }
+        var groupBy: [String] = []
+        if case .dictionaries(_, let keys) = fetch.result {
+            groupBy = try keys.map { try compiler.keyPathOperand($0, in: nil).sql }
+        }
+        var sql = "SELECT \(fetch.returnsDistinctResults ? "DISTINCT " : "")\(columns) FROM \(mapping.table.name) \(alias)"
+        if !compiler.joins.isEmpty { sql += " " + compiler.joins.joined(separator: " ") }
+        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
+        if !groupBy.isEmpty { sql += " GROUP BY " + groupBy.joined(separator: ", ") }
+        if !orderBy.isEmpty {
+            sql += " ORDER BY " + orderBy
+        } else if case .keys = fetch.result {
+            // Batched results without an order come in key order, as from the in-memory store.
+            sql += " ORDER BY \(alias).Z_PK"
+        }
+        var arguments = compiler.arguments
+        if fetch.fetchLimit > 0 || fetch.fetchOffset > 0 {
+            sql += " LIMIT ? OFFSET ?"
+            arguments += [.integer(fetch.fetchLimit > 0 ? Int64(fetch.fetchLimit) : -1), .integer(Int64(fetch.fetchOffset))]
+        }
+        if case .count = fetch.result { sql = "SELECT COUNT(*) FROM (\(sql))" }
+        self.sql = sql
+        self.arguments = arguments
+        self.mapping = mapping
+        self.dictionaryOperands = dictionaryOperands
+    }
+}
+
+extension SQLiteFetchStatement {
+    static func aggregateSQL(_ function: AggregateFunction, of sql: String) -> String {
+        switch function {
+        case .count: "COUNT(\(sql))"
+        case .sum: "TOTAL(\(sql))"
+        case .average: "AVG(\(sql))"
+        case .min: "MIN(\(sql))"
+        case .max: "MAX(\(sql))"
+        }
+    }
+}
+
+extension NSManagedObjectModel {
+    /// The SQL statement the SQLite store runs to fetch `request`'s objects, and the values it
+    /// binds to its `?` parameters: a debugging aid, like Core Data's
+    /// `-com.apple.CoreData.SQLDebug` log, without opening a store.
+    ///
+    /// ```swift
+    /// let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+    /// request.predicate = NSPredicate(format: "age > %d", 30)
+    /// let (sql, arguments) = try model.sqliteStatement(for: request)
+    /// // SELECT t0.Z_PK, … FROM ZPERSON t0 WHERE t0.ZAGE > ?   [30]
+    /// ```
+    /// Throws what the fetch would throw for an unknown entity or key path (134091). Uses the
+    /// model (and freezes it, as a coordinator would).
+    public func sqliteStatement<T>(for request: NSFetchRequest<T>) throws -> (sql: String, arguments: [Any?]) {
+        guard let entity = request.entity ?? request.entityName.flatMap(entity(named:)) else {
+            throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
+                                     "The model has no entity named '\(request.entityName ?? "")'")
+        }
+        freeze()
+        if let predicate = request.predicate { try PredicateCheck.validate(predicate, for: entity) }
+        let fetch = StoreFetch(entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
+                               sortDescriptors: request.sortDescriptors ?? [], fetchLimit: request.fetchLimit,
+                               fetchOffset: request.fetchOffset, returnsDistinctResults: request.returnsDistinctResults,
+                               result: .snapshots)
+        let statement = try SQLiteFetchStatement(fetch, schema: SQLiteSchema(entities: entities, storedNumbers: storedEntityNumbers))
+        return (statement.sql, statement.arguments.map(\.anyValue))
+    }
+}

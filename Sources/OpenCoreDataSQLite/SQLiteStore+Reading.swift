@@ -1,0 +1,177 @@
+import Foundation
+import OCDSQLite
+import OpenCoreDataCore
+
+extension SQLiteStore {
+    func executeFetch(_ fetch: StoreFetch) throws -> StoreFetchResult {
+        try withReader { reader in
+            let connection = reader.connection
+            let select = try reader.fetchStatements.statement(for: fetch) { try SQLiteFetchStatement(fetch, schema: schema) }
+            let mapping = select.mapping
+            let dictionaryOperands = select.dictionaryOperands
+            let statement = try connection.cachedStatement(select.sql)
+            defer { statement.reset() }
+            try statement.bind(select.arguments)
+            switch fetch.result {
+            case .snapshots:
+                var snapshots: [RowSnapshot] = []
+                let decoder = SQLiteRowDecoder(store: self, schema: schema)
+                while try statement.step() { snapshots.append(decoder.snapshot(statement)) }
+                return .snapshots(snapshots)
+            case .objectIDs:
+                var ids: [NSManagedObjectID] = []
+                while try statement.step() { ids.append(objectID(pk: statement.int64(at: 0), entityNumber: statement.int64(at: 1), fallback: mapping)) }
+                return .objectIDs(ids)
+            case .count:
+                _ = try statement.step()
+                return .count(Int(statement.int64(at: 0)))
+            case .keys:
+                let (keys, entityIndexes) = try readKeys(statement, fetch: fetch, mapping: mapping)
+                return .keys(keys, entityIndexes)
+            case .dictionaries(let columns, _):
+                return .dictionaries(try readDictionaries(statement, columns: columns, operands: dictionaryOperands, mapping: mapping))
+            }
+        }
+    }
+
+    /// The keys and concrete entities of a `.keys` fetch.
+    private func readKeys(_ statement: SQLiteStatement, fetch: StoreFetch, mapping: SQLiteSchema.EntityMapping) throws
+        -> ([Int64], [UInt16]) {
+        var keys: [Int64] = []
+        var entityIndexes: [UInt16] = []
+        let family = fetch.entity.selfAndDescendants
+        guard fetch.includesSubentities && family.count > 1 else {
+            while try statement.step() { keys.append(statement.int64(at: 0)) }
+            return (keys, [])
+        }
+        var indexByNumber: [Int64: UInt16] = [:]
+        for (index, entity) in family.enumerated() {
+            if let number = schema.mapping(for: entity)?.number { indexByNumber[number] = UInt16(index) }
+        }
+        while try statement.step() {
+            keys.append(statement.int64(at: 0))
+            entityIndexes.append(indexByNumber[statement.int64(at: 1)] ?? 0)
+        }
+        return (keys, entityIndexes)
+    }
+
+    /// `Z_ENT` condition for a fetch of `mapping`'s entity; nil when the table holds nothing else.
+    func entityFilter(for mapping: SQLiteSchema.EntityMapping, includesSubentities: Bool, alias: String = PredicateSQLCompiler.rootAlias) -> String? {
+        PredicateSQLCompiler.entityCondition(for: mapping, includesSubentities: includesSubentities, alias: alias)
+    }
+
+    func objectID(pk: Int64, entityNumber: Int64, fallback: SQLiteSchema.EntityMapping) -> NSManagedObjectID {
+        let entity = schema.mapping(number: entityNumber)?.entity ?? fallback.entity
+        return NSManagedObjectID(entity: entity, store: self, primaryKey: pk)
+    }
+
+    private func readDictionaries(_ statement: SQLiteStatement, columns: [DictionaryColumn], operands: [PredicateSQLCompiler.Operand],
+                                  mapping: SQLiteSchema.EntityMapping) throws -> [[String: Any]] {
+        // The destination entity of each column that names a to-one (its values are object IDs),
+        // found once rather than per row.
+        let destinations: [NSEntityDescription?] = columns.enumerated().map { index, column in
+            guard case .value(let keyPath) = column.kind, operands[index].attribute == nil else { return nil }
+            return PredicateCheck.lastRelationship(of: keyPath, from: mapping.entity)?.destinationEntity
+        }
+        var result: [[String: Any]] = []
+        while try statement.step() {
+            var dictionary: [String: Any] = [:]
+            for (index, column) in columns.enumerated() where !statement.isNull(at: index) {
+                switch column.kind {
+                case .aggregate(let function, _):
+                    dictionary[column.name] = AggregateValue.make(function, value: statement.value(at: index).anyValue,
+                                                                  attribute: operands[index].attribute,
+                                                                  resultType: column.resultType)
+                case .value:
+                    if let attribute = operands[index].attribute {
+                        dictionary[column.name] = SQLiteValueCoding.read(statement, at: index, as: attribute).objectValue(for: attribute.attributeType)
+                    } else if let destination = destinations[index] {
+                        dictionary[column.name] = NSManagedObjectID(entity: destination, store: self, primaryKey: statement.int64(at: index))
+                    }
+                }
+            }
+            result.append(dictionary)
+        }
+        return result
+    }
+
+    func readSnapshots(for objectIDs: [NSManagedObjectID]) throws -> [RowSnapshot] {
+        try withReader { reader in
+            let connection = reader.connection
+            var result: [RowSnapshot] = []
+            let byTable = Dictionary(grouping: objectIDs.filter { $0.primaryKey != nil }) { ObjectIdentifier($0.entity.rootEntity) }
+            for ids in byTable.values {
+                guard let table = schema.mapping(for: ids[0].entity)?.table else { continue }
+                for chunk in ids.chunked(into: 500) {
+                    let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                    let sql = "SELECT \(schema.selectList(of: table, alias: "t0")) FROM \(table.name) t0 WHERE t0.Z_PK IN (\(placeholders))"
+                    let statement = try connection.cachedStatement(sql)
+                    defer { statement.reset() }
+                    try statement.bind(chunk.map { .integer($0.primaryKey!) })
+                    let decoder = SQLiteRowDecoder(store: self, schema: schema)
+                    while try statement.step() { result.append(decoder.snapshot(statement)) }
+                }
+            }
+            return result
+        }
+    }
+
+    func readRelatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription) throws
+        -> [NSManagedObjectID: [RowSnapshot]] {
+        try withReader { reader in
+            let connection = reader.connection
+            guard let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else { return [:] }
+            var result: [NSManagedObjectID: [RowSnapshot]] = [:]
+            let byKey = Dictionary(sources.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { first, _ in first })
+            for chunk in Array(byKey.keys).chunked(into: 500) {
+                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                let sql: String
+                if let join = schema.joinTables[ObjectIdentifier(relationship)] {
+                    let order = join.orderColumn.map { "j.\($0), " } ?? ""
+                    sql = "SELECT j.\(join.sourceColumn), \(schema.selectList(of: destination.table, alias: "t0")) FROM \(join.name) j JOIN \(destination.table.name) t0 ON t0.Z_PK = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) IN (\(placeholders)) ORDER BY j.\(join.sourceColumn), \(order)t0.Z_PK"
+                } else if let inverse = relationship.inverseRelationship, let foreignKey = destination.toOneColumns[inverse.relationshipSlot] {
+                    let filter = entityFilter(for: destination, includesSubentities: true).map { " AND \($0)" } ?? ""
+                    let order = destination.table.orderColumns[ObjectIdentifier(relationship)].map { "t0.\($0), " } ?? ""
+                    sql = "SELECT t0.\(foreignKey), \(schema.selectList(of: destination.table, alias: "t0")) FROM \(destination.table.name) t0 WHERE t0.\(foreignKey) IN (\(placeholders))\(filter) ORDER BY t0.\(foreignKey), \(order)t0.Z_PK"
+                } else {
+                    continue
+                }
+                let statement = try connection.cachedStatement(sql)
+                defer { statement.reset() }
+                try statement.bind(chunk.map { .integer($0) })
+                let decoder = SQLiteRowDecoder(store: self, schema: schema, offset: 1)
+                // Rows come ordered by their source: gathered per run of one source, so that the
+                // result is looked up once per source rather than once per row.
+                var runKey: Int64?
+                var run: [RowSnapshot] = []
+                func finishRun() {
+                    if let runKey, let source = byKey[runKey], !run.isEmpty { result[source, default: []] += run }
+                    run = []
+                }
+                while try statement.step() {
+                    let key = statement.int64(at: 0)
+                    if key != runKey {
+                        finishRun()
+                        runKey = key
+                    }
+                    run.append(decoder.snapshot(statement))
+                }
+                finishRun()
+            }
+            return result
+        }
+    }
+}
+
+extension Array {
+    func chunked(into size: Int) -> [ArraySlice<Element>] {
+        stride(from: 0, to: count, by: size).map { self[$0..<Swift.min($0 + size, count)] }
+    }
+}
+
+extension PredicateCheck {
+    /// The relationship a key path ends in, if it ends in one.
+    static func lastRelationship(of keyPath: String, from entity: NSEntityDescription) -> NSRelationshipDescription? {
+        (try? resolve(keyPath: keyPath, from: entity, allowsToMany: true, in: nil))?.last as? NSRelationshipDescription
+    }
+}

@@ -1,0 +1,346 @@
+import Foundation
+import OCDSQLite
+import OpenCoreDataCore
+
+extension SQLiteStore {
+    /// Writes a save inside a transaction left open for `commitChanges()` or `rollbackChanges()`.
+    func writeChanges(_ changes: SaveChanges) throws -> SaveOutcome {
+        try lock.withLock {
+            let connection = try liveConnection()
+            guard !isReadOnly else {
+                throw CoreDataError.store(.persistentStoreSave, "The store \(url?.path ?? "?") is read-only", url: url)
+            }
+            try connection.execute("BEGIN IMMEDIATE TRANSACTION")
+            do {
+                var outcome = SaveOutcome()
+                outcome.insertedIDs = try allocatePermanentIDs(for: changes.inserted.map(\.objectID), on: connection)
+                let map = changes.temporaryKeyMap(outcome.insertedIDs)
+                let resolve: (NSManagedObjectID?) -> Int64? = { map.key(of: $0) }
+                // Rows changed elsewhere since they were read are collected, not thrown at the first,
+                // so that the save can report every conflict; the transaction is rolled back then.
+                var lockingFailures: [OptimisticLockingFailure] = []
+                try delete(changes.deleted, on: connection, lockingFailures: &lockingFailures)
+                // Rows a unique index refused, likewise collected; who shares their values is
+                // found by query once every row is written.
+                var refused: [(row: SaveChanges.Row, key: Int64)] = []
+                var insertStatements = InsertStatementCache()
+                for (row, id) in zip(changes.inserted, outcome.insertedIDs) {
+                    if try !insert(row, key: id.primaryKey!, resolve: resolve, statements: &insertStatements, on: connection) {
+                        refused.append((row, id.primaryKey!))
+                    }
+                }
+                var updateStatements = UpdateStatementCache()
+                for row in changes.updated {
+                    switch try update(row, resolve: resolve, statements: &updateStatements, on: connection) {
+                    case .written: break
+                    case .changedSinceRead(let failure): lockingFailures.append(failure)
+                    case .refusedByUniqueIndex: refused.append((row, row.objectID.primaryKey!))
+                    }
+                }
+                if !lockingFailures.isEmpty { throw OptimisticLockingFailures(failures: lockingFailures) }
+                if !refused.isEmpty {
+                    throw try UniquenessConflictQuery(schema: schema, store: self, connection: connection)
+                        .conflicts(of: refused, in: changes, insertedIDs: outcome.insertedIDs, resolve: resolve)
+                }
+                for change in changes.toMany { try write(change, resolve: resolve, on: connection) }
+                if metadataNeedsWriting { try writeMetadata(on: connection) }
+                return outcome
+            } catch {
+                try? connection.execute("ROLLBACK TRANSACTION")
+                throw error
+            }
+        }
+    }
+
+    func commitChanges() throws {
+        try lock.withLock {
+            try liveConnection().execute("COMMIT TRANSACTION")
+            metadataNeedsWriting = false
+        }
+    }
+
+    func rollbackChanges() {
+        lock.withLock {
+            if let connection, connection.isInTransaction { try? connection.execute("ROLLBACK TRANSACTION") }
+        }
+    }
+
+    func reservePermanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
+        try lock.withLock {
+            let connection = try liveConnection()
+            let temporary = entities.map { NSManagedObjectID(temporaryFor: $0) }
+            return try connection.transaction(.immediate) { try allocatePermanentIDs(for: temporary, on: connection) }
+        }
+    }
+
+    // MARK: Primary keys
+
+    /// Hands out primary keys per inheritance tree from `Z_PRIMARYKEY.Z_MAX` of the root entity:
+    /// the permanent ID of each of `ids`, in order (IDs already permanent are kept).
+    private func allocatePermanentIDs(for ids: [NSManagedObjectID], on connection: SQLiteConnection) throws -> [NSManagedObjectID] {
+        // Per inheritance tree: its root's identity, `Z_ENT` and last key. Few trees per save, so
+        // a scan (starting with the last tree used) beats hashing for every row.
+        var lastKeys: [(root: ObjectIdentifier, number: Int64, key: Int64)] = []
+        var current = 0
+        var result: [NSManagedObjectID] = []
+        result.reserveCapacity(ids.count)
+        for id in ids {
+            guard id.isTemporaryID else {
+                result.append(id)
+                continue
+            }
+            let root = id.rootIdentity
+            if current >= lastKeys.count || lastKeys[current].root != root {
+                if let index = lastKeys.firstIndex(where: { $0.root == root }) {
+                    current = index
+                } else {
+                    guard let mapping = schema.mapping(for: id.entity.rootEntity) else {
+                        throw CoreDataError.make(.persistentStoreSave, "The store does not hold entity '\(id.entity.name ?? "?")'")
+                    }
+                    let stored = try connection.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(mapping.number)]).int64Value ?? 0
+                    lastKeys.append((root, mapping.number, stored))
+                    current = lastKeys.count - 1
+                }
+            }
+            lastKeys[current].key += 1
+            result.append(NSManagedObjectID(entity: id.entity, store: self, primaryKey: lastKeys[current].key))
+        }
+        for (_, number, key) in lastKeys {
+            try connection.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(key), .integer(number)])
+        }
+        return result
+    }
+
+    // MARK: Rows
+
+    /// Writes one new row; false when a unique index refused it (the transaction goes on).
+    private func insert(_ row: SaveChanges.Row, key: Int64, resolve: (NSManagedObjectID?) -> Int64?,
+                        statements: inout InsertStatementCache, on connection: SQLiteConnection) throws -> Bool {
+        guard let (mapping, statement) = try statements.statement(for: row.objectID.entity, schema: schema, connection: connection) else { return true }
+        try statement.bind(key, at: 1)
+        try statement.bind(mapping.number, at: 2)
+        var index = 3
+        try bindColumns(of: row, mapping: mapping, slots: nil, relationshipSlots: nil, resolve: resolve, to: statement, from: &index)
+        do {
+            try statement.run()
+        } catch let error as SQLiteError where error.isUniqueConstraintViolation {
+            return false
+        }
+        return true
+    }
+
+    /// Binds attribute and to-one values (all of them, or the listed slots) in column order.
+    private func bindColumns(of row: SaveChanges.Row, mapping: SQLiteSchema.EntityMapping, slots: [Int]?, relationshipSlots: [Int]?,
+                             resolve: (NSManagedObjectID?) -> Int64?, to statement: SQLiteStatement, from index: inout Int) throws {
+        let layout = mapping.entity.layout
+        func bindAttribute(_ slot: Int, _ index: inout Int) throws {
+            guard mapping.attributeColumns[slot] != nil else { return }
+            do {
+                try SQLiteValueCoding.bind(row.values[slot], of: layout.attributes[slot], to: statement, at: index)
+            } catch let error as TransformableCodingError {
+                throw CoreDataError.make(.persistentStoreSave, "Can't save \(error)")
+            }
+            index += 1
+        }
+        if let slots {
+            for slot in slots { try bindAttribute(slot, &index) }
+        } else {
+            for slot in layout.attributes.indices { try bindAttribute(slot, &index) }
+        }
+        guard !layout.relationships.isEmpty else { return }
+        for slot in relationshipSlots ?? Array(layout.relationships.indices) where mapping.toOneColumns[slot] != nil {
+            let destination = row.toOne[slot]
+            if let key = resolve(destination) { try statement.bind(key, at: index) } else { try statement.bindNull(at: index) }
+            index += 1
+            if mapping.toOneEntityColumns[slot] != nil {
+                if let destination, let number = schema.mapping(for: destination.entity)?.number {
+                    try statement.bind(number, at: index)
+                } else {
+                    try statement.bindNull(at: index)
+                }
+                index += 1
+            }
+        }
+    }
+
+    /// What became of one changed row.
+    private enum UpdateResult {
+        case written
+        /// The row changed (or vanished) since it was read.
+        case changedSinceRead(OptimisticLockingFailure)
+        /// A unique index refused the new values (the transaction goes on).
+        case refusedByUniqueIndex
+    }
+
+    /// Writes one changed row.
+    private func update(_ row: SaveChanges.Row, resolve: (NSManagedObjectID?) -> Int64?, statements: inout UpdateStatementCache,
+                        on connection: SQLiteConnection) throws -> UpdateResult {
+        guard let mapping = schema.mapping(for: row.objectID.entity), let key = row.objectID.primaryKey else { return .written }
+        // Usually every changed slot has a column: the row's own lists are used, not copies.
+        let attributeSlots = row.changedAttributeSlots.allSatisfy { mapping.attributeColumns[$0] != nil }
+            ? row.changedAttributeSlots : row.changedAttributeSlots.filter { mapping.attributeColumns[$0] != nil }
+        let relationshipSlots = row.changedRelationshipSlots.allSatisfy { mapping.toOneColumns[$0] != nil }
+            ? row.changedRelationshipSlots : row.changedRelationshipSlots.filter { mapping.toOneColumns[$0] != nil }
+        let statement = try statements.statement(for: mapping, attributeSlots, relationshipSlots) {
+            var assignments = ["Z_OPT = ?"]
+            assignments += attributeSlots.map { "\(mapping.attributeColumns[$0]!) = ?" }
+            for slot in relationshipSlots {
+                assignments.append("\(mapping.toOneColumns[slot]!) = ?")
+                if let entityColumn = mapping.toOneEntityColumns[slot] { assignments.append("\(entityColumn) = ?") }
+            }
+            return try connection.cachedStatement(
+                "UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?")
+        }
+        try statement.bind(row.expectedVersion + 1, at: 1)
+        var index = 2
+        try bindColumns(of: row, mapping: mapping, slots: attributeSlots, relationshipSlots: relationshipSlots, resolve: resolve,
+                        to: statement, from: &index)
+        try statement.bind(key, at: index)
+        try statement.bind(row.expectedVersion, at: index + 1)
+        do {
+            try statement.run()
+        } catch let error as SQLiteError where error.isUniqueConstraintViolation {
+            return .refusedByUniqueIndex
+        }
+        return connection.changes == 1 ? .written : .changedSinceRead(try lockingFailure(for: row.objectID, table: mapping.table, on: connection))
+    }
+
+    /// Deletes rows one prepared statement execution each, checking each row's version
+    /// (optimistic locking) in the same statement, and removes their join-table rows.
+    private func delete(_ rows: [SaveChanges.Row], on connection: SQLiteConnection,
+                        lockingFailures: inout [OptimisticLockingFailure]) throws {
+        guard !rows.isEmpty else { return }
+        var tables: [SQLiteSchema.TableMapping] = []
+        var statement: SQLiteStatement?
+        var lastTable: SQLiteSchema.TableMapping?
+        for row in rows {
+            guard let mapping = schema.mapping(for: row.objectID.entity), let key = row.objectID.primaryKey else { continue }
+            if lastTable !== mapping.table {
+                lastTable = mapping.table
+                statement = try connection.cachedStatement("DELETE FROM \(mapping.table.name) WHERE Z_PK = ? AND Z_OPT = ?")
+                if !tables.contains(where: { $0 === mapping.table }) { tables.append(mapping.table) }
+            }
+            guard let statement else { continue }
+            statement.reset()
+            try statement.bind(key, at: 1)
+            try statement.bind(row.expectedVersion, at: 2)
+            try statement.run()
+            // A row that changed (or vanished) since it was read fails the save; the transaction
+            // rolls the whole save back.
+            if connection.changes != 1 { lockingFailures.append(try lockingFailure(for: row.objectID, table: mapping.table, on: connection)) }
+        }
+        for table in tables {
+            let joins = Set(table.entities.flatMap { mapping in
+                mapping.entity.layout.relationships.compactMap { schema.joinTables[ObjectIdentifier($0)] }
+            }.map { "\($0.name)\u{0}\($0.sourceColumn)" })
+            guard !joins.isEmpty else { continue }
+            let keys = rows.compactMap { row in schema.mapping(for: row.objectID.entity)?.table === table ? row.objectID.primaryKey : nil }
+            for join in joins.sorted() {
+                let parts = join.split(separator: "\u{0}").map(String.init)
+                for chunk in keys.chunked(into: 500) {
+                    let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
+                    try connection.run("DELETE FROM \(parts[0]) WHERE \(parts[1]) IN (\(placeholders))", chunk.map { .integer($0) })
+                }
+            }
+        }
+    }
+
+    private func lockingFailure(for objectID: NSManagedObjectID, table: SQLiteSchema.TableMapping,
+                                on connection: SQLiteConnection) throws -> OptimisticLockingFailure {
+        let current = try connection.scalar("SELECT Z_OPT FROM \(table.name) WHERE Z_PK = ?", [.integer(objectID.primaryKey ?? 0)])
+        return OptimisticLockingFailure(objectID: objectID, storeVersion: current.int64Value ?? 0)
+    }
+
+    // MARK: To-many memberships
+
+    private func write(_ change: SaveChanges.ToMany, resolve: (NSManagedObjectID?) -> Int64?, on connection: SQLiteConnection) throws {
+        guard let source = resolve(change.source) else { return }
+        let members = change.members.compactMap(resolve)
+        if let join = schema.joinTables[ObjectIdentifier(change.relationship)] {
+            try writeJoinRows(of: source, members: members, in: join, on: connection)
+        } else if let destination = change.relationship.destinationEntity.flatMap(schema.mapping(for:)),
+                  let orderColumn = destination.table.orderColumns[ObjectIdentifier(change.relationship)] {
+            for (index, member) in members.enumerated() {
+                try connection.run("UPDATE \(destination.table.name) SET \(orderColumn) = ? WHERE Z_PK = ?",
+                                   [.integer(Int64(index + 1) * 1024), .integer(member)])
+            }
+        }
+    }
+}
+
+extension SQLiteStore {
+    /// Makes the join-table rows of `source` match `members`, touching only what differs: both
+    /// sides of a many-to-many relationship share the rows, and each side's order column must
+    /// survive the other side's write.
+    fileprivate func writeJoinRows(of source: Int64, members: [Int64], in join: SQLiteSchema.JoinTable,
+                                   on connection: SQLiteConnection) throws {
+        var stale: [Int64] = []
+        let wanted = Set(members)
+        let existing = try connection.rows("SELECT \(join.destinationColumn) FROM \(join.name) WHERE \(join.sourceColumn) = ?",
+                                           [.integer(source)])
+        for row in existing {
+            if let member = row[0].int64Value, !wanted.contains(member) { stale.append(member) }
+        }
+        for member in stale {
+            try connection.run("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?",
+                               [.integer(source), .integer(member)])
+        }
+        let key = [join.sourceColumn, join.destinationColumn].sorted().joined(separator: ", ")
+        for (index, member) in members.enumerated() {
+            if let order = join.orderColumn {
+                let sql = "INSERT INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn), \(order)) VALUES (?, ?, ?) "
+                    + "ON CONFLICT (\(key)) DO UPDATE SET \(order) = excluded.\(order)"
+                try connection.run(sql, [.integer(source), .integer(member), .integer(Int64(index + 1) * 1024)])
+            } else {
+                try connection.run("INSERT OR IGNORE INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?)",
+                                   [.integer(source), .integer(member)])
+            }
+        }
+    }
+}
+
+/// The INSERT statement of the previous row's entity, reused while rows are of the same entity
+/// (inserts come grouped by entity), so that neither the mapping nor the statement is looked up
+/// per row.
+struct InsertStatementCache {
+    private var lastEntity: ObjectIdentifier?
+    private var last: (mapping: SQLiteSchema.EntityMapping, statement: SQLiteStatement)?
+
+    mutating func statement(for entity: NSEntityDescription, schema: SQLiteSchema, connection: SQLiteConnection) throws
+        -> (SQLiteSchema.EntityMapping, SQLiteStatement)? {
+        if let last, lastEntity == ObjectIdentifier(entity) {
+            last.statement.reset()
+            return last
+        }
+        guard let mapping = schema.mapping(for: entity) else { return nil }
+        let statement = try connection.cachedStatement(mapping.insertSQL)
+        statement.reset()
+        lastEntity = ObjectIdentifier(entity)
+        last = (mapping, statement)
+        return (mapping, statement)
+    }
+}
+
+/// The UPDATE statement of the previous row, reused while rows change the same columns of the
+/// same entity (the usual case in a save), so that the SQL is not rebuilt and looked up per row.
+struct UpdateStatementCache {
+    private var lastMapping: ObjectIdentifier?
+    private var lastAttributeSlots: [Int] = []
+    private var lastRelationshipSlots: [Int] = []
+    private var lastStatement: SQLiteStatement?
+
+    mutating func statement(for mapping: SQLiteSchema.EntityMapping, _ attributeSlots: [Int], _ relationshipSlots: [Int],
+                            make: () throws -> SQLiteStatement) throws -> SQLiteStatement {
+        if let lastStatement, lastMapping == ObjectIdentifier(mapping), lastAttributeSlots == attributeSlots,
+           lastRelationshipSlots == relationshipSlots {
+            lastStatement.reset()
+            return lastStatement
+        }
+        let statement = try make()
+        lastMapping = ObjectIdentifier(mapping)
+        lastAttributeSlots = attributeSlots
+        lastRelationshipSlots = relationshipSlots
+        lastStatement = statement
+        return statement
+    }
+}

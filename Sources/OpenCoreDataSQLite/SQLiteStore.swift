@@ -1,0 +1,361 @@
+import Foundation
+import OCDSQLite
+import Synchronization
+import OpenCoreDataCore
+
+/// The SQLite store (`NSSQLiteStoreType`), in Core Data's own file layout: a store written by
+/// Core Data on an Apple device opens here with the same model, and the other way round.
+///
+/// One writer connection, used under the store's lock, and a pool of reader connections that
+/// fetch and fire faults while a save holds the writer (`SQLiteReaderPool`): under WAL a fetch
+/// never waits for a save. WAL journal, `synchronous=NORMAL`.
+final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
+    // @unchecked Sendable: the writer connection and the metadata are used only under `lock`;
+    // `schema` and `readers` are set while the store loads, before any other thread can see the
+    // store, and only read afterwards; each reader is used by one thread at a time.
+
+    override var type: String { NSSQLiteStoreType }
+
+    /// The writer connection.
+    var connection: SQLiteConnection?
+    // `@exclusivity(unchecked)`: read for every row and every saved object; written only while
+    // the store loads.
+    @exclusivity(unchecked) var schema: SQLiteSchema!
+    /// The reader connections; set once the store is loaded.
+    @exclusivity(unchecked) var readers: SQLiteReaderPool?
+    /// The writer connection with the fetch statements made for it, to read on under `lock`.
+    @exclusivity(unchecked) private var writerAsReader: SQLiteReader?
+
+    override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        try SQLiteStoreFile.metadata(at: url)
+    }
+
+    override class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreAt url: URL) throws {
+        try SQLiteStoreFile.setMetadata(metadata ?? [:], at: url)
+    }
+
+    /// The framework version written to new stores' metadata (`NSPersistenceFrameworkVersion`).
+    static let frameworkVersion = 1
+
+    func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws {
+        guard let url else { throw CoreDataError.make(.persistentStoreOpen, "A SQLite store needs a file URL") }
+        lock.lock()
+        defer { lock.unlock() }
+        if model.isInferredFromStore && !isReadOnly {
+            throw CoreDataError.store(.persistentStoreOpen,
+                                      "The model of \(url.path) was inferred from the store's tables and can only read it: open the store with NSReadOnlyPersistentStoreOption",
+                                      url: url)
+        }
+        schema = SQLiteSchema(entities: entities, storedNumbers: model.storedEntityNumbers)
+        let path = url.path
+        let exists = FileManager.default.fileExists(atPath: path)
+        if !exists && isReadOnly {
+            throw CoreDataError.store(.persistentStoreOpen, "The read-only store \(path) does not exist", url: url)
+        }
+        if !exists {
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+        var configuration = SQLiteConnection.Configuration()
+        configuration.readOnly = isReadOnly
+        if isReadOnly, (options?[OCDSQLiteReadImmutableOption] as? Bool) == true {
+            // Nothing is created beside a closed store (see the option's documentation).
+            configuration.immutable = SQLiteStoreFile.isWALDatabaseWithoutLog(path)
+        }
+        if let seconds = (options?[NSPersistentStoreTimeoutOption] as? NSNumber)?.doubleValue
+            ?? (options?[NSPersistentStoreTimeoutOption] as? Double) {
+            configuration.busyTimeoutMilliseconds = Int32(clamping: Int((seconds * 1000).rounded()))
+        }
+        // WAL is switched on only once the file is known to be a Core Data store, so that any
+        // other file is left exactly as it was.
+        configuration.walMode = false
+        let connection: SQLiteConnection
+        do {
+            connection = try SQLiteConnection(path: path, configuration: configuration)
+        } catch {
+            throw exists ? SQLiteStoreFileError.unopenable(url, underlying: error)
+                : CoreDataError.store(.persistentStoreOpen, "The store \(path) could not be created", url: url, underlying: error)
+        }
+        do {
+            switch try StoreFileKind(of: connection) {
+            case .empty:
+                guard !isReadOnly else {
+                    throw SQLiteStoreFileError.emptyFile(url)
+                        ?? CoreDataError.store(.persistentStoreOpen, "The read-only store \(path) is empty", url: url)
+                }
+                try connection.execute("PRAGMA journal_mode=WAL")
+                try createStore(on: connection, model: model)
+            case .coreDataStore:
+                if !isReadOnly { try connection.execute("PRAGMA journal_mode=WAL") }
+                try readMetadata(from: connection)
+                // The store's own entity numbers, whatever order its writer numbered them in:
+                // the rows' Z_ENT, the Z<n>_ columns and the join tables follow them.
+                let stored = try StoredEntityNumbers.read(on: connection, url: url)
+                let numbers = Self.numbers(of: entities, in: stored)
+                if !numbers.isEmpty,
+                   numbers != schema.orderedEntities.reduce(into: [:], { $0[$1.name ?? ""] = schema.mapping(for: $1)?.number }) {
+                    schema = SQLiteSchema(entities: entities, storedNumbers: numbers)
+                }
+                // A model inferred from the tables has no hashes of its own to compare.
+                try StoreCompatibility(schema: schema, storedNumbers: stored, connection: connection, url: url)
+                    .check(metadata: model.isInferredFromStore ? [:] : storedMetadata)
+            case .otherDatabase:
+                throw CoreDataError.store(.persistentStoreInvalidType,
+                                          "The file \(path) is a SQLite database but not a Core Data store (it has no Z_METADATA and Z_PRIMARYKEY tables)",
+                                          url: url)
+            }
+            try registerFunctions(on: connection)
+            try applyPragmas(on: connection)
+            schema.prepareForReaders()
+            readers = readerPool(path: path, configuration: configuration)
+        } catch let error as CocoaError {
+            throw error
+        } catch let error as SQLiteError where SQLiteStoreFileError.isDamage(error) {
+            throw SQLiteStoreFileError.unopenable(url, underlying: error)
+        } catch {
+            throw CoreDataError.store(.persistentStoreOpen, "The store \(path) could not be opened", url: url, underlying: error)
+        }
+        self.connection = connection
+        writerAsReader = SQLiteReader(connection: connection)
+    }
+
+    func unload() {
+        lock.withLock {
+            connection = nil
+            writerAsReader = nil
+        }
+        readers?.close()
+    }
+
+    /// The readers of the store at `path`, opened as the writer was but refusing writes. The
+    /// file's journal mode is the writer's: readers leave it alone.
+    private func readerPool(path: String, configuration writer: SQLiteConnection.Configuration) -> SQLiteReaderPool {
+        var configuration = writer
+        configuration.walMode = false
+        configuration.createIfMissing = false
+        configuration.queryOnly = true
+        return SQLiteReaderPool(open: { [unowned self] in
+            let reader = try SQLiteConnection(path: path, configuration: configuration)
+            try registerFunctions(on: reader)
+            try applyPragmas(on: reader)
+            if let trace = sqlTrace.withLock({ $0 }) { reader.trace(trace) }
+            return reader
+        }, closedError: { [unowned self] in removedError() })
+    }
+
+    /// Records every statement of the writer and of every reader opened or idle (for tests and
+    /// diagnostics); nil stops.
+    func traceSQL(_ observer: (@Sendable (String) -> Void)?) {
+        sqlTrace.withLock { $0 = observer }
+        lock.withLock { connection?.trace(observer) }
+        readers?.forEachIdle { $0.connection.trace(observer) }
+    }
+    private let sqlTrace = Mutex<(@Sendable (String) -> Void)?>(nil)
+
+    /// Runs `body` with a connection to read on: the writer's when no save holds it, else one of
+    /// the pool's readers, which sees the last commit while the save goes on. (The writer reads
+    /// when it is free because it has every page the store just wrote in its cache: a store that
+    /// is never read during a save opens no reader at all.)
+    @inline(__always)
+    func withReader<Result>(_ body: (SQLiteReader) throws -> Result) throws -> Result {
+        if lock.try() {
+            defer { lock.unlock() }
+            guard let writerAsReader else { throw removedError() }
+            return try body(writerAsReader)
+        }
+        guard let readers else { throw removedError() }
+        return try readers.withReader(body)
+    }
+
+    // The seam's methods, implemented in SQLiteStore+Reading.swift and SQLiteStore+Writing.swift.
+    // Reads name the store file when SQLite fails (saves are translated by the context).
+    func execute(_ fetch: StoreFetch) throws -> StoreFetchResult { try namingTheFile { try executeFetch(fetch) } }
+    func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext?) throws -> RowSnapshot? {
+        try namingTheFile { try readSnapshots(for: [objectID]).first }
+    }
+    func snapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext?) throws -> [RowSnapshot] {
+        try namingTheFile { try readSnapshots(for: objectIDs) }
+    }
+    func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
+                          context: NSManagedObjectContext?) throws -> [NSManagedObjectID: [RowSnapshot]] {
+        try namingTheFile { try readRelatedSnapshots(of: sources, through: relationship) }
+    }
+    func prepareSave(_ changes: SaveChanges) throws -> SaveOutcome { try writeChanges(changes) }
+    func commitPreparedSave() throws { try commitChanges() }
+    func rollbackPreparedSave() { rollbackChanges() }
+    func newPermanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
+        try reservePermanentIDs(for: objects.map(\.entity))
+    }
+
+    /// Runs `body`, turning a SQLite error into one that names this store's file.
+    @inline(__always)
+    private func namingTheFile<Result>(_ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as SQLiteError {
+            throw SQLiteStoreFileError.failure(error, url: url)
+        }
+    }
+
+    // MARK: Creating
+
+    private func createStore(on connection: SQLiteConnection, model: NSManagedObjectModel) throws {
+        try connection.transaction {
+            for statement in schema.creationStatements() { try connection.execute(statement) }
+            let insert = try connection.prepare("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)")
+            for entity in schema.orderedEntities {
+                let mapping = schema.mapping(for: entity)!
+                try insert.bind(mapping.number, at: 1)
+                try insert.bind(entity.name ?? "", at: 2)
+                try insert.bind(entity.superentity.flatMap { schema.mapping(for: $0)?.number } ?? 0, at: 3)
+                try insert.run()
+            }
+            // The keys Core Data writes: the version hashes of every entity the store holds
+            // (with their digest and checksum), the model's identifiers, and the store's own.
+            var metadata = model.versionMetadata(for: schema.orderedEntities)
+            metadata[NSStoreTypeKey] = NSSQLiteStoreType
+            metadata[NSStoreUUIDKey] = identifier
+            metadata[StoreMetadataKey.frameworkVersion] = Self.frameworkVersion
+            metadata[StoreMetadataKey.autoVacuumLevel] = "2"
+            storedMetadata = metadata
+            try writeMetadata(on: connection)
+        }
+    }
+
+    /// The `Z_ENT` of each of `entities` in the store (`stored`: its `Z_PRIMARYKEY`), by model
+    /// name; empty unless every entity is there with a number of its own (the compatibility
+    /// check then says what differs).
+    private static func numbers(of entities: [NSEntityDescription], in stored: [String: Int64]) -> [String: Int64] {
+        let all = NSManagedObjectModel.withSubentities(entities)
+        let numbers = StoredEntityNumbers.numbers(of: all, in: stored)
+        return numbers.count == all.count && Set(numbers.values).count == numbers.count ? numbers : [:]
+    }
+
+    // MARK: Metadata
+
+    private func readMetadata(from connection: SQLiteConnection) throws {
+        var metadata = try SQLiteMetadataTable.read(from: connection, url: url)
+        if let problem = StoreMetadataValidation.problem(in: metadata) {
+            throw CoreDataError.store(.persistentStoreInvalidType,
+                                      "The store \(url?.path ?? "?") has metadata (Z_METADATA) Core Data would not write: \(problem)", url: url)
+        }
+        if let uuid = metadata[NSStoreUUIDKey] as? String { identifier = uuid }
+        metadata[NSStoreUUIDKey] = identifier
+        storedMetadata = metadata
+    }
+
+    func writeMetadata(on connection: SQLiteConnection) throws {
+        // Refused before writing: metadata this store would refuse at its next opening.
+        if let problem = StoreMetadataValidation.problem(in: storedMetadata) {
+            throw CoreDataError.store(.persistentStoreSave,
+                                      "The metadata for the store \(url?.path ?? "?") cannot be saved: \(problem)", url: url)
+        }
+        try SQLiteMetadataTable.write(storedMetadata, uuid: identifier, on: connection, url: url)
+    }
+
+    override var metadata: [String: Any]! {
+        get { super.metadata }
+        set {
+            lock.withLock {
+                var updated = StoreMetadataValidation.keepingCoreDataKeys(of: storedMetadata, in: newValue ?? [:])
+                updated[NSStoreUUIDKey] = identifier
+                storedMetadata = updated
+                metadataNeedsWriting = true
+            }
+        }
+    }
+
+    /// Set when the application changed the metadata; written with the next save.
+    var metadataNeedsWriting = false
+
+    // MARK: SQL functions
+
+    /// Functions the generated SQL calls, and the ones Core Data's own triggers call.
+    private func registerFunctions(on connection: SQLiteConnection) throws {
+        try connection.createFunction("ocd_fold", argumentCount: 2) { arguments in
+            guard case .text(let text) = arguments[0] else { return arguments[0] }
+            let options = NSComparisonPredicate.Options(rawValue: UInt(arguments[1].int64Value ?? 0))
+            return .text(ValueComparison.fold(text, options))
+        }
+        try connection.createFunction("ocd_string_compare", argumentCount: 4) { arguments in
+            guard case .text(let text) = arguments[0], case .text(let pattern) = arguments[1],
+                  let type = NSComparisonPredicate.Operator(rawValue: UInt(arguments[2].int64Value ?? -1)) else { return .integer(0) }
+            let options = NSComparisonPredicate.Options(rawValue: UInt(arguments[3].int64Value ?? 0))
+            return .integer(ValueComparison.evaluate(text, type, pattern, options: options) ? 1 : 0)
+        }
+        // `localizedStandardCompare:` sorting, by the same code as in memory.
+        try connection.createCollation("ocd_standard", ValueComparison.standardOrder)
+        // The predicate language's numeric functions, by the same code as in memory.
+        try connection.createFunction("ocd_function", argumentCount: -1) { arguments in
+            guard case .text(let name) = arguments.first else { return .null }
+            return SQLiteValueCoding.sqliteValue(ofComputed: PredicateFunction.evaluate(name, arguments.dropFirst().map(Self.computedValue)))
+        }
+        // The predicate language's collection functions SQLite lacks (`median:`, `stddev:`):
+        // `ocd_aggregate(name, value)` collects a group's values and hands them to the same
+        // Swift code as in memory.
+        try connection.createAggregateFunction("ocd_aggregate", argumentCount: 2, initial: { (name: "", values: [Any?]()) },
+                                               step: { state, arguments in
+            if case .text(let name) = arguments[0] { state.name = name }
+            state.values.append(Self.computedValue(arguments[1]))
+        }, final: { state in
+            SQLiteValueCoding.sqliteValue(ofComputed: PredicateFunction.evaluate(state.name, [state.values]))
+        })
+        // Core Data's derived-attribute triggers report back through these; nothing to do here.
+        for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
+            try connection.createFunction(name, argumentCount: -1, deterministic: false) { _ in .null }
+        }
+    }
+
+    /// A SQL value as the in-memory functions take it: integers as `Int`.
+    private static func computedValue(_ value: SQLiteValue) -> Any? {
+        if case .integer(let number) = value { return Int(exactly: number) ?? Double(number) }
+        return value.anyValue
+    }
+
+    /// Applies `NSSQLitePragmasOption`: pragma names → values (numbers or plain words). Names and
+    /// words are checked to be identifiers, since pragmas cannot take bound parameters.
+    private func applyPragmas(on connection: SQLiteConnection) throws {
+        guard let pragmas = options?[NSSQLitePragmasOption] as? [String: Any] else { return }
+        func isIdentifier(_ text: String) -> Bool {
+            !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == ".") }
+        }
+        for (name, value) in pragmas.sorted(by: { $0.key < $1.key }) {
+            let text = (value as? NSNumber)?.stringValue ?? "\(value)"
+            guard isIdentifier(name), isIdentifier(text) else {
+                throw CoreDataError.make(.persistentStoreOpen, "Invalid SQLite pragma \(name) = \(text) in NSSQLitePragmasOption")
+            }
+            // journal_mode is Core Data's to choose (WAL), as in Core Data it may be overridden.
+            try connection.execute("PRAGMA \(name) = \(text)")
+        }
+    }
+
+    func liveConnection() throws -> SQLiteConnection {
+        guard let connection else { throw removedError() }
+        return connection
+    }
+
+    private func removedError() -> Error {
+        CoreDataError.make(.persistentStoreOperation, "The store \(url?.path ?? "?") has been removed from its coordinator")
+    }
+}
+
+/// What kind of SQLite file a store URL holds.
+enum StoreFileKind {
+    case empty, coreDataStore, otherDatabase
+
+    init(of connection: SQLiteConnection) throws {
+        let tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0.first?.stringValue }
+        if tables.isEmpty {
+            self = .empty
+        } else if tables.contains("Z_METADATA") && tables.contains("Z_PRIMARYKEY") {
+            self = .coreDataStore
+        } else {
+            self = .otherDatabase
+        }
+    }
+}
+
+/// How the coordinator, which cannot name this module, finds the SQLite store (see
+/// `BuiltInStores`).
+extension BuiltInStores: SQLiteStoreProviding {
+    package static var sqliteStoreClass: NSPersistentStore.Type { SQLiteStore.self }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import OCDSQLite
+import OpenCoreDataCore
+
+/// The files of a SQLite store: the database, its `-wal` and `-shm` companions, and the
+/// `.<Name>_SUPPORT` folder Core Data keeps beside it (external binary data).
+enum SQLiteStoreFiles {
+    /// Every path that belongs to the store at `url` (existing or not).
+    static func paths(of url: URL) -> [String] {
+        let path = url.path
+        let support = url.deletingLastPathComponent()
+            .appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent)_SUPPORT").path
+        return [path, path + "-wal", path + "-shm", path + "-journal", support]
+    }
+
+    /// Deletes the store at `url` with its companions. A missing store is no error; a file that
+    /// is not a Core Data store is refused (134000) and left as it was.
+    static func destroy(at url: URL) throws {
+        if FileManager.default.fileExists(atPath: url.path) {
+            // Reading the metadata checks, read-only, that the file is a Core Data store.
+            _ = try SQLiteStoreFile.metadata(at: url)
+        }
+        for path in paths(of: url) where FileManager.default.fileExists(atPath: path) {
+            do {
+                try FileManager.default.removeItem(atPath: path)
+            } catch {
+                throw CoreDataError.store(.persistentStoreOperation, "Can't delete \(path) of the store \(url.path)", url: url,
+                                          underlying: error)
+            }
+        }
+    }
+
+    /// Writes a copy of the store at `source` to `destination`, with everything the source's
+    /// `-wal` still holds, as one self-contained database file; whatever was at `destination`
+    /// is destroyed first.
+    static func replace(_ destination: URL, with source: URL) throws {
+        _ = try SQLiteStoreFile.metadata(at: source)
+        guard source.standardizedFileURL != destination.standardizedFileURL else { return }
+        try destroy(at: destination)
+        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        do {
+            let connection = try SQLiteStoreFile.open(source, readOnly: true)
+            try connection.run("VACUUM INTO ?", [.text(destination.path)])
+        } catch {
+            throw CoreDataError.store(.persistentStoreOperation, "Can't copy the store \(source.path) to \(destination.path)",
+                                      url: destination, underlying: error)
+        }
+        // Core Data's stores are WAL databases; the copy is too, as if closed cleanly.
+        let copy = try SQLiteConnection(path: destination.path)
+        try copy.execute("PRAGMA journal_mode=WAL")
+    }
+}
+
+extension NSPersistentStoreCoordinator {
+    /// Deletes the store at `url`: the database and its `-wal`, `-shm` and support files, as a
+    /// store used as a cache is thrown away when its model changed.
+    ///
+    /// ```swift
+    /// let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+    /// if !model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) {
+    ///     try coordinator.destroyPersistentStore(at: url, ofType: NSSQLiteStoreType)
+    /// }
+    /// ```
+    /// If this coordinator has the store, it is removed first. A missing store is no error. A file
+    /// that is not a Core Data store is refused (134000) and left as it was. For the in-memory
+    /// store type there is nothing to delete.
+    public func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
+        guard storeType == NSSQLiteStoreType else {
+            guard storeType == NSInMemoryStoreType else {
+                throw CoreDataError.make(.persistentStoreInvalidType, "Unknown store type '\(storeType)'")
+            }
+            return
+        }
+        if let store = persistentStore(for: url) { try remove(store) }
+        try SQLiteStoreFiles.destroy(at: url)
+    }
+
+    /// Replaces the store at `destinationURL` with a copy of the store at `sourceURL` (for
+    /// example a store shipped with the application), including what the source's `-wal` still
+    /// holds. The destination is destroyed first; the copy keeps the source's UUID and metadata.
+    ///
+    /// ```swift
+    /// try coordinator.replacePersistentStore(at: storeURL, destinationOptions: nil,
+    ///                                        withPersistentStoreFrom: seedURL, sourceOptions: nil,
+    ///                                        ofType: NSSQLiteStoreType)
+    /// ```
+    /// If this coordinator has the destination store, it is removed first (add it again to use
+    /// the copy). The source must be a Core Data store (134000 otherwise); it is only read.
+    public func replacePersistentStore(at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
+                                       withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
+                                       ofType storeType: String) throws {
+        guard storeType == NSSQLiteStoreType else {
+            throw CoreDataError.make(.persistentStoreInvalidType, "Only SQLite stores can be replaced, not '\(storeType)'")
+        }
+        if let store = persistentStore(for: destinationURL) { try remove(store) }
+        try SQLiteStoreFiles.replace(destinationURL, with: sourceURL)
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import OCDSQLite
+import OpenCoreDataCore
+
+/// The model a Core Data SQLite store keeps of itself: the single row of `Z_MODELCACHE`,
+/// written by Core Data from about framework version 1044 on (COREDATA-FORMAT.md §2, §5).
+///
+/// ```swift
+/// if let model = try StoreModelCache.model(ofStoreAt: storeURL) {
+///     print(model.entitiesByName.keys.sorted())
+/// }
+/// ```
+enum StoreModelCache {
+    /// The raw `Z_CONTENT` (raw DEFLATE of the model's keyed archive) of the store at `url`,
+    /// or nil when the store has no `Z_MODELCACHE` table, no row in it, or a NULL content.
+    ///
+    /// The store is opened read-only, so nothing is written to it and its write-ahead log is
+    /// not checkpointed; a read-only connection still reads the `-wal` beside the file (it
+    /// needs the `-shm` to exist or to be creatable), so a store whose data sits in its WAL
+    /// is read as Core Data left it.
+    static func content(ofStoreAt url: URL) throws -> Data? {
+        guard FileManager.default.fileExists(atPath: url.path) else {
+            throw ModelFileError(file: url, reason: "there is no such store file")
+        }
+        return try content(of: try SQLiteStoreFile.open(url, readOnly: true), url: url)
+    }
+
+    /// The raw `Z_CONTENT` read through an open `connection` to the store at `url`.
+    static func content(of connection: SQLiteConnection, url: URL) throws -> Data? {
+        guard try connection.tableExists("Z_MODELCACHE") else { return nil }
+        switch try connection.scalar("SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1") {
+        case .null: return nil
+        case .blob(let data): return data.isEmpty ? nil : data
+        case let other: throw ModelFileError(file: url, element: "Z_MODELCACHE", reason: "Z_CONTENT holds \(other), not a blob")
+        }
+    }
+
+    /// The model decoded from the store's model cache, or nil when it has none.
+    static func model(ofStoreAt url: URL) throws -> NSManagedObjectModel? {
+        guard let content = try content(ofStoreAt: url) else { return nil }
+        return try CompiledModel.model(fromModelCache: content, source: url)
+    }
+}
