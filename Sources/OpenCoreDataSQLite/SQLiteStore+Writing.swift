@@ -22,11 +22,11 @@ extension SQLiteStore {
                 try delete(changes.deleted, on: connection, lockingFailures: &lockingFailures)
                 // Rows a unique index refused, likewise collected; who shares their values is
                 // found by query once every row is written.
-                var refused: [(row: SaveChanges.Row, key: Int64)] = []
+                var refused: [RefusedRow] = []
                 var insertStatements = InsertStatementCache()
                 for (row, id) in zip(changes.inserted, outcome.insertedIDs) {
                     if try !insert(row, key: id.primaryKey!, resolve: resolve, statements: &insertStatements, on: connection) {
-                        refused.append((row, id.primaryKey!))
+                        refused.append(RefusedRow(row: row, key: id.primaryKey!, isInsert: true))
                     }
                 }
                 var updateStatements = UpdateStatementCache()
@@ -34,13 +34,33 @@ extension SQLiteStore {
                     switch try update(row, resolve: resolve, statements: &updateStatements, on: connection) {
                     case .written: break
                     case .changedSinceRead(let failure): lockingFailures.append(failure)
-                    case .refusedByUniqueIndex: refused.append((row, row.objectID.primaryKey!))
+                    case .refusedByUniqueIndex: refused.append(RefusedRow(row: row, key: row.objectID.primaryKey!, isInsert: false))
+                    }
+                }
+                // A row refused while another row of this save still held its values (one the
+                // save changes after it) is written again once the others are, until nothing moves.
+                var moved = !refused.isEmpty
+                while moved {
+                    moved = false
+                    refused = try refused.filter { refusedRow in
+                        let written: Bool
+                        if refusedRow.isInsert {
+                            written = try insert(refusedRow.row, key: refusedRow.key, resolve: resolve, statements: &insertStatements, on: connection)
+                        } else {
+                            switch try update(refusedRow.row, resolve: resolve, statements: &updateStatements, on: connection) {
+                            case .written: written = true
+                            case .changedSinceRead(let failure): lockingFailures.append(failure); written = true
+                            case .refusedByUniqueIndex: written = false
+                            }
+                        }
+                        if written { moved = true }
+                        return !written
                     }
                 }
                 if !lockingFailures.isEmpty { throw OptimisticLockingFailures(failures: lockingFailures) }
                 if !refused.isEmpty {
                     throw try UniquenessConflictQuery(schema: schema, store: self, connection: connection)
-                        .conflicts(of: refused, in: changes, insertedIDs: outcome.insertedIDs, resolve: resolve)
+                        .conflicts(of: refused.map { ($0.row, $0.key) }, in: changes, insertedIDs: outcome.insertedIDs, resolve: resolve)
                 }
                 for change in changes.toMany { try write(change, resolve: resolve, on: connection) }
                 if metadataNeedsWriting { try writeMetadata(on: connection) }
@@ -68,6 +88,9 @@ extension SQLiteStore {
     func reservePermanentIDs(for entities: [NSEntityDescription]) throws -> [NSManagedObjectID] {
         try lock.withLock {
             let connection = try liveConnection()
+            guard !isReadOnly else {
+                throw CoreDataError.store(.persistentStoreSave, "The store \(url?.path ?? "?") is read-only: it gives out no permanent IDs", url: url)
+            }
             let temporary = entities.map { NSManagedObjectID(temporaryFor: $0) }
             return try connection.transaction(.immediate) { try allocatePermanentIDs(for: temporary, on: connection) }
         }
@@ -161,6 +184,13 @@ extension SQLiteStore {
                 index += 1
             }
         }
+    }
+
+    /// A row a unique index refused, to try again once the save's other rows are written.
+    private struct RefusedRow {
+        let row: SaveChanges.Row
+        let key: Int64
+        let isInsert: Bool
     }
 
     /// What became of one changed row.

@@ -136,7 +136,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         return SQLiteReaderPool(open: { [unowned self] in
             let reader = try SQLiteConnection(path: path, configuration: configuration)
             try registerFunctions(on: reader)
-            try applyPragmas(on: reader)
+            try applyPragmas(on: reader, forReader: true)
             if let trace = sqlTrace.withLock({ $0 }) { reader.trace(trace) }
             return reader
         }, closedError: { [unowned self] in removedError() })
@@ -160,7 +160,9 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         if lock.try() {
             defer { lock.unlock() }
             guard let writerAsReader else { throw removedError() }
-            return try body(writerAsReader)
+            // A read on the thread that holds a save open between its phases reads the last
+            // commit too, not the save's uncommitted rows.
+            if !writerAsReader.connection.isInTransaction { return try body(writerAsReader) }
         }
         guard let readers else { throw removedError() }
         return try readers.withReader(body)
@@ -313,7 +315,11 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
 
     /// Applies `NSSQLitePragmasOption`: pragma names → values (numbers or plain words). Names and
     /// words are checked to be identifiers, since pragmas cannot take bound parameters.
-    private func applyPragmas(on connection: SQLiteConnection) throws {
+    /// Pragmas a reader leaves to the writer: they change the file, or would let the reader write.
+    private static let writerPragmas: Set<String> = ["application_id", "auto_vacuum", "incremental_vacuum", "journal_mode", "optimize",
+                                                     "page_size", "query_only", "schema_version", "user_version", "wal_checkpoint"]
+
+    private func applyPragmas(on connection: SQLiteConnection, forReader: Bool = false) throws {
         guard let pragmas = options?[NSSQLitePragmasOption] as? [String: Any] else { return }
         func isIdentifier(_ text: String) -> Bool {
             !text.isEmpty && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == ".") }
@@ -323,6 +329,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             guard isIdentifier(name), isIdentifier(text) else {
                 throw CoreDataError.make(.persistentStoreOpen, "Invalid SQLite pragma \(name) = \(text) in NSSQLitePragmasOption")
             }
+            if forReader && Self.writerPragmas.contains(name.lowercased()) { continue }
             // journal_mode is Core Data's to choose (WAL), as in Core Data it may be overridden.
             try connection.execute("PRAGMA \(name) = \(text)")
         }

@@ -616,7 +616,7 @@ final class TrackedPerson: NSManagedObject {
         let error = #expect(throws: (any Error).self) { try second.save() }
         #expect((error as? NSError)?.domain == NSCocoaErrorDomain)
         #expect(error?.code == 133020)
-        #expect((error?.userInfo["conflictList"] as? [Any])?.count == 1)
+        #expect((error?.userInfo["conflictList"] as? [NSMergeConflict])?.count == 1)
         // The losing context keeps its changes; the store keeps the winner's.
         #expect(second.hasChanges)
         #expect(second.updatedObjects == [theirs])

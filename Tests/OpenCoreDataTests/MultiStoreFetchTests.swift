@@ -88,6 +88,27 @@ import OpenCoreData
         #expect(found.last?.objectID.persistentStore === stack.memory)
     }
 
+    @Test func limitsThatDoNotFitAreNoLimits() throws {
+        let stack = try Stack.standard()
+        let huge = people(sortedBy: "name", offset: 2, limit: Int.max)
+        #expect(names(try stack.context.fetch(huge)) == ["Cy", "Dee", "Eve", "Fay"])
+        #expect(try stack.context.count(for: huge) == 4)
+        let negative = people(sortedBy: "name", offset: -3, limit: 2)
+        #expect(names(try stack.context.fetch(negative)) == ["Ada", "Bo"])
+        #expect(try stack.context.count(for: negative) == 2)
+    }
+
+    @Test func anAssignmentToAReadOnlyStoreFailsThePermanentIDs() throws {
+        let stack = try Stack.standard()
+        stack.memory.isReadOnly = true
+        let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: stack.context)
+        stack.context.assign(person, to: stack.memory)
+        let error = try #require(throws: CocoaError.self) { try stack.context.obtainPermanentIDs(for: [person]) }
+        #expect(error.code == .persistentStoreSave)
+        #expect(error.localizedDescription.contains("read-only"))
+        #expect(person.objectID.isTemporaryID)
+    }
+
     @Test func countsAddUpOverTheStoresWithinTheLimits() throws {
         let stack = try Stack.standard()
         #expect(try stack.context.count(for: people(sortedBy: "name")) == 6)

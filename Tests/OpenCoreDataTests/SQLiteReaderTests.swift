@@ -18,6 +18,9 @@ import OpenCoreData
         /// Signalled when a save reaches the store; the save then waits for `release`.
         let entered = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
+        /// Run on the saving thread while the save is held open (the SQLite store has written but
+        /// not committed).
+        nonisolated(unsafe) var duringSave: (() -> Void)?
 
         override func loadMetadata() throws {
             metadata = [NSStoreTypeKey: Self.type, NSStoreUUIDKey: UUID().uuidString]
@@ -25,6 +28,7 @@ import OpenCoreData
 
         override func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext?) throws -> Any {
             if request is NSSaveChangesRequest {
+                duringSave?()
                 entered.signal()
                 release.wait()
             }
@@ -37,7 +41,7 @@ import OpenCoreData
     }
 
     /// People in a SQLite store, and gate tokens in a `GateStore`.
-    static func gatedStack(at url: URL) throws -> (NSPersistentStoreCoordinator, GateStore) {
+    static func gatedStack(at url: URL, options: [AnyHashable: Any]? = nil) throws -> (NSPersistentStoreCoordinator, GateStore) {
         NSPersistentStoreCoordinator.registerStoreClass(GateStore.self, forStoreType: GateStore.type)
         let model = TestModel.make()
         let token = NSEntityDescription(name: "Token")
@@ -46,7 +50,7 @@ import OpenCoreData
         model.setEntities(model.entities.filter { $0.name != "Token" }, forConfigurationName: "Rows")
         model.setEntities([token], forConfigurationName: "Gate")
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: "Rows", at: url)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: "Rows", at: url, options: options)
         let gate = try coordinator.addPersistentStore(ofType: GateStore.type, configurationName: "Gate", at: url.appendingPathExtension("gate"))
         return (coordinator, try #require(gate as? GateStore))
     }
@@ -67,7 +71,16 @@ import OpenCoreData
 
     @Test func aFetchDuringAnotherContextsSaveSeesTheLastCommit() throws {
         let directory = TemporaryDirectory()
-        let (coordinator, gate) = try Self.gatedStack(at: directory.file("Store.sqlite"))
+        // Readers take the connection pragmas and leave the file's to the writer.
+        let (coordinator, gate) = try Self.gatedStack(at: directory.file("Store.sqlite"),
+                                                      options: [NSSQLitePragmasOption: ["cache_size": 500, "user_version": 7]])
+        // Even on the saving thread, between the save's phases, a fetch reads the last commit.
+        let seenBySaver = Mutex<[String]?>(nil)
+        gate.duringSave = {
+            let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            seenBySaver.withLock { $0 = try? Self.people(in: context) }
+        }
         let saver = Self.privateContext(on: coordinator)
         let reader = Self.privateContext(on: coordinator)
         try saver.performAndWait {
@@ -100,6 +113,7 @@ import OpenCoreData
         gate.release.signal()
         #expect(saved.wait(timeout: .now() + 30) == .success)
         #expect(saveError.withLock { $0 } == nil)
+        #expect(seenBySaver.withLock { $0 } == ["Ada"])
         #expect(try Self.people(in: reader) == ["Ada", "Bo"])
     }
 

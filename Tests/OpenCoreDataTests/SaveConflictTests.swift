@@ -116,4 +116,22 @@ import OpenCoreData
         try stack.reopen()
         #expect(try stack.storedStrings("Person", "email") == ["ada@example.com", "bo@example.com"])
     }
+
+    /// A value freed by one object and taken by another in the same save is no conflict,
+    /// whichever of the two the store writes first.
+    @Test(arguments: StoreKind.allCases)
+    func aValueFreedAndTakenInOneSaveIsNoConflict(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let ada = stack.insert("Person", ["name": "Ada", "email": "a@example.com"])
+        try stack.context.save()
+        ada.setValue("b@example.com", forKey: "email")
+        stack.insert("Person", ["name": "Ann", "email": "a@example.com"])
+        try stack.context.save()
+        try stack.reopen()
+        #expect(try stack.storedStrings("Person", "email") == ["a@example.com", "b@example.com"])
+        // The conflicts of a failed save are the error's conflictList too, as in Core Data.
+        stack.insert("Person", ["name": "Bea", "email": "b@example.com"])
+        let error = try #require(throws: CocoaError.self) { try stack.context.save() }
+        #expect((error.userInfo["conflictList"] as? [NSConstraintConflict])?.count == 1)
+    }
 }

@@ -151,7 +151,7 @@ extension NSManagedObjectContext {
         let subject = failures.count == 1 ? "" : " (\(failures.count) objects)"
         return CoreDataError.make(.managedObjectMerge,
                                   "Could not merge changes\(subject): \(described)\(more) in the store since this context read it",
-                                  ["conflictList": conflicts.map(\.sourceObject), NSAffectedObjectsErrorKey: failures.map(\.objectID),
+                                  ["conflictList": conflicts, NSAffectedObjectsErrorKey: failures.map(\.objectID),
                                    NSPersistentStoreSaveConflictsErrorKey: conflicts])
     }
 
@@ -177,7 +177,7 @@ extension NSManagedObjectContext {
         return CoreDataError.make(.managedObjectConstraintMerge,
                                   "Uniqueness constraint violated\(found.count == 1 ? "" : " (\(found.count) conflicts)"): \(described)\(more)",
                                   [NSValidationKeyErrorKey: found.first?.properties.joined(separator: ", ") ?? "",
-                                   "conflictList": conflicts.flatMap(\.conflictingObjects),
+                                   "conflictList": conflicts,
                                    NSPersistentStoreSaveConflictsErrorKey: conflicts])
     }
 

@@ -30,19 +30,24 @@ struct MergedFetch {
     private func perStore(result: StoreFetch.Result, limited: Bool = true) -> StoreFetch {
         var fetch = self.fetch
         fetch.result = result
-        fetch.fetchLimit = limited && fetch.fetchLimit > 0 ? fetch.fetchOffset + fetch.fetchLimit : 0
+        // Offset plus limit, or no limit when that sum does not fit.
+        let (rows, overflows) = offset.addingReportingOverflow(fetch.fetchLimit)
+        fetch.fetchLimit = limited && fetch.fetchLimit > 0 && !overflows ? rows : 0
         fetch.fetchOffset = 0
         return fetch
     }
 
+    /// The fetch's offset; a negative one counts as none, as SQLite takes it.
+    private var offset: Int { max(0, fetch.fetchOffset) }
+
     private func limitedCount(_ total: Int) -> Int {
-        let afterOffset = max(0, total - fetch.fetchOffset)
+        let afterOffset = max(0, total - offset)
         return fetch.fetchLimit > 0 ? min(afterOffset, fetch.fetchLimit) : afterOffset
     }
 
     private func limited<Element>(_ elements: [Element]) -> [Element] {
-        guard fetch.fetchOffset > 0 || fetch.fetchLimit > 0 else { return elements }
-        var sliced = ArraySlice(elements).dropFirst(fetch.fetchOffset)
+        guard offset > 0 || fetch.fetchLimit > 0 else { return elements }
+        var sliced = ArraySlice(elements).dropFirst(offset)
         if fetch.fetchLimit > 0 { sliced = sliced.prefix(fetch.fetchLimit) }
         return Array(sliced)
     }
@@ -69,7 +74,10 @@ struct MergedFetch {
         guard wantsSnapshots else { return .objectIDs(limited(ids)) }
         if !sorts.isEmpty {
             let destinations = DestinationRows(context: fetch.context)
-            rows = limited(rows.map { MergedRow(snapshot: $0, destinations: destinations) }.sorted(by: sorts).map(\.snapshot))
+            let sorted = rows.map { MergedRow(snapshot: $0, destinations: destinations) }.sorted(by: sorts)
+            // A destination that could not be read would have sorted as nil: the fetch fails instead.
+            if let error = destinations.error { throw error }
+            rows = limited(sorted.map(\.snapshot))
         } else {
             rows = limited(rows)
         }
@@ -107,12 +115,19 @@ struct MergedFetch {
 private final class DestinationRows {
     unowned(unsafe) let context: NSManagedObjectContext?
     private var loaded: [NSManagedObjectID: RowSnapshot?] = [:]
+    /// The first failure to read a destination.
+    private(set) var error: Error?
 
     init(context: NSManagedObjectContext?) { self.context = context }
 
     func row(for id: NSManagedObjectID) -> RowSnapshot? {
         if let row = loaded[id] { return row }
-        let row = (try? id.persistentStore?.seam.snapshot(for: id, context: context)) ?? nil
+        var row: RowSnapshot?
+        do {
+            row = try id.persistentStore?.seam.snapshot(for: id, context: context)
+        } catch {
+            if self.error == nil { self.error = error }
+        }
         loaded[id] = row
         return row
     }

@@ -30,8 +30,10 @@ extension NSPersistentStoreCoordinator {
                 for prepared in order[..<position].reversed() { stores[prepared].seam.rollbackPreparedSave() }
                 var failure = ParentSaveFailure(store: stores[index], underlying: error)
                 if oneStepWritten {
+                    // The incremental stores prepared so far have the save; none of the others do.
+                    let written = Set(order[..<position].filter { stores[$0] is NSIncrementalStore })
                     failure.incomplete = ("The save was written to an incremental store that cannot undo it; \(stores[index].url?.path ?? "another store") failed",
-                                          [stores[index]])
+                                          stores.indices.filter { !written.contains($0) }.map { stores[$0] })
                 }
                 throw failure
             }
@@ -44,8 +46,10 @@ extension NSPersistentStoreCoordinator {
                 store.seam.rollbackPreparedSave()
                 var failure = ParentSaveFailure(store: store, underlying: error)
                 if index > 0 || oneStepWritten {
-                    failure.incomplete = ("The save was written to \(index) of \(stores.count) stores; committing to \(store.url?.path ?? "a store") failed",
-                                          Array(stores[index...]))
+                    // Stores committed before this one, and every incremental store, have the save.
+                    let without = stores[index...].filter { !($0 is NSIncrementalStore) }
+                    failure.incomplete = ("The save was written to \(stores.count - without.count) of \(stores.count) stores; committing to \(store.url?.path ?? "a store") failed",
+                                          Array(without))
                 }
                 throw failure
             }

@@ -129,6 +129,11 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
                                       "A new \(object.entity.name ?? "?") was assigned to the store \(store.url?.path ?? "in memory"), which does not hold that entity or is not added to the coordinator",
                                       url: store.url)
         }
+        guard !store.isReadOnly else {
+            throw CoreDataError.store(.persistentStoreSave,
+                                      "A new \(object.entity.name ?? "?") was assigned to the store \(store.url?.path ?? "in memory"), which is read-only",
+                                      url: store.url)
+        }
         return store
     }
 
