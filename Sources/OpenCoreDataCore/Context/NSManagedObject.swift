@@ -238,7 +238,9 @@ struct ObjectState: OptionSet {
 }
 
 extension NSEntityDescription {
-    /// The entity's storage layout, freezing the model on first use.
+    /// The entity's storage layout, freezing the model on first use. Inlinable: the SQLite store
+    /// reads it for every row.
+    @inlinable
     package var layout: EntityLayout {
         if let frozenLayout { return frozenLayout }
         managedObjectModel?.freeze()

@@ -15,8 +15,9 @@ public final class NSManagedObjectID: Hashable, Sendable, CustomStringConvertibl
     public let entity: NSEntityDescription
     /// The store the object lives in; nil for a temporary ID.
     public let persistentStore: NSPersistentStore?
-    let key: Key
+    @usableFromInline let key: Key
 
+    @usableFromInline
     enum Key: Hashable, Sendable {
         /// A number unique in this process (made with a counter: `UUID()` costs more than the
         /// rest of an insert).
@@ -31,15 +32,18 @@ public final class NSManagedObjectID: Hashable, Sendable, CustomStringConvertibl
 
     /// The identities of the store and of the root entity, for lookups that must not touch
     /// reference counts (the object registry).
-    let storeIdentity: ObjectIdentifier?
-    package let rootIdentity: ObjectIdentifier
+    @usableFromInline let storeIdentity: ObjectIdentifier?
+    @usableFromInline package let rootIdentity: ObjectIdentifier
 
+    // Inlinable, as the next one: the SQLite store makes IDs for the to-ones of the rows it reads.
+    @inlinable
     package convenience init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64) {
         self.init(entity: entity, store: store, primaryKey: primaryKey, rootIdentity: ObjectIdentifier(entity.rootEntity))
     }
 
     /// For callers that already know the identity of `entity.rootEntity` (decoding rows).
-    init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64, rootIdentity: ObjectIdentifier) {
+    @inlinable
+    package init(entity: NSEntityDescription, store: NSPersistentStore, primaryKey: Int64, rootIdentity: ObjectIdentifier) {
         self.entity = entity
         self.persistentStore = store
         self.key = .permanent(primaryKey)

@@ -151,7 +151,7 @@ open class NSEntityDescription: @unchecked Sendable {
     }
 
     /// The top of this entity's inheritance tree.
-    package var rootEntity: NSEntityDescription {
+    @usableFromInline package var rootEntity: NSEntityDescription {
         if let frozenLayout { return frozenLayout.rootEntity }
         var entity = self
         while let parent = entity.superentity { entity = parent }
@@ -166,9 +166,9 @@ open class NSEntityDescription: @unchecked Sendable {
     // MARK: Freezing
 
     /// Storage layout, computed once when the model is frozen.
-    private(set) var frozenLayout: EntityLayout?
+    @usableFromInline private(set) var frozenLayout: EntityLayout?
 
-    func freezeLayout() {
+    @usableFromInline func freezeLayout() {
         guard frozenLayout == nil else { return }
         superentity?.freezeLayout()
         let properties = (superentity?.allProperties ?? []) + ownProperties
@@ -206,7 +206,7 @@ open class NSEntityDescription: @unchecked Sendable {
 /// Where an entity's values live in its objects: attributes and relationships each in an
 /// array indexed by slot, inherited properties first so a slot means the same property in
 /// every entity of an inheritance tree. A class, so that reading it on hot paths copies nothing.
-package final class EntityLayout: @unchecked Sendable {
+@usableFromInline package final class EntityLayout: @unchecked Sendable {
     // @unchecked Sendable: immutable.
     let properties: [NSPropertyDescription]
     package let attributes: [NSAttributeDescription]

@@ -10,25 +10,27 @@ import Foundation
 /// keeps the one it made).
 package struct RowSnapshot: Sendable {
     /// The row's key in its store (`Z_PK` in the SQLite store).
-    let primaryKey: Int64
+    @usableFromInline let primaryKey: Int64
     /// The row's own entity (not its table's root).
-    let entity: NSEntityDescription
-    let store: NSPersistentStore
+    @usableFromInline let entity: NSEntityDescription
+    @usableFromInline let store: NSPersistentStore
     /// `ObjectIdentifier(entity.rootEntity)`: keys are unique per inheritance tree of a store.
-    let rootIdentity: ObjectIdentifier
+    @usableFromInline let rootIdentity: ObjectIdentifier
     /// The optimistic-locking version (`Z_OPT`): 1 for a newly saved row, +1 on every update.
-    let version: Int64
+    @usableFromInline let version: Int64
     /// Attribute values by attribute slot; transient attributes are `.null`.
-    let values: [PrimitiveValue]
+    @usableFromInline let values: [PrimitiveValue]
     /// To-one destinations by relationship slot; nil for to-many slots and for empty to-ones.
-    let toOne: [NSManagedObjectID?]
+    @usableFromInline let toOne: [NSManagedObjectID?]
     /// When the row was read from (or written to) its store, on `SnapshotClock`: what
     /// `NSManagedObjectContext.stalenessInterval` is measured against. Taken once per statement
     /// or save by whoever makes the snapshots, not once per row.
-    let readAt: UInt64
+    @usableFromInline let readAt: UInt64
 
+    // Inlinable: the SQLite store makes one per row it reads, from another module.
+    @inlinable
     package init(primaryKey: Int64, entity: NSEntityDescription, store: NSPersistentStore, rootIdentity: ObjectIdentifier,
-         version: Int64, values: [PrimitiveValue], toOne: [NSManagedObjectID?], readAt: UInt64) {
+                 version: Int64, values: [PrimitiveValue], toOne: [NSManagedObjectID?], readAt: UInt64) {
         self.primaryKey = primaryKey
         self.entity = entity
         self.store = store
