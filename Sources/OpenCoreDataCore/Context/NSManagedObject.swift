@@ -238,9 +238,9 @@ struct ObjectState: OptionSet {
 }
 
 extension NSEntityDescription {
-    /// The entity's storage layout, freezing the model on first use. Inlinable: the SQLite store
-    /// reads it for every row.
-    @inlinable
+    /// The entity's storage layout, freezing the model on first use. (Not inlinable: that would
+    /// expose `frozenLayout`, and every access to it, in this module too, would then be checked
+    /// for exclusivity at run time.)
     package var layout: EntityLayout {
         if let frozenLayout { return frozenLayout }
         managedObjectModel?.freeze()

@@ -166,9 +166,9 @@ open class NSEntityDescription: @unchecked Sendable {
     // MARK: Freezing
 
     /// Storage layout, computed once when the model is frozen.
-    @usableFromInline private(set) var frozenLayout: EntityLayout?
+    private(set) var frozenLayout: EntityLayout?
 
-    @usableFromInline func freezeLayout() {
+    func freezeLayout() {
         guard frozenLayout == nil else { return }
         superentity?.freezeLayout()
         let properties = (superentity?.allProperties ?? []) + ownProperties
@@ -206,7 +206,7 @@ open class NSEntityDescription: @unchecked Sendable {
 /// Where an entity's values live in its objects: attributes and relationships each in an
 /// array indexed by slot, inherited properties first so a slot means the same property in
 /// every entity of an inheritance tree. A class, so that reading it on hot paths copies nothing.
-@usableFromInline package final class EntityLayout: @unchecked Sendable {
+package final class EntityLayout: @unchecked Sendable {
     // @unchecked Sendable: immutable.
     let properties: [NSPropertyDescription]
     package let attributes: [NSAttributeDescription]

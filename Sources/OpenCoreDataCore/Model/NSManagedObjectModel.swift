@@ -75,7 +75,7 @@ open class NSManagedObjectModel: @unchecked Sendable {
 
     /// Computes every entity's storage layout and forbids further edits. Called by the
     /// coordinator and when the first object of the model is created; calling it again is free.
-    @usableFromInline package func freeze() {
+    package func freeze() {
         freezeLock.lock()
         defer { freezeLock.unlock() }
         guard frozenEntitiesByName == nil else { return }
