@@ -27,9 +27,8 @@ package struct RowSnapshot: Sendable {
     /// or save by whoever makes the snapshots, not once per row.
     @usableFromInline let readAt: UInt64
 
-    // Inlinable, and always inlined: the SQLite store makes one per row it reads, from another
-    // module, and a call per row measured 12 instructions a row.
-    @inlinable @inline(__always)
+    // Inlinable: the SQLite store makes one per row it reads, from another module.
+    @inlinable
     package init(primaryKey: Int64, entity: NSEntityDescription, store: NSPersistentStore, rootIdentity: ObjectIdentifier,
                  version: Int64, values: [PrimitiveValue], toOne: [NSManagedObjectID?], readAt: UInt64) {
         self.primaryKey = primaryKey
