@@ -44,10 +44,15 @@ final class SQLiteSchema {
         /// The destination entity's mapping of each to-one slot, found once instead of per row.
         @exclusivity(unchecked) var toOneDestinations: [EntityMapping?] = []
 
+        /// The entity's layout, read once: the core's getter is a call across modules, and saves
+        /// read it for every row.
+        let layout: EntityLayout
+
         init(entity: NSEntityDescription, number: Int64, table: TableMapping) {
             self.entity = entity
             self.number = number
             self.table = table
+            layout = entity.layout
         }
 
         /// `INSERT` of one row of this entity: `Z_PK`, `Z_ENT`, then attributes and to-ones in

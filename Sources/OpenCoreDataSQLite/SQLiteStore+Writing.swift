@@ -126,7 +126,7 @@ extension SQLiteStore {
                 }
             }
             lastKeys[current].key += 1
-            result.append(NSManagedObjectID(entity: id.entity, store: self, primaryKey: lastKeys[current].key))
+            result.append(NSManagedObjectID(entity: id.entity, store: self, primaryKey: lastKeys[current].key, rootIdentity: root))
         }
         for (_, number, key) in lastKeys {
             try connection.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(key), .integer(number)])
@@ -155,7 +155,7 @@ extension SQLiteStore {
     /// Binds attribute and to-one values (all of them, or the listed slots) in column order.
     private func bindColumns(of row: SaveChanges.Row, mapping: SQLiteSchema.EntityMapping, slots: [Int]?, relationshipSlots: [Int]?,
                              resolve: (NSManagedObjectID?) -> Int64?, to statement: SQLiteStatement, from index: inout Int) throws {
-        let layout = mapping.entity.layout
+        let layout = mapping.layout
         func bindAttribute(_ slot: Int, _ index: inout Int) throws {
             guard mapping.attributeColumns[slot] != nil else { return }
             do {

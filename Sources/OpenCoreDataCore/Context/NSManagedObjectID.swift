@@ -66,6 +66,8 @@ public final class NSManagedObjectID: Hashable, Sendable, CustomStringConvertibl
     }
 
     /// The key in the store (`Z_PK` in the SQLite store); nil for a temporary ID.
+    // Inlinable: the SQLite store reads it for every row it writes, from another module.
+    @inlinable
     package var primaryKey: Int64? {
         if case .permanent(let value) = key { return value }
         return nil
