@@ -6,7 +6,7 @@ import Foundation
 ///
 /// The attribute's type says how a value is presented: `.integer` is an `Int16`, `Int32` or
 /// `Int64` attribute; `.double` is a `Double` or `Float`.
-package enum PrimitiveValue: Sendable {
+@usableFromInline package enum PrimitiveValue: Sendable {
     case null
     case integer(Int64)
     case double(Double)
@@ -27,7 +27,7 @@ package enum PrimitiveValue: Sendable {
 }
 
 /// A transformable attribute's value: any Swift value, compared with `==` when it is `Hashable`.
-package struct TransformableValue: @unchecked Sendable {
+@usableFromInline package struct TransformableValue: @unchecked Sendable {
     // @unchecked Sendable: Core Data treats attribute values as immutable values; an application
     // that mutates a shared reference type stored in a transformable attribute is already outside
     // Core Data's contract (changes are only noticed when a new value is set).
@@ -48,7 +48,7 @@ package struct TransformableValue: @unchecked Sendable {
 
 extension PrimitiveValue: Equatable {
     /// Value equality with `isEqual:` semantics: numbers compare by value.
-    package static func == (lhs: PrimitiveValue, rhs: PrimitiveValue) -> Bool {
+    @usableFromInline package static func == (lhs: PrimitiveValue, rhs: PrimitiveValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case let (.integer(a), .integer(b)): return a == b
@@ -73,7 +73,7 @@ extension PrimitiveValue: Equatable {
 extension PrimitiveValue: Hashable {
     /// Consistent with `==`: an integer hashes as the double it equals, and a transformable value
     /// by its own hash when it has one.
-    package func hash(into hasher: inout Hasher) {
+    @usableFromInline package func hash(into hasher: inout Hasher) {
         switch self {
         case .null: hasher.combine(0)
         case .integer(let value): hasher.combine(Double(value))
