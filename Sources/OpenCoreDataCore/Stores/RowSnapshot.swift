@@ -8,8 +8,10 @@ import Foundation
 /// most fetched objects are read and let go without anyone asking for their ID, so the ID
 /// object is made only when asked for (see `objectID`, and `NSManagedObject.objectID`, which
 /// keeps the one it made).
-// `@usableFromInline`: members of a plain package type are never inlined into another module,
-// whatever their attributes; the SQLite store makes one of these per row it reads.
+///
+/// `@usableFromInline`, as `PrimitiveValue`: the members of a plain package type are never
+/// inlined into another module, whatever their attributes, and the SQLite store makes one
+/// snapshot per row it reads.
 @usableFromInline package struct RowSnapshot: Sendable {
     /// The row's key in its store (`Z_PK` in the SQLite store).
     @usableFromInline let primaryKey: Int64
