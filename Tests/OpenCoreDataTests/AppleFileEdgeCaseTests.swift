@@ -5,9 +5,10 @@ import OpenCoreData
 @testable import OpenCoreDataCore
 @testable import OpenCoreDataSQLite
 
-/// Failing tests found by a review of the code that reads Apple's files (Xcode models, compiled
-/// models, keyed archives, Apple-written stores, `ocd`). Each test passes once its bug is fixed.
-@Suite struct AppleFilesReviewTests {
+/// Edge cases of reading Apple's files (Xcode models, compiled models, keyed archives,
+/// Apple-written stores, `ocd`): versions without a current one, cycles and self-references,
+/// corrupt archives and metadata. Each is an answer or a clear error, never a hang or a crash.
+@Suite struct AppleFileEdgeCaseTests {
     // MARK: Helpers
 
     static func writeVersion(_ name: String, entity: String, in bundle: URL) throws {
@@ -68,7 +69,7 @@ import OpenCoreData
     /// A -> B -> C -> B: the cycle does not pass through A, and resolving A's parents never ends.
     @Test func aParentCycleNotThroughTheFirstEntityIsAnErrorNotAHang() async {
         await #expect(processExitsWith: .success) {
-            AppleFilesReviewTests.finishes(within: 20) {
+            AppleFileEdgeCaseTests.finishes(within: 20) {
                 let xml = """
                 <?xml version="1.0"?><model>
                 <entity name="A" parentEntity="B"/>
@@ -93,7 +94,7 @@ import OpenCoreData
     /// cycle check of `decode`: an NSURL whose base is itself recurses until the stack overflows.
     @Test func anArchivedURLThatIsItsOwnBaseIsAnErrorNotACrash() async {
         await #expect(processExitsWith: .success) {
-            AppleFilesReviewTests.finishes(within: 20) {
+            AppleFileEdgeCaseTests.finishes(within: 20) {
                 let b = KeyedArchiveBuilder()
                 let model = b.reserve()
                 let entity = b.reserve()
@@ -124,7 +125,7 @@ import OpenCoreData
     /// stack overflows.
     @Test func anArchivedStringThatContainsItselfIsAnErrorNotACrash() async {
         await #expect(processExitsWith: .success) {
-            AppleFilesReviewTests.finishes(within: 20) {
+            AppleFileEdgeCaseTests.finishes(within: 20) {
                 let b = KeyedArchiveBuilder()
                 let model = b.reserve()
                 let entity = b.reserve()
@@ -166,7 +167,7 @@ import OpenCoreData
     /// `KeyedArchiveModelDecoder.linkInheritance` does for model caches.
     @Test func anEntityThatIsItsOwnParentInZPrimaryKeyIsAnErrorNotACrash() async {
         await #expect(processExitsWith: .success) {
-            AppleFilesReviewTests.finishes(within: 20) {
+            AppleFileEdgeCaseTests.finishes(within: 20) {
                 do {
                     let directory = TemporaryDirectory()
                     let url = try StoreSchemaInferenceTests.makeOldStyleStore(in: directory)
@@ -231,7 +232,7 @@ import OpenCoreData
         await #expect(processExitsWith: .success) {
             let directory = TemporaryDirectory()
             let bundle = directory.file("Journal.xcdatamodeld")
-            try AppleFilesReviewTests.writeVersion("Journal", entity: "One", in: bundle)
+            try AppleFileEdgeCaseTests.writeVersion("Journal", entity: "One", in: bundle)
             var plist = try Data(contentsOf: Corpus.momd.appendingPathComponent("SampleModel.mom"))
             plist[3037] = 0xC1
             try plist.write(to: bundle.appendingPathComponent(".xccurrentversion"))
