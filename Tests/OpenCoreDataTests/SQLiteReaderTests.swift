@@ -13,7 +13,8 @@ import OpenCoreData
     /// two-phase save, after the SQLite store has written its rows but before it commits them
     /// (incremental stores are prepared last).
     final class GateStore: NSIncrementalStore, @unchecked Sendable {
-        // @unchecked Sendable: the semaphores are thread-safe; nothing else is mutable.
+        // @unchecked Sendable: the semaphores are thread-safe; `duringSave` is set before the save
+        // starts and only read by the saving thread.
         static let type = "SQLiteReaderTestsGate"
         /// Signalled when a save reaches the store; the save then waits for `release`.
         let entered = DispatchSemaphore(value: 0)
