@@ -121,7 +121,7 @@ extension PredicateSQLCompiler {
             guard let scope = variableScopes[expression.variable] else {
                 throw PredicateCheck.invalid("the variable $\(expression.variable) has no value (substitute it first)", predicate)
             }
-            return Operand(sql: "\(scope.alias).Z_PK", attribute: nil, isObjectReference: true)
+            return Operand(sql: "\(raw: scope.alias).Z_PK", attribute: nil, isObjectReference: true)
         case .function:
             return try functionOperand(expression, in: predicate)
         case .conditional:
@@ -145,11 +145,11 @@ extension PredicateSQLCompiler {
     /// A value computed in memory, bound as an argument.
     private mutating func boundConstant(_ value: Any?, in predicate: NSPredicate) throws -> Operand {
         let kind = ValueKind(of: value)
-        let operand = Operand(sql: "?", attribute: nil, isObjectReference: kind == .object, computed: kind)
+        var operand = Operand(sql: .empty, attribute: nil, isObjectReference: kind == .object, computed: kind)
         guard kind != .other else {
             throw PredicateCheck.invalid("the SQLite store can't compute with \(PredicateFormatting.literal(value))", predicate)
         }
-        arguments.append(try sqliteValue(value, for: operand, options: [], in: predicate))
+        operand.sql = .bind(try sqliteValue(value, for: operand, options: [], in: predicate))
         return operand
     }
 
@@ -172,7 +172,7 @@ extension PredicateSQLCompiler {
             let left = try numericOperand(arguments[0], for: name, in: predicate)
             let right = try numericOperand(arguments[1], for: name, in: predicate)
             let integers = left.kind != .number(isInteger: false) && right.kind != .number(isInteger: false)
-            let sql: String
+            let sql: SQLFragment
             switch name {
             case "add:to:": sql = "(\(left.sql) + \(right.sql))"
             case "from:subtract:": sql = "(\(left.sql) - \(right.sql))"
@@ -202,7 +202,7 @@ extension PredicateSQLCompiler {
             }
             if name == "length:" { return Self.length(of: value) }
             // The name is one of the three above, so it can stand in the SQL as a literal.
-            return Operand(sql: "ocd_function('\(name)', \(value.sql))", attribute: nil, isObjectReference: false, computed: .string)
+            return Operand(sql: "ocd_function('\(raw: name)', \(value.sql))", attribute: nil, isObjectReference: false, computed: .string)
         case "count:", "sum:", "min:", "max:", "average:", "median:", "stddev:":
             return try collectionFunctionOperand(name, arguments[0], in: predicate)
         case "castObject:toType:":
@@ -227,14 +227,13 @@ extension PredicateSQLCompiler {
         case _ where Self.numericFunctionsInSQL.contains(name):
             // Run by the same Swift code as in memory (`ocd_function`, registered on the
             // connection), so both give the same answer.
-            self.arguments.append(.text(name))
             let values = try arguments.map { try numericOperand($0, for: name, in: predicate) }
             let kind: ValueKind = switch name {
             case "ceiling:", "floor:": values[0].kind
             case "sqrt:", "log:", "ln:", "exp:", "raise:toPower:": .number(isInteger: false)
             default: .number(isInteger: true)
             }
-            return Operand(sql: "ocd_function(?, \(values.map(\.sql).joined(separator: ", ")))", attribute: nil,
+            return Operand(sql: "ocd_function(\(bind: .text(name)), \(values.map(\.sql).joined(separator: ", ")))", attribute: nil,
                            isObjectReference: false, computed: kind)
         default:
             throw PredicateCheck.invalid("the function \(name) is only evaluated in memory, not by the SQLite store", predicate)
@@ -363,7 +362,7 @@ extension PredicateSQLCompiler {
         let variable = subquery.variable
         let enclosing = variableScopes[variable]
         variableScopes[variable] = PredicateSQLCompiler(schema: schema, mapping: destination, alias: member)
-        let condition: String
+        let condition: SQLFragment
         do {
             condition = try compile(subquery.predicate)
         } catch {
@@ -373,7 +372,7 @@ extension PredicateSQLCompiler {
         var scope = variableScopes[variable]!
         variableScopes[variable] = enclosing
 
-        let valueSQL: String
+        let valueSQL: SQLFragment
         var attribute: NSAttributeDescription?
         var kind: ValueKind?
         if operation == "@count" {
@@ -389,7 +388,7 @@ extension PredicateSQLCompiler {
             }
         }
         let (source, correlation) = try members(of: relationship, in: destination, as: member, ownerAlias: ownerAlias, in: predicate)
-        let joins = scope.joins.isEmpty ? "" : " " + scope.joins.joined(separator: " ")
+        let joins: SQLFragment = scope.joins.isEmpty ? .empty : " \(scope.joins.joined(separator: " "))"
         return Operand(sql: "(SELECT \(valueSQL) FROM \(source)\(joins) WHERE \(correlation) AND (\(condition)))", attribute: attribute,
                        isObjectReference: false, computed: kind)
     }

@@ -19,8 +19,7 @@ import OpenCoreDataCore
 struct PredicateSQLCompiler {
     let schema: SQLiteSchema
     let mapping: SQLiteSchema.EntityMapping
-    private(set) var joins: [String] = []
-    var arguments: [SQLiteValue] = []
+    private(set) var joins: [SQLFragment] = []
     private var aliases: [String: (alias: String, mapping: SQLiteSchema.EntityMapping)] = [:]
     /// Numbers the sub-selects this compiler creates, so that their aliases are unique.
     var subqueryCount = 0
@@ -40,18 +39,18 @@ struct PredicateSQLCompiler {
 
     // MARK: Predicates
 
-    mutating func whereClause(for predicate: NSPredicate) throws -> String {
+    mutating func whereClause(for predicate: NSPredicate) throws -> SQLFragment {
         try PredicateCheck.validate(predicate, for: mapping.entity)
         return try compile(predicate)
     }
 
-    mutating func compile(_ predicate: NSPredicate) throws -> String {
+    mutating func compile(_ predicate: NSPredicate) throws -> SQLFragment {
         switch predicate.resolved {
         case let compound as NSCompoundPredicate:
             let parts = try compound.subpredicates.map { try compile($0) }
             switch compound.compoundPredicateType {
-            case .and: return parts.isEmpty ? "1" : "(" + parts.joined(separator: " AND ") + ")"
-            case .or: return parts.isEmpty ? "0" : "(" + parts.joined(separator: " OR ") + ")"
+            case .and: return parts.isEmpty ? "1" : "(\(parts.joined(separator: " AND ")))"
+            case .or: return parts.isEmpty ? "0" : "(\(parts.joined(separator: " OR ")))"
             // NULL (an unknown comparison, as with a nil value or the average of nothing) counts as
             // false before it is negated, as in memory.
             case .not: return "NOT COALESCE((\(parts.first ?? "1")), 0)"
@@ -64,7 +63,7 @@ struct PredicateSQLCompiler {
         }
     }
 
-    private mutating func compile(_ comparison: NSComparisonPredicate) throws -> String {
+    private mutating func compile(_ comparison: NSComparisonPredicate) throws -> SQLFragment {
         if comparison.comparisonPredicateModifier != .direct {
             return try compileToMany(comparison)
         }
@@ -92,37 +91,37 @@ struct PredicateSQLCompiler {
 
     /// `left <operator> right`, both reading the row.
     private mutating func compile(_ left: Operand, _ type: NSComparisonPredicate.Operator, _ right: Operand,
-                                  options: NSComparisonPredicate.Options, in predicate: NSPredicate) throws -> String {
+                                  options: NSComparisonPredicate.Options, in predicate: NSPredicate) throws -> SQLFragment {
         if left.computed == nil && right.computed == nil {
             guard let symbol = type.sqlSymbol else {
                 throw PredicateCheck.invalid("comparing two key paths with \(type.formatName) is not supported by the SQLite store yet", predicate)
             }
             // `==` is NULL-safe (`IS`), so that nil == nil holds as in memory; `!=` keeps SQL's
             // answer for NULL, as with constants (see Differences: `!=` and nil).
-            return "\(folded(left.sql, options)) \(type == .equalTo ? "IS" : symbol) \(folded(right.sql, options))"
+            return "\(folded(left.sql, options)) \(raw: type == .equalTo ? "IS" : symbol) \(folded(right.sql, options))"
         }
         try checkComparable(left, right, type, in: predicate)
         switch type {
         case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
             // `==` between computed values is NULL-safe (`IS`): nil == nil holds in memory too.
             let symbol = type == .equalTo ? "IS" : type.sqlSymbol!
-            return "\(folded(left.sql, options, for: left)) \(symbol) \(folded(right.sql, options, for: right))"
+            return "\(folded(left.sql, options, for: left)) \(raw: symbol) \(folded(right.sql, options, for: right))"
         case .beginsWith, .endsWith, .contains, .like, .matches:
-            return "ocd_string_compare(\(left.sql), \(right.sql), \(type.rawValue), \(options.rawValue))"
+            return "ocd_string_compare(\(left.sql), \(right.sql), \(raw: type.rawValue), \(raw: options.rawValue))"
         case .in, .between, .customSelector:
             throw PredicateCheck.invalid("\(type.formatName) with a computed value on its right is not supported by the SQLite store", predicate)
         }
     }
 
     private mutating func compile(column: Operand, _ type: NSComparisonPredicate.Operator, constant: Any?,
-                                  options: NSComparisonPredicate.Options, in predicate: NSPredicate) throws -> String {
+                                  options: NSComparisonPredicate.Options, in predicate: NSPredicate) throws -> SQLFragment {
         let isNil = isNilOrNull(constant)
         switch type {
         case .equalTo where isNil: return "\(column.sql) IS NULL"
         case .notEqualTo where isNil: return "\(column.sql) IS NOT NULL"
         case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
             let placeholder = try bind(constant, for: column, options: options, in: predicate)
-            return "\(folded(column.sql, options, for: column)) \(type.sqlSymbol!) \(placeholder)"
+            return "\(folded(column.sql, options, for: column)) \(raw: type.sqlSymbol!) \(placeholder)"
         case .between:
             let bounds = ValueComparison.elements(of: constant)
             guard bounds.count == 2 else {
@@ -151,9 +150,8 @@ struct PredicateSQLCompiler {
     }
 
     mutating func stringFunction(_ type: NSComparisonPredicate.Operator, column: Operand, text: String,
-                                 options: NSComparisonPredicate.Options) throws -> String {
-        arguments.append(.text(text))
-        return "ocd_string_compare(\(column.sql), ?, \(type.rawValue), \(options.rawValue))"
+                                 options: NSComparisonPredicate.Options) throws -> SQLFragment {
+        "ocd_string_compare(\(column.sql), \(bind: .text(text)), \(raw: type.rawValue), \(raw: options.rawValue))"
     }
 
     /// The folding a comparison's options ask for: none with `[n]`, which says the strings are
@@ -164,10 +162,10 @@ struct PredicateSQLCompiler {
     }
 
     /// `ocd_fold(column, options)` when the comparison ignores case or diacritics on strings.
-    func folded(_ sql: String, _ options: NSComparisonPredicate.Options, for operand: Operand? = nil) -> String {
+    func folded(_ sql: SQLFragment, _ options: NSComparisonPredicate.Options, for operand: Operand? = nil) -> SQLFragment {
         let foldable = Self.foldingOptions(options)
         guard !foldable.isEmpty, operand?.attribute.map({ $0.attributeType == .stringAttributeType }) ?? true else { return sql }
-        return "ocd_fold(\(sql), \(foldable.rawValue))"
+        return "ocd_fold(\(sql), \(raw: foldable.rawValue))"
     }
 
     // MARK: To-many relationships
@@ -175,7 +173,7 @@ struct PredicateSQLCompiler {
     /// `ANY rel.key op value` as `EXISTS (SELECT … WHERE member matches)`, `ALL` as `NOT EXISTS
     /// (… WHERE member does not match)`; the members are found through the inverse's foreign key
     /// or the join table. An empty relationship makes ANY false and ALL true, as in memory.
-    private mutating func compileToMany(_ comparison: NSComparisonPredicate) throws -> String {
+    private mutating func compileToMany(_ comparison: NSComparisonPredicate) throws -> SQLFragment {
         let left = comparison.leftExpression
         // `ANY $x.members.name == …` inside a SUBQUERY: the to-many belongs to the member `$x`,
         // whose compiler (scope) knows its table; the right-hand side must not read the row.
@@ -187,10 +185,7 @@ struct PredicateSQLCompiler {
             let rewritten = NSComparisonPredicate(leftExpression: NSExpression(forKeyPath: path), rightExpression: comparison.rightExpression,
                                                   modifier: comparison.comparisonPredicateModifier,
                                                   type: comparison.predicateOperatorType, options: comparison.options)
-            let before = scope.arguments.count
             let sql = try scope.compileToMany(rewritten)
-            arguments += scope.arguments[before...]
-            scope.arguments.removeSubrange(before...)
             variableScopes[variable] = scope
             return sql
         }
@@ -223,7 +218,7 @@ struct PredicateSQLCompiler {
         let condition = NSComparisonPredicate(leftExpression: memberExpression, rightExpression: comparison.rightExpression,
                                               modifier: .direct, type: comparison.predicateOperatorType, options: comparison.options)
         var inner = PredicateSQLCompiler(schema: schema, mapping: destination, alias: member)
-        let conditionSQL: String
+        let conditionSQL: SQLFragment
         let right = comparison.rightExpression
         if right.expressionType == .keyPath || right.expressionType == .evaluatedObject {
             // The right-hand key path belongs to the fetched object, not to the member.
@@ -232,12 +227,11 @@ struct PredicateSQLCompiler {
             guard let symbol = comparison.predicateOperatorType.sqlSymbol else {
                 throw PredicateCheck.invalid("comparing members with a key path using \(comparison.predicateOperatorType.formatName) is not supported by the SQLite store yet", comparison)
             }
-            conditionSQL = "\(folded(memberOperand.sql, comparison.options)) \(symbol) \(folded(ownerOperand.sql, comparison.options))"
+            conditionSQL = "\(folded(memberOperand.sql, comparison.options)) \(raw: symbol) \(folded(ownerOperand.sql, comparison.options))"
         } else {
             conditionSQL = try inner.compile(condition)
         }
-        let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
-        arguments += inner.arguments
+        let joins: SQLFragment = inner.joins.isEmpty ? .empty : " \(inner.joins.joined(separator: " "))"
 
         var (source, correlation) = try members(of: relationship, in: destination, as: member, ownerAlias: ownerAlias, in: comparison)
         source += joins
@@ -250,15 +244,15 @@ struct PredicateSQLCompiler {
     /// The FROM part and the correlation condition that select the members of `relationship` of
     /// the row `ownerAlias`, as rows `member` of `destination`.
     func members(of relationship: NSRelationshipDescription, in destination: SQLiteSchema.EntityMapping, as member: String,
-                 ownerAlias: String, in predicate: NSPredicate?) throws -> (source: String, correlation: String) {
-        var source: String
-        var correlation: String
+                 ownerAlias: String, in predicate: NSPredicate?) throws -> (source: SQLFragment, correlation: SQLFragment) {
+        var source: SQLFragment
+        var correlation: SQLFragment
         if let join = schema.joinTables[ObjectIdentifier(relationship)] {
-            source = "\(join.name) \(member)_j JOIN \(destination.table.name) \(member) ON \(member).Z_PK = \(member)_j.\(join.destinationColumn)"
-            correlation = "\(member)_j.\(join.sourceColumn) = \(ownerAlias).Z_PK"
+            source = "\(raw: join.name) \(raw: member)_j JOIN \(raw: destination.table.name) \(raw: member) ON \(raw: member).Z_PK = \(raw: member)_j.\(raw: join.destinationColumn)"
+            correlation = "\(raw: member)_j.\(raw: join.sourceColumn) = \(raw: ownerAlias).Z_PK"
         } else if let inverse = relationship.inverseRelationship, let foreignKey = destination.toOneColumns[inverse.relationshipSlot] {
-            source = "\(destination.table.name) \(member)"
-            correlation = "\(member).\(foreignKey) = \(ownerAlias).Z_PK"
+            source = "\(raw: destination.table.name) \(raw: member)"
+            correlation = "\(raw: member).\(raw: foreignKey) = \(raw: ownerAlias).Z_PK"
         } else {
             throw PredicateCheck.invalid("relationship '\(relationship.name)' can't be queried by the SQLite store", predicate)
         }
@@ -289,7 +283,7 @@ struct PredicateSQLCompiler {
         let member = "\(alias)_a\(subqueryCount)"
         var inner = PredicateSQLCompiler(schema: schema, mapping: destination, alias: member)
         let aggregated = keys[(operatorIndex + 1)...].joined(separator: ".")
-        let valueSQL: String
+        let valueSQL: SQLFragment
         var attribute: NSAttributeDescription?
         var computed: ValueKind?
         switch operation {
@@ -314,31 +308,31 @@ struct PredicateSQLCompiler {
             guard operand.kind == .number(isInteger: true) || operand.kind == .number(isInteger: false) || operand.kind == .null else {
                 throw PredicateCheck.invalid("\(operation.dropFirst()) needs numbers, not \(operand.kind.name)", predicate)
             }
-            valueSQL = "ocd_aggregate('\(operation.dropFirst())', \(operand.sql))"
+            valueSQL = "ocd_aggregate('\(raw: String(operation.dropFirst()))', \(operand.sql))"
             computed = .number(isInteger: false)
         default:
             throw PredicateCheck.invalid("the collection operator \(keys[operatorIndex]) is not supported by the SQLite store", predicate)
         }
         let (source, correlation) = try members(of: relationship, in: destination, as: member, ownerAlias: ownerAlias, in: predicate)
-        let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
-        var sql = "(SELECT \(valueSQL) FROM \(source)\(joins) WHERE \(correlation))"
-        if nilWithoutOwner && operatorIndex > 1 { sql = "(CASE WHEN \(ownerAlias).Z_PK IS NULL THEN NULL ELSE \(sql) END)" }
+        let joins: SQLFragment = inner.joins.isEmpty ? .empty : " \(inner.joins.joined(separator: " "))"
+        var sql: SQLFragment = "(SELECT \(valueSQL) FROM \(source)\(joins) WHERE \(correlation))"
+        if nilWithoutOwner && operatorIndex > 1 { sql = "(CASE WHEN \(raw: ownerAlias).Z_PK IS NULL THEN NULL ELSE \(sql) END)" }
         return Operand(sql: sql, attribute: attribute, isObjectReference: false, computed: computed)
     }
 
     /// The `Z_ENT` condition selecting `mapping`'s entity (and its sub-entities) in a shared table;
     /// nil when the table holds nothing else.
-    static func entityCondition(for mapping: SQLiteSchema.EntityMapping, includesSubentities: Bool, alias: String) -> String? {
+    static func entityCondition(for mapping: SQLiteSchema.EntityMapping, includesSubentities: Bool, alias: String) -> SQLFragment? {
         guard mapping.table.isShared else { return nil }
-        if !includesSubentities || mapping.subtreeNumbers.count == 1 { return "\(alias).Z_ENT = \(mapping.number)" }
+        if !includesSubentities || mapping.subtreeNumbers.count == 1 { return "\(raw: alias).Z_ENT = \(raw: mapping.number)" }
         if mapping.entity.superentity == nil { return nil }
-        return mapping.subtreeCondition(on: "\(alias).Z_ENT")
+        return SQLFragment(mapping.subtreeCondition(on: "\(alias).Z_ENT"))
     }
 
     // MARK: Operands
 
     struct Operand {
-        let sql: String
+        var sql: SQLFragment
         let attribute: NSAttributeDescription?
         /// Set when the operand is an object reference (a to-one column or `SELF`).
         let isObjectReference: Bool
@@ -358,7 +352,7 @@ struct PredicateSQLCompiler {
     mutating func operand(_ expression: NSExpression, in predicate: NSPredicate) throws -> Operand {
         switch expression.expressionType {
         case .evaluatedObject:
-            return Operand(sql: "\(alias).Z_PK", attribute: nil, isObjectReference: true)
+            return Operand(sql: "\(raw: alias).Z_PK", attribute: nil, isObjectReference: true)
         case .keyPath:
             return try keyPathOperand(expression.keyPath, in: predicate)
         default:
@@ -384,14 +378,14 @@ struct PredicateSQLCompiler {
             guard let column = current.attributeColumns[attribute.attributeSlot] else {
                 throw PredicateCheck.invalid("transient attribute '\(attribute.name)' can't be used in a fetch from the SQLite store", predicate)
             }
-            return Operand(sql: "\(alias).\(column)", attribute: attribute, isObjectReference: false)
+            return Operand(sql: "\(raw: alias).\(raw: column)", attribute: attribute, isObjectReference: false)
         case let relationship as NSRelationshipDescription:
             guard let foreignKey = current.toOneColumns[relationship.relationshipSlot] else {
                 throw PredicateCheck.invalid("relationship '\(relationship.name)' can't be used in a fetch from the SQLite store", predicate)
             }
-            return Operand(sql: "\(alias).\(foreignKey)", attribute: nil, isObjectReference: true)
+            return Operand(sql: "\(raw: alias).\(raw: foreignKey)", attribute: nil, isObjectReference: true)
         default:
-            return Operand(sql: "\(alias).Z_PK", attribute: nil, isObjectReference: true)
+            return Operand(sql: "\(raw: alias).Z_PK", attribute: nil, isObjectReference: true)
         }
     }
 
@@ -417,7 +411,7 @@ struct PredicateSQLCompiler {
                 alias = existing.alias
             } else {
                 let next = "\(self.alias)_\(aliases.count + 1)"
-                joins.append("LEFT OUTER JOIN \(destination.table.name) \(next) ON \(alias).\(foreignKey) = \(next).Z_PK")
+                joins.append("LEFT OUTER JOIN \(raw: destination.table.name) \(raw: next) ON \(raw: alias).\(raw: foreignKey) = \(raw: next).Z_PK")
                 aliases[path] = (next, destination)
                 alias = next
             }
@@ -429,9 +423,8 @@ struct PredicateSQLCompiler {
     // MARK: Values
 
     mutating func bind(_ value: Any?, for operand: Operand, options: NSComparisonPredicate.Options,
-                       in predicate: NSPredicate) throws -> String {
-        arguments.append(try sqliteValue(value, for: operand, options: options, in: predicate))
-        return "?"
+                       in predicate: NSPredicate) throws -> SQLFragment {
+        .bind(try sqliteValue(value, for: operand, options: options, in: predicate))
     }
 
     func sqliteValue(_ value: Any?, for operand: Operand, options: NSComparisonPredicate.Options,
@@ -480,10 +473,10 @@ struct PredicateSQLCompiler {
 
     // MARK: Sorting
 
-    mutating func orderByClause(for descriptors: [NSSortDescriptor]) throws -> String {
+    mutating func orderByClause(for descriptors: [NSSortDescriptor]) throws -> SQLFragment {
         try PredicateCheck.validate(descriptors, for: mapping.entity)
-        let terms = try descriptors.map { descriptor -> String in
-            guard let key = descriptor.key else { return "\(alias).Z_PK \(descriptor.ascending ? "ASC" : "DESC")" }
+        let terms = try descriptors.map { descriptor -> SQLFragment in
+            guard let key = descriptor.key else { return "\(raw: alias).Z_PK \(raw: descriptor.ascending ? "ASC" : "DESC")" }
             let operand = try keyPathOperand(key, in: nil)
             var sql = operand.sql
             if operand.attribute?.attributeType == .stringAttributeType {
@@ -493,7 +486,7 @@ struct PredicateSQLCompiler {
                 case .standard: sql += " COLLATE ocd_standard"
                 }
             }
-            return "\(sql) \(descriptor.ascending ? "ASC" : "DESC")"
+            return "\(sql) \(raw: descriptor.ascending ? "ASC" : "DESC")"
         }
         return terms.joined(separator: ", ")
     }

@@ -5,8 +5,8 @@ import OpenCoreDataCore
 /// The SELECT the SQLite store runs for one fetch: the entity's table, its `Z_ENT` filter, the
 /// predicate as SQL with bound arguments, the order, and the limits.
 struct SQLiteFetchStatement {
-    let sql: String
-    let arguments: [SQLiteValue]
+    /// The SELECT and its arguments.
+    let sql: SQLFragment
     let mapping: SQLiteSchema.EntityMapping
     /// For dictionary results: the operand of each requested key, in order.
     let dictionaryOperands: [PredicateSQLCompiler.Operand]
@@ -16,22 +16,25 @@ struct SQLiteFetchStatement {
             throw CoreDataError.make(.persistentStoreUnsupportedRequestType, "The store does not hold entity '\(fetch.entity.name ?? "?")'")
         }
         var compiler = PredicateSQLCompiler(schema: schema, mapping: mapping)
-        var conditions: [String] = []
         let alias = PredicateSQLCompiler.rootAlias
+        // Each clause is a fragment with its own arguments, so the order they are compiled in
+        // (the WHERE clause's joins must be known before the FROM clause is written) does not
+        // decide the order of the arguments: composing them in text order does.
+        var conditions: [SQLFragment] = []
         if let filter = PredicateSQLCompiler.entityCondition(for: mapping, includesSubentities: fetch.includesSubentities, alias: alias) {
             conditions.append(filter)
         }
         if let predicate = fetch.predicate { conditions.append(try compiler.whereClause(for: predicate)) }
         let orderBy = try compiler.orderByClause(for: fetch.sortDescriptors)
 
-        let columns: String
+        let columns: SQLFragment
         var dictionaryOperands: [PredicateSQLCompiler.Operand] = []
         switch fetch.result {
-        case .snapshots: columns = schema.selectList(of: mapping.table, alias: alias)
-        case .objectIDs, .keys: columns = "\(alias).Z_PK, \(alias).Z_ENT"
-        case .count: columns = "\(alias).Z_PK"
+        case .snapshots: columns = SQLFragment(schema.selectList(of: mapping.table, alias: alias))
+        case .objectIDs, .keys: columns = "\(raw: alias).Z_PK, \(raw: alias).Z_ENT"
+        case .count: columns = "\(raw: alias).Z_PK"
         case .dictionaries(let requested, _):
-            var expressions: [String] = []
+            var expressions: [SQLFragment] = []
             for column in requested {
                 switch column.kind {
                 case .value(let keyPath):
@@ -46,35 +49,32 @@ struct SQLiteFetchStatement {
             }
             columns = expressions.joined(separator: ", ")
         }
-        var groupBy: [String] = []
+        var groupBy: [SQLFragment] = []
         if case .dictionaries(_, let keys) = fetch.result {
             groupBy = try keys.map { try compiler.keyPathOperand($0, in: nil).sql }
         }
-        var sql = "SELECT \(fetch.returnsDistinctResults ? "DISTINCT " : "")\(columns) FROM \(mapping.table.name) \(alias)"
-        if !compiler.joins.isEmpty { sql += " " + compiler.joins.joined(separator: " ") }
-        if !conditions.isEmpty { sql += " WHERE " + conditions.joined(separator: " AND ") }
-        if !groupBy.isEmpty { sql += " GROUP BY " + groupBy.joined(separator: ", ") }
+        var sql: SQLFragment = "SELECT \(raw: fetch.returnsDistinctResults ? "DISTINCT " : "")\(columns) FROM \(raw: mapping.table.name) \(raw: alias)"
+        if !compiler.joins.isEmpty { sql += " \(compiler.joins.joined(separator: " "))" }
+        if !conditions.isEmpty { sql += " WHERE \(conditions.joined(separator: " AND "))" }
+        if !groupBy.isEmpty { sql += " GROUP BY \(groupBy.joined(separator: ", "))" }
         if !orderBy.isEmpty {
-            sql += " ORDER BY " + orderBy
+            sql += " ORDER BY \(orderBy)"
         } else if case .keys = fetch.result {
             // Batched results without an order come in key order, as from the in-memory store.
-            sql += " ORDER BY \(alias).Z_PK"
+            sql += " ORDER BY \(raw: alias).Z_PK"
         }
-        var arguments = compiler.arguments
         if fetch.fetchLimit > 0 || fetch.fetchOffset > 0 {
-            sql += " LIMIT ? OFFSET ?"
-            arguments += [.integer(fetch.fetchLimit > 0 ? Int64(fetch.fetchLimit) : -1), .integer(Int64(fetch.fetchOffset))]
+            sql += " LIMIT \(bind: .integer(fetch.fetchLimit > 0 ? Int64(fetch.fetchLimit) : -1)) OFFSET \(bind: .integer(Int64(fetch.fetchOffset)))"
         }
         if case .count = fetch.result { sql = "SELECT COUNT(*) FROM (\(sql))" }
         self.sql = sql
-        self.arguments = arguments
         self.mapping = mapping
         self.dictionaryOperands = dictionaryOperands
     }
 }
 
 extension SQLiteFetchStatement {
-    static func aggregateSQL(_ function: AggregateFunction, of sql: String) -> String {
+    static func aggregateSQL(_ function: AggregateFunction, of sql: SQLFragment) -> SQLFragment {
         switch function {
         case .count: "COUNT(\(sql))"
         case .sum: "TOTAL(\(sql))"
@@ -110,6 +110,6 @@ extension NSManagedObjectModel {
                                fetchOffset: request.fetchOffset, returnsDistinctResults: request.returnsDistinctResults,
                                result: .snapshots)
         let statement = try SQLiteFetchStatement(fetch, schema: SQLiteSchema(entities: entities, storedNumbers: storedEntityNumbers))
-        return (statement.sql, statement.arguments.map(\.anyValue))
+        return (statement.sql.text, statement.sql.arguments.map(\.anyValue))
     }
 }

@@ -9,9 +9,9 @@ extension SQLiteStore {
             let select = try reader.fetchStatements.statement(for: fetch) { try SQLiteFetchStatement(fetch, schema: schema) }
             let mapping = select.mapping
             let dictionaryOperands = select.dictionaryOperands
-            let statement = try connection.cachedStatement(select.sql)
+            let statement = try connection.cachedStatement(select.sql.text)
             defer { statement.reset() }
-            try statement.bind(select.arguments)
+            try statement.bind(select.sql.arguments)
             switch fetch.result {
             case .snapshots:
                 var snapshots: [RowSnapshot] = []
@@ -56,7 +56,7 @@ extension SQLiteStore {
     }
 
     /// `Z_ENT` condition for a fetch of `mapping`'s entity; nil when the table holds nothing else.
-    func entityFilter(for mapping: SQLiteSchema.EntityMapping, includesSubentities: Bool, alias: String = PredicateSQLCompiler.rootAlias) -> String? {
+    func entityFilter(for mapping: SQLiteSchema.EntityMapping, includesSubentities: Bool, alias: String = PredicateSQLCompiler.rootAlias) -> SQLFragment? {
         PredicateSQLCompiler.entityCondition(for: mapping, includesSubentities: includesSubentities, alias: alias)
     }
 
@@ -124,21 +124,22 @@ extension SQLiteStore {
             var result: [NSManagedObjectID: [RowSnapshot]] = [:]
             let byKey = Dictionary(sources.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { first, _ in first })
             for chunk in Array(byKey.keys).chunked(into: 500) {
-                let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                let sql: String
+                let keys = SQLFragment(Array(repeating: "?", count: chunk.count).joined(separator: ", "), arguments: chunk.map { .integer($0) })
+                let columns = schema.selectList(of: destination.table, alias: "t0")
+                let sql: SQLFragment
                 if let join = schema.joinTables[ObjectIdentifier(relationship)] {
                     let order = join.orderColumn.map { "j.\($0), " } ?? ""
-                    sql = "SELECT j.\(join.sourceColumn), \(schema.selectList(of: destination.table, alias: "t0")) FROM \(join.name) j JOIN \(destination.table.name) t0 ON t0.Z_PK = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) IN (\(placeholders)) ORDER BY j.\(join.sourceColumn), \(order)t0.Z_PK"
+                    sql = "SELECT j.\(raw: join.sourceColumn), \(raw: columns) FROM \(raw: join.name) j JOIN \(raw: destination.table.name) t0 ON t0.Z_PK = j.\(raw: join.destinationColumn) WHERE j.\(raw: join.sourceColumn) IN (\(keys)) ORDER BY j.\(raw: join.sourceColumn), \(raw: order)t0.Z_PK"
                 } else if let inverse = relationship.inverseRelationship, let foreignKey = destination.toOneColumns[inverse.relationshipSlot] {
-                    let filter = entityFilter(for: destination, includesSubentities: true).map { " AND \($0)" } ?? ""
+                    let filter = entityFilter(for: destination, includesSubentities: true).map { " AND \($0)" } ?? SQLFragment.empty
                     let order = destination.table.orderColumns[ObjectIdentifier(relationship)].map { "t0.\($0), " } ?? ""
-                    sql = "SELECT t0.\(foreignKey), \(schema.selectList(of: destination.table, alias: "t0")) FROM \(destination.table.name) t0 WHERE t0.\(foreignKey) IN (\(placeholders))\(filter) ORDER BY t0.\(foreignKey), \(order)t0.Z_PK"
+                    sql = "SELECT t0.\(raw: foreignKey), \(raw: columns) FROM \(raw: destination.table.name) t0 WHERE t0.\(raw: foreignKey) IN (\(keys))\(filter) ORDER BY t0.\(raw: foreignKey), \(raw: order)t0.Z_PK"
                 } else {
                     continue
                 }
-                let statement = try connection.cachedStatement(sql)
+                let statement = try connection.cachedStatement(sql.text)
                 defer { statement.reset() }
-                try statement.bind(chunk.map { .integer($0) })
+                try statement.bind(sql.arguments)
                 let decoder = SQLiteRowDecoder(store: self, schema: schema, offset: 1)
                 // Rows come ordered by their source: gathered per run of one source, so that the
                 // result is looked up once per source rather than once per row.

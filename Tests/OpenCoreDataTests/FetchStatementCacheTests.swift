@@ -33,7 +33,7 @@ import OpenCoreData
         #expect(compiled == 2)
         let again = try statement(storeFetch(entity, predicate, sort: sort))
         #expect(compiled == 2)
-        #expect(again.sql == first.sql && again.arguments.map(String.init(describing:)) == first.arguments.map(String.init(describing:)))
+        #expect(again.sql == first.sql)
         // Any other setting, or another (even equal) predicate or sort descriptor, is compiled anew.
         _ = try statement(storeFetch(entity, predicate, sort: sort, limit: 5))
         _ = try statement(storeFetch(entity, predicate, sort: [NSSortDescriptor(key: "name", ascending: true)]))

@@ -1,0 +1,127 @@
+/// A piece of SQL and the values bound to its parameters, kept together.
+///
+/// Each `?` in `text` is a parameter, and `arguments` holds their values in the order the
+/// parameters appear. Fragments are composed by interpolation or `+`, which append both text
+/// and arguments, so a statement's arguments follow its text by construction — whatever order
+/// the pieces are made in.
+///
+/// ```swift
+/// let age: SQLFragment = "t0.ZAGE > \(bind: 30)"
+/// let name: SQLFragment = "t0.ZNAME = \(bind: "Ada")"
+/// let condition: SQLFragment = "\(age) AND \(name)"
+/// // condition.text == "t0.ZAGE > ? AND t0.ZNAME = ?", condition.arguments == [30, "Ada"]
+/// ```
+///
+/// Literal text (string literals, `raw:` interpolations) is SQL as written: identifiers from a
+/// schema and keywords, never a value, and never a `?` that is not a parameter — a renderer for
+/// another engine may number the parameters (`$1`, `$2`, …) by finding them.
+public struct SQLFragment: Sendable, Hashable {
+    public private(set) var text: String
+    public private(set) var arguments: [SQLiteValue]
+
+    /// `text` as SQL: its `?`s are parameters whose values are `arguments`.
+    public init(_ text: String, arguments: [SQLiteValue] = []) {
+        self.text = text
+        self.arguments = arguments
+    }
+
+    /// A parameter (`?`) bound to `value`.
+    public static func bind(_ value: SQLiteValue) -> SQLFragment {
+        SQLFragment("?", arguments: [value])
+    }
+
+    public static let empty = SQLFragment("")
+
+    public var isEmpty: Bool { text.isEmpty }
+
+    /// `(fragment)`.
+    public var parenthesized: SQLFragment { "(\(self))" }
+
+    public mutating func append(_ other: SQLFragment) {
+        text += other.text
+        arguments += other.arguments
+    }
+
+    /// Appends literal SQL (identifiers, keywords).
+    public mutating func append(raw: String) {
+        text += raw
+    }
+
+    public static func + (left: SQLFragment, right: SQLFragment) -> SQLFragment {
+        var result = left
+        result.append(right)
+        return result
+    }
+
+    public static func += (left: inout SQLFragment, right: SQLFragment) {
+        left.append(right)
+    }
+}
+
+extension SQLFragment: ExpressibleByStringInterpolation {
+    public init(stringLiteral value: String) {
+        self.init(value)
+    }
+
+    public init(stringInterpolation: Interpolation) {
+        self = stringInterpolation.fragment
+    }
+
+    public struct Interpolation: StringInterpolationProtocol {
+        var fragment = SQLFragment("")
+
+        public init(literalCapacity: Int, interpolationCount: Int) {
+            fragment.text.reserveCapacity(literalCapacity + 16 * interpolationCount)
+        }
+
+        public mutating func appendLiteral(_ literal: String) {
+            fragment.append(raw: literal)
+        }
+
+        /// Another fragment, its arguments with it.
+        public mutating func appendInterpolation(_ other: SQLFragment) {
+            fragment.append(other)
+        }
+
+        /// Literal SQL: an identifier from a schema, a keyword, a number made by the caller.
+        public mutating func appendInterpolation(raw text: String) {
+            fragment.append(raw: text)
+        }
+
+        /// Literal SQL for an integer the caller made (an entity number, a flag).
+        public mutating func appendInterpolation(raw number: some BinaryInteger) {
+            fragment.append(raw: String(number))
+        }
+
+        /// A parameter bound to `value`.
+        public mutating func appendInterpolation(bind value: SQLiteValue) {
+            fragment.append(.bind(value))
+        }
+    }
+}
+
+extension Sequence<SQLFragment> {
+    /// The fragments with `separator` between them, their arguments in order.
+    public func joined(separator: String) -> SQLFragment {
+        var result = SQLFragment("")
+        var first = true
+        for fragment in self {
+            if !first { result.append(raw: separator) }
+            result.append(fragment)
+            first = false
+        }
+        return result
+    }
+}
+
+extension SQLiteConnection {
+    /// Runs `fragment`, ignoring any rows.
+    public func run(_ fragment: SQLFragment) throws {
+        try run(fragment.text, fragment.arguments)
+    }
+
+    /// Every row of `fragment` as values.
+    public func rows(_ fragment: SQLFragment) throws -> [[SQLiteValue]] {
+        try rows(fragment.text, fragment.arguments)
+    }
+}
