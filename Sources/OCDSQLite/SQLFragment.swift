@@ -15,94 +15,109 @@
 /// Literal text (string literals, `raw:` interpolations) is SQL as written: identifiers from a
 /// schema and keywords, never a value, and never a `?` that is not a parameter — a renderer for
 /// another engine may number the parameters (`$1`, `$2`, …) by finding them.
+///
+/// Its members are inlinable: fragments are built on every fetch, in another module, and a call
+/// per interpolated piece would cost more than the piece.
 public struct SQLFragment: Sendable, Hashable {
-    public private(set) var text: String
-    public private(set) var arguments: [SQLiteValue]
+    /// The SQL, with a `?` for each parameter.
+    @inlinable public var text: String { storedText }
+    /// The values of the parameters, in text order.
+    @inlinable public var arguments: [SQLiteValue] { storedArguments }
+
+    @usableFromInline var storedText: String
+    @usableFromInline var storedArguments: [SQLiteValue]
 
     /// `text` as SQL: its `?`s are parameters whose values are `arguments`.
-    public init(_ text: String, arguments: [SQLiteValue] = []) {
-        self.text = text
-        self.arguments = arguments
+    @inlinable public init(_ text: String, arguments: [SQLiteValue] = []) {
+        storedText = text
+        storedArguments = arguments
     }
 
     /// A parameter (`?`) bound to `value`.
-    public static func bind(_ value: SQLiteValue) -> SQLFragment {
+    @inlinable public static func bind(_ value: SQLiteValue) -> SQLFragment {
         SQLFragment("?", arguments: [value])
     }
 
-    public static let empty = SQLFragment("")
+    @inlinable public static var empty: SQLFragment { SQLFragment("") }
 
-    public var isEmpty: Bool { text.isEmpty }
+    @inlinable public var isEmpty: Bool { text.isEmpty }
 
     /// `(fragment)`.
-    public var parenthesized: SQLFragment { "(\(self))" }
+    @inlinable public var parenthesized: SQLFragment { "(\(self))" }
 
-    public mutating func append(_ other: SQLFragment) {
-        text += other.text
-        arguments += other.arguments
+    @inlinable public mutating func append(_ other: SQLFragment) {
+        storedText += other.storedText
+        // Most fragments bind nothing (columns, joins, keywords): skip the array work for them.
+        if !other.storedArguments.isEmpty { storedArguments += other.storedArguments }
+    }
+
+    /// Appends a parameter bound to `value`.
+    @inlinable public mutating func append(bind value: SQLiteValue) {
+        storedText += "?"
+        storedArguments.append(value)
     }
 
     /// Appends literal SQL (identifiers, keywords).
-    public mutating func append(raw: String) {
-        text += raw
+    @inlinable public mutating func append(raw: String) {
+        storedText += raw
     }
 
-    public static func + (left: SQLFragment, right: SQLFragment) -> SQLFragment {
+    @inlinable public static func + (left: SQLFragment, right: SQLFragment) -> SQLFragment {
         var result = left
         result.append(right)
         return result
     }
 
-    public static func += (left: inout SQLFragment, right: SQLFragment) {
+    @inlinable public static func += (left: inout SQLFragment, right: SQLFragment) {
         left.append(right)
     }
 }
 
 extension SQLFragment: ExpressibleByStringInterpolation {
-    public init(stringLiteral value: String) {
+    @inlinable public init(stringLiteral value: String) {
         self.init(value)
     }
 
-    public init(stringInterpolation: Interpolation) {
+    @inlinable public init(stringInterpolation: Interpolation) {
         self = stringInterpolation.fragment
     }
 
     public struct Interpolation: StringInterpolationProtocol {
-        var fragment = SQLFragment("")
+        @usableFromInline var fragment = SQLFragment("")
 
-        public init(literalCapacity: Int, interpolationCount: Int) {
-            fragment.text.reserveCapacity(literalCapacity + 16 * interpolationCount)
+        @inlinable public init(literalCapacity: Int, interpolationCount: Int) {
+            fragment.storedText.reserveCapacity(literalCapacity + 16 * interpolationCount)
         }
 
-        public mutating func appendLiteral(_ literal: String) {
+        @inlinable public mutating func appendLiteral(_ literal: String) {
             fragment.append(raw: literal)
         }
 
         /// Another fragment, its arguments with it.
-        public mutating func appendInterpolation(_ other: SQLFragment) {
+        @inlinable public mutating func appendInterpolation(_ other: SQLFragment) {
             fragment.append(other)
         }
 
         /// Literal SQL: an identifier from a schema, a keyword, a number made by the caller.
-        public mutating func appendInterpolation(raw text: String) {
+        @inlinable public mutating func appendInterpolation(raw text: String) {
             fragment.append(raw: text)
         }
 
         /// Literal SQL for an integer the caller made (an entity number, a flag).
-        public mutating func appendInterpolation(raw number: some BinaryInteger) {
+        @inlinable public mutating func appendInterpolation(raw number: some BinaryInteger) {
             fragment.append(raw: String(number))
         }
 
         /// A parameter bound to `value`.
-        public mutating func appendInterpolation(bind value: SQLiteValue) {
-            fragment.append(.bind(value))
+        @inlinable public mutating func appendInterpolation(bind value: SQLiteValue) {
+            fragment.append(bind: value)
         }
     }
 }
 
 extension Sequence<SQLFragment> {
     /// The fragments with `separator` between them, their arguments in order.
-    public func joined(separator: String) -> SQLFragment {
+    @inlinable public func joined(separator: String) -> SQLFragment {
         var result = SQLFragment("")
         var first = true
         for fragment in self {

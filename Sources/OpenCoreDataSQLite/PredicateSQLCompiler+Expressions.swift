@@ -114,14 +114,14 @@ extension PredicateSQLCompiler {
     }
 
     /// The SQL for an expression other than a key path or `SELF`.
-    mutating func computedOperand(_ expression: NSExpression, in predicate: NSPredicate) throws -> Operand {
+    mutating func computedOperand(_ expression: NSExpression, in predicate: NSPredicate) throws -> SQLOperand {
         guard readsRow(expression) else { return try boundConstant(expression.value(for: nil, variables: nil), in: predicate) }
         switch expression.expressionType {
         case .variable:
             guard let scope = variableScopes[expression.variable] else {
                 throw PredicateCheck.invalid("the variable $\(expression.variable) has no value (substitute it first)", predicate)
             }
-            return Operand(sql: "\(raw: scope.alias).Z_PK", attribute: nil, isObjectReference: true)
+            return SQLOperand(sql: "\(raw: scope.alias).Z_PK", attribute: nil, isObjectReference: true)
         case .function:
             return try functionOperand(expression, in: predicate)
         case .conditional:
@@ -133,7 +133,7 @@ extension PredicateSQLCompiler {
             }
             let kind = whenTrue.kind == .null ? whenFalse.kind : whenTrue.kind
             // CASE WHEN NULL takes the ELSE branch: an unknown condition is false, as in memory.
-            return Operand(sql: "(CASE WHEN \(condition) THEN \(whenTrue.sql) ELSE \(whenFalse.sql) END)", attribute: nil,
+            return SQLOperand(sql: "(CASE WHEN \(condition) THEN \(whenTrue.sql) ELSE \(whenFalse.sql) END)", attribute: nil,
                            isObjectReference: kind == .object, computed: kind)
         case .subquery:
             throw PredicateCheck.invalid("a SUBQUERY is a collection: the SQLite store compares its count (SUBQUERY(…).@count)", predicate)
@@ -143,9 +143,9 @@ extension PredicateSQLCompiler {
     }
 
     /// A value computed in memory, bound as an argument.
-    private mutating func boundConstant(_ value: Any?, in predicate: NSPredicate) throws -> Operand {
+    private mutating func boundConstant(_ value: Any?, in predicate: NSPredicate) throws -> SQLOperand {
         let kind = ValueKind(of: value)
-        var operand = Operand(sql: .empty, attribute: nil, isObjectReference: kind == .object, computed: kind)
+        var operand = SQLOperand(sql: .empty, attribute: nil, isObjectReference: kind == .object, computed: kind)
         guard kind != .other else {
             throw PredicateCheck.invalid("the SQLite store can't compute with \(PredicateFormatting.literal(value))", predicate)
         }
@@ -155,7 +155,7 @@ extension PredicateSQLCompiler {
 
     // MARK: Functions
 
-    private mutating func functionOperand(_ expression: NSExpression, in predicate: NSPredicate) throws -> Operand {
+    private mutating func functionOperand(_ expression: NSExpression, in predicate: NSPredicate) throws -> SQLOperand {
         let name = expression.function
         let arguments = expression.arguments ?? []
         if let target = expression.operand {
@@ -178,7 +178,7 @@ extension PredicateSQLCompiler {
             case "from:subtract:": sql = "(\(left.sql) - \(right.sql))"
             case "multiply:by:": sql = "(\(left.sql) * \(right.sql))"
             // Division in floating point, as in memory (SQLite divides integers as integers).
-            case "divide:by:": sql = "(CAST(\(left.sql) AS REAL) / \(right.sql))"
+            case "divide:by:": sql = Dialect.floatingDivision(left.sql, right.sql)
             default:
                 guard integers else {
                     throw PredicateCheck.invalid("modulus:by: of a non-integer is only computed in memory, not by the SQLite store", predicate)
@@ -186,14 +186,14 @@ extension PredicateSQLCompiler {
                 sql = "(\(left.sql) % \(right.sql))"
             }
             let isInteger = integers && name != "divide:by:"
-            return Operand(sql: sql, attribute: nil, isObjectReference: false, computed: .number(isInteger: isInteger))
+            return SQLOperand(sql: sql, attribute: nil, isObjectReference: false, computed: .number(isInteger: isInteger))
         case "abs:":
             let value = try numericOperand(arguments[0], for: name, in: predicate)
-            return Operand(sql: "abs(\(value.sql))", attribute: nil, isObjectReference: false, computed: value.kind)
+            return SQLOperand(sql: "abs(\(value.sql))", attribute: nil, isObjectReference: false, computed: value.kind)
         case "trunc:":
-            // Toward zero, as in memory; CAST(… AS INTEGER) truncates so (NULL stays NULL).
+            // Toward zero, as in memory (NULL stays NULL).
             let value = try numericOperand(arguments[0], for: name, in: predicate)
-            return Operand(sql: "CAST(\(value.sql) AS INTEGER)", attribute: nil, isObjectReference: false,
+            return SQLOperand(sql: Dialect.truncatedToInteger(value.sql), attribute: nil, isObjectReference: false,
                            computed: .number(isInteger: true))
         case "uppercase:", "lowercase:", "length:":
             let value = try operand(arguments[0], in: predicate)
@@ -201,8 +201,7 @@ extension PredicateSQLCompiler {
                 throw PredicateCheck.invalid("\(name) needs a string, not \(value.kind.name)", predicate)
             }
             if name == "length:" { return Self.length(of: value) }
-            // The name is one of the three above, so it can stand in the SQL as a literal.
-            return Operand(sql: "ocd_function('\(raw: name)', \(value.sql))", attribute: nil, isObjectReference: false, computed: .string)
+            return SQLOperand(sql: Dialect.function(name, [value.sql]), attribute: nil, isObjectReference: false, computed: .string)
         case "count:", "sum:", "min:", "max:", "average:", "median:", "stddev:":
             return try collectionFunctionOperand(name, arguments[0], in: predicate)
         case "castObject:toType:":
@@ -210,9 +209,9 @@ extension PredicateSQLCompiler {
             switch (arguments[1].constantValue as? String, value.kind) {
             case ("NSNumber", .number), ("NSNumber", .date), ("NSNumber", .null):
                 // A date is stored as its seconds since 2001, which is what CAST(date, "NSNumber") is.
-                return Operand(sql: value.sql, attribute: nil, isObjectReference: false, computed: value.kind == .date ? .number(isInteger: false) : value.kind)
+                return SQLOperand(sql: value.sql, attribute: nil, isObjectReference: false, computed: value.kind == .date ? .number(isInteger: false) : value.kind)
             case ("NSDate", .number), ("NSDate", .date), ("NSDate", .null):
-                return Operand(sql: value.sql, attribute: nil, isObjectReference: false, computed: .date)
+                return SQLOperand(sql: value.sql, attribute: nil, isObjectReference: false, computed: .date)
             default:
                 throw PredicateCheck.invalid("\(expression) is only computed in memory, not by the SQLite store", predicate)
             }
@@ -224,30 +223,24 @@ extension PredicateSQLCompiler {
             throw PredicateCheck.invalid("\(expression): indexing is only evaluated in memory, not by the SQLite store", predicate)
         case "noindex:":
             return try operand(arguments[0], in: predicate)
-        case _ where Self.numericFunctionsInSQL.contains(name):
-            // Run by the same Swift code as in memory (`ocd_function`, registered on the
-            // connection), so both give the same answer.
+        case _ where Dialect.numericFunctions.contains(name):
+            // Run by the same Swift code as in memory where the dialect can, so both give the
+            // same answer.
             let values = try arguments.map { try numericOperand($0, for: name, in: predicate) }
             let kind: ValueKind = switch name {
             case "ceiling:", "floor:": values[0].kind
             case "sqrt:", "log:", "ln:", "exp:", "raise:toPower:": .number(isInteger: false)
             default: .number(isInteger: true)
             }
-            return Operand(sql: "ocd_function(\(bind: .text(name)), \(values.map(\.sql).joined(separator: ", ")))", attribute: nil,
+            return SQLOperand(sql: Dialect.function(name, values.map(\.sql)), attribute: nil,
                            isObjectReference: false, computed: kind)
         default:
             throw PredicateCheck.invalid("the function \(name) is only evaluated in memory, not by the SQLite store", predicate)
         }
     }
 
-    /// The numeric functions the SQLite store runs through `ocd_function`.
-    static let numericFunctionsInSQL: Set<String> = [
-        "sqrt:", "log:", "ln:", "exp:", "ceiling:", "floor:", "raise:toPower:", "bitwiseAnd:with:", "bitwiseOr:with:",
-        "bitwiseXor:with:", "leftshift:by:", "rightshift:by:", "onesComplement:",
-    ]
-
     /// An operand of arithmetic: a number, or nil.
-    private mutating func numericOperand(_ expression: NSExpression, for function: String, in predicate: NSPredicate) throws -> Operand {
+    private mutating func numericOperand(_ expression: NSExpression, for function: String, in predicate: NSPredicate) throws -> SQLOperand {
         let value = try operand(expression, in: predicate)
         switch value.kind {
         case .number, .null:
@@ -261,7 +254,7 @@ extension PredicateSQLCompiler {
 
     /// `count:(pets)`, `sum:(pets.weight)`, … as the collection operators `pets.@count`,
     /// `pets.@sum.weight`; `count:(SUBQUERY(…))` as the subquery's count.
-    private mutating func collectionFunctionOperand(_ name: String, _ argument: NSExpression, in predicate: NSPredicate) throws -> Operand {
+    private mutating func collectionFunctionOperand(_ name: String, _ argument: NSExpression, in predicate: NSPredicate) throws -> SQLOperand {
         // `median:` and `stddev:` have no key-path operator; their tokens (with a colon, which no
         // key path can contain) stand for them inside the compiler only.
         let collectionOperator = ["count:": "@count", "sum:": "@sum", "min:": "@min", "max:": "@max", "average:": "@avg",
@@ -287,14 +280,14 @@ extension PredicateSQLCompiler {
 
     /// A string's length in UTF-16 units, as `NSString.length` (SQLite's `length()` counts code
     /// points), computed by the same Swift code as in memory.
-    static func length(of string: Operand) -> Operand {
-        Operand(sql: "ocd_function('length:', \(string.sql))", attribute: nil,
+    static func length(of string: SQLOperand) -> SQLOperand {
+        SQLOperand(sql: Dialect.function("length:", [string.sql]), attribute: nil,
                 isObjectReference: false, computed: .number(isInteger: true))
     }
 
     /// `target.path`: a SUBQUERY member's key (`$x.name`), a SUBQUERY's count or aggregate
     /// (`SUBQUERY(…).@count`), or a computed string's `length`.
-    private mutating func keyPathOperand(_ path: String, of target: NSExpression, in predicate: NSPredicate) throws -> Operand {
+    private mutating func keyPathOperand(_ path: String, of target: NSExpression, in predicate: NSPredicate) throws -> SQLOperand {
         switch target.expressionType {
         case .variable:
             guard var scope = variableScopes[target.variable] else {
@@ -318,7 +311,7 @@ extension PredicateSQLCompiler {
 
     /// `SUBQUERY(collection, $x, predicate).@count` (or `.@sum.key`, …) as
     /// `(SELECT COUNT(*) FROM members WHERE they belong to the row AND predicate)`.
-    private mutating func subqueryOperand(_ subquery: NSExpression, path: String, in predicate: NSPredicate) throws -> Operand {
+    private mutating func subqueryOperand(_ subquery: NSExpression, path: String, in predicate: NSPredicate) throws -> SQLOperand {
         let keys = path.split(separator: ".").map(String.init)
         let operation = keys.first?.lowercased() ?? ""
         guard ["@count", "@sum", "@avg", "@min", "@max"].contains(operation), keys.count == (operation == "@count" ? 1 : 2) else {
@@ -389,7 +382,7 @@ extension PredicateSQLCompiler {
         }
         let (source, correlation) = try members(of: relationship, in: destination, as: member, ownerAlias: ownerAlias, in: predicate)
         let joins: SQLFragment = scope.joins.isEmpty ? .empty : " \(scope.joins.joined(separator: " "))"
-        return Operand(sql: "(SELECT \(valueSQL) FROM \(source)\(joins) WHERE \(correlation) AND (\(condition)))", attribute: attribute,
+        return SQLOperand(sql: "(SELECT \(valueSQL) FROM \(source)\(joins) WHERE \(correlation) AND (\(condition)))", attribute: attribute,
                        isObjectReference: false, computed: kind)
     }
 
@@ -397,7 +390,7 @@ extension PredicateSQLCompiler {
 
     /// A constant compared with a computed value must be of its kind: SQL orders numbers before
     /// strings where memory finds them incomparable.
-    func checkConstant(_ constant: Any?, comparedWith operand: Operand, _ type: NSComparisonPredicate.Operator,
+    func checkConstant(_ constant: Any?, comparedWith operand: SQLOperand, _ type: NSComparisonPredicate.Operator,
                        in predicate: NSPredicate) throws {
         guard operand.computed != nil else { return }  // columns: the attribute's type converts or refuses the value
         switch type {
@@ -420,7 +413,7 @@ extension PredicateSQLCompiler {
         }
     }
 
-    func checkComparable(_ left: Operand, _ right: Operand, _ type: NSComparisonPredicate.Operator, in predicate: NSPredicate) throws {
+    func checkComparable(_ left: SQLOperand, _ right: SQLOperand, _ type: NSComparisonPredicate.Operator, in predicate: NSPredicate) throws {
         switch type {
         case .beginsWith, .endsWith, .contains, .like, .matches:
             guard left.kind.isComparable(with: .string), right.kind.isComparable(with: .string), left.kind != .other else {

@@ -16,7 +16,7 @@ import OpenCoreDataCore
 ///
 /// Difference from in-memory evaluation, as in Core Data: SQL's three-valued logic makes
 /// `key != value` false for rows whose `key` is NULL.
-struct PredicateSQLCompiler {
+struct PredicateSQLCompiler<Dialect: SQLDialect> {
     let schema: SQLiteSchema
     let mapping: SQLiteSchema.EntityMapping
     private(set) var joins: [SQLFragment] = []
@@ -29,13 +29,11 @@ struct PredicateSQLCompiler {
     /// The alias of the table the key paths start from.
     let alias: String
 
-    init(schema: SQLiteSchema, mapping: SQLiteSchema.EntityMapping, alias: String = PredicateSQLCompiler.rootAlias) {
+    init(schema: SQLiteSchema, mapping: SQLiteSchema.EntityMapping, alias: String = SQLiteSchema.rootAlias) {
         self.schema = schema
         self.mapping = mapping
         self.alias = alias
     }
-
-    static let rootAlias = "t0"
 
     // MARK: Predicates
 
@@ -49,16 +47,16 @@ struct PredicateSQLCompiler {
         case let compound as NSCompoundPredicate:
             let parts = try compound.subpredicates.map { try compile($0) }
             switch compound.compoundPredicateType {
-            case .and: return parts.isEmpty ? "1" : "(\(parts.joined(separator: " AND ")))"
-            case .or: return parts.isEmpty ? "0" : "(\(parts.joined(separator: " OR ")))"
+            case .and: return parts.isEmpty ? Dialect.alwaysTrue : "(\(parts.joined(separator: " AND ")))"
+            case .or: return parts.isEmpty ? Dialect.alwaysFalse : "(\(parts.joined(separator: " OR ")))"
             // NULL (an unknown comparison, as with a nil value or the average of nothing) counts as
             // false before it is negated, as in memory.
-            case .not: return "NOT COALESCE((\(parts.first ?? "1")), 0)"
+            case .not: return "NOT \(Dialect.knownTrue(parts.first ?? Dialect.alwaysTrue))"
             }
         case let comparison as NSComparisonPredicate:
             return try compile(comparison)
         default:
-            if let truth = predicate.constantTruth { return truth ? "1" : "0" }
+            if let truth = predicate.constantTruth { return truth ? Dialect.alwaysTrue : Dialect.alwaysFalse }
             throw PredicateCheck.invalid("block predicates can only be evaluated in memory, not by the SQLite store", predicate)
         }
     }
@@ -72,7 +70,7 @@ struct PredicateSQLCompiler {
         var type = comparison.predicateOperatorType
         let leftReadsRow = readsRow(left)
         // Neither side reads the row (`YES == YES`, `now() > %@`): the comparison is a constant.
-        if !leftReadsRow && !readsRow(right) { return comparison.evaluate(with: nil) ? "1" : "0" }
+        if !leftReadsRow && !readsRow(right) { return comparison.evaluate(with: nil) ? Dialect.alwaysTrue : Dialect.alwaysFalse }
         // Put what reads the row on the left where the operator allows it (`5 < age` → `age > 5`).
         if !leftReadsRow, let mirrored = type.mirrored {
             swap(&left, &right)
@@ -90,30 +88,31 @@ struct PredicateSQLCompiler {
     }
 
     /// `left <operator> right`, both reading the row.
-    private mutating func compile(_ left: Operand, _ type: NSComparisonPredicate.Operator, _ right: Operand,
+    private mutating func compile(_ left: SQLOperand, _ type: NSComparisonPredicate.Operator, _ right: SQLOperand,
                                   options: NSComparisonPredicate.Options, in predicate: NSPredicate) throws -> SQLFragment {
         if left.computed == nil && right.computed == nil {
             guard let symbol = type.sqlSymbol else {
                 throw PredicateCheck.invalid("comparing two key paths with \(type.formatName) is not supported by the SQLite store yet", predicate)
             }
-            // `==` is NULL-safe (`IS`), so that nil == nil holds as in memory; `!=` keeps SQL's
-            // answer for NULL, as with constants (see Differences: `!=` and nil).
-            return "\(folded(left.sql, options)) \(raw: type == .equalTo ? "IS" : symbol) \(folded(right.sql, options))"
+            // `==` is NULL-safe, so that nil == nil holds as in memory; `!=` keeps SQL's answer
+            // for NULL, as with constants (see Differences: `!=` and nil).
+            if type == .equalTo { return Dialect.nullSafeEqual(folded(left.sql, options), folded(right.sql, options)) }
+            return "\(folded(left.sql, options)) \(raw: symbol) \(folded(right.sql, options))"
         }
         try checkComparable(left, right, type, in: predicate)
         switch type {
         case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
-            // `==` between computed values is NULL-safe (`IS`): nil == nil holds in memory too.
-            let symbol = type == .equalTo ? "IS" : type.sqlSymbol!
-            return "\(folded(left.sql, options, for: left)) \(raw: symbol) \(folded(right.sql, options, for: right))"
+            // `==` between computed values is NULL-safe: nil == nil holds in memory too.
+            if type == .equalTo { return Dialect.nullSafeEqual(folded(left.sql, options, for: left), folded(right.sql, options, for: right)) }
+            return "\(folded(left.sql, options, for: left)) \(raw: type.sqlSymbol!) \(folded(right.sql, options, for: right))"
         case .beginsWith, .endsWith, .contains, .like, .matches:
-            return "ocd_string_compare(\(left.sql), \(right.sql), \(raw: type.rawValue), \(raw: options.rawValue))"
+            return Dialect.stringComparison(left.sql, type, right.sql, options: options)
         case .in, .between, .customSelector:
             throw PredicateCheck.invalid("\(type.formatName) with a computed value on its right is not supported by the SQLite store", predicate)
         }
     }
 
-    private mutating func compile(column: Operand, _ type: NSComparisonPredicate.Operator, constant: Any?,
+    private mutating func compile(column: SQLOperand, _ type: NSComparisonPredicate.Operator, constant: Any?,
                                   options: NSComparisonPredicate.Options, in predicate: NSPredicate) throws -> SQLFragment {
         let isNil = isNilOrNull(constant)
         switch type {
@@ -135,12 +134,12 @@ struct PredicateSQLCompiler {
                 return try stringFunction(.in, column: column, text: text, options: options)
             }
             let elements = ValueComparison.elements(of: constant)
-            if elements.isEmpty { return "0" }
+            if elements.isEmpty { return Dialect.alwaysFalse }
             let placeholders = try elements.map { try bind($0, for: column, options: options, in: predicate) }
             return "\(folded(column.sql, options, for: column)) IN (\(placeholders.joined(separator: ", ")))"
         case .beginsWith, .endsWith, .contains, .like, .matches:
             guard let text = ValueComparison.string(constant) else {
-                if type == .contains, isNil { return "0" }
+                if type == .contains, isNil { return Dialect.alwaysFalse }
                 throw PredicateCheck.invalid("\(type.formatName) needs a string, got \(PredicateFormatting.literal(constant))", predicate)
             }
             return try stringFunction(type, column: column, text: text, options: options)
@@ -149,9 +148,9 @@ struct PredicateSQLCompiler {
         }
     }
 
-    mutating func stringFunction(_ type: NSComparisonPredicate.Operator, column: Operand, text: String,
+    mutating func stringFunction(_ type: NSComparisonPredicate.Operator, column: SQLOperand, text: String,
                                  options: NSComparisonPredicate.Options) throws -> SQLFragment {
-        "ocd_string_compare(\(column.sql), \(bind: .text(text)), \(raw: type.rawValue), \(raw: options.rawValue))"
+        Dialect.stringComparison(column.sql, type, .bind(.text(text)), options: options)
     }
 
     /// The folding a comparison's options ask for: none with `[n]`, which says the strings are
@@ -161,11 +160,11 @@ struct PredicateSQLCompiler {
         options.contains(.normalized) ? [] : options
     }
 
-    /// `ocd_fold(column, options)` when the comparison ignores case or diacritics on strings.
-    func folded(_ sql: SQLFragment, _ options: NSComparisonPredicate.Options, for operand: Operand? = nil) -> SQLFragment {
+    /// The value folded when the comparison ignores case or diacritics on strings.
+    func folded(_ sql: SQLFragment, _ options: NSComparisonPredicate.Options, for operand: SQLOperand? = nil) -> SQLFragment {
         let foldable = Self.foldingOptions(options)
         guard !foldable.isEmpty, operand?.attribute.map({ $0.attributeType == .stringAttributeType }) ?? true else { return sql }
-        return "ocd_fold(\(sql), \(raw: foldable.rawValue))"
+        return Dialect.fold(sql, foldable)
     }
 
     // MARK: To-many relationships
@@ -236,7 +235,7 @@ struct PredicateSQLCompiler {
         var (source, correlation) = try members(of: relationship, in: destination, as: member, ownerAlias: ownerAlias, in: comparison)
         source += joins
         if comparison.comparisonPredicateModifier == .all {
-            return "NOT EXISTS (SELECT 1 FROM \(source) WHERE \(correlation) AND NOT COALESCE((\(conditionSQL)), 0))"
+            return "NOT EXISTS (SELECT 1 FROM \(source) WHERE \(correlation) AND NOT \(Dialect.knownTrue(conditionSQL)))"
         }
         return "EXISTS (SELECT 1 FROM \(source) WHERE \(correlation) AND (\(conditionSQL)))"
     }
@@ -256,7 +255,7 @@ struct PredicateSQLCompiler {
         } else {
             throw PredicateCheck.invalid("relationship '\(relationship.name)' can't be queried by the SQLite store", predicate)
         }
-        if let filter = Self.entityCondition(for: destination, includesSubentities: true, alias: member) {
+        if let filter = destination.condition(includesSubentities: true, alias: member) {
             correlation += " AND \(filter)"
         }
         return (source, correlation)
@@ -268,7 +267,7 @@ struct PredicateSQLCompiler {
     /// (`owner.pets.@count` of a pet without owner is nil, not 0); with `nilWithoutOwner` false the
     /// missing owner has no members instead (what `count:(owner.pets)` sees in memory).
     mutating func aggregateOperand(_ keys: [String], operatorIndex: Int, nilWithoutOwner: Bool = true,
-                                   in predicate: NSPredicate?) throws -> Operand {
+                                   in predicate: NSPredicate?) throws -> SQLOperand {
         let operation = keys[operatorIndex].lowercased()
         guard operatorIndex >= 1 else {
             throw PredicateCheck.invalid("the collection operator \(keys[operatorIndex]) must follow a to-many relationship", predicate)
@@ -303,12 +302,12 @@ struct PredicateSQLCompiler {
             default: valueSQL = "MAX(\(operand.sql))"; attribute = operand.attribute
             }
         case "@median:", "@stddev:":
-            // Computed by the in-memory code, through the `ocd_aggregate` SQL function.
+            // Computed by the same code as in memory, where the dialect can.
             let operand = try inner.keyPathOperand(aggregated, in: predicate)
             guard operand.kind == .number(isInteger: true) || operand.kind == .number(isInteger: false) || operand.kind == .null else {
                 throw PredicateCheck.invalid("\(operation.dropFirst()) needs numbers, not \(operand.kind.name)", predicate)
             }
-            valueSQL = "ocd_aggregate('\(raw: String(operation.dropFirst()))', \(operand.sql))"
+            valueSQL = Dialect.statistic(String(operation.dropFirst()), of: operand.sql)
             computed = .number(isInteger: false)
         default:
             throw PredicateCheck.invalid("the collection operator \(keys[operatorIndex]) is not supported by the SQLite store", predicate)
@@ -317,42 +316,16 @@ struct PredicateSQLCompiler {
         let joins: SQLFragment = inner.joins.isEmpty ? .empty : " \(inner.joins.joined(separator: " "))"
         var sql: SQLFragment = "(SELECT \(valueSQL) FROM \(source)\(joins) WHERE \(correlation))"
         if nilWithoutOwner && operatorIndex > 1 { sql = "(CASE WHEN \(raw: ownerAlias).Z_PK IS NULL THEN NULL ELSE \(sql) END)" }
-        return Operand(sql: sql, attribute: attribute, isObjectReference: false, computed: computed)
-    }
-
-    /// The `Z_ENT` condition selecting `mapping`'s entity (and its sub-entities) in a shared table;
-    /// nil when the table holds nothing else.
-    static func entityCondition(for mapping: SQLiteSchema.EntityMapping, includesSubentities: Bool, alias: String) -> SQLFragment? {
-        guard mapping.table.isShared else { return nil }
-        if !includesSubentities || mapping.subtreeNumbers.count == 1 { return "\(raw: alias).Z_ENT = \(raw: mapping.number)" }
-        if mapping.entity.superentity == nil { return nil }
-        return SQLFragment(mapping.subtreeCondition(on: "\(alias).Z_ENT"))
+        return SQLOperand(sql: sql, attribute: attribute, isObjectReference: false, computed: computed)
     }
 
     // MARK: Operands
 
-    struct Operand {
-        var sql: SQLFragment
-        let attribute: NSAttributeDescription?
-        /// Set when the operand is an object reference (a to-one column or `SELF`).
-        let isObjectReference: Bool
-        /// What a computed value (arithmetic, a function, TERNARY, a bound constant, `@count`)
-        /// is; nil for a column.
-        var computed: ValueKind? = nil
-
-        /// What kind of value the operand is.
-        var kind: ValueKind {
-            if let computed { return computed }
-            if isObjectReference { return .object }
-            return attribute.map { ValueKind($0.attributeType) } ?? .number(isInteger: false)
-        }
-    }
-
     /// The SQL for a value: a column, `SELF`, or a computed expression.
-    mutating func operand(_ expression: NSExpression, in predicate: NSPredicate) throws -> Operand {
+    mutating func operand(_ expression: NSExpression, in predicate: NSPredicate) throws -> SQLOperand {
         switch expression.expressionType {
         case .evaluatedObject:
-            return Operand(sql: "\(raw: alias).Z_PK", attribute: nil, isObjectReference: true)
+            return SQLOperand(sql: "\(raw: alias).Z_PK", attribute: nil, isObjectReference: true)
         case .keyPath:
             return try keyPathOperand(expression.keyPath, in: predicate)
         default:
@@ -362,7 +335,7 @@ struct PredicateSQLCompiler {
 
     /// The column of a key path, joining the tables of the to-one relationships it walks. A
     /// string attribute's `length` (`name.length`) is its length in UTF-16 units, as in memory.
-    mutating func keyPathOperand(_ keyPath: String, in predicate: NSPredicate?) throws -> Operand {
+    mutating func keyPathOperand(_ keyPath: String, in predicate: NSPredicate?) throws -> SQLOperand {
         let keys = keyPath.split(separator: ".").map(String.init)
         if let operatorIndex = keys.firstIndex(where: { $0.hasPrefix("@") }) {
             return try aggregateOperand(keys, operatorIndex: operatorIndex, in: predicate)
@@ -378,14 +351,14 @@ struct PredicateSQLCompiler {
             guard let column = current.attributeColumns[attribute.attributeSlot] else {
                 throw PredicateCheck.invalid("transient attribute '\(attribute.name)' can't be used in a fetch from the SQLite store", predicate)
             }
-            return Operand(sql: "\(raw: alias).\(raw: column)", attribute: attribute, isObjectReference: false)
+            return SQLOperand(sql: "\(raw: alias).\(raw: column)", attribute: attribute, isObjectReference: false)
         case let relationship as NSRelationshipDescription:
             guard let foreignKey = current.toOneColumns[relationship.relationshipSlot] else {
                 throw PredicateCheck.invalid("relationship '\(relationship.name)' can't be used in a fetch from the SQLite store", predicate)
             }
-            return Operand(sql: "\(raw: alias).\(raw: foreignKey)", attribute: nil, isObjectReference: true)
+            return SQLOperand(sql: "\(raw: alias).\(raw: foreignKey)", attribute: nil, isObjectReference: true)
         default:
-            return Operand(sql: "\(raw: alias).Z_PK", attribute: nil, isObjectReference: true)
+            return SQLOperand(sql: "\(raw: alias).Z_PK", attribute: nil, isObjectReference: true)
         }
     }
 
@@ -422,12 +395,12 @@ struct PredicateSQLCompiler {
 
     // MARK: Values
 
-    mutating func bind(_ value: Any?, for operand: Operand, options: NSComparisonPredicate.Options,
+    mutating func bind(_ value: Any?, for operand: SQLOperand, options: NSComparisonPredicate.Options,
                        in predicate: NSPredicate) throws -> SQLFragment {
         .bind(try sqliteValue(value, for: operand, options: options, in: predicate))
     }
 
-    func sqliteValue(_ value: Any?, for operand: Operand, options: NSComparisonPredicate.Options,
+    func sqliteValue(_ value: Any?, for operand: SQLOperand, options: NSComparisonPredicate.Options,
                      in predicate: NSPredicate) throws -> SQLiteValue {
         if isNilOrNull(value) { return .null }
         if operand.isObjectReference {
@@ -464,7 +437,7 @@ struct PredicateSQLCompiler {
         } catch {
             throw PredicateCheck.invalid("\(attribute.name) is \(attribute.attributeType.modelName): \(error.reason)", predicate)
         }
-        let converted = try SQLiteValueCoding.sqliteValue(primitive, of: attribute)
+        let converted = try Dialect.argument(primitive, of: attribute)
         if case .text(let text) = converted, !Self.foldingOptions(options).isEmpty {
             return .text(ValueComparison.fold(text, Self.foldingOptions(options)))
         }
@@ -480,11 +453,7 @@ struct PredicateSQLCompiler {
             let operand = try keyPathOperand(key, in: nil)
             var sql = operand.sql
             if operand.attribute?.attributeType == .stringAttributeType {
-                switch descriptor.stringOrdering {
-                case .binary: break
-                case .caseInsensitive: sql = "ocd_fold(\(sql), 1)"
-                case .standard: sql += " COLLATE ocd_standard"
-                }
+                sql = Dialect.sortKey(sql, descriptor.stringOrdering)
             }
             return "\(sql) \(raw: descriptor.ascending ? "ASC" : "DESC")"
         }

@@ -9,26 +9,26 @@ struct SQLiteFetchStatement {
     let sql: SQLFragment
     let mapping: SQLiteSchema.EntityMapping
     /// For dictionary results: the operand of each requested key, in order.
-    let dictionaryOperands: [PredicateSQLCompiler.Operand]
+    let dictionaryOperands: [SQLOperand]
 
     init(_ fetch: StoreFetch, schema: SQLiteSchema) throws {
         guard let mapping = schema.mapping(for: fetch.entity) else {
             throw CoreDataError.make(.persistentStoreUnsupportedRequestType, "The store does not hold entity '\(fetch.entity.name ?? "?")'")
         }
-        var compiler = PredicateSQLCompiler(schema: schema, mapping: mapping)
-        let alias = PredicateSQLCompiler.rootAlias
+        var compiler = PredicateSQLCompiler<SQLiteDialect>(schema: schema, mapping: mapping)
+        let alias = SQLiteSchema.rootAlias
         // Each clause is a fragment with its own arguments, so the order they are compiled in
         // (the WHERE clause's joins must be known before the FROM clause is written) does not
         // decide the order of the arguments: composing them in text order does.
         var conditions: [SQLFragment] = []
-        if let filter = PredicateSQLCompiler.entityCondition(for: mapping, includesSubentities: fetch.includesSubentities, alias: alias) {
+        if let filter = mapping.condition(includesSubentities: fetch.includesSubentities, alias: alias) {
             conditions.append(filter)
         }
         if let predicate = fetch.predicate { conditions.append(try compiler.whereClause(for: predicate)) }
         let orderBy = try compiler.orderByClause(for: fetch.sortDescriptors)
 
         let columns: SQLFragment
-        var dictionaryOperands: [PredicateSQLCompiler.Operand] = []
+        var dictionaryOperands: [SQLOperand] = []
         switch fetch.result {
         case .snapshots: columns = SQLFragment(schema.selectList(of: mapping.table, alias: alias))
         case .objectIDs, .keys: columns = "\(raw: alias).Z_PK, \(raw: alias).Z_ENT"
@@ -64,7 +64,7 @@ struct SQLiteFetchStatement {
             sql += " ORDER BY \(raw: alias).Z_PK"
         }
         if fetch.fetchLimit > 0 || fetch.fetchOffset > 0 {
-            sql += " LIMIT \(bind: .integer(fetch.fetchLimit > 0 ? Int64(fetch.fetchLimit) : -1)) OFFSET \(bind: .integer(Int64(fetch.fetchOffset)))"
+            sql += SQLiteDialect.limit(fetch.fetchLimit, offset: fetch.fetchOffset)
         }
         if case .count = fetch.result { sql = "SELECT COUNT(*) FROM (\(sql))" }
         self.sql = sql
@@ -77,7 +77,7 @@ extension SQLiteFetchStatement {
     static func aggregateSQL(_ function: AggregateFunction, of sql: SQLFragment) -> SQLFragment {
         switch function {
         case .count: "COUNT(\(sql))"
-        case .sum: "TOTAL(\(sql))"
+        case .sum: SQLiteDialect.total(sql)
         case .average: "AVG(\(sql))"
         case .min: "MIN(\(sql))"
         case .max: "MAX(\(sql))"

@@ -1,4 +1,5 @@
 import Foundation
+import OCDSQLite
 import OpenCoreDataCore
 
 /// How a model maps onto Core Data's SQLite layout: entity numbers, one table per inheritance
@@ -8,6 +9,9 @@ import OpenCoreDataCore
 /// Everything here is derived from the model alone; the store uses it to write SQL, and to
 /// check an existing file against the model.
 final class SQLiteSchema {
+    /// The alias of the table a fetch reads from.
+    static let rootAlias = "t0"
+
     // `@exclusivity(unchecked)` on the mapping tables: they are filled while the store opens
     // (and adjusted to the file, under the store's lock), then only read, for every row.
     /// One entity's place in the file.
@@ -26,6 +30,15 @@ final class SQLiteSchema {
             if first == last { return "\(column) = \(first)" }
             if last - first + 1 == Int64(subtreeNumbers.count) { return "\(column) BETWEEN \(first) AND \(last)" }
             return "\(column) IN (\(subtreeNumbers.map(String.init).joined(separator: ", ")))"
+        }
+
+        /// The `Z_ENT` condition selecting this entity (and, with `includesSubentities`, its
+        /// sub-entities) in a shared table read as `alias`; nil when the table holds nothing else.
+        func condition(includesSubentities: Bool, alias: String) -> SQLFragment? {
+            guard table.isShared else { return nil }
+            if !includesSubentities || subtreeNumbers.count == 1 { return "\(raw: alias).Z_ENT = \(raw: number)" }
+            if entity.superentity == nil { return nil }
+            return SQLFragment(subtreeCondition(on: "\(alias).Z_ENT"))
         }
         let table: TableMapping
         /// The column of each attribute slot (nil for transient attributes).
@@ -91,7 +104,7 @@ final class SQLiteSchema {
 
         /// The select list under the root alias, which nearly every fetch uses: made once, on
         /// first use (the columns are final by then), rather than for every fetch.
-        private(set) lazy var rootSelectList = SQLiteSchema.selectList(of: self, alias: PredicateSQLCompiler.rootAlias)
+        private(set) lazy var rootSelectList = SQLiteSchema.selectList(of: self, alias: SQLiteSchema.rootAlias)
     }
 
     /// A join table for a many-to-many relationship, or a to-many without inverse.
@@ -277,7 +290,7 @@ final class SQLiteSchema {
 
     /// `Z_PK, Z_ENT, Z_OPT` and every column of `table`, prefixed with `alias`.
     func selectList(of table: TableMapping, alias: String) -> String {
-        alias == PredicateSQLCompiler.rootAlias ? table.rootSelectList : Self.selectList(of: table, alias: alias)
+        alias == SQLiteSchema.rootAlias ? table.rootSelectList : Self.selectList(of: table, alias: alias)
     }
 
     fileprivate static func selectList(of table: TableMapping, alias: String) -> String {

@@ -56,8 +56,8 @@ extension SQLiteStore {
     }
 
     /// `Z_ENT` condition for a fetch of `mapping`'s entity; nil when the table holds nothing else.
-    func entityFilter(for mapping: SQLiteSchema.EntityMapping, includesSubentities: Bool, alias: String = PredicateSQLCompiler.rootAlias) -> SQLFragment? {
-        PredicateSQLCompiler.entityCondition(for: mapping, includesSubentities: includesSubentities, alias: alias)
+    func entityFilter(for mapping: SQLiteSchema.EntityMapping, includesSubentities: Bool, alias: String = SQLiteSchema.rootAlias) -> SQLFragment? {
+        mapping.condition(includesSubentities: includesSubentities, alias: alias)
     }
 
     func objectID(pk: Int64, entityNumber: Int64, fallback: SQLiteSchema.EntityMapping) -> NSManagedObjectID {
@@ -65,7 +65,7 @@ extension SQLiteStore {
         return NSManagedObjectID(entity: entity, store: self, primaryKey: pk)
     }
 
-    private func readDictionaries(_ statement: SQLiteStatement, columns: [DictionaryColumn], operands: [PredicateSQLCompiler.Operand],
+    private func readDictionaries(_ statement: SQLiteStatement, columns: [DictionaryColumn], operands: [SQLOperand],
                                   mapping: SQLiteSchema.EntityMapping) throws -> [[String: Any]] {
         // The destination entity of each column that names a to-one (its values are object IDs),
         // found once rather than per row.

@@ -194,7 +194,7 @@ import OpenCoreData
         let sqlite = try stack(.sqlite)
         let store = try #require(sqlite.coordinator.persistentStores.first as? SQLiteStore)
         let person = try #require(sqlite.model.entitiesByName["Person"])
-        var compiler = PredicateSQLCompiler(schema: store.schema, mapping: try #require(store.schema.mapping(for: person)))
+        var compiler = PredicateSQLCompiler<SQLiteDialect>(schema: store.schema, mapping: try #require(store.schema.mapping(for: person)))
         let predicate = NSPredicate(format: "age * 7 + 1234567 > %d AND TERNARY(name == 'Quux', 1, 0) == 0 AND born < now()", 7654321)
         let fragment = try compiler.whereClause(for: predicate)
         let sql = fragment.text

@@ -1,0 +1,22 @@
+import OCDSQLite
+import OpenCoreDataCore
+
+/// One value in compiled SQL: its fragment, and what the compiler knows of it — the attribute it
+/// reads, whether it is an object reference, or what kind of value a computation gives — so
+/// that SQL compares and computes only what it computes as memory does.
+struct SQLOperand {
+    var sql: SQLFragment
+    let attribute: NSAttributeDescription?
+    /// Set when the operand is an object reference (a to-one column or `SELF`).
+    let isObjectReference: Bool
+    /// What a computed value (arithmetic, a function, TERNARY, a bound constant, `@count`)
+    /// is; nil for a column.
+    var computed: ValueKind? = nil
+
+    /// What kind of value the operand is.
+    var kind: ValueKind {
+        if let computed { return computed }
+        if isObjectReference { return .object }
+        return attribute.map { ValueKind($0.attributeType) } ?? .number(isInteger: false)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import OCDSQLite
+import OpenCoreDataCore
+
+/// SQLite's spelling of what the predicate compiler needs.
+///
+/// Truth values are the integers 1 and 0; `IS` is SQLite's null-safe equality; `TOTAL` is its
+/// floating-point sum; string comparisons with options, folding, the functions and statistics
+/// that SQL has no exact equivalent for, and Finder-like ordering call the functions and the
+/// collation `SQLiteStore.registerFunctions` registers on each connection, which run the same
+/// Swift code as in-memory evaluation. Values are bound as the store writes them
+/// (`SQLiteValueCoding`).
+enum SQLiteDialect: SQLDialect {
+    static var alwaysTrue: SQLFragment { "1" }
+    static var alwaysFalse: SQLFragment { "0" }
+
+    static func nullSafeEqual(_ left: SQLFragment, _ right: SQLFragment) -> SQLFragment {
+        "\(left) IS \(right)"
+    }
+
+    static func knownTrue(_ condition: SQLFragment) -> SQLFragment {
+        "COALESCE((\(condition)), 0)"
+    }
+
+    static func fold(_ string: SQLFragment, _ options: NSComparisonPredicate.Options) -> SQLFragment {
+        "ocd_fold(\(string), \(raw: options.rawValue))"
+    }
+
+    static func stringComparison(_ left: SQLFragment, _ type: NSComparisonPredicate.Operator, _ right: SQLFragment,
+                                 options: NSComparisonPredicate.Options) -> SQLFragment {
+        "ocd_string_compare(\(left), \(right), \(raw: type.rawValue), \(raw: options.rawValue))"
+    }
+
+    static func function(_ name: String, _ arguments: [SQLFragment]) -> SQLFragment {
+        "ocd_function(\(bind: .text(name)), \(arguments.joined(separator: ", ")))"
+    }
+
+    static let numericFunctions: Set<String> = [
+        "sqrt:", "log:", "ln:", "exp:", "ceiling:", "floor:", "raise:toPower:", "bitwiseAnd:with:", "bitwiseOr:with:",
+        "bitwiseXor:with:", "leftshift:by:", "rightshift:by:", "onesComplement:",
+    ]
+
+    static func statistic(_ name: String, of values: SQLFragment) -> SQLFragment {
+        "ocd_aggregate(\(bind: .text(name)), \(values))"
+    }
+
+    static func floatingDivision(_ left: SQLFragment, _ right: SQLFragment) -> SQLFragment {
+        // SQLite divides integers as integers.
+        "(CAST(\(left) AS REAL) / \(right))"
+    }
+
+    static func truncatedToInteger(_ number: SQLFragment) -> SQLFragment {
+        "CAST(\(number) AS INTEGER)"
+    }
+
+    static func total(_ values: SQLFragment) -> SQLFragment {
+        "TOTAL(\(values))"
+    }
+
+    static func sortKey(_ string: SQLFragment, _ ordering: StringOrdering) -> SQLFragment {
+        switch ordering {
+        case .binary: string
+        case .caseInsensitive: fold(string, .caseInsensitive)
+        case .standard: "\(string) COLLATE ocd_standard"
+        }
+    }
+
+    static func limit(_ limit: Int, offset: Int) -> SQLFragment {
+        // SQLite's LIMIT -1 is no limit.
+        " LIMIT \(bind: .integer(limit > 0 ? Int64(limit) : -1)) OFFSET \(bind: .integer(Int64(offset)))"
+    }
+
+    static func argument(_ value: PrimitiveValue, of attribute: NSAttributeDescription) throws -> SQLiteValue {
+        try SQLiteValueCoding.sqliteValue(value, of: attribute)
+    }
+}
