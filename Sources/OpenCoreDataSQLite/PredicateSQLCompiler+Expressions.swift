@@ -105,6 +105,14 @@ extension PredicateSQLCompiler {
         }
     }
 
+    func readsRow(_ expression: ResolvedExpression) -> Bool {
+        switch expression {
+        case .constant: false
+        case .evaluatedObject, .keyPath: true
+        case .computed(let expression): readsRow(expression)
+        }
+    }
+
     func readsRow(_ predicate: NSPredicate) -> Bool {
         switch predicate.resolved {
         case let compound as NSCompoundPredicate: compound.subpredicates.contains(where: readsRow)
@@ -275,7 +283,8 @@ extension PredicateSQLCompiler {
             keys.insert(collectionOperator, at: keys.count - 1)
         }
         // A nil owner (`count:(owner.pets)` of a pet without owner) has no members: 0, as in memory.
-        return try aggregateOperand(keys, operatorIndex: keys.firstIndex(of: collectionOperator)!, nilWithoutOwner: false, in: predicate)
+        let path = try ResolvedKeyPath(keys.joined(separator: "."), from: mapping.entity, allowsToMany: false, in: predicate)
+        return try aggregateOperand(path, nilWithoutOwner: false, in: predicate)
     }
 
     /// A string's length in UTF-16 units, as `NSString.length` (SQLite's `length()` counts code

@@ -37,54 +37,64 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
 
     // MARK: Predicates
 
+    /// The WHERE condition for `predicate`, resolved against the entity this compiler reads.
     mutating func whereClause(for predicate: NSPredicate) throws -> SQLFragment {
-        try PredicateCheck.validate(predicate, for: mapping.entity)
-        return try compile(predicate)
+        try compile(predicate)
     }
 
+    /// `predicate` as SQL, its key paths starting from this compiler's entity (a TERNARY's or
+    /// a SUBQUERY's predicate is resolved as the predicate around it is).
     mutating func compile(_ predicate: NSPredicate) throws -> SQLFragment {
-        switch predicate.resolved {
-        case let compound as NSCompoundPredicate:
-            let parts = try compound.subpredicates.map { try compile($0) }
-            switch compound.compoundPredicateType {
-            case .and: return parts.isEmpty ? Dialect.alwaysTrue : "(\(parts.joined(separator: " AND ")))"
-            case .or: return parts.isEmpty ? Dialect.alwaysFalse : "(\(parts.joined(separator: " OR ")))"
+        try compile(predicate.resolved(for: mapping.entity))
+    }
+
+    mutating func compile(_ predicate: ResolvedPredicate) throws -> SQLFragment {
+        switch predicate {
+        case .truth(let truth):
+            return truth ? Dialect.alwaysTrue : Dialect.alwaysFalse
+        case .and(let parts):
+            return parts.isEmpty ? Dialect.alwaysTrue : "(\(try parts.map { try compile($0) }.joined(separator: " AND ")))"
+        case .or(let parts):
+            return parts.isEmpty ? Dialect.alwaysFalse : "(\(try parts.map { try compile($0) }.joined(separator: " OR ")))"
+        case .not(let part):
             // NULL (an unknown comparison, as with a nil value or the average of nothing) counts as
             // false before it is negated, as in memory.
-            case .not: return "NOT \(Dialect.knownTrue(parts.first ?? Dialect.alwaysTrue))"
-            }
-        case let comparison as NSComparisonPredicate:
+            return "NOT \(Dialect.knownTrue(try compile(part)))"
+        case .comparison(let comparison):
             return try compile(comparison)
-        default:
-            if let truth = predicate.constantTruth { return truth ? Dialect.alwaysTrue : Dialect.alwaysFalse }
-            throw PredicateCheck.invalid("block predicates can only be evaluated in memory, not by the SQLite store", predicate)
+        case .block(let block):
+            throw PredicateCheck.invalid("block predicates can only be evaluated in memory, not by the SQLite store", block)
         }
     }
 
-    private mutating func compile(_ comparison: NSComparisonPredicate) throws -> SQLFragment {
-        if comparison.comparisonPredicateModifier != .direct {
+    private mutating func compile(_ comparison: ResolvedComparison) throws -> SQLFragment {
+        let source = comparison.source
+        if comparison.modifier != .direct {
             return try compileToMany(comparison)
         }
-        var left = comparison.leftExpression
-        var right = comparison.rightExpression
-        var type = comparison.predicateOperatorType
+        var left = comparison.left
+        var right = comparison.right
+        var type = comparison.type
         let leftReadsRow = readsRow(left)
         // Neither side reads the row (`YES == YES`, `now() > %@`): the comparison is a constant.
-        if !leftReadsRow && !readsRow(right) { return comparison.evaluate(with: nil) ? Dialect.alwaysTrue : Dialect.alwaysFalse }
+        if !leftReadsRow && !readsRow(right) { return source.evaluate(with: nil) ? Dialect.alwaysTrue : Dialect.alwaysFalse }
         // Put what reads the row on the left where the operator allows it (`5 < age` → `age > 5`).
         if !leftReadsRow, let mirrored = type.mirrored {
             swap(&left, &right)
             type = mirrored
         }
-        let column = try operand(left, in: comparison)
+        let column = try operand(left, in: source)
         if readsRow(right) {
-            let other = try operand(right, in: comparison)
-            return try compile(column, type, other, options: comparison.options, in: comparison)
+            let other = try operand(right, in: source)
+            return try compile(column, type, other, options: comparison.options, in: source)
         }
-        let constant = right.expressionType == .constantValue || right.expressionType == .aggregate
-            ? right.constantValue : right.value(for: nil, variables: nil)
-        try checkConstant(constant, comparedWith: column, type, in: comparison)
-        return try compile(column: column, type, constant: constant, options: comparison.options, in: comparison)
+        let constant: Any? = switch right {
+        case .constant(let value): value
+        case .computed(let expression) where expression.expressionType == .aggregate: expression.constantValue
+        default: right.value(for: nil)
+        }
+        try checkConstant(constant, comparedWith: column, type, in: source)
+        return try compile(column: column, type, constant: constant, options: comparison.options, in: source)
     }
 
     /// `left <operator> right`, both reading the row.
@@ -172,72 +182,60 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
     /// `ANY rel.key op value` as `EXISTS (SELECT … WHERE member matches)`, `ALL` as `NOT EXISTS
     /// (… WHERE member does not match)`; the members are found through the inverse's foreign key
     /// or the join table. An empty relationship makes ANY false and ALL true, as in memory.
-    private mutating func compileToMany(_ comparison: NSComparisonPredicate) throws -> SQLFragment {
-        let left = comparison.leftExpression
+    private mutating func compileToMany(_ comparison: ResolvedComparison) throws -> SQLFragment {
+        let source = comparison.source
         // `ANY $x.members.name == …` inside a SUBQUERY: the to-many belongs to the member `$x`,
         // whose compiler (scope) knows its table; the right-hand side must not read the row.
-        if left.expressionType == .function, left.isKeyPathFunction, let variable = left.operand?.variable,
-           !variable.isEmpty, var scope = variableScopes[variable], let path = left.functionKeyPath {
-            guard comparison.rightExpression.expressionType == .constantValue || comparison.rightExpression.expressionType == .aggregate else {
-                throw PredicateCheck.invalid("\(comparison.comparisonPredicateModifier == .all ? "ALL" : "ANY") over a SUBQUERY variable's to-many must compare with a constant in the SQLite store", comparison)
+        if case .computed(let left) = comparison.left, left.expressionType == .function, left.isKeyPathFunction,
+           let variable = left.operand?.variable, !variable.isEmpty, var scope = variableScopes[variable], let path = left.functionKeyPath {
+            guard source.rightExpression.expressionType == .constantValue || source.rightExpression.expressionType == .aggregate else {
+                throw PredicateCheck.invalid("\(comparison.modifier == .all ? "ALL" : "ANY") over a SUBQUERY variable's to-many must compare with a constant in the SQLite store", source)
             }
-            let rewritten = NSComparisonPredicate(leftExpression: NSExpression(forKeyPath: path), rightExpression: comparison.rightExpression,
-                                                  modifier: comparison.comparisonPredicateModifier,
-                                                  type: comparison.predicateOperatorType, options: comparison.options)
-            let sql = try scope.compileToMany(rewritten)
+            let rewritten = NSComparisonPredicate(leftExpression: NSExpression(forKeyPath: path), rightExpression: source.rightExpression,
+                                                  modifier: comparison.modifier, type: comparison.type, options: comparison.options)
+            let sql = try scope.compileToMany(ResolvedComparison(rewritten, for: scope.mapping.entity))
             variableScopes[variable] = scope
             return sql
         }
-        let keys = left.expressionType == .keyPath ? left.keyPath.split(separator: ".").map(String.init) : []
         // The path's first to-many, after any to-ones (`owner.clubs.name`): the to-ones are
         // joined, and the to-many's members are looked up from the joined table.
-        var owner = mapping
-        var toManyIndex: Int?
-        for (index, key) in keys.enumerated() {
-            guard let relationship = owner.entity.layout.propertiesByName[key] as? NSRelationshipDescription,
-                  let next = relationship.destinationEntity.flatMap(schema.mapping(for:)) else { break }
-            if relationship.isToMany { toManyIndex = index; break }
-            owner = next
-        }
-        guard let toManyIndex else {
+        guard case .keyPath(let path) = comparison.left, let (toOnes, relationship, rest) = path.firstToMany,
+              let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else {
             // ANY/ALL over something that is not a collection compares it directly.
-            return try compile(NSComparisonPredicate(leftExpression: left, rightExpression: comparison.rightExpression,
-                                                     modifier: .direct, type: comparison.predicateOperatorType,
-                                                     options: comparison.options))
+            return try compile(NSComparisonPredicate(leftExpression: source.leftExpression, rightExpression: source.rightExpression,
+                                                     modifier: .direct, type: comparison.type, options: comparison.options))
         }
-        let (ownerAlias, ownerMapping) = try joinedTable(through: keys[..<toManyIndex], in: comparison)
-        let relationship = ownerMapping.entity.layout.propertiesByName[keys[toManyIndex]] as! NSRelationshipDescription
-        guard let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else {
-            throw PredicateCheck.invalid("relationship '\(relationship.name)' has no destination", comparison)
-        }
+        let (ownerAlias, _) = try joinedTable(through: toOnes, in: source)
         subqueryCount += 1
         let member = "\(alias)_s\(subqueryCount)"
-        let rest = keys.dropFirst(toManyIndex + 1).joined(separator: ".")
-        let memberExpression = rest.isEmpty ? NSExpression.expressionForEvaluatedObject() : NSExpression(forKeyPath: rest)
-        let condition = NSComparisonPredicate(leftExpression: memberExpression, rightExpression: comparison.rightExpression,
-                                              modifier: .direct, type: comparison.predicateOperatorType, options: comparison.options)
+        // Each member is compared directly: the rest of the path is the member's (`name` in
+        // `ANY pets.name`), or the member itself.
+        let memberPath = path.keyPath.split(separator: ".").dropFirst(toOnes.count + 1).joined(separator: ".")
+        let memberLeft: ResolvedExpression = rest.isEmpty ? .evaluatedObject : .keyPath(ResolvedKeyPath(memberPath, steps: Array(rest)))
+        let condition = NSComparisonPredicate(leftExpression: memberLeft.expression, rightExpression: source.rightExpression,
+                                              modifier: .direct, type: comparison.type, options: comparison.options)
         var inner = PredicateSQLCompiler(schema: schema, mapping: destination, alias: member)
         let conditionSQL: SQLFragment
-        let right = comparison.rightExpression
-        if right.expressionType == .keyPath || right.expressionType == .evaluatedObject {
+        switch comparison.right {
+        case .keyPath, .evaluatedObject:
             // The right-hand key path belongs to the fetched object, not to the member.
-            let memberOperand = try inner.operand(memberExpression, in: comparison)
-            let ownerOperand = try operand(right, in: comparison)
-            guard let symbol = comparison.predicateOperatorType.sqlSymbol else {
-                throw PredicateCheck.invalid("comparing members with a key path using \(comparison.predicateOperatorType.formatName) is not supported by the SQLite store yet", comparison)
+            let memberOperand = try inner.operand(memberLeft, in: source)
+            let ownerOperand = try operand(comparison.right, in: source)
+            guard let symbol = comparison.type.sqlSymbol else {
+                throw PredicateCheck.invalid("comparing members with a key path using \(comparison.type.formatName) is not supported by the SQLite store yet", source)
             }
             conditionSQL = "\(folded(memberOperand.sql, comparison.options)) \(raw: symbol) \(folded(ownerOperand.sql, comparison.options))"
-        } else {
-            conditionSQL = try inner.compile(condition)
+        default:
+            conditionSQL = try inner.compile(ResolvedComparison(left: memberLeft, right: comparison.right, source: condition))
         }
         let joins: SQLFragment = inner.joins.isEmpty ? .empty : " \(inner.joins.joined(separator: " "))"
 
-        var (source, correlation) = try members(of: relationship, in: destination, as: member, ownerAlias: ownerAlias, in: comparison)
-        source += joins
-        if comparison.comparisonPredicateModifier == .all {
-            return "NOT EXISTS (SELECT 1 FROM \(source) WHERE \(correlation) AND NOT \(Dialect.knownTrue(conditionSQL)))"
+        var (from, correlation) = try members(of: relationship, in: destination, as: member, ownerAlias: ownerAlias, in: source)
+        from += joins
+        if comparison.modifier == .all {
+            return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(correlation) AND NOT \(Dialect.knownTrue(conditionSQL)))"
         }
-        return "EXISTS (SELECT 1 FROM \(source) WHERE \(correlation) AND (\(conditionSQL)))"
+        return "EXISTS (SELECT 1 FROM \(from) WHERE \(correlation) AND (\(conditionSQL)))"
     }
 
     /// The FROM part and the correlation condition that select the members of `relationship` of
@@ -266,34 +264,30 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
     /// A key path through a to-one relationship that is nil reads nil, as key-value coding does
     /// (`owner.pets.@count` of a pet without owner is nil, not 0); with `nilWithoutOwner` false the
     /// missing owner has no members instead (what `count:(owner.pets)` sees in memory).
-    mutating func aggregateOperand(_ keys: [String], operatorIndex: Int, nilWithoutOwner: Bool = true,
-                                   in predicate: NSPredicate?) throws -> SQLOperand {
-        let operation = keys[operatorIndex].lowercased()
-        guard operatorIndex >= 1 else {
-            throw PredicateCheck.invalid("the collection operator \(keys[operatorIndex]) must follow a to-many relationship", predicate)
+    mutating func aggregateOperand(_ path: ResolvedKeyPath, nilWithoutOwner: Bool = true, in predicate: NSPredicate?) throws -> SQLOperand {
+        guard case .collectionOperator(let name, let aggregated) = path.steps.last,
+              let (toOnes, relationship, rest) = path.firstToMany, rest.count == 1,
+              let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else {
+            throw PredicateCheck.invalid("the collection operator in \(path.keyPath) must follow a to-many relationship", predicate)
         }
+        let operation = name.lowercased()
         // To-one relationships before the to-many one are joined (`owner.pets.@count`).
-        let (ownerAlias, owner) = try joinedTable(through: Array(keys[..<(operatorIndex - 1)]), in: predicate)
-        guard let relationship = owner.entity.layout.propertiesByName[keys[operatorIndex - 1]] as? NSRelationshipDescription,
-              relationship.isToMany, let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else {
-            throw PredicateCheck.invalid("the collection operator \(keys[operatorIndex]) must follow a to-many relationship", predicate)
-        }
+        let (ownerAlias, _) = try joinedTable(through: toOnes, in: predicate)
         subqueryCount += 1
         let member = "\(alias)_a\(subqueryCount)"
         var inner = PredicateSQLCompiler(schema: schema, mapping: destination, alias: member)
-        let aggregated = keys[(operatorIndex + 1)...].joined(separator: ".")
         let valueSQL: SQLFragment
         var attribute: NSAttributeDescription?
         var computed: ValueKind?
         switch operation {
         case "@count":
-            guard aggregated.isEmpty else {
+            guard aggregated == nil else {
                 throw PredicateCheck.invalid("@count takes no key after it", predicate)
             }
             valueSQL = "COUNT(*)"
             computed = .number(isInteger: true)
         case "@sum", "@avg", "@min", "@max":
-            guard !aggregated.isEmpty else { throw PredicateCheck.invalid("\(operation) needs a key to aggregate", predicate) }
+            guard let aggregated else { throw PredicateCheck.invalid("\(operation) needs a key to aggregate", predicate) }
             let operand = try inner.keyPathOperand(aggregated, in: predicate)
             switch operation {
             case "@sum": valueSQL = "COALESCE(SUM(\(operand.sql)), 0)"; computed = .number(isInteger: false)
@@ -303,6 +297,7 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
             }
         case "@median:", "@stddev:":
             // Computed by the same code as in memory, where the dialect can.
+            guard let aggregated else { throw PredicateCheck.invalid("\(operation.dropFirst()) needs a key to aggregate", predicate) }
             let operand = try inner.keyPathOperand(aggregated, in: predicate)
             guard operand.kind == .number(isInteger: true) || operand.kind == .number(isInteger: false) || operand.kind == .null else {
                 throw PredicateCheck.invalid("\(operation.dropFirst()) needs numbers, not \(operand.kind.name)", predicate)
@@ -310,12 +305,12 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
             valueSQL = Dialect.statistic(String(operation.dropFirst()), of: operand.sql)
             computed = .number(isInteger: false)
         default:
-            throw PredicateCheck.invalid("the collection operator \(keys[operatorIndex]) is not supported by the SQLite store", predicate)
+            throw PredicateCheck.invalid("the collection operator \(name) is not supported by the SQLite store", predicate)
         }
         let (source, correlation) = try members(of: relationship, in: destination, as: member, ownerAlias: ownerAlias, in: predicate)
         let joins: SQLFragment = inner.joins.isEmpty ? .empty : " \(inner.joins.joined(separator: " "))"
         var sql: SQLFragment = "(SELECT \(valueSQL) FROM \(source)\(joins) WHERE \(correlation))"
-        if nilWithoutOwner && operatorIndex > 1 { sql = "(CASE WHEN \(raw: ownerAlias).Z_PK IS NULL THEN NULL ELSE \(sql) END)" }
+        if nilWithoutOwner && !toOnes.isEmpty { sql = "(CASE WHEN \(raw: ownerAlias).Z_PK IS NULL THEN NULL ELSE \(sql) END)" }
         return SQLOperand(sql: sql, attribute: attribute, isObjectReference: false, computed: computed)
     }
 
@@ -333,45 +328,82 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
         }
     }
 
-    /// The column of a key path, joining the tables of the to-one relationships it walks. A
-    /// string attribute's `length` (`name.length`) is its length in UTF-16 units, as in memory.
-    mutating func keyPathOperand(_ keyPath: String, in predicate: NSPredicate?) throws -> SQLOperand {
-        let keys = keyPath.split(separator: ".").map(String.init)
-        if let operatorIndex = keys.firstIndex(where: { $0.hasPrefix("@") }) {
-            return try aggregateOperand(keys, operatorIndex: operatorIndex, in: predicate)
-        }
-        let properties = try PredicateCheck.resolve(keyPath: keyPath, from: mapping.entity, allowsToMany: false, in: predicate)
-        if properties.count == keys.count - 1 {  // `.length` after a string attribute
-            let string = try keyPathOperand(keys.dropLast().joined(separator: "."), in: predicate)
-            return Self.length(of: string)
-        }
-        let (alias, current) = try joinedTable(through: keys.dropLast(), in: predicate)
-        switch properties.last {
-        case let attribute as NSAttributeDescription:
-            guard let column = current.attributeColumns[attribute.attributeSlot] else {
-                throw PredicateCheck.invalid("transient attribute '\(attribute.name)' can't be used in a fetch from the SQLite store", predicate)
-            }
-            return SQLOperand(sql: "\(raw: alias).\(raw: column)", attribute: attribute, isObjectReference: false)
-        case let relationship as NSRelationshipDescription:
-            guard let foreignKey = current.toOneColumns[relationship.relationshipSlot] else {
-                throw PredicateCheck.invalid("relationship '\(relationship.name)' can't be used in a fetch from the SQLite store", predicate)
-            }
-            return SQLOperand(sql: "\(raw: alias).\(raw: foreignKey)", attribute: nil, isObjectReference: true)
-        default:
-            return SQLOperand(sql: "\(raw: alias).Z_PK", attribute: nil, isObjectReference: true)
+    /// The SQL for one side of a resolved comparison.
+    mutating func operand(_ expression: ResolvedExpression, in predicate: NSPredicate) throws -> SQLOperand {
+        switch expression {
+        case .evaluatedObject: SQLOperand(sql: "\(raw: alias).Z_PK", attribute: nil, isObjectReference: true)
+        case .keyPath(let path): try keyPathOperand(path, in: predicate)
+        case .constant, .computed: try computedOperand(expression.expression, in: predicate)
         }
     }
 
-    /// The alias and mapping of the table reached through the to-one relationships `keys`,
-    /// joined with LEFT OUTER JOINs (each path joined once).
+    /// The column of a key path written as text (a sort key, a dictionary column, a member's
+    /// key in a SUBQUERY), resolved from this compiler's entity.
+    mutating func keyPathOperand(_ keyPath: String, in predicate: NSPredicate?) throws -> SQLOperand {
+        try keyPathOperand(ResolvedKeyPath(keyPath, from: mapping.entity, allowsToMany: false, in: predicate), in: predicate)
+    }
+
+    /// The column of a key path, joining the tables of the to-one relationships it walks; a
+    /// collection operator's sub-select. A string attribute's `length` (`name.length`) is its
+    /// length in UTF-16 units, as in memory.
+    mutating func keyPathOperand(_ path: ResolvedKeyPath, in predicate: NSPredicate?) throws -> SQLOperand {
+        switch path.steps.last {
+        case nil:
+            return SQLOperand(sql: "\(raw: alias).Z_PK", attribute: nil, isObjectReference: true)
+        case .collectionOperator:
+            return try aggregateOperand(path, in: predicate)
+        case .length:
+            return Self.length(of: try keyPathOperand(ResolvedKeyPath(path.keyPath, steps: path.steps.dropLast()), in: predicate))
+        case .property(let property):
+            // Resolution let only to-one relationships come before the last step.
+            let relationships = path.steps.dropLast().compactMap { step -> NSRelationshipDescription? in
+                if case .property(let property) = step { property as? NSRelationshipDescription } else { nil }
+            }
+            let (alias, current) = try joinedTable(through: relationships, in: predicate)
+            switch property {
+            case let attribute as NSAttributeDescription:
+                guard let column = current.attributeColumns[attribute.attributeSlot] else {
+                    throw PredicateCheck.invalid("transient attribute '\(attribute.name)' can't be used in a fetch from the SQLite store", predicate)
+                }
+                return SQLOperand(sql: "\(raw: alias).\(raw: column)", attribute: attribute, isObjectReference: false)
+            case let relationship as NSRelationshipDescription:
+                guard let foreignKey = current.toOneColumns[relationship.relationshipSlot] else {
+                    throw PredicateCheck.invalid("relationship '\(relationship.name)' can't be used in a fetch from the SQLite store", predicate)
+                }
+                return SQLOperand(sql: "\(raw: alias).\(raw: foreignKey)", attribute: nil, isObjectReference: true)
+            default:
+                throw PredicateCheck.invalid("'\(property.name)' can't be used in a fetch from the SQLite store", predicate)
+            }
+        }
+    }
+
+    /// The alias and mapping of the table reached through the to-one relationships named
+    /// `keys` (a path written as text, from a SUBQUERY's collection).
     mutating func joinedTable<Keys: Collection<String>>(through keys: Keys, in predicate: NSPredicate?) throws
+        -> (alias: String, mapping: SQLiteSchema.EntityMapping) {
+        var relationships: [NSRelationshipDescription] = []
+        var current = mapping.entity
+        for key in keys {
+            guard let relationship = current.layout.propertiesByName[key] as? NSRelationshipDescription, !relationship.isToMany,
+                  let destination = relationship.destinationEntity else {
+                throw PredicateCheck.invalid("'\(key)' is not a to-one relationship of \(current.name ?? "?")", predicate)
+            }
+            relationships.append(relationship)
+            current = destination
+        }
+        return try joinedTable(through: relationships, in: predicate)
+    }
+
+    /// The alias and mapping of the table reached through the to-one `relationships`, joined
+    /// with LEFT OUTER JOINs (each path joined once).
+    mutating func joinedTable(through relationships: [NSRelationshipDescription], in predicate: NSPredicate?) throws
         -> (alias: String, mapping: SQLiteSchema.EntityMapping) {
         var alias = self.alias
         var current = mapping
         var path = ""
-        for key in keys {
-            guard let relationship = current.entity.layout.propertiesByName[key] as? NSRelationshipDescription, !relationship.isToMany else {
-                throw PredicateCheck.invalid("'\(key)' is not a to-one relationship of \(current.entity.name ?? "?")", predicate)
+        for relationship in relationships {
+            guard !relationship.isToMany else {
+                throw PredicateCheck.invalid("'\(relationship.name)' is not a to-one relationship of \(current.entity.name ?? "?")", predicate)
             }
             guard let foreignKey = current.toOneColumns[relationship.relationshipSlot] else {
                 throw PredicateCheck.invalid("relationship '\(relationship.name)' can't be used in a fetch from the SQLite store", predicate)

@@ -14,7 +14,7 @@ import OpenCoreData
 @Suite struct PredicateEquivalenceTests {
     /// People whose values cover the awkward cases: nil, case and accents, equal values, empty
     /// strings, negative and fractional numbers, no pets and no clubs.
-    private static func fill(_ stack: TestStack) throws {
+    private static func fill(_ stack: TestStack, saving: Bool = true) throws {
         let people: [(String, Int, Double?, Double?, Bool, String?)] = [
             ("Ada", 36, 1.70, 0, true, "ada@x.org"), ("ada", 12, nil, -86_400, false, nil), ("Élodie", 50, 1.62, 1e9, true, "e@x.org"),
             ("Bob", 36, 1.80, nil, false, "bob@x.org"), ("bob", 0, 0.5, 500.5, true, "b@y.org"), ("Cy", 99, -1, 3e8, false, "cy@y.org"),
@@ -36,6 +36,7 @@ import OpenCoreData
         let golf = stack.insert("Club", ["name": "golf"])
         for index in [0, 3, 5] { chess.mutableSetValue(forKey: "members").add(persons[index]) }
         for index in [0, 6] { golf.mutableSetValue(forKey: "members").add(persons[index]) }
+        guard saving else { return }
         try stack.context.save()
         try stack.reopen()
     }
@@ -120,5 +121,23 @@ import OpenCoreData
             compared += 1
         }
         #expect(compared == 600)
+    }
+
+    /// A context's unsaved objects are judged by the same resolved predicate the store runs
+    /// (`includesPendingChanges`), and agree with `filtered(using:)` on them.
+    @Test func generatedPredicatesAgreeOnUnsavedObjects() throws {
+        let stack = try TestStack(.sqlite)
+        try Self.fill(stack, saving: false)
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+        let everyone = try stack.context.fetch(request)
+        #expect(everyone.count == 8 && everyone.allSatisfy(\.isInserted))
+        var generator = Generator(random: SplitMix(seed: 4_242))
+        for _ in 0..<300 {
+            let format = generator.predicate()
+            let predicate = NSPredicate(format: format)
+            request.predicate = predicate
+            func names(_ objects: [NSManagedObject]) -> [String] { objects.compactMap { $0.value(forKey: "name") as? String }.sorted() }
+            #expect(names(try stack.context.fetch(request)) == names(everyone.filtered(using: predicate)), "unsaved objects differ for \(format)")
+        }
     }
 }

@@ -160,7 +160,8 @@ extension NSManagedObject {
 
     // MARK: Helpers
 
-    private func value(of property: NSPropertyDescription) -> Any? {
+    /// The value of `property` (one of the entity's), as `value(forKey:)` gives it.
+    package func value(of property: NSPropertyDescription) -> Any? {
         switch property {
         case let attribute as NSAttributeDescription:
             return primitive(at: attribute.attributeSlot).objectValue(for: attribute.attributeType)

@@ -24,7 +24,7 @@ enum KeyPathValue {
     /// `@unionOfObjects` and `@distinctUnionOfObjects` are the members' values without nils,
     /// the second without repeats (equal as predicates compare), in the members' order.
     /// An unknown operator reads nil.
-    private static func aggregate(_ operation: String, _ values: [Any?]) -> Any? {
+    static func aggregate(_ operation: String, _ values: [Any?]) -> Any? {
         let operation = operation.lowercased()
         switch operation {
         case "@unionofobjects":

@@ -65,9 +65,14 @@ open class NSComparisonPredicate: NSPredicate, @unchecked Sendable {
     }
 
     open override func evaluate(with object: Any?, substitutionVariables variables: [String: Any]?) -> Bool {
-        let left = leftExpression.value(for: object, variables: variables)
+        compare(leftExpression.value(for: object, variables: variables), rightExpression.value(for: object, variables: variables))
+    }
+
+    /// This comparison applied to values of its two sides (the right one computed only when
+    /// needed), with its modifier and options.
+    package func compare(_ left: Any?, _ rightValue: @autoclosure () -> Any?) -> Bool {
         if comparisonPredicateModifier == .direct, let membershipIndex, let found = membershipIndex.contains(left) { return found }
-        let right = rightExpression.value(for: object, variables: variables)
+        let right = rightValue()
         switch comparisonPredicateModifier {
         case .direct:
             return ValueComparison.evaluate(left, predicateOperatorType, right, options: options)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A logical condition on objects, used to filter fetch results and collections.
 ///
@@ -51,6 +52,20 @@ open class NSPredicate: @unchecked Sendable, CustomStringConvertible, Equatable 
 
     /// The predicate itself, or the tree a parsed one stands for.
     package var resolved: NSPredicate { parsedPredicate ?? self }
+
+    /// The last resolution against an entity, kept with the entity so that its identity stays
+    /// the entity's (see `resolved(for:)`).
+    private let resolution = Mutex<(entity: NSEntityDescription, tree: ResolvedPredicate)?>(nil)
+
+    /// The predicate resolved against `entity` (checked against the model, key paths as
+    /// properties): made once and kept, since a fetch request's predicate is usually run
+    /// against one entity again and again, by its store and by the context's unsaved objects.
+    package func resolved(for entity: NSEntityDescription) throws -> ResolvedPredicate {
+        if let kept = resolution.withLock({ $0?.entity === entity ? $0?.tree : nil }) { return kept }
+        let tree = try ResolvedPredicate(self, for: entity)
+        resolution.withLock { $0 = (entity, tree) }
+        return tree
+    }
 
     /// Whether `object` satisfies the predicate.
     open func evaluate(with object: Any?) -> Bool {

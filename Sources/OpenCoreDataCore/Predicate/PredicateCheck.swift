@@ -16,7 +16,7 @@ package enum PredicateCheck {
         }
     }
 
-    private static func validate(_ expression: NSExpression, for entity: NSEntityDescription, allowsToMany: Bool,
+    package static func validate(_ expression: NSExpression, for entity: NSEntityDescription, allowsToMany: Bool,
                                  in predicate: NSPredicate) throws {
         switch expression.expressionType {
         case .keyPath:

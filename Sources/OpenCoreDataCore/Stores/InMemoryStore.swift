@@ -27,10 +27,10 @@ final class InMemoryStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     func execute(_ fetch: StoreFetch) throws -> StoreFetchResult {
         lock.lock()
         defer { lock.unlock() }
-        if let predicate = fetch.predicate { try PredicateCheck.validate(predicate, for: fetch.entity) }
+        let predicate = try fetch.predicate?.resolved(for: fetch.entity)
         try PredicateCheck.validate(fetch.sortDescriptors, for: fetch.entity)
         var matches = candidates(for: fetch.entity, includesSubentities: fetch.includesSubentities)
-        if let predicate = fetch.predicate {
+        if let predicate {
             matches = matches.filter { predicate.evaluate(with: StoredRow(store: self, snapshot: $0)) }
         }
         var ordered = matches.map { StoredRow(store: self, snapshot: $0) }
@@ -298,8 +298,12 @@ struct StoredRow: KeyValueReadable {
     let snapshot: RowSnapshot
 
     func value(forKey key: String) -> Any? {
-        let entity = snapshot.entity
-        switch entity.layout.propertiesByName[key] {
+        snapshot.entity.layout.propertiesByName[key].flatMap(value(of:))
+    }
+
+    /// The value of `property` (one of the row's entity's).
+    func value(of property: NSPropertyDescription) -> Any? {
+        switch property {
         case let attribute as NSAttributeDescription:
             return snapshot.values[attribute.attributeSlot].objectValue(for: attribute.attributeType)
         case let relationship as NSRelationshipDescription:

@@ -1,0 +1,80 @@
+import Foundation
+import Testing
+import OpenCoreData
+@testable import OpenCoreDataCore
+
+/// A predicate resolved against an entity: key paths as the model's properties, checked once,
+/// kept per entity, and evaluated in memory with the same answers as `evaluate(with:)`.
+@Suite struct ResolvedPredicateTests {
+    private let model = TestModel.make()
+    private var person: NSEntityDescription { model.entitiesByName["Person"]! }
+    private var pet: NSEntityDescription { model.entitiesByName["Pet"]! }
+
+    private func names(_ path: ResolvedKeyPath) -> [String] {
+        path.steps.map { step in
+            switch step {
+            case .property(let property): property.name
+            case .length: "length"
+            case .collectionOperator(let name, let members): name + (members.map { "(" + names($0).joined(separator: ".") + ")" } ?? "")
+            }
+        }
+    }
+
+    @Test func keyPathsBecomeTheModelsProperties() throws {
+        let path = try ResolvedKeyPath("owner.pets.@sum.weight", from: pet, allowsToMany: false, in: nil)
+        #expect(names(path) == ["owner", "pets", "@sum(weight)"])
+        guard case .property(let owner) = path.steps[0] else { Issue.record("owner is not a property"); return }
+        #expect(owner === pet.relationshipsByName["owner"])
+        #expect(names(try ResolvedKeyPath("name.length", from: person, allowsToMany: false, in: nil)) == ["name", "length"])
+        #expect(names(try ResolvedKeyPath("pets.@count", from: person, allowsToMany: false, in: nil)) == ["pets", "@count"])
+        let toMany = try ResolvedKeyPath("owner.pets.name", from: pet, allowsToMany: true, in: nil)
+        #expect(toMany.firstToMany.map { ($0.toOnes.map(\.name), $0.toMany.name, $0.rest.count) }! == (["owner"], "pets", 1))
+    }
+
+    @Test func anUnknownKeyIsTheFetchError() throws {
+        let error = #expect(throws: CocoaError.self) { try NSPredicate(format: "owner.shoeSize == 'x'").resolved(for: pet) }
+        #expect(error?.code.rawValue == 134091)
+        #expect(error?.message.contains("keypath owner.shoeSize not found in entity Person") == true, "\(error?.message ?? "")")
+        let toMany = #expect(throws: CocoaError.self) { try NSPredicate(format: "pets.name == 'Rex'").resolved(for: person) }
+        #expect(toMany?.message.contains("use ANY, ALL or NONE") == true)
+        // Inside a function the key path is checked too.
+        #expect(throws: CocoaError.self) { try NSPredicate(format: "uppercase:(shoeSize) == 'X'").resolved(for: person) }
+    }
+
+    /// The resolution is kept for one entity and made anew for another.
+    @Test func theResolutionIsKeptPerEntity() throws {
+        let predicate = NSPredicate(format: "name == 'Rex'")
+        _ = try predicate.resolved(for: pet)
+        _ = try predicate.resolved(for: person)
+        let other = NSEntityDescription(name: "Thing")
+        let error = #expect(throws: CocoaError.self) { try predicate.resolved(for: other) }
+        #expect(error?.message.contains("not found in entity Thing") == true)
+        _ = try predicate.resolved(for: person)
+    }
+
+    /// Evaluation over managed objects follows to-ones, to-manys, collection operators and
+    /// lengths, and agrees with `evaluate(with:)` — including through a nil to-one.
+    @Test func evaluationAgreesWithThePredicate() throws {
+        let stack = try TestStack(.sqlite)
+        let ada = stack.insert("Person", ["name": "Ada", "age": 36])
+        let rex = stack.insert("Pet", ["name": "Rex", "weight": 10.0])
+        let tom = stack.insert("Pet", ["name": "Tom", "weight": 2.5])
+        let stray = stack.insert("Pet", ["name": "Stray", "weight": 4.0])
+        rex.setValue(ada, forKey: "owner")
+        tom.setValue(ada, forKey: "owner")
+        let formats = [
+            "owner.name == 'Ada'", "owner.age > 30", "owner == nil", "owner.pets.@count == 2", "owner.pets.@sum.weight > 12",
+            "name.length == 3", "ANY owner.pets.name BEGINSWITH[c] 't'", "NOT (weight < 3 OR name ENDSWITH 'y')", "SELF == %@",
+            "owner.name IN {'Ada', 'Bob'}", "uppercase:(name) == 'REX'", "TRUEPREDICATE", "weight BETWEEN {2, 5}",
+        ]
+        for format in formats {
+            let predicate = NSPredicate(format: format, argumentArray: [rex])
+            let resolved = try predicate.resolved(for: pet)
+            for object in [rex, tom, stray] {
+                #expect(resolved.evaluate(with: object) == predicate.evaluate(with: object), "\(format) on \(object.value(forKey: "name")!)")
+            }
+        }
+        let matches = try NSPredicate(format: "owner.pets.@sum.weight > 12").resolved(for: pet)
+        #expect([rex, tom, stray].filter(matches.evaluate(with:)).count == 2)
+    }
+}
