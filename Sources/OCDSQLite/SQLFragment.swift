@@ -40,6 +40,14 @@ public struct SQLFragment: Sendable, Hashable {
 
     @inlinable public static var empty: SQLFragment { SQLFragment("") }
 
+    /// `?, ?, …`: one parameter for each of `values`, bound to them (for `IN (…)`).
+    @inlinable public static func list(_ values: [SQLiteValue]) -> SQLFragment {
+        var text = ""
+        text.reserveCapacity(values.count * 3)
+        for index in values.indices { text += index == 0 ? "?" : ", ?" }
+        return SQLFragment(text, arguments: values)
+    }
+
     @inlinable public var isEmpty: Bool { text.isEmpty }
 
     /// `(fragment)`.
@@ -47,8 +55,13 @@ public struct SQLFragment: Sendable, Hashable {
 
     @inlinable public mutating func append(_ other: SQLFragment) {
         storedText += other.storedText
-        // Most fragments bind nothing (columns, joins, keywords): skip the array work for them.
-        if !other.storedArguments.isEmpty { storedArguments += other.storedArguments }
+        // Most fragments bind nothing (columns, joins, keywords): skip the array work for them;
+        // and the first that binds something lends its array (shared, not copied value by value).
+        if storedArguments.isEmpty {
+            storedArguments = other.storedArguments
+        } else if !other.storedArguments.isEmpty {
+            storedArguments += other.storedArguments
+        }
     }
 
     /// Appends a parameter bound to `value`.

@@ -145,8 +145,8 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
             }
             let elements = ValueComparison.elements(of: constant)
             if elements.isEmpty { return Dialect.alwaysFalse }
-            let placeholders = try elements.map { try bind($0, for: column, options: options, in: predicate) }
-            return "\(folded(column.sql, options, for: column)) IN (\(placeholders.joined(separator: ", ")))"
+            let values = try elements.map { try sqliteValue($0, for: column, options: options, in: predicate) }
+            return "\(folded(column.sql, options, for: column)) IN (\(SQLFragment.list(values)))"
         case .beginsWith, .endsWith, .contains, .like, .matches:
             guard let text = ValueComparison.string(constant) else {
                 if type == .contains, isNil { return Dialect.alwaysFalse }

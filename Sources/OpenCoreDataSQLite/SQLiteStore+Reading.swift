@@ -124,7 +124,7 @@ extension SQLiteStore {
             var result: [NSManagedObjectID: [RowSnapshot]] = [:]
             let byKey = Dictionary(sources.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { first, _ in first })
             for chunk in Array(byKey.keys).chunked(into: 500) {
-                let keys = SQLFragment(Array(repeating: "?", count: chunk.count).joined(separator: ", "), arguments: chunk.map { .integer($0) })
+                let keys = SQLFragment.list(chunk.map { .integer($0) })
                 let columns = schema.selectList(of: destination.table, alias: "t0")
                 let sql: SQLFragment
                 if let join = schema.joinTables[ObjectIdentifier(relationship)] {

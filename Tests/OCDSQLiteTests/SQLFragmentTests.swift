@@ -27,6 +27,9 @@ import Testing
         #expect((fragment + " AND z = \(bind: 3)").arguments == [1, 2, 3])
         #expect(SQLFragment.empty.isEmpty && !fragment.isEmpty)
         #expect([SQLFragment]().joined(separator: ", ") == .empty)
+        let list = SQLFragment.list([1, "two", nil])
+        #expect(list.text == "?, ?, ?" && list.arguments == [1, "two", nil])
+        #expect(SQLFragment.list([]).isEmpty)
     }
 
     /// A value that looks like SQL stays a value: it is bound, never part of the text.
