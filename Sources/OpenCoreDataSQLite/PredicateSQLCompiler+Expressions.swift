@@ -91,61 +91,74 @@ enum ValueKind: Equatable {
 extension PredicateSQLCompiler {
     /// Whether the value of `expression` depends on the row (or on a SUBQUERY member); if not,
     /// it is computed once in memory.
-    func readsRow(_ expression: NSExpression) -> Bool {
-        switch expression.expressionType {
-        case .constantValue: false
+    func readsRow(_ expression: ResolvedExpression) -> Bool {
+        switch expression {
+        case .constant: false
         case .evaluatedObject, .keyPath, .subquery: true
         // A variable is either a SUBQUERY's member or has not been substituted: either way SQL
         // handles it (or refuses it).
         case .variable: true
-        case .aggregate, .unionSet, .intersectSet, .minusSet: (expression.elements ?? []).contains(where: readsRow)
-        case .function: expression.operand.map(readsRow) == true || (expression.arguments ?? []).contains(where: readsRow)
-        case .conditional:
-            readsRow(expression.predicate) || readsRow(expression.trueExpression) || readsRow(expression.falseExpression)
-        }
-    }
-
-    func readsRow(_ expression: ResolvedExpression) -> Bool {
-        switch expression {
-        case .constant: false
-        case .evaluatedObject, .keyPath: true
+        case .receiverKeyPath(_, let receiver, _, _): readsRow(receiver)
+        case .function(_, let arguments): arguments.contains(where: readsRow)
+        case .aggregate(_, let members): members.contains(where: readsRow)
+        case .conditional(_, let condition, let whenTrue, let whenFalse):
+            readsRow(condition) || readsRow(whenTrue) || readsRow(whenFalse)
         case .computed(let expression): readsRow(expression)
         }
     }
 
-    func readsRow(_ predicate: NSPredicate) -> Bool {
-        switch predicate.resolved {
-        case let compound as NSCompoundPredicate: compound.subpredicates.contains(where: readsRow)
-        case let comparison as NSComparisonPredicate: readsRow(comparison.leftExpression) || readsRow(comparison.rightExpression)
-        default: predicate.constantTruth == nil
+    func readsRow(_ predicate: ResolvedPredicate) -> Bool {
+        switch predicate {
+        case .truth: false
+        case .and(let parts), .or(let parts): parts.contains(where: readsRow)
+        case .not(let part): readsRow(part)
+        case .comparison(let comparison): readsRow(comparison.left) || readsRow(comparison.right)
+        case .block: true
+        }
+    }
+
+    /// For what stays an expression (a method, a set expression): whether it reads the row.
+    private func readsRow(_ expression: NSExpression) -> Bool {
+        switch expression.expressionType {
+        case .constantValue: false
+        case .evaluatedObject, .keyPath, .subquery, .variable: true
+        case .aggregate, .unionSet, .intersectSet, .minusSet: (expression.elements ?? []).contains(where: readsRow)
+        case .function: expression.operand.map(readsRow) == true || (expression.arguments ?? []).contains(where: readsRow)
+        case .conditional: true
         }
     }
 
     /// The SQL for an expression other than a key path or `SELF`.
-    mutating func computedOperand(_ expression: NSExpression, in predicate: NSPredicate) throws -> SQLOperand {
-        guard readsRow(expression) else { return try boundConstant(expression.value(for: nil, variables: nil), in: predicate) }
-        switch expression.expressionType {
-        case .variable:
-            guard let scope = variableScopes[expression.variable] else {
-                throw PredicateCheck.invalid("the variable $\(expression.variable) has no value (substitute it first)", predicate)
+    mutating func computedOperand(_ expression: ResolvedExpression, in predicate: NSPredicate) throws -> SQLOperand {
+        guard readsRow(expression) else { return try boundConstant(expression.value(for: nil), in: predicate) }
+        switch expression {
+        case .constant, .evaluatedObject, .keyPath:
+            return try operand(expression, in: predicate)
+        case .variable(let name):
+            guard let scope = variableScopes[name] else {
+                throw PredicateCheck.invalid("the variable $\(name) has no value (substitute it first)", predicate)
             }
             return SQLOperand(sql: "\(raw: scope.alias).Z_PK", attribute: nil, isObjectReference: true)
-        case .function:
-            return try functionOperand(expression, in: predicate)
-        case .conditional:
-            let condition = try compile(expression.predicate)
-            let whenTrue = try operand(expression.trueExpression, in: predicate)
-            let whenFalse = try operand(expression.falseExpression, in: predicate)
-            guard whenTrue.kind.isComparable(with: whenFalse.kind), whenTrue.kind != .other else {
-                throw PredicateCheck.invalid("TERNARY gives \(whenTrue.kind.name) or \(whenFalse.kind.name): the SQLite store needs both of one kind", predicate)
+        case .function(let function, let arguments):
+            return try functionOperand(function, arguments, in: predicate)
+        case .receiverKeyPath(_, let receiver, let path, let resolved):
+            return try keyPathOperand(path, resolved, of: receiver, in: predicate)
+        case .conditional(_, let condition, let whenTrue, let whenFalse):
+            let conditionSQL = try compile(condition)
+            let trueOperand = try operand(whenTrue, in: predicate)
+            let falseOperand = try operand(whenFalse, in: predicate)
+            guard trueOperand.kind.isComparable(with: falseOperand.kind), trueOperand.kind != .other else {
+                throw PredicateCheck.invalid("TERNARY gives \(trueOperand.kind.name) or \(falseOperand.kind.name): the SQLite store needs both of one kind", predicate)
             }
-            let kind = whenTrue.kind == .null ? whenFalse.kind : whenTrue.kind
+            let kind = trueOperand.kind == .null ? falseOperand.kind : trueOperand.kind
             // CASE WHEN NULL takes the ELSE branch: an unknown condition is false, as in memory.
-            return SQLOperand(sql: "(CASE WHEN \(condition) THEN \(whenTrue.sql) ELSE \(whenFalse.sql) END)", attribute: nil,
-                           isObjectReference: kind == .object, computed: kind)
+            return SQLOperand(sql: "(CASE WHEN \(conditionSQL) THEN \(trueOperand.sql) ELSE \(falseOperand.sql) END)", attribute: nil,
+                              isObjectReference: kind == .object, computed: kind)
         case .subquery:
             throw PredicateCheck.invalid("a SUBQUERY is a collection: the SQLite store compares its count (SUBQUERY(…).@count)", predicate)
-        default:
+        case .computed(let expression) where expression.expressionType == .function:
+            throw PredicateCheck.invalid("\(expression): methods are only called in memory, not by the SQLite store", predicate)
+        case .aggregate(let expression, _), .computed(let expression):
             throw PredicateCheck.invalid("\(expression) is a collection the SQLite store can't compute", predicate)
         }
     }
@@ -163,15 +176,9 @@ extension PredicateSQLCompiler {
 
     // MARK: Functions
 
-    private mutating func functionOperand(_ expression: NSExpression, in predicate: NSPredicate) throws -> SQLOperand {
+    private mutating func functionOperand(_ expression: NSExpression, _ arguments: [ResolvedExpression],
+                                          in predicate: NSPredicate) throws -> SQLOperand {
         let name = expression.function
-        let arguments = expression.arguments ?? []
-        if let target = expression.operand {
-            guard let path = expression.functionKeyPath else {
-                throw PredicateCheck.invalid("\(expression): methods are only called in memory, not by the SQLite store", predicate)
-            }
-            return try keyPathOperand(path, of: target, in: predicate)
-        }
         if let arity = PredicateFunction.arities[name], arity != arguments.count {
             throw PredicateCheck.invalid("\(expression): \(name) takes \(arity) argument\(arity == 1 ? "" : "s"), not \(arguments.count)", predicate)
         }
@@ -202,7 +209,7 @@ extension PredicateSQLCompiler {
             // Toward zero, as in memory (NULL stays NULL).
             let value = try numericOperand(arguments[0], for: name, in: predicate)
             return SQLOperand(sql: Dialect.truncatedToInteger(value.sql), attribute: nil, isObjectReference: false,
-                           computed: .number(isInteger: true))
+                              computed: .number(isInteger: true))
         case "uppercase:", "lowercase:", "length:":
             let value = try operand(arguments[0], in: predicate)
             guard value.kind == .string || value.kind == .null else {
@@ -214,7 +221,8 @@ extension PredicateSQLCompiler {
             return try collectionFunctionOperand(name, arguments[0], in: predicate)
         case "castObject:toType:":
             let value = try operand(arguments[0], in: predicate)
-            switch (arguments[1].constantValue as? String, value.kind) {
+            let type: String? = if case .constant(let type) = arguments[1] { type as? String } else { nil }
+            switch (type, value.kind) {
             case ("NSNumber", .number), ("NSNumber", .date), ("NSNumber", .null):
                 // A date is stored as its seconds since 2001, which is what CAST(date, "NSNumber") is.
                 return SQLOperand(sql: value.sql, attribute: nil, isObjectReference: false, computed: value.kind == .date ? .number(isInteger: false) : value.kind)
@@ -225,8 +233,8 @@ extension PredicateSQLCompiler {
             }
         case "objectFrom:withIndex:":
             // `toMany[SIZE]` is its count; other indexes need the collection in memory.
-            if arguments[1].constantValue as? PredicateIndexSymbol == .size, arguments[0].expressionType == .keyPath {
-                return try keyPathOperand(arguments[0].keyPath + ".@count", in: predicate)
+            if case .constant(let index) = arguments[1], index as? PredicateIndexSymbol == .size, case .keyPath(let path) = arguments[0] {
+                return try keyPathOperand(path.appending(.collectionOperator("@count", members: nil), named: "@count"), in: predicate)
             }
             throw PredicateCheck.invalid("\(expression): indexing is only evaluated in memory, not by the SQLite store", predicate)
         case "noindex:":
@@ -241,76 +249,84 @@ extension PredicateSQLCompiler {
             default: .number(isInteger: true)
             }
             return SQLOperand(sql: Dialect.function(name, values.map(\.sql)), attribute: nil,
-                           isObjectReference: false, computed: kind)
+                              isObjectReference: false, computed: kind)
         default:
             throw PredicateCheck.invalid("the function \(name) is only evaluated in memory, not by the SQLite store", predicate)
         }
     }
 
     /// An operand of arithmetic: a number, or nil.
-    private mutating func numericOperand(_ expression: NSExpression, for function: String, in predicate: NSPredicate) throws -> SQLOperand {
+    private mutating func numericOperand(_ expression: ResolvedExpression, for function: String, in predicate: NSPredicate) throws -> SQLOperand {
         let value = try operand(expression, in: predicate)
         switch value.kind {
         case .number, .null:
             return value
         case .decimal:
-            throw PredicateCheck.invalid("\(function) on the decimal \(expression) is only computed in memory: the SQLite store keeps decimals as doubles", predicate)
+            throw PredicateCheck.invalid("\(function) on the decimal \(expression.expression) is only computed in memory: the SQLite store keeps decimals as doubles", predicate)
         default:
-            throw PredicateCheck.invalid("\(function) needs numbers, not \(value.kind.name) (\(expression))", predicate)
+            throw PredicateCheck.invalid("\(function) needs numbers, not \(value.kind.name) (\(expression.expression))", predicate)
         }
     }
 
     /// `count:(pets)`, `sum:(pets.weight)`, … as the collection operators `pets.@count`,
     /// `pets.@sum.weight`; `count:(SUBQUERY(…))` as the subquery's count.
-    private mutating func collectionFunctionOperand(_ name: String, _ argument: NSExpression, in predicate: NSPredicate) throws -> SQLOperand {
+    private mutating func collectionFunctionOperand(_ name: String, _ argument: ResolvedExpression, in predicate: NSPredicate) throws -> SQLOperand {
         // `median:` and `stddev:` have no key-path operator; their tokens (with a colon, which no
         // key path can contain) stand for them inside the compiler only.
         let collectionOperator = ["count:": "@count", "sum:": "@sum", "min:": "@min", "max:": "@max", "average:": "@avg",
                                   "median:": "@median:", "stddev:": "@stddev:"][name]!
-        if argument.expressionType == .subquery, name == "count:" {
+        if case .subquery = argument, name == "count:" {
             return try subqueryOperand(argument, path: "@count", in: predicate)
         }
-        guard argument.expressionType == .keyPath else {
-            throw PredicateCheck.invalid("\(name) of \(argument) is only evaluated in memory, not by the SQLite store", predicate)
+        guard case .keyPath(let path) = argument else {
+            throw PredicateCheck.invalid("\(name) of \(argument.expression) is only evaluated in memory, not by the SQLite store", predicate)
         }
-        var keys = argument.keyPath.split(separator: ".").map(String.init)
+        let aggregated: ResolvedKeyPath
         if name == "count:" {
-            keys.append(collectionOperator)
+            aggregated = path.appending(.collectionOperator(collectionOperator, members: nil), named: collectionOperator)
         } else {
-            guard keys.count >= 2 else {
+            // `sum:(pets.weight)`: the operator goes before the members' key.
+            guard path.steps.count >= 2, let last = path.steps.last, case .property(let key) = last else {
                 throw PredicateCheck.invalid("\(name) needs a to-many relationship and a key of its members, as in \(name)(items.price)", predicate)
             }
-            keys.insert(collectionOperator, at: keys.count - 1)
+            let members = ResolvedKeyPath(key.name, steps: [last])
+            aggregated = ResolvedKeyPath(path.keyPath, steps: path.steps.dropLast() + [.collectionOperator(collectionOperator, members: members)])
         }
         // A nil owner (`count:(owner.pets)` of a pet without owner) has no members: 0, as in memory.
-        let path = try ResolvedKeyPath(keys.joined(separator: "."), from: mapping.entity, allowsToMany: false, in: predicate)
-        return try aggregateOperand(path, nilWithoutOwner: false, in: predicate)
+        return try aggregateOperand(aggregated, nilWithoutOwner: false, in: predicate)
     }
 
     /// A string's length in UTF-16 units, as `NSString.length` (SQLite's `length()` counts code
     /// points), computed by the same Swift code as in memory.
     static func length(of string: SQLOperand) -> SQLOperand {
         SQLOperand(sql: Dialect.function("length:", [string.sql]), attribute: nil,
-                isObjectReference: false, computed: .number(isInteger: true))
+                   isObjectReference: false, computed: .number(isInteger: true))
     }
 
-    /// `target.path`: a SUBQUERY member's key (`$x.name`), a SUBQUERY's count or aggregate
+    /// `receiver.path`: a SUBQUERY member's key (`$x.name`), a SUBQUERY's count or aggregate
     /// (`SUBQUERY(…).@count`), or a computed string's `length`.
-    private mutating func keyPathOperand(_ path: String, of target: NSExpression, in predicate: NSPredicate) throws -> SQLOperand {
-        switch target.expressionType {
-        case .variable:
-            guard var scope = variableScopes[target.variable] else {
-                throw PredicateCheck.invalid("the variable $\(target.variable) has no value (substitute it first)", predicate)
+    private mutating func keyPathOperand(_ path: String, _ resolved: ResolvedKeyPath?, of receiver: ResolvedExpression,
+                                         in predicate: NSPredicate) throws -> SQLOperand {
+        switch receiver {
+        case .variable(let variable):
+            guard var scope = variableScopes[variable] else {
+                throw PredicateCheck.invalid("the variable $\(variable) has no value (substitute it first)", predicate)
             }
-            let operand = try scope.keyPathOperand(path, in: predicate)
-            variableScopes[target.variable] = scope
+            // Resolution allowed to-manys anywhere; in SQL a member's key is a column, so a
+            // to-many on the way is refused with the error resolution gives it.
+            let operand = if let resolved, !resolved.walksToMany {
+                try scope.keyPathOperand(resolved, in: predicate)
+            } else {
+                try scope.keyPathOperand(path, in: predicate)
+            }
+            variableScopes[variable] = scope
             return operand
         case .subquery:
-            return try subqueryOperand(target, path: path, in: predicate)
+            return try subqueryOperand(receiver, path: path, in: predicate)
         default:
-            let value = try operand(target, in: predicate)
+            let value = try operand(receiver, in: predicate)
             guard path == "length", value.kind == .string || value.kind == .null else {
-                throw PredicateCheck.invalid("\(target).\(path) is only evaluated in memory, not by the SQLite store", predicate)
+                throw PredicateCheck.invalid("\(receiver.expression).\(path) is only evaluated in memory, not by the SQLite store", predicate)
             }
             return Self.length(of: value)
         }
@@ -320,53 +336,52 @@ extension PredicateSQLCompiler {
 
     /// `SUBQUERY(collection, $x, predicate).@count` (or `.@sum.key`, …) as
     /// `(SELECT COUNT(*) FROM members WHERE they belong to the row AND predicate)`.
-    private mutating func subqueryOperand(_ subquery: NSExpression, path: String, in predicate: NSPredicate) throws -> SQLOperand {
-        let keys = path.split(separator: ".").map(String.init)
+    private mutating func subqueryOperand(_ subquery: ResolvedExpression, path: String, in predicate: NSPredicate) throws -> SQLOperand {
+        guard case .subquery(_, let collection, let variable, let condition) = subquery else {
+            throw PredicateCheck.invalid("\(subquery.expression) is not a SUBQUERY", predicate)
+        }
+        // What follows the SUBQUERY: a collection operator, and for all but @count the member's key.
+        let keys = path.split(separator: ".", maxSplits: 1).map(String.init)
         let operation = keys.first?.lowercased() ?? ""
         guard ["@count", "@sum", "@avg", "@min", "@max"].contains(operation), keys.count == (operation == "@count" ? 1 : 2) else {
             throw PredicateCheck.invalid("SUBQUERY(…).\(path): the SQLite store computes a SUBQUERY's @count, @sum, @avg, @min or @max", predicate)
         }
-        guard let collection = subquery.collection as? NSExpression else {
-            throw PredicateCheck.invalid("\(subquery) has no collection", predicate)
-        }
         // The owner of the to-many relationship: the fetched object (or a to-one path from it),
         // or an enclosing SUBQUERY's member (`SUBQUERY($x.children, $c, …)`).
-        var ownerKeys: [String]
+        let collectionPath: ResolvedKeyPath?
         var ownerScope: String?
-        switch collection.expressionType {
-        case .keyPath:
-            ownerKeys = collection.keyPath.split(separator: ".").map(String.init)
-        case .function where collection.isKeyPathFunction && collection.operand?.expressionType == .variable:
-            ownerScope = collection.operand!.variable
-            ownerKeys = (collection.functionKeyPath ?? "").split(separator: ".").map(String.init)
+        switch collection {
+        case .keyPath(let path):
+            collectionPath = path
+        case .receiverKeyPath(_, .variable(let name), _, let resolved):
+            ownerScope = name
+            collectionPath = resolved
         default:
-            throw PredicateCheck.invalid("SUBQUERY over \(collection): the SQLite store runs a SUBQUERY over a to-many relationship", predicate)
+            throw PredicateCheck.invalid("SUBQUERY over \(collection.expression): the SQLite store runs a SUBQUERY over a to-many relationship", predicate)
         }
-        let relationshipName = ownerKeys.removeLast()
+        guard let collectionPath, let (toOnes, relationship) = collectionPath.toOnesThenToMany,
+              let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else {
+            let name = collectionPath?.keyPath ?? "\(collection.expression)"
+            throw PredicateCheck.invalid("SUBQUERY over \(collection.expression): '\(name)' is not a to-many relationship", predicate)
+        }
         let ownerAlias: String
-        let owner: SQLiteSchema.EntityMapping
         if let ownerScope {
             guard var scope = variableScopes[ownerScope] else {
                 throw PredicateCheck.invalid("the variable $\(ownerScope) has no value (substitute it first)", predicate)
             }
-            (ownerAlias, owner) = try scope.joinedTable(through: ownerKeys, in: predicate)
+            (ownerAlias, _) = try scope.joinedTable(through: toOnes, in: predicate)
             variableScopes[ownerScope] = scope
         } else {
-            (ownerAlias, owner) = try joinedTable(through: ownerKeys, in: predicate)
-        }
-        guard let relationship = owner.entity.layout.propertiesByName[relationshipName] as? NSRelationshipDescription,
-              relationship.isToMany, let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else {
-            throw PredicateCheck.invalid("SUBQUERY over \(collection): '\(relationshipName)' is not a to-many relationship of \(owner.entity.name ?? "?")", predicate)
+            (ownerAlias, _) = try joinedTable(through: toOnes, in: predicate)
         }
 
         subqueryCount += 1
         let member = "\(alias)_q\(subqueryCount)"
-        let variable = subquery.variable
         let enclosing = variableScopes[variable]
         variableScopes[variable] = PredicateSQLCompiler(schema: schema, mapping: destination, alias: member)
-        let condition: SQLFragment
+        let conditionSQL: SQLFragment
         do {
-            condition = try compile(subquery.predicate)
+            conditionSQL = try compile(condition)
         } catch {
             variableScopes[variable] = enclosing
             throw error
@@ -391,8 +406,8 @@ extension PredicateSQLCompiler {
         }
         let (source, correlation) = try members(of: relationship, in: destination, as: member, ownerAlias: ownerAlias, in: predicate)
         let joins: SQLFragment = scope.joins.isEmpty ? .empty : " \(scope.joins.joined(separator: " "))"
-        return SQLOperand(sql: "(SELECT \(valueSQL) FROM \(source)\(joins) WHERE \(correlation) AND (\(condition)))", attribute: attribute,
-                       isObjectReference: false, computed: kind)
+        return SQLOperand(sql: "(SELECT \(valueSQL) FROM \(source)\(joins) WHERE \(correlation) AND (\(conditionSQL)))", attribute: attribute,
+                          isObjectReference: false, computed: kind)
     }
 
     // MARK: Checks

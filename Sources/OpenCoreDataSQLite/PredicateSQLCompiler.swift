@@ -186,14 +186,15 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
         let source = comparison.source
         // `ANY $x.members.name == …` inside a SUBQUERY: the to-many belongs to the member `$x`,
         // whose compiler (scope) knows its table; the right-hand side must not read the row.
-        if case .computed(let left) = comparison.left, left.expressionType == .function, left.isKeyPathFunction,
-           let variable = left.operand?.variable, !variable.isEmpty, var scope = variableScopes[variable], let path = left.functionKeyPath {
+        if case .receiverKeyPath(_, .variable(let variable), let path, let resolved) = comparison.left, var scope = variableScopes[variable] {
             guard source.rightExpression.expressionType == .constantValue || source.rightExpression.expressionType == .aggregate else {
                 throw PredicateCheck.invalid("\(comparison.modifier == .all ? "ALL" : "ANY") over a SUBQUERY variable's to-many must compare with a constant in the SQLite store", source)
             }
             let rewritten = NSComparisonPredicate(leftExpression: NSExpression(forKeyPath: path), rightExpression: source.rightExpression,
                                                   modifier: comparison.modifier, type: comparison.type, options: comparison.options)
-            let sql = try scope.compileToMany(ResolvedComparison(rewritten, for: scope.mapping.entity))
+            let member = try resolved.map { ResolvedComparison(left: .keyPath($0), right: comparison.right, source: rewritten) }
+                ?? ResolvedComparison(rewritten, for: scope.mapping.entity)
+            let sql = try scope.compileToMany(member)
             variableScopes[variable] = scope
             return sql
         }
@@ -317,23 +318,11 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
     // MARK: Operands
 
     /// The SQL for a value: a column, `SELF`, or a computed expression.
-    mutating func operand(_ expression: NSExpression, in predicate: NSPredicate) throws -> SQLOperand {
-        switch expression.expressionType {
-        case .evaluatedObject:
-            return SQLOperand(sql: "\(raw: alias).Z_PK", attribute: nil, isObjectReference: true)
-        case .keyPath:
-            return try keyPathOperand(expression.keyPath, in: predicate)
-        default:
-            return try computedOperand(expression, in: predicate)
-        }
-    }
-
-    /// The SQL for one side of a resolved comparison.
     mutating func operand(_ expression: ResolvedExpression, in predicate: NSPredicate) throws -> SQLOperand {
         switch expression {
         case .evaluatedObject: SQLOperand(sql: "\(raw: alias).Z_PK", attribute: nil, isObjectReference: true)
         case .keyPath(let path): try keyPathOperand(path, in: predicate)
-        case .constant, .computed: try computedOperand(expression.expression, in: predicate)
+        default: try computedOperand(expression, in: predicate)
         }
     }
 

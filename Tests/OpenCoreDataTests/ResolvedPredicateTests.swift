@@ -41,6 +41,20 @@ import OpenCoreData
         #expect(throws: CocoaError.self) { try NSPredicate(format: "uppercase:(shoeSize) == 'X'").resolved(for: person) }
     }
 
+    /// A SUBQUERY member's keys are resolved from the member's entity, in memory as in SQL.
+    @Test func aMembersUnknownKeyIsAnErrorInEveryStore() throws {
+        let predicate = NSPredicate(format: "SUBQUERY(pets, $p, $p.shoeSize > 1).@count > 0")
+        let error = #expect(throws: CocoaError.self) { try predicate.resolved(for: person) }
+        #expect(error?.message.contains("keypath shoeSize not found in entity Pet") == true, "\(error?.message ?? "")")
+        for kind in StoreKind.allCases {
+            let stack = try TestStack(kind)
+            stack.insert("Person", ["name": "Ada"])
+            try stack.context.save()
+            let fetchError = #expect(throws: CocoaError.self, "\(kind)") { try stack.fetch("Person", predicate) }
+            #expect(fetchError?.code.rawValue == 134091, "\(kind)")
+        }
+    }
+
     /// The resolution is kept for one entity and made anew for another.
     @Test func theResolutionIsKeptPerEntity() throws {
         let predicate = NSPredicate(format: "name == 'Rex'")
@@ -66,6 +80,10 @@ import OpenCoreData
             "owner.name == 'Ada'", "owner.age > 30", "owner == nil", "owner.pets.@count == 2", "owner.pets.@sum.weight > 12",
             "name.length == 3", "ANY owner.pets.name BEGINSWITH[c] 't'", "NOT (weight < 3 OR name ENDSWITH 'y')", "SELF == %@",
             "owner.name IN {'Ada', 'Bob'}", "uppercase:(name) == 'REX'", "TRUEPREDICATE", "weight BETWEEN {2, 5}",
+            "TERNARY(weight > 3, name, 'light') == 'Rex'", "count:(owner.pets) == 2", "sum:(owner.pets.weight) > 12",
+            "SUBQUERY(owner.pets, $p, $p.name BEGINSWITH 'T' AND $p.weight < weight).@count == 1", "ANY owner.pets.weight > 5",
+            "abs:(weight - 5) < 2", "FUNCTION(name, 'uppercaseString') == 'REX'", "{1, 2, weight} CONTAINS 10",
+            "SUBQUERY(owner.pets, $p, SUBQUERY($p.owner.pets, $q, $q.weight > 9).@count > 0).@count == 2",
         ]
         for format in formats {
             let predicate = NSPredicate(format: format, argumentArray: [rex])
@@ -75,6 +93,6 @@ import OpenCoreData
             }
         }
         let matches = try NSPredicate(format: "owner.pets.@sum.weight > 12").resolved(for: pet)
-        #expect([rex, tom, stray].filter(matches.evaluate(with:)).count == 2)
+        #expect([rex, tom, stray].filter { matches.evaluate(with: $0) }.count == 2)
     }
 }

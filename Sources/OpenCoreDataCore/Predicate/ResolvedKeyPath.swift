@@ -66,6 +66,30 @@ package struct ResolvedKeyPath {
         return nil
     }
 
+    /// The to-one relationships of a path that ends with a to-many relationship (a SUBQUERY's
+    /// collection), and that relationship; nil for any other path.
+    package var toOnesThenToMany: (toOnes: [NSRelationshipDescription], toMany: NSRelationshipDescription)? {
+        guard let (toOnes, toMany, rest) = firstToMany, rest.isEmpty else { return nil }
+        return (toOnes, toMany)
+    }
+
+    /// Whether the path goes through a to-many relationship other than right before a
+    /// collection operator (`pets.name`, not `pets.@count`).
+    package var walksToMany: Bool {
+        for (index, step) in steps.enumerated() {
+            guard case .property(let property) = step, let relationship = property as? NSRelationshipDescription,
+                  relationship.isToMany else { continue }
+            if index + 1 < steps.count, case .collectionOperator = steps[index + 1] { continue }
+            return true
+        }
+        return false
+    }
+
+    /// This path followed by `step`, written `name` after a dot.
+    package func appending(_ step: Step, named name: String) -> ResolvedKeyPath {
+        ResolvedKeyPath(keyPath.isEmpty ? name : keyPath + "." + name, steps: steps + [step])
+    }
+
     // MARK: Reading
 
     /// The value at the path, as key-value coding reads it (`KeyPathValue`): through to-ones,

@@ -26,9 +26,15 @@ package indirect enum ResolvedPredicate: @unchecked Sendable {
     /// Resolves `predicate` against `entity`, with the errors `PredicateCheck` gives for key
     /// paths the model does not have (134091).
     package init(_ predicate: NSPredicate, for entity: NSEntityDescription) throws {
+        try self.init(predicate, in: ResolutionScope(entity: entity))
+    }
+
+    /// Resolves `predicate` in `scope`: key paths from its entity, `$x.key` from the entity of
+    /// the SUBQUERY member `$x`.
+    package init(_ predicate: NSPredicate, in scope: ResolutionScope) throws {
         switch predicate.resolved {
         case let compound as NSCompoundPredicate:
-            let parts = try compound.subpredicates.map { try ResolvedPredicate($0, for: entity) }
+            let parts = try compound.subpredicates.map { try ResolvedPredicate($0, in: scope) }
             switch compound.compoundPredicateType {
             case .and: self = .and(parts)
             case .or: self = .or(parts)
@@ -36,7 +42,7 @@ package indirect enum ResolvedPredicate: @unchecked Sendable {
             case .not: self = parts.first.map { .not($0) } ?? .truth(false)
             }
         case let comparison as NSComparisonPredicate:
-            self = .comparison(try ResolvedComparison(comparison, for: entity))
+            self = .comparison(try ResolvedComparison(comparison, in: scope))
         case let other:
             if let truth = other.constantTruth {
                 self = .truth(truth)
@@ -48,14 +54,14 @@ package indirect enum ResolvedPredicate: @unchecked Sendable {
 
     /// Whether `object` (a managed object, an in-memory store's row, or any value a predicate
     /// reads) satisfies the predicate: the same answer as `NSPredicate.evaluate(with:)`.
-    package func evaluate(with object: Any?) -> Bool {
+    package func evaluate(with object: Any?, variables: [String: Any]? = nil) -> Bool {
         switch self {
         case .truth(let truth): truth
-        case .and(let parts): parts.allSatisfy { $0.evaluate(with: object) }
-        case .or(let parts): parts.contains { $0.evaluate(with: object) }
-        case .not(let part): !part.evaluate(with: object)
-        case .comparison(let comparison): comparison.evaluate(with: object)
-        case .block(let predicate): predicate.evaluate(with: object)
+        case .and(let parts): parts.allSatisfy { $0.evaluate(with: object, variables: variables) }
+        case .or(let parts): parts.contains { $0.evaluate(with: object, variables: variables) }
+        case .not(let part): !part.evaluate(with: object, variables: variables)
+        case .comparison(let comparison): comparison.evaluate(with: object, variables: variables)
+        case .block(let predicate): predicate.evaluate(with: object, substitutionVariables: variables)
         }
     }
 }
@@ -79,53 +85,30 @@ package struct ResolvedComparison {
     }
 
     package init(_ comparison: NSComparisonPredicate, for entity: NSEntityDescription) throws {
+        try self.init(comparison, in: ResolutionScope(entity: entity))
+    }
+
+    package init(_ comparison: NSComparisonPredicate, in scope: ResolutionScope) throws {
         // Only the left side of ANY and ALL may go through a to-many relationship.
-        left = try ResolvedExpression(comparison.leftExpression, for: entity,
+        left = try ResolvedExpression(comparison.leftExpression, in: scope,
                                       allowsToMany: comparison.comparisonPredicateModifier != .direct, in: comparison)
-        right = try ResolvedExpression(comparison.rightExpression, for: entity, allowsToMany: false, in: comparison)
+        right = try ResolvedExpression(comparison.rightExpression, in: scope, allowsToMany: false, in: comparison)
         source = comparison
     }
 
-    package func evaluate(with object: Any?) -> Bool {
-        source.compare(left.value(for: object), right.value(for: object))
+    package func evaluate(with object: Any?, variables: [String: Any]? = nil) -> Bool {
+        source.compare(left.value(for: object, variables: variables), right.value(for: object, variables: variables))
     }
 }
 
-/// One side of a resolved comparison.
-package enum ResolvedExpression {
-    case constant(Any?)
-    case evaluatedObject
-    case keyPath(ResolvedKeyPath)
-    /// Anything else, checked against the model and evaluated as an expression.
-    case computed(NSExpression)
+/// Where a predicate is resolved: the entity its key paths start from, and the entities of the
+/// SUBQUERY members (`$x`) in scope.
+package struct ResolutionScope {
+    package let entity: NSEntityDescription
+    package var variables: [String: NSEntityDescription] = [:]
 
-    init(_ expression: NSExpression, for entity: NSEntityDescription, allowsToMany: Bool, in predicate: NSPredicate) throws {
-        switch expression.expressionType {
-        case .constantValue: self = .constant(expression.constantValue)
-        case .evaluatedObject: self = .evaluatedObject
-        case .keyPath: self = .keyPath(try ResolvedKeyPath(expression.keyPath, from: entity, allowsToMany: allowsToMany, in: predicate))
-        default:
-            try PredicateCheck.validate(expression, for: entity, allowsToMany: allowsToMany, in: predicate)
-            self = .computed(expression)
-        }
-    }
-
-    /// The expression as written.
-    package var expression: NSExpression {
-        switch self {
-        case .constant(let value): NSExpression(forConstantValue: value)
-        case .evaluatedObject: NSExpression.expressionForEvaluatedObject()
-        case .keyPath(let path): NSExpression(forKeyPath: path.keyPath)
-        case .computed(let expression): expression
-        }
-    }
-
-    package func value(for object: Any?) -> Any? {
-        switch self {
-        case .constant(let value): value
-        case .evaluatedObject: object
-        case .keyPath(let path): path.value(of: object)
-        case .computed(let expression): expression.value(for: object, variables: nil)
-        }
+    package init(entity: NSEntityDescription, variables: [String: NSEntityDescription] = [:]) {
+        self.entity = entity
+        self.variables = variables
     }
 }
