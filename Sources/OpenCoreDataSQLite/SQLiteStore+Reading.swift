@@ -9,9 +9,8 @@ extension SQLiteStore {
             let select = try reader.fetchStatements.statement(for: fetch) { try SQLiteFetchStatement(fetch, schema: schema) }
             let mapping = select.mapping
             let dictionaryOperands = select.dictionaryOperands
-            let statement = try connection.cachedStatement(select.sql.text)
+            let statement = try connection.cachedStatement(select.sql)
             defer { statement.reset() }
-            try statement.bind(select.sql.arguments)
             switch fetch.result {
             case .snapshots:
                 var snapshots: [RowSnapshot] = []
@@ -103,11 +102,10 @@ extension SQLiteStore {
             for ids in byTable.values {
                 guard let table = schema.mapping(for: ids[0].entity)?.table else { continue }
                 for chunk in ids.chunked(into: 500) {
-                    let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                    let sql = "SELECT \(schema.selectList(of: table, alias: "t0")) FROM \(table.name) t0 WHERE t0.Z_PK IN (\(placeholders))"
-                    let statement = try connection.cachedStatement(sql)
+                    let keys = SQLFragment.list(chunk.map { .integer($0.primaryKey!) })
+                    let statement = try connection.cachedStatement(
+                        "SELECT \(raw: schema.selectList(of: table, alias: "t0")) FROM \(raw: table.name) t0 WHERE t0.Z_PK IN (\(keys))")
                     defer { statement.reset() }
-                    try statement.bind(chunk.map { .integer($0.primaryKey!) })
                     let decoder = SQLiteRowDecoder(store: self, schema: schema)
                     while try statement.step() { result.append(decoder.snapshot(statement)) }
                 }
@@ -137,9 +135,8 @@ extension SQLiteStore {
                 } else {
                     continue
                 }
-                let statement = try connection.cachedStatement(sql.text)
+                let statement = try connection.cachedStatement(sql)
                 defer { statement.reset() }
-                try statement.bind(sql.arguments)
                 let decoder = SQLiteRowDecoder(store: self, schema: schema, offset: 1)
                 // Rows come ordered by their source: gathered per run of one source, so that the
                 // result is looked up once per source rather than once per row.

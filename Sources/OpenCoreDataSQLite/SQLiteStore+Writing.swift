@@ -268,8 +268,7 @@ extension SQLiteStore {
             for join in joins.sorted() {
                 let parts = join.split(separator: "\u{0}").map(String.init)
                 for chunk in keys.chunked(into: 500) {
-                    let placeholders = Array(repeating: "?", count: chunk.count).joined(separator: ", ")
-                    try connection.run("DELETE FROM \(parts[0]) WHERE \(parts[1]) IN (\(placeholders))", chunk.map { .integer($0) })
+                    try connection.run("DELETE FROM \(raw: parts[0]) WHERE \(raw: parts[1]) IN (\(SQLFragment.list(chunk.map { .integer($0) })))")
                 }
             }
         }
