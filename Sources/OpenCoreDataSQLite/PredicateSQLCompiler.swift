@@ -88,11 +88,8 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
             let other = try operand(right, in: source)
             return try compile(column, type, other, options: comparison.options, in: source)
         }
-        let constant: Any? = switch right {
-        case .constant(let value): value
-        case .computed(let expression) where expression.expressionType == .aggregate: expression.constantValue
-        default: right.value(for: nil)
-        }
+        // A constant, or what memory computes once for every row (`now()`, `{1, 2}`).
+        let constant: Any? = if case .constant(let value) = right { value } else { right.value(for: nil) }
         try checkConstant(constant, comparedWith: column, type, in: source)
         return try compile(column: column, type, constant: constant, options: comparison.options, in: source)
     }
@@ -226,6 +223,12 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
                 throw PredicateCheck.invalid("comparing members with a key path using \(comparison.type.formatName) is not supported by the SQLite store yet", source)
             }
             conditionSQL = "\(folded(memberOperand.sql, comparison.options)) \(raw: symbol) \(folded(ownerOperand.sql, comparison.options))"
+        case let right where readsRow(right):
+            // A value computed from the fetched object (`ANY pets.weight > age / 2`), as memory
+            // computes it: over the fetched row, compared with each member.
+            let memberOperand = try inner.operand(memberLeft, in: source)
+            let ownerOperand = try operand(right, in: source)
+            conditionSQL = try compile(memberOperand, comparison.type, ownerOperand, options: comparison.options, in: source)
         default:
             conditionSQL = try inner.compile(ResolvedComparison(left: memberLeft, right: comparison.right, source: condition))
         }

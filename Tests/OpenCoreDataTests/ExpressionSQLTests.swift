@@ -74,6 +74,8 @@ import OpenCoreData
         ("born > FUNCTION(now(), 'dateByAddingTimeInterval:', -86400 * 365 * 100)", ["Ada", "Bob"]),
         ("CAST(born, 'NSNumber') < 1000", ["Ada"]),
         ("SUBQUERY(pets, $p, $p.weight > 5).@count == 1", ["Ada", "Bob"]),
+        ("ANY pets.weight > age - 30", ["Ada", "Bob"]),
+        ("ALL pets.weight < age / 4", ["Cy", "Dee😀", "Zoë"]),
         ("SUBQUERY(pets, $p, $p.weight > 5 AND $p.name BEGINSWITH 'R').@count > 0", ["Ada"]),
         ("SUBQUERY(pets, $p, $p.weight * 2 > age).@count > 0", ["Bob"]),
         ("SUBQUERY(pets, $p, $p.weight > 1).@sum.weight > 11", ["Ada", "Bob"]),

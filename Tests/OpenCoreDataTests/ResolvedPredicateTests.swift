@@ -55,6 +55,43 @@ import OpenCoreData
         }
     }
 
+    /// A predicate that is its own tree's source (a comparison, a block) is not kept alive by
+    /// its resolution: fetched through every store, it is freed with its request.
+    @Test func aResolvedComparisonIsFreed() throws {
+        for kind in StoreKind.allCases {
+            let stack = try TestStack(kind)
+            stack.insert("Person", ["name": "Ada", "age": 36])
+            try stack.context.save()
+            weak var freedComparison: NSPredicate?
+            weak var freedFormat: NSPredicate?
+            weak var freedCompound: NSPredicate?
+            do {
+                let comparison = NSComparisonPredicate(key: "age", .greaterThan, 30)
+                let format = NSPredicate(format: "age > 30")
+                let compound = NSCompoundPredicate(andPredicateWithSubpredicates: [comparison, format])
+                (freedComparison, freedFormat, freedCompound) = (comparison, format, compound)
+                for predicate in [comparison, format, compound] {
+                    #expect(try stack.fetch("Person", predicate).count == 1)
+                    _ = try predicate.resolved(for: person)
+                }
+            }
+            #expect(freedComparison == nil && freedFormat == nil && freedCompound == nil, "\(kind)")
+        }
+    }
+
+    /// NOT of nothing is NOT TRUEPREDICATE everywhere: in memory, in the resolved tree, in SQL.
+    @Test func notOfNothingIsFalse() throws {
+        let predicate = NSCompoundPredicate(type: .not, subpredicates: [])
+        #expect(predicate.predicateFormat == "NOT TRUEPREDICATE")
+        #expect(!predicate.evaluate(with: nil))
+        for kind in StoreKind.allCases {
+            let stack = try TestStack(kind)
+            stack.insert("Person", ["name": "Ada", "age": 36])
+            try stack.context.save()
+            #expect(try stack.fetch("Person", predicate).isEmpty, "\(kind)")
+        }
+    }
+
     /// The resolution is kept for one entity and made anew for another.
     @Test func theResolutionIsKeptPerEntity() throws {
         let predicate = NSPredicate(format: "name == 'Rex'")

@@ -34,7 +34,8 @@ open class NSCompoundPredicate: NSPredicate, @unchecked Sendable {
         switch compoundPredicateType {
         case .and: subpredicates.allSatisfy { $0.evaluate(with: object, substitutionVariables: variables) }
         case .or: subpredicates.contains { $0.evaluate(with: object, substitutionVariables: variables) }
-        case .not: !(subpredicates.first?.evaluate(with: object, substitutionVariables: variables) ?? false)
+        // NOT of nothing is NOT TRUEPREDICATE, as its format prints it and SQL runs it.
+        case .not: !(subpredicates.first?.evaluate(with: object, substitutionVariables: variables) ?? true)
         }
     }
 

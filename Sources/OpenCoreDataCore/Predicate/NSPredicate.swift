@@ -60,10 +60,16 @@ open class NSPredicate: @unchecked Sendable, CustomStringConvertible, Equatable 
     /// The predicate resolved against `entity` (checked against the model, key paths as
     /// properties): made once and kept, since a fetch request's predicate is usually run
     /// against one entity again and again, by its store and by the context's unsaved objects.
+    ///
+    /// Kept only when the tree does not hold this predicate itself (a comparison or a block
+    /// predicate is its own tree's source), which would keep both alive for good; a format
+    /// string's predicate and a compound keep theirs. The kept tree holds the entity.
     package func resolved(for entity: NSEntityDescription) throws -> ResolvedPredicate {
         if let kept = resolution.withLock({ $0?.entity === entity ? $0?.tree : nil }) { return kept }
         let tree = try ResolvedPredicate(self, for: entity)
-        resolution.withLock { $0 = (entity, tree) }
+        if resolved is NSCompoundPredicate || resolved !== self {
+            resolution.withLock { $0 = (entity, tree) }
+        }
         return tree
     }
 

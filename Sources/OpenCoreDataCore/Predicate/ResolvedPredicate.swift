@@ -38,7 +38,7 @@ package indirect enum ResolvedPredicate: @unchecked Sendable {
             switch compound.compoundPredicateType {
             case .and: self = .and(parts)
             case .or: self = .or(parts)
-            // NOT of nothing is false, as `NSCompoundPredicate.evaluate` has it.
+            // NOT of nothing is NOT TRUEPREDICATE, as `NSCompoundPredicate` prints and evaluates it.
             case .not: self = parts.first.map { .not($0) } ?? .truth(false)
             }
         case let comparison as NSComparisonPredicate:
