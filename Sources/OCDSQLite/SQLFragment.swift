@@ -42,10 +42,8 @@ public struct SQLFragment: Sendable, Hashable {
 
     /// `?, ?, …`: one parameter for each of `values`, bound to them (for `IN (…)`).
     @inlinable public static func list(_ values: [SQLiteValue]) -> SQLFragment {
-        var text = ""
-        text.reserveCapacity(values.count * 3)
-        for index in values.indices { text += index == 0 ? "?" : ", ?" }
-        return SQLFragment(text, arguments: values)
+        guard !values.isEmpty else { return .empty }
+        return SQLFragment(String(repeating: "?, ", count: values.count - 1) + "?", arguments: values)
     }
 
     @inlinable public var isEmpty: Bool { text.isEmpty }
@@ -98,9 +96,9 @@ extension SQLFragment: ExpressibleByStringInterpolation {
     public struct Interpolation: StringInterpolationProtocol {
         @usableFromInline var fragment = SQLFragment("")
 
-        @inlinable public init(literalCapacity: Int, interpolationCount: Int) {
-            fragment.storedText.reserveCapacity(literalCapacity + 16 * interpolationCount)
-        }
+        // No capacity is reserved: most fragments are short (`t0.ZNAME`, `?`), and a string
+        // that small is stored inline, without the allocation reserving would force.
+        @inlinable public init(literalCapacity: Int, interpolationCount: Int) {}
 
         @inlinable public mutating func appendLiteral(_ literal: String) {
             fragment.append(raw: literal)
