@@ -466,6 +466,22 @@ import OpenCoreData
 
     /// A dictionary fetch reaches the store as the application made it, and the store's
     /// dictionaries come back; batch requests are not passed on yet.
+    /// `fetchInBatches` over an incremental store: the store's answer, the same objects as
+    /// `fetch(_:)` gives, in the request's order.
+    @Test func batchedFetchesGetTheStoresObjects() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Self.library(in: directory)
+        try stack.reopen()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
+        request.sortDescriptors = [NSSortDescriptor(key: "title", ascending: true)]
+        request.fetchBatchSize = 2
+        let batched = try stack.context.fetchInBatches(request)
+        let fetched = try stack.context.fetch(request)
+        #expect(batched.count == fetched.count && batched.count > 2)
+        #expect(batched.map { $0.value(forKey: "title") as? String } == fetched.map { $0.value(forKey: "title") as? String })
+        #expect(zip(batched, fetched).allSatisfy { $0 === $1 })
+    }
+
     @Test func dictionaryFetchesArePassedOnAndBatchRequestsAreNotYet() throws {
         let directory = TemporaryDirectory()
         let stack = try Self.library(in: directory)

@@ -124,7 +124,10 @@ extension NSManagedObjectContext {
     /// Without sort descriptors the objects come in the store's key order. Only managed-object
     /// results can be batched. When the context has unsaved changes that
     /// could change the answer, or the entity lives in several stores, the fetch is done at
-    /// once (as `fetch(_:)`) and the collection simply holds its result.
+    /// once (as `fetch(_:)`) and the collection simply holds its result. So it is from an
+    /// `NSIncrementalStore`, which names its objects by reference objects rather than keys: the
+    /// objects it answers with as IDs stay faults until used, and then get their values from its
+    /// `newValuesForObject(with:with:)`.
     public func fetchInBatches<T>(_ request: NSFetchRequest<T>) throws -> BatchedFetchResults<T> {
         checkQueue()
         guard request.resultType == .managedObjectResultType else {
@@ -140,7 +143,7 @@ extension NSManagedObjectContext {
         let batchSize = request.fetchBatchSize > 0 ? request.fetchBatchSize : 1_000
         let stores = try stores(for: request, entity: entity)
         let mergesPending = request.includesPendingChanges && hasPendingChanges(affecting: entity)
-        guard stores.count == 1, !mergesPending else {
+        guard stores.count == 1, !mergesPending, stores[0].seam.answersKeyFetches else {
             return BatchedFetchResults(context: self, objects: try fetchObjects(request, entity: entity), batchSize: batchSize)
         }
         let store = stores[0]

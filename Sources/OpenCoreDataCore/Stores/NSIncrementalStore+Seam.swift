@@ -63,8 +63,9 @@ extension NSIncrementalStore {
                 request.propertiesToFetch = columns.compactMap { if case .value(let keyPath) = $0.kind { keyPath } else { nil } }
             }
         case .keys:
+            // `answersKeyFetches` is false: the context asks for objects instead.
             throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
-                                     "fetchInBatches is not passed to an NSIncrementalStore yet (the store of type '\(type)')")
+                                     "An NSIncrementalStore (the store of type '\(type)') is not asked for primary keys")
         }
         let answer = try lock.withLock { try execute(request, with: fetch.context) }
         switch fetch.result {

@@ -141,6 +141,7 @@ open class NSIncrementalStore: NSPersistentStore, StoreSeam, @unchecked Sendable
 
     package func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws { try loadThroughMetadata() }
     package func execute(_ fetch: StoreFetch) throws -> StoreFetchResult { try fetchThroughRequest(fetch) }
+    package var answersKeyFetches: Bool { false }
     package func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext?) throws -> RowSnapshot? {
         try snapshotThroughNode(for: objectID, context: context)
     }

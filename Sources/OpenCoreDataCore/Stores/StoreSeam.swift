@@ -18,6 +18,11 @@ package protocol StoreSeam: AnyObject {
     /// Runs a fetch.
     func execute(_ fetch: StoreFetch) throws -> StoreFetchResult
 
+    /// Whether `execute` answers `.keys` fetches (integer primary keys in compact arrays, what
+    /// `fetchInBatches` pages through). A store whose objects are named by reference objects of
+    /// its own (an `NSIncrementalStore`) does not.
+    var answersKeyFetches: Bool { get }
+
     /// The saved state of one object, or nil when it is not (or no longer) in the store.
     /// `context` is the context asking, when there is one (an incremental store hands it on).
     func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext?) throws -> RowSnapshot?
@@ -48,6 +53,7 @@ package protocol StoreSeam: AnyObject {
 
 extension StoreSeam {
     package func unload() {}
+    package var answersKeyFetches: Bool { true }
 
     package func snapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext?) throws -> [RowSnapshot] {
         try objectIDs.compactMap { try snapshot(for: $0, context: context) }
