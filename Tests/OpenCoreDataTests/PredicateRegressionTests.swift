@@ -106,6 +106,31 @@ import OpenCoreData
         let predicate = NSPredicate(format: "NOT (pets.@avg.weight > 5)")
         for (source, names) in try results(predicate) { #expect(names == ["Cy"], "\(source)") }
     }
+
+    /// A NOT built in code with more than one subpredicate negates the first, as memory does;
+    /// the SQL binds only the values of what it runs (it once bound the others' too, which
+    /// shifted every later argument).
+    @Test func notWithSeveralSubpredicatesNegatesTheFirst() throws {
+        let not = NSCompoundPredicate(type: .not, subpredicates: [NSPredicate(format: "age > %d", 20),
+                                                                  NSPredicate(format: "name == %@", "Bob")])
+        let predicate = NSCompoundPredicate(andPredicateWithSubpredicates: [not, NSPredicate(format: "name != %@", "Zed")])
+        for (source, names) in try results(predicate) { #expect(names == ["Bob"], "\(source)") }
+    }
+
+    /// A dictionary fetch whose column binds a value (a string's length is computed by a
+    /// function the store names as a bound value) and whose predicate binds values: each value
+    /// goes to its own parameter, whatever order the clauses were compiled in.
+    @Test(arguments: StoreKind.allCases)
+    func dictionaryColumnsBindBeforeTheWhereClause(kind: StoreKind) throws {
+        let stack = try people(kind)
+        let request = NSFetchRequest<NSDictionary>(entityName: "Person")
+        request.resultType = .dictionaryResultType
+        request.propertiesToFetch = ["name", "name.length"]
+        request.predicate = NSPredicate(format: "age > %d AND name != %@", 20, "Cy")
+        let rows = try stack.context.fetch(request)
+        #expect(rows.count == 1)
+        #expect(rows.first?["name"] as? String == "Ada")
+    }
 }
 
 @Suite struct PredicatePrintingTests {
