@@ -3,12 +3,16 @@ import OCDSQLite
 import OpenCoreDataCore
 
 /// Turns a predicate and sort descriptors into SQL over Core Data's tables: a WHERE clause with
-/// bound arguments, the joins that key paths through to-one relationships need, and an ORDER BY.
+/// bound arguments, the joins that key paths through to-one relationships need, and an ORDER BY,
+/// each an `SQLFragment` that carries its arguments with its text.
 ///
-/// Identifiers come only from the schema; every value is a bound argument. String comparisons
-/// with options, and the string operators, call SQL functions registered on the connection
-/// (`SQLiteStore.registerFunctions`) that share their implementation with in-memory
-/// evaluation, so both give the same answer.
+/// It reads the predicate resolved against the fetched entity (`ResolvedPredicate`: key paths
+/// as the model's properties), the same tree in-memory evaluation reads. It decides what the
+/// predicate means over the tables; `Dialect` spells it. Identifiers come only from the schema;
+/// every value is a bound argument. String comparisons with options, the string operators and
+/// the functions SQL has no exact equivalent for are left to the dialect, which (for SQLite)
+/// calls functions that share their implementation with in-memory evaluation, so both give the
+/// same answer.
 ///
 /// Expressions beyond key paths and constants (arithmetic, functions, TERNARY, SUBQUERY) are
 /// compiled in `PredicateSQLCompiler+Expressions.swift`; what SQL cannot compute exactly as
