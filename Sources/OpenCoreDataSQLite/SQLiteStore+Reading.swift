@@ -54,11 +54,6 @@ extension SQLiteStore {
         return (keys, entityIndexes)
     }
 
-    /// `Z_ENT` condition for a fetch of `mapping`'s entity; nil when the table holds nothing else.
-    func entityFilter(for mapping: SQLiteSchema.EntityMapping, includesSubentities: Bool, alias: String = SQLiteSchema.rootAlias) -> SQLFragment? {
-        mapping.condition(includesSubentities: includesSubentities, alias: alias)
-    }
-
     func objectID(pk: Int64, entityNumber: Int64, fallback: SQLiteSchema.EntityMapping) -> NSManagedObjectID {
         let entity = schema.mapping(number: entityNumber)?.entity ?? fallback.entity
         return NSManagedObjectID(entity: entity, store: self, primaryKey: pk)
@@ -129,7 +124,7 @@ extension SQLiteStore {
                     let order = join.orderColumn.map { "j.\($0), " } ?? ""
                     sql = "SELECT j.\(raw: join.sourceColumn), \(raw: columns) FROM \(raw: join.name) j JOIN \(raw: destination.table.name) t0 ON t0.Z_PK = j.\(raw: join.destinationColumn) WHERE j.\(raw: join.sourceColumn) IN (\(keys)) ORDER BY j.\(raw: join.sourceColumn), \(raw: order)t0.Z_PK"
                 } else if let inverse = relationship.inverseRelationship, let foreignKey = destination.toOneColumns[inverse.relationshipSlot] {
-                    let filter = entityFilter(for: destination, includesSubentities: true).map { " AND \($0)" } ?? SQLFragment.empty
+                    let filter = destination.condition(includesSubentities: true, alias: "t0").map { " AND \($0)" } ?? SQLFragment.empty
                     let order = destination.table.orderColumns[ObjectIdentifier(relationship)].map { "t0.\($0), " } ?? ""
                     sql = "SELECT t0.\(raw: foreignKey), \(raw: columns) FROM \(raw: destination.table.name) t0 WHERE t0.\(raw: foreignKey) IN (\(keys))\(filter) ORDER BY t0.\(raw: foreignKey), \(raw: order)t0.Z_PK"
                 } else {
