@@ -75,8 +75,8 @@ enum ValueKind: Equatable {
 ///   on integers only (SQLite's `%` truncates doubles); unary minus. A nil operand, or a
 ///   division by zero, is NULL, as it is nil in memory. Decimal attributes (stored as doubles)
 ///   and dates are refused: their arithmetic would differ from memory's.
-/// - `abs:`; `uppercase:`, `lowercase:` and `length:` / `.length` through `ocd_function`, which runs
-///   the same Swift string code as memory; `count:`, `sum:`, `min:`, `max:`, `average:` of a
+/// - `abs:`; `uppercase:`, `lowercase:` and `length:` / `.length` through the dialect's
+///   `function` (for SQLite, the same Swift string code as memory); `count:`, `sum:`, `min:`, `max:`, `average:` of a
 ///   to-many key path (as the collection operators); `CAST` between numbers and dates; `[SIZE]`
 ///   of a to-many relationship; `noindex:`.
 /// - `TERNARY(predicate, a, b)` as `CASE WHEN … THEN a ELSE b END`.
