@@ -24,17 +24,21 @@ extension SQLiteStore {
                 // found by query once every row is written.
                 var refused: [RefusedRow] = []
                 var insertStatements = InsertStatementCache()
-                for (row, id) in zip(changes.inserted, outcome.insertedIDs) {
-                    if try !insert(row, key: id.primaryKey!, resolve: resolve, statements: &insertStatements, on: connection) {
-                        refused.append(RefusedRow(row: row, key: id.primaryKey!, isInsert: true))
+                // Rows by index, here and below: iterating them would copy each row, retaining
+                // and releasing its arrays — a good part of a large save.
+                for index in changes.inserted.indices {
+                    let key = outcome.insertedIDs[index].primaryKey!
+                    if try !insert(changes.inserted[index], key: key, resolve: resolve, statements: &insertStatements, on: connection) {
+                        refused.append(RefusedRow(row: changes.inserted[index], key: key, isInsert: true))
                     }
                 }
                 var updateStatements = UpdateStatementCache()
-                for row in changes.updated {
-                    switch try update(row, resolve: resolve, statements: &updateStatements, on: connection) {
+                for index in changes.updated.indices {
+                    switch try update(changes.updated[index], resolve: resolve, statements: &updateStatements, on: connection) {
                     case .written: break
                     case .changedSinceRead(let failure): lockingFailures.append(failure)
-                    case .refusedByUniqueIndex: refused.append(RefusedRow(row: row, key: row.objectID.primaryKey!, isInsert: false))
+                    case .refusedByUniqueIndex:
+                        refused.append(RefusedRow(row: changes.updated[index], key: changes.updated[index].objectID.primaryKey!, isInsert: false))
                     }
                 }
                 // A row refused while another row of this save still held its values (one the
@@ -243,8 +247,9 @@ extension SQLiteStore {
         var tables: [SQLiteSchema.TableMapping] = []
         var statement: SQLiteStatement?
         var lastTable: SQLiteSchema.TableMapping?
-        for row in rows {
-            guard let mapping = schema.mapping(for: row.objectID.entity), let key = row.objectID.primaryKey else { continue }
+        for index in rows.indices {
+            let objectID = rows[index].objectID
+            guard let mapping = schema.mapping(for: objectID.entity), let key = objectID.primaryKey else { continue }
             if lastTable !== mapping.table {
                 lastTable = mapping.table
                 statement = try connection.cachedStatement("DELETE FROM \(mapping.table.name) WHERE Z_PK = ? AND Z_OPT = ?")
@@ -253,11 +258,11 @@ extension SQLiteStore {
             guard let statement else { continue }
             statement.reset()
             try statement.bind(key, at: 1)
-            try statement.bind(row.expectedVersion, at: 2)
+            try statement.bind(rows[index].expectedVersion, at: 2)
             try statement.run()
             // A row that changed (or vanished) since it was read fails the save; the transaction
             // rolls the whole save back.
-            if connection.changes != 1 { lockingFailures.append(try lockingFailure(for: row.objectID, table: mapping.table, on: connection)) }
+            if connection.changes != 1 { lockingFailures.append(try lockingFailure(for: objectID, table: mapping.table, on: connection)) }
         }
         for table in tables {
             let joins = Set(table.entities.flatMap { mapping in

@@ -162,8 +162,9 @@ package struct TemporaryKeyMap {
         var pairs: [(number: UInt64, key: Int64)] = []
         pairs.reserveCapacity(rows.count)
         var low = UInt64.max, high = UInt64.min
-        for (row, id) in zip(rows, ids) {
-            guard case .temporary(let number) = row.objectID.key, let key = id.primaryKey else { continue }
+        // By index: iterating the rows would copy each one, retaining and releasing its arrays.
+        for index in rows.indices where index < ids.count {
+            guard case .temporary(let number) = rows[index].objectID.key, let key = ids[index].primaryKey else { continue }
             pairs.append((number, key))
             low = min(low, number)
             high = max(high, number)
