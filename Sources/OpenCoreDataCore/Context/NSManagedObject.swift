@@ -201,6 +201,11 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
 
     public static func == (lhs: NSManagedObject, rhs: NSManagedObject) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    /// What sets and dictionaries hash an object by: its identity, mixed without a `Hasher`
+    /// (see `WordHash`). Not part of Apple's API; the standard library's own hook.
+    public func _rawHashValue(seed: Int) -> Int {
+        WordHash.hash(UInt64(UInt(bitPattern: ObjectIdentifier(self))), seed: seed)
+    }
 
     open var description: String {
         let name = entity.name ?? "?"

@@ -111,6 +111,15 @@ public final class NSManagedObjectID: Hashable, Sendable, CustomStringConvertibl
         }
     }
 
+    /// What sets and dictionaries hash an ID by: the same word as `hash(into:)`, mixed without a
+    /// `Hasher` (see `WordHash`). Not part of Apple's API; the standard library's own hook.
+    public func _rawHashValue(seed: Int) -> Int {
+        switch key {
+        case .permanent(let key): WordHash.hash(UInt64(bitPattern: key) << 1, seed: seed)
+        case .temporary(let number): WordHash.hash(number << 1 | 1, seed: seed)
+        }
+    }
+
     public var description: String {
         "<NSManagedObjectID \(uriRepresentation().absoluteString)>"
     }
