@@ -107,6 +107,7 @@ enum FrameworkWorkloads {
     static func w6(directory: URL, n: Int) throws -> Double {
         let stack = try BenchStack(directory: directory, model: BenchModel.graph())
         let context = stack.context
+        var insertSaveSeconds = 0.0
         let insertSeconds = try Stopwatch.time {
             let ownerEntity = NSEntityDescription.entity(forEntityName: "Owner", in: context)!
             let petEntity = NSEntityDescription.entity(forEntityName: "Pet", in: context)!
@@ -120,7 +121,7 @@ enum FrameworkWorkloads {
                     pet.owner = owner
                 }
             }
-            try context.save()
+            insertSaveSeconds = try Stopwatch.time { try context.save() }
         }
         context.reset()
 
@@ -137,10 +138,11 @@ enum FrameworkWorkloads {
         try check(total == BenchData.expectedTotalPetWeight, "W6", "pet weights sum to \(total)")
 
         var deleted = 0
+        var deleteSaveSeconds = 0.0
         let deleteSeconds = try Stopwatch.time {
             for owner in owners { context.delete(owner) }
             deleted = owners.count
-            try context.save()
+            deleteSaveSeconds = try Stopwatch.time { try context.save() }
         }
         try check(deleted == BenchData.ownerCount, "W6", "deleted \(deleted) owners, expected \(BenchData.ownerCount)")
         // The cascade took every pet along: checked after the timed part.
@@ -149,7 +151,7 @@ enum FrameworkWorkloads {
         try check(pets == 0 && ownersLeft == 0, "W6", "\(ownersLeft) owners and \(pets) pets left after the cascade")
         BenchSink.consume(Int(total))
         if ProcessInfo.processInfo.environment["OCD_BENCH_PHASES"] != nil {
-            FileHandle.standardError.write(Data("W6 phases: insert \(insertSeconds) fetch \(fetchSeconds) delete \(deleteSeconds)\n".utf8))
+            FileHandle.standardError.write(Data("W6 phases: insert \(insertSeconds) (save \(insertSaveSeconds)) fetch \(fetchSeconds) delete \(deleteSeconds) (save \(deleteSaveSeconds))\n".utf8))
         }
         return insertSeconds + fetchSeconds + deleteSeconds
     }

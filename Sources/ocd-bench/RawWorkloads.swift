@@ -84,6 +84,9 @@ enum RawWorkloads {
         let deleteSeconds = try Stopwatch.time { try deleteGraph(owners, from: db) }
         let expected = BenchData.ownerCount * (1 + BenchData.petsPerOwner)
         try expect(db.totalChanges - changesBefore == expected, "W6", "deleted \(db.totalChanges - changesBefore) rows, expected \(expected)")
+        if ProcessInfo.processInfo.environment["OCD_BENCH_PHASES"] != nil {
+            FileHandle.standardError.write(Data("W6 raw phases: insert \(insertSeconds) fetch \(fetchSeconds) delete \(deleteSeconds)\n".utf8))
+        }
         return insertSeconds + fetchSeconds + deleteSeconds
     }
 }

@@ -66,5 +66,12 @@ struct ChangeList {
     }
 
     /// Every object ever listed since the last `removeAll`, members or not.
+    /// Empties the list after the caller cleared the state of `count` of its members (every
+    /// saved object's, at the end of a save). When they were all the candidates, no object needs
+    /// touching again; otherwise the others' listing flags are cleared one by one.
+    mutating func removeAll(clearedMembers count: Int) {
+        if candidates.count == count { candidates = [] } else { removeAll() }
+    }
+
     var allCandidates: [NSManagedObject] { candidates }
 }

@@ -59,6 +59,8 @@ extension NSManagedObjectContext {
         if !object.state.contains(.inserted) {
             deleted.add(object)
             eventDeleted.append(object)
+        } else {
+            mayHaveInsertedThenDeleted = true
         }
         pendingDeletions.append(object)
     }
@@ -214,9 +216,15 @@ extension NSManagedObjectContext {
 
     /// Objects inserted and deleted again before any save simply leave the context (§1.13).
     func detachInsertedThenDeletedObjects() {
+        guard mayHaveInsertedThenDeleted else { return }
+        // Objects whose delete rules have not run yet stay until they have.
+        mayHaveInsertedThenDeleted = false
         for object in inserted.allCandidates
-        where object.context === self && object.state.contains(.inserted) && object.state.contains(.deleted)
-            && object.state.contains(.deletionPropagated) {
+        where object.context === self && object.state.contains(.inserted) && object.state.contains(.deleted) {
+            guard object.state.contains(.deletionPropagated) else {
+                mayHaveInsertedThenDeleted = true
+                continue
+            }
             // One with a permanent ID already (obtainPermanentIDs, or a failed save that gave
             // it one) is registered: forget it now, as it will not forget itself once detached.
             if let location = object.rowLocation {

@@ -44,16 +44,19 @@ extension NSManagedObjectContext {
 
     /// Posts DidSave and the object-ID variant. A set the save's ObjectsDidChange already built
     /// from the same objects (`posted`) is reused rather than hashed again.
+    /// `ids`, when given, are the objects' IDs, listed by the caller from where they are cheaper
+    /// to read than the objects.
     func postDidSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
-                     reusing posted: PostedChangeSets? = nil) {
+                     reusing posted: PostedChangeSets? = nil, ids: SaveResultIDs? = nil) {
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
             NSInsertedObjectsKey: posted?.inserted.reusableSet(for: inserted) ?? Set(inserted),
             NSUpdatedObjectsKey: posted?.updated.reusableSet(for: updated) ?? Set(updated),
             NSDeletedObjectsKey: posted?.deleted.reusableSet(for: deleted) ?? Set(deleted),
         ])
         NotificationCenter.default.post(name: NSManagedObjectContext.didSaveObjectIDsNotification, object: self, userInfo: [
-            NSInsertedObjectIDsKey: Self.objectIDs(of: inserted), NSUpdatedObjectIDsKey: Self.objectIDs(of: updated),
-            NSDeletedObjectIDsKey: Self.objectIDs(of: deleted),
+            NSInsertedObjectIDsKey: ids.map { Set($0.inserted) } ?? Self.objectIDs(of: inserted),
+            NSUpdatedObjectIDsKey: ids.map { Set($0.updated) } ?? Self.objectIDs(of: updated),
+            NSDeletedObjectIDsKey: ids.map { Set($0.deleted) } ?? Self.objectIDs(of: deleted),
         ])
     }
 

@@ -211,15 +211,17 @@ extension NSManagedObjectContext {
         }
         detachInsertedThenDeletedObjects()
         if !storeAssignments.isEmpty { storeAssignments = [:] }
-        inserted.removeAll()
-        updated.removeAll()
-        deleted.removeAll()
+        // Every saved object's state was just cleared, listing flags included.
+        inserted.removeAll(clearedMembers: plan.insertedObjects.count)
+        updated.removeAll(clearedMembers: plan.updatedObjects.count)
+        deleted.removeAll(clearedMembers: plan.deletedObjects.count)
         let posted = postedChanges
         clearEvent()
         for object in plan.insertedObjects { object.didSave() }
         for object in plan.updatedObjects { object.didSave() }
         for object in plan.deletedObjects { object.didSave() }
-        postDidSave(inserted: plan.insertedObjects, updated: plan.updatedObjects, deleted: plan.deletedObjects, reusing: posted)
+        postDidSave(inserted: plan.insertedObjects, updated: plan.updatedObjects, deleted: plan.deletedObjects, reusing: posted,
+                    ids: plan.savedObjectIDs(insertedIDs: outcomes.map(\.insertedIDs)))
     }
 }
 

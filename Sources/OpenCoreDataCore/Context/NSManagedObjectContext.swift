@@ -103,6 +103,9 @@ open class NSManagedObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) final var deleted = ChangeList(.deleted)
     /// Deleted objects whose delete rules have not run yet.
     @exclusivity(unchecked) final var pendingDeletions: [NSManagedObject] = []
+    /// Whether an object inserted since the last save may have been deleted again: only then do
+    /// the inserted objects need a pass to let such objects go.
+    @exclusivity(unchecked) final var mayHaveInsertedThenDeleted = false
     @exclusivity(unchecked) final var retainedObjects: Set<NSManagedObject> = []
     /// Faults made by `object(with:)` for temporary IDs of other contexts.
     @exclusivity(unchecked) final var strayFaults: [NSManagedObject] = []

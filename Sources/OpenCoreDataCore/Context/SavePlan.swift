@@ -115,12 +115,37 @@ struct SavePlan {
         return changes
     }
 
+    /// The IDs the saved objects have after the save, read from the rows and the stores' answers
+    /// (`insertedIDs`, one list per entry of `changesByStore`) rather than from the objects: the
+    /// objects of a large save are no longer in the processor's caches.
+    func savedObjectIDs(insertedIDs: [[NSManagedObjectID]]) -> SaveResultIDs {
+        var ids = SaveResultIDs()
+        for (index, entry) in changesByStore.enumerated() {
+            // A store may answer fewer IDs than rows (none, for a failed save); the rest keep theirs.
+            let answered = index < insertedIDs.count ? insertedIDs[index] : []
+            ids.inserted += answered.prefix(entry.changes.inserted.count)
+            if answered.count < entry.changes.inserted.count {
+                ids.inserted += entry.changes.inserted[answered.count...].map(\.objectID)
+            }
+            ids.updated += entry.changes.updated.map(\.objectID)
+            ids.deleted += entry.changes.deleted.map(\.objectID)
+        }
+        return ids
+    }
+
     /// The snapshot an object has after the save (written at `savedAt`): its values, with
     /// permanent IDs.
     func committedSnapshot(of object: NSManagedObject, version: Int64, savedAt: UInt64) -> RowSnapshot {
         RowSnapshot(objectID: object.objectID, version: version, values: Self.persistentValues(of: object),
                     toOne: Self.toOneIDs(of: object), readAt: savedAt)
     }
+}
+
+/// The object IDs of one save's inserted, updated and deleted objects, as DidSave reports them.
+struct SaveResultIDs {
+    var inserted: [NSManagedObjectID] = []
+    var updated: [NSManagedObjectID] = []
+    var deleted: [NSManagedObjectID] = []
 }
 
 extension NSRelationshipDescription {
