@@ -57,6 +57,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         }
         var configuration = SQLiteConnection.Configuration()
         configuration.readOnly = isReadOnly
+        configuration.cacheSizeKiB = SQLiteStoreDefaults.pageCacheKiB
         if isReadOnly, (options?[OCDSQLiteReadImmutableOption] as? Bool) == true {
             // Nothing is created beside a closed store (see the option's documentation).
             configuration.immutable = SQLiteStoreFile.isWALDatabaseWithoutLog(path)

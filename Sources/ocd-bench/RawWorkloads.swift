@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import OpenCoreDataSQLite
 
 /// The raw SQLite side of workloads W1–W6: the sqlite3 C API called directly, prepared
 /// statements reused, one transaction per write phase (see `WORKLOAD.md`).
@@ -365,6 +366,8 @@ final class RawDatabase {
             throw RawSQLiteError(code: SQLITE_ERROR, message: "journal_mode is \(mode ?? "nil")", context: "enabling WAL on \(path)")
         }
         try execute("PRAGMA synchronous=NORMAL")
+        // The page cache the framework's SQLite store gives its connections.
+        try execute("PRAGMA cache_size=-\(SQLiteStoreDefaults.pageCacheKiB)")
     }
 
     deinit {

@@ -411,6 +411,22 @@ import OpenCoreData
         #expect(try connection.scalar("PRAGMA temp_store") == .integer(2))
     }
 
+    @Test func connectionsGetAnEightMebibytePageCacheUnlessThePragmasSayOtherwise() throws {
+        let directory = TemporaryDirectory()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        let store = try #require(try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
+                                                                     at: directory.file("C.sqlite"), options: nil) as? SQLiteStore)
+        // A negative cache_size is in KiB.
+        #expect(try #require(store.connection).scalar("PRAGMA cache_size") == .integer(-8192))
+        #expect(try store.withReader { try $0.connection.scalar("PRAGMA cache_size") } == .integer(-8192))
+
+        let small = try #require(try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
+                                                                     at: directory.file("D.sqlite"),
+                                                                     options: [NSSQLitePragmasOption: ["cache_size": -1024]]) as? SQLiteStore)
+        #expect(try #require(small.connection).scalar("PRAGMA cache_size") == .integer(-1024))
+        #expect(try small.withReader { try $0.connection.scalar("PRAGMA cache_size") } == .integer(-1024))
+    }
+
     @Test func aPragmaThatIsNotAnIdentifierIsRefused() throws {
         let directory = TemporaryDirectory()
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModel.make())
