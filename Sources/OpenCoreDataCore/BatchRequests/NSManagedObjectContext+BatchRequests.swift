@@ -86,7 +86,7 @@ extension NSManagedObjectContext {
             for object in gone {
                 registry.remove(object.objectID, ifMatching: object)
                 object.context = nil
-                object.state = []
+                object.state = object.stateOutsideContext
             }
             // Objects whose loaded relationships still point to a deleted object read them again.
             for object in registeredObjects where object.references(anyOf: goneSet) {

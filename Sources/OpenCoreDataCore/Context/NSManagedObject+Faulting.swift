@@ -4,12 +4,21 @@ extension NSManagedObject {
     /// Loads the object's values if it is still a fault. Every property access goes through here.
     @inline(__always)
     func willAccess() {
+        // Decided from the state alone: the values live in an allocation of their own, which a
+        // pass over many objects (delete rules, say) need not otherwise touch.
         if state.contains(.fault) {
             fulfillFault()
-        } else if values.isEmpty {
-            // An object made in no context (`init(entity:insertInto: nil)`) starts from its defaults.
+        } else if state.contains(.needsDefaultValues) {
             values = entity.layout.defaultValues
+            state.remove(.needsDefaultValues)
         }
+    }
+
+    /// The state of an object leaving its context (saved as deleted, or deleted by a batch
+    /// request): no flags, except that a fault, whose values were never read, reads its defaults
+    /// from then on.
+    var stateOutsideContext: ObjectState {
+        state.contains(.fault) || state.contains(.needsDefaultValues) ? .needsDefaultValues : []
     }
 
     /// Whether the object has a snapshot; checked in place (comparing the optional with nil

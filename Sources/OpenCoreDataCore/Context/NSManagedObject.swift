@@ -55,6 +55,8 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
         if let context {
             becomeNew()
             context.insert(self)
+        } else {
+            state = .needsDefaultValues
         }
         // An object in no context gets its default values on first use (`willAccess`), so that
         // faults, which contexts create through this initializer, pay nothing for them.
@@ -240,6 +242,9 @@ struct ObjectState: OptionSet {
     static let listed: ObjectState = [.listedInserted, .listedUpdated, .listedDeleted]
     /// A probe object: its `@Managed` accessors report which property they use (ManagedPropertyProbe).
     static let probe = ObjectState(rawValue: 1 << 10)
+    /// An object made in no context, or a fault that left its context unread: its values are
+    /// still to be set to the entity's defaults (`willAccess`).
+    static let needsDefaultValues = ObjectState(rawValue: 1 << 11)
 }
 
 extension NSEntityDescription {

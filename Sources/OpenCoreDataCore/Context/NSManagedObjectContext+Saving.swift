@@ -207,7 +207,7 @@ extension NSManagedObjectContext {
         for object in plan.deletedObjects {
             if let location = object.rowLocation { registry.remove(location, ifMatching: object) }
             object.context = nil
-            object.state = []
+            object.state = object.stateOutsideContext
         }
         detachInsertedThenDeletedObjects()
         if !storeAssignments.isEmpty { storeAssignments = [:] }
