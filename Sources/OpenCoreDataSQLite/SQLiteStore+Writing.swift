@@ -19,7 +19,8 @@ extension SQLiteStore {
                 // Rows changed elsewhere since they were read are collected, not thrown at the first,
                 // so that the save can report every conflict; the transaction is rolled back then.
                 var lockingFailures: [OptimisticLockingFailure] = []
-                try delete(changes.deleted, on: connection, lockingFailures: &lockingFailures)
+                var unresolvedDeletes: [SQLiteDeleteBatches.Key] = []
+                try delete(changes.deleted, on: connection, lockingFailures: &lockingFailures, unresolved: &unresolvedDeletes)
                 // Rows a unique index refused, likewise collected; who shares their values is
                 // found by query once every row is written.
                 var refused: [RefusedRow] = []
@@ -60,6 +61,11 @@ extension SQLiteStore {
                         if written { moved = true }
                         return !written
                     }
+                }
+                if !unresolvedDeletes.isEmpty {
+                    // Nothing may be written after this: the save fails with what the reads find.
+                    try connection.execute("ROLLBACK TRANSACTION")
+                    throw OptimisticLockingFailures(failures: lockingFailures + (try failures(among: unresolvedDeletes, on: connection)))
                 }
                 if !lockingFailures.isEmpty { throw OptimisticLockingFailures(failures: lockingFailures) }
                 if !refused.isEmpty {
@@ -239,32 +245,38 @@ extension SQLiteStore {
         return connection.changes == 1 ? .written : .changedSinceRead(try lockingFailure(for: row.objectID, table: mapping.table, on: connection))
     }
 
-    /// Deletes rows one prepared statement execution each, checking each row's version
-    /// (optimistic locking) in the same statement, and removes their join-table rows.
+    /// Deletes rows, checking each row's version (optimistic locking) in the same statement, and
+    /// removes their join-table rows.
+    ///
+    /// Rows go many to a statement (`SQLiteDeleteBatches`). A batch that deletes fewer rows than
+    /// it names met rows changed or vanished since they were read: the rows still there are
+    /// failures at once; when rows also vanished, which of the missing ones this save deleted
+    /// cannot be told inside the transaction, so they come back as `unresolved`, to be looked up
+    /// once the save is rolled back.
     private func delete(_ rows: [SaveChanges.Row], on connection: SQLiteConnection,
-                        lockingFailures: inout [OptimisticLockingFailure]) throws {
+                        lockingFailures: inout [OptimisticLockingFailure],
+                        unresolved: inout [SQLiteDeleteBatches.Key]) throws {
         guard !rows.isEmpty else { return }
-        var tables: [SQLiteSchema.TableMapping] = []
-        var statement: SQLiteStatement?
-        var lastTable: SQLiteSchema.TableMapping?
-        for index in rows.indices {
-            let objectID = rows[index].objectID
-            guard let mapping = schema.mapping(for: objectID.entity), let key = objectID.primaryKey else { continue }
-            if lastTable !== mapping.table {
-                lastTable = mapping.table
-                statement = try connection.cachedStatement("DELETE FROM \(mapping.table.name) WHERE Z_PK = ? AND Z_OPT = ?")
-                if !tables.contains(where: { $0 === mapping.table }) { tables.append(mapping.table) }
-            }
-            guard let statement else { continue }
-            statement.reset()
-            try statement.bind(key, at: 1)
-            try statement.bind(rows[index].expectedVersion, at: 2)
+        let batches = SQLiteDeleteBatches(rows: rows, schema: schema)
+        for batch in batches.batches {
+            let statement = try connection.cachedStatement(batch.sql)
+            for (index, key) in batch.keys.enumerated() { try statement.bind(key.primaryKey, at: index + 1) }
+            try statement.bind(batch.expectedVersion, at: batch.keys.count + 1)
             try statement.run()
+            guard connection.changes != batch.keys.count else { continue }
             // A row that changed (or vanished) since it was read fails the save; the transaction
             // rolls the whole save back.
-            if connection.changes != 1 { lockingFailures.append(try lockingFailure(for: objectID, table: mapping.table, on: connection)) }
+            let remaining = try versions(of: batch.keys, in: batch.table, on: connection)
+            for key in batch.keys {
+                if let version = remaining[key.primaryKey] {
+                    lockingFailures.append(OptimisticLockingFailure(objectID: key.objectID, storeVersion: version))
+                }
+            }
+            if batch.keys.count - remaining.count != connection.changes {
+                unresolved += batch.keys.filter { remaining[$0.primaryKey] == nil }
+            }
         }
-        for table in tables {
+        for table in batches.tables {
             let joins = Set(table.entities.flatMap { mapping in
                 mapping.entity.layout.relationships.compactMap { schema.joinTables[ObjectIdentifier($0)] }
             }.map { "\($0.name)\u{0}\($0.sourceColumn)" })
@@ -277,6 +289,30 @@ extension SQLiteStore {
                 }
             }
         }
+    }
+
+    /// The versions (`Z_OPT`) of the rows of `keys` that `table` holds.
+    private func versions(of keys: [SQLiteDeleteBatches.Key], in table: SQLiteSchema.TableMapping,
+                          on connection: SQLiteConnection) throws -> [Int64: Int64] {
+        var versions: [Int64: Int64] = [:]
+        let list = SQLFragment.list(keys.map { .integer($0.primaryKey) })
+        for row in try connection.rows("SELECT Z_PK, Z_OPT FROM \(raw: table.name) WHERE Z_PK IN (\(list))") {
+            if let key = row[0].int64Value { versions[key] = row[1].int64Value ?? 0 }
+        }
+        return versions
+    }
+
+    /// The failures among deleted rows whose fate the transaction could not tell (see
+    /// `delete`), read after it was rolled back: a row missing then was gone before the save;
+    /// one still at the version the context saw was deleted by this save, and is no failure.
+    private func failures(among keys: [SQLiteDeleteBatches.Key], on connection: SQLiteConnection) throws -> [OptimisticLockingFailure] {
+        var failures: [OptimisticLockingFailure] = []
+        for key in keys {
+            guard let table = schema.mapping(for: key.objectID.entity)?.table else { continue }
+            let version = try versions(of: [key], in: table, on: connection)[key.primaryKey] ?? 0
+            if version != key.expectedVersion { failures.append(OptimisticLockingFailure(objectID: key.objectID, storeVersion: version)) }
+        }
+        return failures
     }
 
     private func lockingFailure(for objectID: NSManagedObjectID, table: SQLiteSchema.TableMapping,

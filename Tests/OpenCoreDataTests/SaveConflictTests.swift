@@ -50,6 +50,39 @@ import OpenCoreData
         #expect(try stack.fetch("Person", sortedBy: "name").map { $0.value(forKey: "age") as! Int } == [41, 42])
     }
 
+    /// Deleting many rows, some of which another context changed or deleted first: exactly those
+    /// are conflicts (the SQLite store deletes rows in batches, and must still tell them apart),
+    /// and nothing is deleted.
+    @Test(arguments: StoreKind.allCases, [[10], [10, 200, 299]])
+    func deletingRowsChangedOrDeletedElsewhereReportsExactlyThose(kind: StoreKind, changedElsewhere: [Int]) throws {
+        let stack = try TestStack(kind)
+        for index in 0..<300 { _ = stack.insert("Person", ["name": String(format: "p%03d", index), "age": 30]) }
+        try stack.context.save()
+        let mine = try stack.fetch("Person", sortedBy: "name")
+
+        // The first listed is changed elsewhere, the others deleted elsewhere.
+        let other = stack.newContext()
+        let theirs = try other.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")).sorted {
+            ($0.value(forKey: "name") as! String) < ($1.value(forKey: "name") as! String)
+        }
+        theirs[changedElsewhere[0]].setValue(41, forKey: "age")
+        for index in changedElsewhere.dropFirst() { other.delete(theirs[index]) }
+        try other.save()
+
+        for person in mine { stack.context.delete(person) }
+        let error = try #require(throws: CocoaError.self) { try stack.context.save() }
+        #expect(error.code == .managedObjectMerge)
+        let conflicts = try #require(error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSMergeConflict])
+        let versions = Dictionary(uniqueKeysWithValues: conflicts.map { ($0.sourceObject.value(forKey: "name") as! String, $0.newVersionNumber) })
+        var expected = [String(format: "p%03d", changedElsewhere[0]): 2]
+        for index in changedElsewhere.dropFirst() { expected[String(format: "p%03d", index)] = 0 }
+        #expect(versions == expected)
+
+        // Nothing was deleted by this save.
+        try stack.reopen()
+        #expect(try stack.fetch("Person", sortedBy: "name").count == 300 - (changedElsewhere.count - 1))
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aUniquenessConflictNamesTheSavedObjectByQuery(kind: StoreKind) throws {
         let stack = try TestStack(kind)
