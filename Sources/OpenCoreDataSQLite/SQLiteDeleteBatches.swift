@@ -21,10 +21,8 @@ struct SQLiteDeleteBatches {
         let table: SQLiteSchema.TableMapping
         let expectedVersion: Int64
         let keys: [Key]
-
-        var sql: String {
-            "DELETE FROM \(table.name) WHERE Z_PK IN (\(Array(repeating: "?", count: keys.count).joined(separator: ", "))) AND Z_OPT = ?"
-        }
+        /// Shared by the batches of one table and size.
+        let sql: String
     }
 
     /// The batch sizes, largest first: a group is cut into as many of the largest as fit, then
@@ -52,14 +50,21 @@ struct SQLiteDeleteBatches {
             }
             groups[last].keys.append(Key(objectID: objectID, primaryKey: primaryKey, expectedVersion: version))
         }
+        var statements: [String: String] = [:]
         for group in groups {
             var start = 0
-            for size in Self.sizes {
+            for size in Self.sizes where group.keys.count - start >= size {
+                let sql = statements["\(group.table.name) \(size)", default: Self.sql(deletingFrom: group.table, count: size)]
+                statements["\(group.table.name) \(size)"] = sql
                 while group.keys.count - start >= size {
-                    batches.append(Batch(table: group.table, expectedVersion: group.version, keys: Array(group.keys[start ..< start + size])))
+                    batches.append(Batch(table: group.table, expectedVersion: group.version, keys: Array(group.keys[start ..< start + size]), sql: sql))
                     start += size
                 }
             }
         }
+    }
+
+    private static func sql(deletingFrom table: SQLiteSchema.TableMapping, count: Int) -> String {
+        "DELETE FROM \(table.name) WHERE Z_PK IN (\(Array(repeating: "?", count: count).joined(separator: ", "))) AND Z_OPT = ?"
     }
 }
