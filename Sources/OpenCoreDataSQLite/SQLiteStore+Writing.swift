@@ -305,11 +305,16 @@ extension SQLiteStore {
     /// The failures among deleted rows whose fate the transaction could not tell (see
     /// `delete`), read after it was rolled back: a row missing then was gone before the save;
     /// one still at the version the context saw was deleted by this save, and is no failure.
+    /// (Another writer may commit between the rollback and these reads; a row it changed then
+    /// is reported too, as changed since this context read it.)
     private func failures(among keys: [SQLiteDeleteBatches.Key], on connection: SQLiteConnection) throws -> [OptimisticLockingFailure] {
         var failures: [OptimisticLockingFailure] = []
         for key in keys {
             guard let table = schema.mapping(for: key.objectID.entity)?.table else { continue }
-            let version = try versions(of: [key], in: table, on: connection)[key.primaryKey] ?? 0
+            guard let version = try versions(of: [key], in: table, on: connection)[key.primaryKey] else {
+                failures.append(OptimisticLockingFailure(objectID: key.objectID, storeVersion: 0))
+                continue
+            }
             if version != key.expectedVersion { failures.append(OptimisticLockingFailure(objectID: key.objectID, storeVersion: version)) }
         }
         return failures

@@ -40,6 +40,23 @@ final class RegressionPerson: NSManagedObject {
         #expect(!gone.isInserted)
     }
 
+    /// A fault deleted, inserted again and rolled back leaves the context unread: reading it
+    /// afterwards once stopped the program (index out of range), and the row stays in the store.
+    @Test(arguments: StoreKind.allCases)
+    func aFaultThatLeavesTheContextUnreadCanStillBeRead(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let saved = stack.insert("Person", ["name": "Ann"])
+        try stack.context.save()
+        let context = stack.newContext()
+        let fault = context.object(with: saved.objectID)
+        context.delete(fault)
+        context.insert(fault)
+        context.rollback()
+        _ = fault.value(forKey: "name")
+        _ = fault.value(forKey: "age")
+        #expect(try stack.storedCount("Person") == 1)
+    }
+
     // §3.5: delete rules run at the end of the event, so an object re-inserted before then keeps
     // its relationships (no cascade).
     @Test(arguments: StoreKind.allCases)

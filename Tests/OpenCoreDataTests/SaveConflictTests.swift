@@ -83,6 +83,27 @@ import OpenCoreData
         #expect(try stack.fetch("Person", sortedBy: "name").count == 300 - (changedElsewhere.count - 1))
     }
 
+    /// Deleting a fault whose row another context deleted first: the row cannot be read, so the
+    /// context knows no version of it, and the save still fails with it as a conflict.
+    @Test(arguments: StoreKind.allCases)
+    func deletingAFaultWhoseRowIsGoneIsAMergeConflict(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let gone = stack.insert("Person", ["name": "Ann"])
+        _ = stack.insert("Person", ["name": "Bob"])
+        try stack.context.save()
+        let mine = stack.newContext()
+        let fault = mine.object(with: gone.objectID)
+        stack.context.delete(gone)
+        try stack.context.save()
+
+        mine.delete(fault)
+        let error = try #require(throws: CocoaError.self) { try mine.save() }
+        #expect(error.code == .managedObjectMerge)
+        let conflicts = try #require(error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSMergeConflict])
+        #expect(conflicts.map(\.newVersionNumber) == [0])
+        #expect(conflicts.first?.sourceObject === fault)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aUniquenessConflictNamesTheSavedObjectByQuery(kind: StoreKind) throws {
         let stack = try TestStack(kind)
