@@ -138,8 +138,11 @@ extension SQLiteStore {
                 var runKey: Int64?
                 var run: [RowSnapshot] = []
                 func finishRun() {
-                    if let runKey, let source = byKey[runKey], !run.isEmpty { result[source, default: []] += run }
-                    run = []
+                    defer { run = [] }
+                    guard let runKey, let source = byKey[runKey], !run.isEmpty else { return }
+                    // A source's rows come in one run (its chunk, in key order): handed over, not
+                    // copied, unless an earlier run of the same source is already there.
+                    if result[source] == nil { result[source] = run } else { result[source]! += run }
                 }
                 while try statement.step() {
                     let key = statement.int64(at: 0)
