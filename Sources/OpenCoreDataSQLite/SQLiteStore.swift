@@ -97,8 +97,10 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                     schema = SQLiteSchema(entities: entities, storedNumbers: numbers)
                 }
                 // A model inferred from the tables has no hashes of its own to compare.
-                try StoreCompatibility(schema: schema, storedNumbers: stored, connection: connection, url: url)
-                    .check(metadata: model.isInferredFromStore ? [:] : storedMetadata)
+                let comparison = try StoreCompatibility(schema: schema, storedNumbers: stored, connection: connection, url: url)
+                    .compare(metadata: model.isInferredFromStore ? [:] : storedMetadata)
+                if let error = comparison.incompatibilityError(url: url) { throw error }
+                for adoption in comparison.adoptions { adoption.apply(to: schema) }
             case .otherDatabase:
                 throw CoreDataError.store(.persistentStoreInvalidType,
                                           "The file \(path) is a SQLite database but not a Core Data store (it has no Z_METADATA and Z_PRIMARYKEY tables)",

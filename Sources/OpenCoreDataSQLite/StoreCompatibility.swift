@@ -2,20 +2,21 @@ import Foundation
 import OCDSQLite
 import OpenCoreDataCore
 
-/// Decides whether an existing store file fits the model.
+/// Compares an existing store file with the model, and says what differs.
 ///
-/// First as Core Data does, by entity version hashes: when the store's metadata carries
-/// `NSStoreModelVersionHashes`, an entity whose hash differs from the model's is refused,
-/// naming the entity. Where OpenCoreData's hash is not known to be Apple's
-/// (`NSEntityDescription.hasExactVersionHash`), and for stores without hashes, it decides by
-/// structure: the same entities (`Z_PRIMARYKEY`), and a table with a column for every persistent
-/// attribute and to-one relationship. The structural check also runs after the hashes agree, so
-/// that a mapping mistake can never read the wrong columns.
+/// First as Core Data does, by entity version hashes: an entity whose hash in the store's
+/// `NSStoreModelVersionHashes` differs from the model's is a difference, named by entity. Where
+/// OpenCoreData's hash is not known to be Apple's (`NSEntityDescription.hasExactVersionHash`),
+/// and for stores without hashes, it compares structure: the same entities (`Z_PRIMARYKEY`),
+/// and a table with a column for every persistent attribute and to-one relationship. The
+/// structural comparison also runs after the hashes agree, so that a mapping mistake can never
+/// read the wrong columns.
 ///
-/// Where Core Data's naming is known from a single store only (which side names a
-/// many-to-many's join table, the digit of a `Z<n>_<RELATIONSHIP>` entity column), the check
-/// adopts the store's own name into `schema` instead of refusing the store, so that the schema
-/// reads the file as its writer laid it out.
+/// The comparison only looks: it changes neither the store nor the schema. Where Core Data's
+/// naming is known from a single store only (which side names a many-to-many's join table, the
+/// digit of a `Z<n>_<RELATIONSHIP>` entity column), it reports the store's own name as an
+/// adoption, which the caller applies to `schema` so that it reads the file as its writer laid
+/// it out.
 struct StoreCompatibility {
     let schema: SQLiteSchema
     /// The store's `Z_PRIMARYKEY`: entity name → `Z_ENT`.
@@ -23,37 +24,43 @@ struct StoreCompatibility {
     let connection: SQLiteConnection
     let url: URL?
 
-    func check(metadata: [String: Any]) throws {
-        try checkVersionHashes(in: metadata)
-        try checkStructure()
+    /// Every difference between the store and the model, and the store's own names to adopt.
+    func compare(metadata: [String: Any]) throws -> StoreComparison {
+        var comparison = StoreComparison()
+        comparison += versionHashDifferences(in: metadata)
+        try compareStructure(into: &comparison)
+        return comparison
     }
 
-    /// Refuses the store when an entity's version hash in its metadata differs from the model's
-    /// (and OpenCoreData's hash of that entity is exact), or an entity is on one side only.
-    private func checkVersionHashes(in metadata: [String: Any]) throws {
-        guard let stored = VersionHashing.hashes(inMetadata: metadata) else { return }
+    /// The entities whose version hash in the store's metadata differs from the model's (where
+    /// OpenCoreData's hash of that entity is exact), or that are on one side only.
+    private func versionHashDifferences(in metadata: [String: Any]) -> [StoreDifference] {
+        guard let stored = VersionHashing.hashes(inMetadata: metadata) else { return [] }
         let entities = Dictionary(schema.orderedEntities.compactMap { entity in entity.name.map { ($0, entity) } },
                                   uniquingKeysWith: { first, _ in first })
+        var differences: [StoreDifference] = []
         for name in VersionHashing.sortedByBytes(Set(entities.keys).union(stored.keys)) {
             switch (entities[name], stored[name]) {
             case (let entity?, let hash?):
                 if entity.versionHash != hash && entity.hasExactVersionHash {
-                    throw incompatible(entity: name, "entity '\(name)' is not the one the store was written with (its version hash differs)")
+                    differences.append(StoreDifference(.versionHash, entity: name,
+                                                       "entity '\(name)' is not the one the store was written with (its version hash differs)"))
                 }
             case (_?, nil):
-                throw incompatible(entity: name, "the model has entity '\(name)', which the store does not have")
+                differences.append(StoreDifference(.entityOnlyInModel, entity: name, "the model has entity '\(name)', which the store does not have"))
             case (nil, _?):
                 // An entity of another configuration of the same model is no obstacle: Core Data
                 // may record the whole model's hashes in a configuration's store.
                 if schema.orderedEntities.first?.managedObjectModel?.entitiesByName[name] != nil { continue }
-                throw incompatible(entity: name, "the store has entity '\(name)', which the model does not have")
+                differences.append(StoreDifference(.entityOnlyInStore, entity: name, "the store has entity '\(name)', which the model does not have"))
             case (nil, nil):
                 break
             }
         }
+        return differences
     }
 
-    private func checkStructure() throws {
+    private func compareStructure(into comparison: inout StoreComparison) throws {
         let stored = storedNumbers
         var matchedNames = Set<String>()
         for entity in schema.orderedEntities {
@@ -62,22 +69,28 @@ struct StoreCompatibility {
             // renamed through its renaming identifier (CoreDataPlus SampleModel_V2.sqlite).
             guard let storedName = [name, entity.renamingIdentifier].compactMap({ $0 }).first(where: { stored[$0] != nil }),
                   let number = stored[storedName] else {
-                throw incompatible(entity: name, "the model has entity '\(name)', which the store does not have")
+                comparison.add(StoreDifference(.entityOnlyInModel, entity: name, "the model has entity '\(name)', which the store does not have"))
+                continue
             }
             matchedNames.insert(storedName)
             if number != schema.mapping(for: entity)?.number {
-                throw incompatible(entity: name, "entity '\(name)' has number \(number) in the store but \(schema.mapping(for: entity)?.number ?? 0) in the model")
+                comparison.add(StoreDifference(.entityNumber, entity: name,
+                                               "entity '\(name)' has number \(number) in the store but \(schema.mapping(for: entity)?.number ?? 0) in the model"))
             }
         }
-        if let extra = stored.keys.sorted().first(where: { !matchedNames.contains($0) }) {
-            throw incompatible(entity: extra, "the store has entity '\(extra)', which the model does not have")
+        for extra in stored.keys.sorted() where !matchedNames.contains(extra) {
+            comparison.add(StoreDifference(.entityOnlyInStore, entity: extra, "the store has entity '\(extra)', which the model does not have"))
         }
-        for table in schema.tables { try check(table) }
-        try checkJoinTables()
+        // An entity the store lacks is one difference, not also one per table and column.
+        let missing = Set(comparison.differences.filter { $0.kind == .entityOnlyInModel }.map(\.entity))
+        for table in schema.tables where !missing.contains(table.root.name ?? "") {
+            try compare(table, skipping: missing, into: &comparison)
+        }
+        try compareJoinTables(into: &comparison)
     }
 
     /// Every join table of a to-many relationship, with its key and order columns.
-    private func checkJoinTables() throws {
+    private func compareJoinTables(into comparison: inout StoreComparison) throws {
         for (id, join) in schema.joinTables.sorted(by: { $0.value.name < $1.value.name }) {
             let relationship = relationship(identifiedBy: id)
             // How Core Data stores a to-many without inverse is not known (COREDATA-FORMAT.md):
@@ -91,18 +104,19 @@ struct StoreCompatibility {
             if columns.isEmpty, let actual = try tableHolding(join.sourceColumn, join.destinationColumn) {
                 // Which side names a many-to-many's table is known from one (ordered) store only:
                 // adopt the store's table when it is named after the other side.
-                schema.renameJoinTable(join.name, to: actual)
+                comparison.adoptions.append(.joinTable(join.name, storeName: actual))
                 tableName = actual
                 columns = try columnNames(of: actual)
             }
             guard !columns.isEmpty else {
-                throw incompatible(entity: owner, property: name,
-                                   "relationship '\(name)' of entity '\(owner)' has no join table \(join.name) in the store")
+                comparison.add(StoreDifference(.missingJoinTable, entity: owner, property: name,
+                                               "relationship '\(name)' of entity '\(owner)' has no join table \(join.name) in the store"))
+                continue
             }
             for column in [join.sourceColumn, join.destinationColumn] + [join.orderColumn].compactMap({ $0 })
             where !columns.contains(column) {
-                throw incompatible(entity: owner, property: name,
-                                   "relationship '\(name)' of entity '\(owner)' has no column \(column) in its join table \(tableName)")
+                comparison.add(StoreDifference(.missingColumn, entity: owner, property: name,
+                                               "relationship '\(name)' of entity '\(owner)' has no column \(column) in its join table \(tableName)"))
             }
         }
     }
@@ -121,34 +135,38 @@ struct StoreCompatibility {
         Set(try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap { $0[0].stringValue?.uppercased() })
     }
 
-    private func check(_ table: SQLiteSchema.TableMapping) throws {
+    private func compare(_ table: SQLiteSchema.TableMapping, skipping missing: Set<String>, into comparison: inout StoreComparison) throws {
         let info = try connection.rows("SELECT name, type FROM pragma_table_info(?)", [.text(table.name)])
         let entityName = table.root.name ?? ""
         guard !info.isEmpty else {
-            throw incompatible(entity: entityName, "the table \(table.name) of entity '\(entityName)' is missing from the store")
+            comparison.add(StoreDifference(.missingTable, entity: entityName, "the table \(table.name) of entity '\(entityName)' is missing from the store"))
+            return
         }
         var columns: [String: String] = [:]
         for row in info {
             if let name = row[0].stringValue { columns[name.uppercased()] = row[1].stringValue?.uppercased() ?? "" }
         }
-        try checkOrderColumns(of: table, columns: columns)
-        for mapping in table.entities {
+        compareOrderColumns(of: table, columns: columns, into: &comparison)
+        for mapping in table.entities where !missing.contains(mapping.entity.name ?? "") {
             let layout = mapping.entity.layout
+            let entity = mapping.entity.name ?? ""
             for attribute in layout.attributes where attribute.entity === mapping.entity && !attribute.isTransient {
                 guard let column = mapping.attributeColumns[attribute.attributeSlot] else { continue }
                 guard let type = columns[column] else {
-                    throw incompatible(entity: mapping.entity.name ?? "", property: attribute.name,
-                                       "attribute '\(attribute.name)' of entity '\(mapping.entity.name ?? "")' has no column \(column) in the store")
+                    comparison.add(StoreDifference(.missingColumn, entity: entity, property: attribute.name,
+                                                   "attribute '\(attribute.name)' of entity '\(entity)' has no column \(column) in the store"))
+                    continue
                 }
                 let expected = SQLiteSchema.sqlType(of: attribute.attributeType)
                 if !Self.typesAgree(stored: type, expected: expected) {
-                    throw incompatible(entity: mapping.entity.name ?? "", property: attribute.name,
-                                       "attribute '\(attribute.name)' of entity '\(mapping.entity.name ?? "")' is \(attribute.attributeType.modelName) in the model but its column \(column) is \(type) in the store")
+                    comparison.add(StoreDifference(.columnType, entity: entity, property: attribute.name,
+                                                   "attribute '\(attribute.name)' of entity '\(entity)' is \(attribute.attributeType.modelName) in the model but its column \(column) is \(type) in the store"))
                 }
             }
             for relationship in layout.relationships where relationship.entity === mapping.entity {
                 guard let column = mapping.toOneColumns[relationship.relationshipSlot] else { continue }
-                if let entityColumn = mapping.toOneEntityColumns[relationship.relationshipSlot], columns[entityColumn] == nil {
+                var entityColumn = mapping.toOneEntityColumns[relationship.relationshipSlot]
+                if let expected = entityColumn, columns[expected] == nil {
                     // The digit of `Z<n>_<NAME>` is known from one store only (COREDATA-FORMAT.md
                     // §2): adopt the store's own name for the column when it differs.
                     let suffix = "_" + SQLiteSchema.columnStem(relationship.name)
@@ -156,24 +174,24 @@ struct StoreCompatibility {
                         name.hasPrefix("Z") && name.hasSuffix(suffix)
                             && name.dropFirst().dropLast(suffix.count).allSatisfy(\.isNumber) && name.count > suffix.count + 1
                     }) {
-                        schema.renameColumn(entityColumn, to: actual, in: table)
+                        comparison.adoptions.append(.column(expected, storeName: actual, table: table))
+                        entityColumn = actual
                     }
                 }
-                for needed in [column, mapping.toOneEntityColumns[relationship.relationshipSlot]].compactMap({ $0 })
-                where columns[needed] == nil {
-                    throw incompatible(entity: mapping.entity.name ?? "", property: relationship.name,
-                                       "relationship '\(relationship.name)' of entity '\(mapping.entity.name ?? "")' has no column \(needed) in the store")
+                for needed in [column, entityColumn].compactMap({ $0 }) where columns[needed] == nil {
+                    comparison.add(StoreDifference(.missingColumn, entity: entity, property: relationship.name,
+                                                   "relationship '\(relationship.name)' of entity '\(entity)' has no column \(needed) in the store"))
                 }
             }
         }
     }
 
     /// The order keys of ordered to-many relationships kept in this table's rows.
-    private func checkOrderColumns(of table: SQLiteSchema.TableMapping, columns: [String: String]) throws {
+    private func compareOrderColumns(of table: SQLiteSchema.TableMapping, columns: [String: String], into comparison: inout StoreComparison) {
         for (id, column) in table.orderColumns.sorted(by: { $0.value < $1.value }) where columns[column] == nil {
             let relationship = relationship(identifiedBy: id)
-            throw incompatible(entity: relationship?.entity?.name ?? "?", property: relationship?.name,
-                               "ordered relationship '\(relationship?.name ?? "?")' of entity '\(relationship?.entity?.name ?? "?")' has no order column \(column) in \(table.name)")
+            comparison.add(StoreDifference(.missingColumn, entity: relationship?.entity?.name ?? "?", property: relationship?.name,
+                                           "ordered relationship '\(relationship?.name ?? "?")' of entity '\(relationship?.entity?.name ?? "?")' has no order column \(column) in \(table.name)"))
         }
     }
 
@@ -186,14 +204,5 @@ struct StoreCompatibility {
         if stored == expected { return true }
         let numeric: Set<String> = ["INTEGER", "FLOAT", "DECIMAL", "TIMESTAMP", "REAL", "NUMERIC"]
         return numeric.contains(stored) && numeric.contains(expected) && (stored == "INTEGER") == (expected == "INTEGER")
-    }
-
-    private func incompatible(entity: String, property: String? = nil, _ reason: String) -> CocoaError {
-        var info: [String: Any] = ["NSEntityNameKey": entity]
-        if let property { info[NSValidationKeyErrorKey] = property }
-        if let url { info[NSURLErrorKey] = url }
-        return CoreDataError.make(.persistentStoreIncompatibleVersionHash,
-                                  "The model used to open the store is incompatible with the one used to create it (\(url?.path ?? "store")): \(reason)",
-                                  info)
     }
 }

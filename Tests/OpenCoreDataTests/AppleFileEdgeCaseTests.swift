@@ -292,7 +292,7 @@ import OpenCoreData
 
     // MARK: 9. A store missing a many-to-many join table
 
-    /// `StoreCompatibility.checkStructure` checks entity tables and their columns, not the join
+    /// `StoreCompatibility.compareStructure` compares entity tables and their columns, not the join
     /// tables of many-to-many relationships (nor `Z_FOK_` order columns). Bookmarks_V4 without
     /// `Z_1FAVORITES` opens, and `ocd store dump` exits 0 printing every `favorites` list as
     /// `[]`: the load error is only recorded in the object's rejected values. The dump must

@@ -3,6 +3,7 @@ import Testing
 import OpenCoreData
 @testable import OpenCoreDataCore
 @testable import OpenCoreDataSQLite
+import OCDSQLite
 
 /// Opening a store decides compatibility as Core Data does, by entity version hashes
 /// (COREDATA-FORMAT.md §6), and by structure where the hashes cannot decide.
@@ -34,6 +35,48 @@ import OpenCoreData
         #expect(error.userInfo["NSEntityNameKey"] as? String == "Item")
         #expect((error.userInfo[NSLocalizedDescriptionKey] as? String)?.hasSuffix(
             "entity 'Item' is not the one the store was written with (its version hash differs)") == true)
+    }
+
+    /// A store opened with a model that changed in several places is refused with every change
+    /// listed, not the first only, and is left as it was.
+    @Test func anIncompatibleStoreIsRefusedWithEveryDifferenceListed() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Items.sqlite")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model(optionalName: false))
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        NSEntityDescription.insertNewObject(forEntityName: "Item", into: context).setValue("kept", forKey: "name")
+        try context.save()
+        try coordinator.remove(coordinator.persistentStores[0])
+
+        let newer = Self.model(optionalName: false)
+        let item = try #require(newer.entitiesByName["Item"])
+        item.properties += [NSAttributeDescription(name: "email", type: .stringAttributeType),
+                            NSAttributeDescription(name: "rank", type: .integer64AttributeType)]
+        let tag = NSEntityDescription(name: "Tag")
+        tag.properties = [NSAttributeDescription(name: "title", type: .stringAttributeType)]
+        newer.entities += [tag]
+        let error = try #require(throws: CocoaError.self) { try Self.open(newer, at: url) }
+        #expect(error.code.rawValue == 134100)
+        #expect(error.userInfo["NSEntityNameKey"] as? String == "Item")
+        let message = try #require(error.userInfo[NSLocalizedDescriptionKey] as? String)
+        for difference in ["entity 'Item' is not the one the store was written with (its version hash differs)",
+                           "the model has entity 'Tag', which the store does not have",
+                           "attribute 'email' of entity 'Item' has no column ZEMAIL in the store",
+                           "attribute 'rank' of entity 'Item' has no column ZRANK in the store"] {
+            #expect(message.contains(difference), "\(difference)")
+        }
+        // Each difference once, though both the hashes and the tables find the missing entity.
+        #expect(message.components(separatedBy: "entity 'Tag'").count == 2, "\(message)")
+
+        // The store was only looked at: the old model opens it, with its data.
+        let reopened = NSPersistentStoreCoordinator(managedObjectModel: Self.model(optionalName: false))
+        try reopened.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let check = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        check.persistentStoreCoordinator = reopened
+        let names = try check.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")).map { $0.value(forKey: "name") as? String }
+        #expect(names == ["kept"])
     }
 
     @Test func whereTheHashIsNotExactTheStructureDecides() throws {
@@ -102,5 +145,60 @@ extension VersionHashCompatibilityTests {
         let reread = try #require(try stack.fetch("Person").first)
         _ = reread.value(forKey: "favorites")
         #expect(reread.hasFault(forRelationshipNamed: "favorites"))
+    }
+}
+
+/// Comparing a store with the model only looks: it reports what differs and which of the
+/// store's own names to adopt, and changes neither the file nor the schema.
+@Suite struct StoreComparisonTests {
+    /// Owner.pet points to Animal, which has a subentity, so the row keeps the pet's entity in a
+    /// `Z<n>_PET` column.
+    static func model() -> NSManagedObjectModel {
+        let animal = NSEntityDescription(name: "Animal")
+        let dog = NSEntityDescription(name: "Dog")
+        let owner = NSEntityDescription(name: "Owner")
+        animal.subentities = [dog]
+        let pet = NSRelationshipDescription(name: "pet", destination: animal)
+        let keeper = NSRelationshipDescription(name: "keeper", destination: owner)
+        pet.inverseRelationship = keeper
+        keeper.inverseRelationship = pet
+        animal.properties = [NSAttributeDescription(name: "name", type: .stringAttributeType), keeper]
+        owner.properties = [NSAttributeDescription(name: "name", type: .stringAttributeType), pet]
+        let model = NSManagedObjectModel()
+        model.entities = [animal, dog, owner]
+        return model
+    }
+
+    @Test func aStoresOwnColumnNameIsReportedAsAnAdoptionAndTheSchemaIsLeftAlone() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Owners.sqlite")
+        let model = Self.model()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        try coordinator.remove(coordinator.persistentStores[0])
+
+        let connection = try SQLiteConnection(path: url.path)
+        let schema = SQLiteSchema(entities: model.entities)
+        let owner = try #require(schema.mapping(for: model.entitiesByName["Owner"]!))
+        let slot = try #require(model.entitiesByName["Owner"]?.relationshipsByName["pet"]).relationshipSlot
+        let expected = try #require(owner.toOneEntityColumns[slot])
+        try connection.execute("ALTER TABLE ZOWNER RENAME COLUMN \(expected) TO Z9_PET")
+
+        let comparison = try StoreCompatibility(schema: schema, storedNumbers: try StoredEntityNumbers.read(on: connection, url: url),
+                                                connection: connection, url: url).compare(metadata: [:])
+        #expect(comparison.isCompatible)
+        #expect(comparison.adoptions.count == 1)
+        #expect(owner.toOneEntityColumns[slot] == expected)  // only looked
+        for adoption in comparison.adoptions { adoption.apply(to: schema) }
+        #expect(owner.toOneEntityColumns[slot] == "Z9_PET")
+
+        // A column the store lacks altogether is a difference, named with its property.
+        try connection.execute("ALTER TABLE ZOWNER DROP COLUMN ZNAME")
+        let missing = try StoreCompatibility(schema: SQLiteSchema(entities: model.entities),
+                                             storedNumbers: try StoredEntityNumbers.read(on: connection, url: url),
+                                             connection: connection, url: url).compare(metadata: [:])
+        #expect(missing.differences.map(\.kind) == [StoreDifference.Kind.missingColumn])
+        #expect(missing.differences.first?.entity == "Owner")
+        #expect(missing.differences.first?.property == "name")
     }
 }
