@@ -121,6 +121,12 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         writerAsReader = SQLiteReader(connection: connection)
     }
 
+    func destroyFiles() throws -> Bool {
+        guard let url else { return false }
+        try SQLiteStoreFiles.destroy(at: url)
+        return true
+    }
+
     func unload() {
         lock.withLock {
             connection = nil

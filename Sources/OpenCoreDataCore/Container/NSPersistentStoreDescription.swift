@@ -29,7 +29,8 @@ public final class NSPersistentStoreDescription: @unchecked Sendable, CustomStri
     /// Whether an older store is migrated to the model automatically (lightweight migration).
     ///
     /// Not yet in effect: OpenCoreData has no migrations, so a store written with another model
-    /// is refused with error 134100 naming the entity that differs, whatever this says.
+    /// is refused with error 134100 listing what differs, whatever this says — unless
+    /// `incompatibleStorePolicy` is `.destroyAndRecreate`.
     public var shouldMigrateStoreAutomatically = true
     /// Whether the mapping for automatic migration is inferred. Not yet in effect (see
     /// `shouldMigrateStoreAutomatically`).

@@ -57,13 +57,22 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
             throw CoreDataError.make(.persistentStoreInvalidType,
                                      "The class \(storeClass) registered for the store type '\(storeType)' is not an NSIncrementalStore subclass")
         }
-        let store = storeClass.init(persistentStoreCoordinator: self, configurationName: configurationName, at: url, options: options)
+        var store = storeClass.init(persistentStoreCoordinator: self, configurationName: configurationName, at: url, options: options)
         store.addedType = storeType
         if let url = storeURL, storeType != NSInMemoryStoreType, persistentStore(for: url) != nil {
             throw CoreDataError.store(.persistentStoreOpen, "The store at \(url.path) is already added to this coordinator", url: url)
         }
         let entities = managedObjectModel.entities(forConfigurationName: configurationName) ?? managedObjectModel.entities
-        try store.seam.load(model: managedObjectModel, entities: entities)
+        do {
+            try store.seam.load(model: managedObjectModel, entities: entities)
+        } catch let error as CocoaError
+                    where error.code == .persistentStoreIncompatibleVersionHash && IncompatibleStorePolicy(options: options) == .destroyAndRecreate {
+            // A store that only caches: its files go, and an empty store takes their place.
+            guard try store.seam.destroyFiles() else { throw error }
+            store = storeClass.init(persistentStoreCoordinator: self, configurationName: configurationName, at: url, options: options)
+            store.addedType = storeType
+            try store.seam.load(model: managedObjectModel, entities: entities)
+        }
         lock.withLock { stores.append(store) }
         store.didAdd(to: self)
         return store

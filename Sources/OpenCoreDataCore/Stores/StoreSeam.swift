@@ -49,10 +49,15 @@ package protocol StoreSeam: AnyObject {
     /// Reserves permanent IDs for new objects, one per element (stores of their own are asked
     /// for the objects; the built-in ones need only their entities).
     func newPermanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID]
+
+    /// Deletes the files of this store, which is not loaded (its load failed), so that a new
+    /// store can be made in their place; false when the store type cannot (stores of your own).
+    func destroyFiles() throws -> Bool
 }
 
 extension StoreSeam {
     package func unload() {}
+    package func destroyFiles() throws -> Bool { false }
     package var answersKeyFetches: Bool { true }
 
     package func snapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext?) throws -> [RowSnapshot] {
