@@ -122,8 +122,8 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     }
 
     func destroyFiles() throws -> Bool {
-        guard let url else { return false }
-        try SQLiteStoreFiles.destroy(at: url)
+        guard let url, !isReadOnly else { return false }
+        try SQLiteStoreFiles.destroyUnlessInUse(at: url)
         return true
     }
 

@@ -10,7 +10,8 @@ enum SQLiteStoreFiles {
         let path = url.path
         let support = url.deletingLastPathComponent()
             .appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent)_SUPPORT").path
-        return [path, path + "-wal", path + "-shm", path + "-journal", support]
+        // The companions first: a log left beside a new database could be replayed into it.
+        return [path + "-wal", path + "-shm", path + "-journal", support, path]
     }
 
     /// Deletes the store at `url` with its companions. A missing store is no error; a file that
@@ -20,6 +21,37 @@ enum SQLiteStoreFiles {
             // Reading the metadata checks, read-only, that the file is a Core Data store.
             _ = try SQLiteStoreFile.metadata(at: url)
         }
+        try removeFiles(of: url)
+    }
+
+    /// Deletes the store at `url` unless a connection anywhere — in this process or another —
+    /// has it open: then it throws 134100 saying so, and deletes nothing. For a store that no
+    /// longer fits the model and is only a cache (`IncompatibleStorePolicy.destroyAndRecreate`).
+    ///
+    /// An exclusive lock on the database, which SQLite grants in WAL mode only when no other
+    /// connection has the file open, even an idle one, is held while the files go, so that
+    /// nobody opens the store meanwhile.
+    static func destroyUnlessInUse(at url: URL) throws {
+        guard FileManager.default.fileExists(atPath: url.path) else { return try removeFiles(of: url) }
+        _ = try SQLiteStoreFile.metadata(at: url)
+        var configuration = SQLiteConnection.Configuration()
+        configuration.createIfMissing = false
+        configuration.walMode = false
+        configuration.busyTimeoutMilliseconds = 0
+        let lock = try SQLiteConnection(path: url.path, configuration: configuration)
+        do {
+            try lock.execute("PRAGMA locking_mode=EXCLUSIVE")
+            try lock.execute("BEGIN EXCLUSIVE")
+        } catch {
+            throw CoreDataError.store(.persistentStoreIncompatibleVersionHash,
+                                      "The store \(url.path) no longer fits the model, but another connection has it open: it was not destroyed and recreated",
+                                      url: url, underlying: error)
+        }
+        try withExtendedLifetime(lock) { try removeFiles(of: url) }
+    }
+
+    /// Deletes every file of the store at `url`, companions first.
+    private static func removeFiles(of url: URL) throws {
         for path in paths(of: url) where FileManager.default.fileExists(atPath: path) {
             do {
                 try FileManager.default.removeItem(atPath: path)

@@ -82,6 +82,41 @@ import OpenCoreData
         #expect(try Self.names(in: older) == ["a", "b", "c"])
     }
 
+    /// A cache another connection still has open (an older version of the app, say) is not
+    /// pulled from under it: the add fails, and the other connection keeps its rows.
+    @Test func aCacheThatIsOpenElsewhereIsNotDestroyed() throws {
+        let directory = TemporaryDirectory()
+        let url = try Self.storeWithRowsInItsLog(in: directory)
+        let (older, olderErrors) = Self.container(Self.model(withEmail: false), at: url, policy: nil)
+        #expect(olderErrors.isEmpty)
+        #expect(try Self.names(in: older) == ["a", "b", "c"])
+
+        let (_, errors) = Self.container(Self.model(withEmail: true), at: url, policy: .destroyAndRecreate)
+        let error = try #require(errors.first as? CocoaError)
+        #expect(error.code.rawValue == 134100)
+        #expect(error.message.contains("another connection has it open"))
+        older.viewContext.reset()
+        #expect(try Self.names(in: older) == ["a", "b", "c"])
+        let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: older.viewContext)
+        item.setValue("d", forKey: "name")
+        try older.viewContext.save()
+    }
+
+    /// A read-only store is never destroyed: the add fails with what differs.
+    @Test func aReadOnlyCacheIsRefusedNotDestroyed() throws {
+        let directory = TemporaryDirectory()
+        let url = try Self.storeWithRowsInItsLog(in: directory)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model(withEmail: true))
+        let error = try #require(throws: CocoaError.self) {
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                                               options: [NSReadOnlyPersistentStoreOption: true,
+                                                         OCDIncompatibleStorePolicyOption: IncompatibleStorePolicy.destroyAndRecreate])
+        }
+        #expect(error.code.rawValue == 134100)
+        let (older, _) = Self.container(Self.model(withEmail: false), at: url, policy: nil)
+        #expect(try Self.names(in: older) == ["a", "b", "c"])
+    }
+
     /// The policy is about stores that no longer fit: a file that is not a Core Data store is
     /// refused as ever, and never deleted.
     @Test func aFileThatIsNotAStoreIsNeverDestroyed() throws {

@@ -17,7 +17,10 @@ public enum IncompatibleStorePolicy: String, Sendable, CaseIterable {
     /// 134100 listing what differs, as with `.fail`.
     case migrate
     /// Delete the store's files (database, `-wal`, `-shm`, support files) and create an empty
-    /// store in their place: for a store that only caches data kept elsewhere.
+    /// store in their place: for a store that only caches data kept elsewhere. A store that
+    /// does not fit for another reason — tables or columns missing because the file was damaged
+    /// or edited — is destroyed too. A store that another connection has open, a read-only one,
+    /// and a file that is not a Core Data store are refused instead, and left as they are.
     case destroyAndRecreate
     /// Refuse the store with 134100, leaving it as it is.
     case fail
@@ -25,6 +28,10 @@ public enum IncompatibleStorePolicy: String, Sendable, CaseIterable {
     /// The policy `options` ask for; `.migrate` when they name none.
     init(options: [AnyHashable: Any]?) {
         let value = options?[OCDIncompatibleStorePolicyOption]
+        if let policy = value as? IncompatibleStorePolicy {
+            self = policy
+            return
+        }
         self = (value as? String ?? (value as? NSString).map(String.init)).flatMap(Self.init(rawValue:)) ?? .migrate
     }
 }
