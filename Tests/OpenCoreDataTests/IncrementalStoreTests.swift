@@ -464,8 +464,6 @@ import OpenCoreData
         #expect(nodeError.message.hasPrefix("The store of type 'JSONFile' returned Array<Int> for Author.active"), "\(nodeError.message)")
     }
 
-    /// A dictionary fetch reaches the store as the application made it, and the store's
-    /// dictionaries come back; batch requests are not passed on yet.
     /// `fetchInBatches` over an incremental store: the store's answer, the same objects as
     /// `fetch(_:)` gives, in the request's order.
     @Test func batchedFetchesGetTheStoresObjects() throws {
@@ -482,7 +480,9 @@ import OpenCoreData
         #expect(zip(batched, fetched).allSatisfy { $0 === $1 })
     }
 
-    @Test func dictionaryFetchesArePassedOnAndBatchRequestsAreNotYet() throws {
+    /// A dictionary fetch reaches the store as the application made it, and the store's
+    /// dictionaries come back.
+    @Test func dictionaryFetchesArePassedOn() throws {
         let directory = TemporaryDirectory()
         let stack = try Self.library(in: directory)
         let dictionaries = NSFetchRequest<NSDictionary>(entityName: "Book")
@@ -501,8 +501,38 @@ import OpenCoreData
         grouped.propertiesToGroupBy = ["pages"]
         // The store's own refusal is the fetch's error.
         #expect(throws: CocoaError.self) { try stack.context.fetch(grouped) }
-        let batch = NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Book"))
-        let batchError = try #require(throws: CocoaError.self) { try stack.context.execute(batch) }
-        #expect(batchError.code.rawValue == 134091)
+    }
+
+    /// A batch request reaches the store's execute(_:with:); its answer makes the result of the
+    /// request's type, and the deleted objects leave the context when merged. What the store
+    /// refuses, or answers wrongly, is an error.
+    @Test func batchRequestsArePassedToTheStore() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Self.library(in: directory)
+        let books = try stack.fetch("Book")
+        #expect(!books.isEmpty)
+        let delete = NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Book"))
+        delete.resultType = .resultTypeObjectIDs
+        let result = try #require(try stack.context.executeAndMergeChanges(delete) as? NSBatchDeleteResult)
+        #expect(Set(result.result as? [NSManagedObjectID] ?? []) == Set(books.map(\.objectID)))
+        #expect(try stack.fetch("Book").isEmpty)
+        try stack.reopen()
+        #expect(try stack.fetch("Book").isEmpty)
+
+        let counted = NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Author"))
+        counted.resultType = .resultTypeCount
+        let authors = try stack.fetch("Author").count
+        #expect((try stack.context.execute(counted) as? NSBatchDeleteResult)?.result as? Int == authors)
+
+        // The store refuses what it does not support: its error is the caller's.
+        let filtered = NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Book"))
+        filtered.fetchRequest.predicate = NSPredicate(format: "pages > 10")
+        let refused = try #require(throws: CocoaError.self) { try stack.context.execute(filtered) }
+        #expect(refused.code == .featureUnsupported)
+        // And an answer that is none of the expected ones names the store type.
+        JSONFileStore.failure = .batchAnswer
+        defer { JSONFileStore.failure = nil }
+        let wrong = try #require(throws: CocoaError.self) { try stack.context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest<NSFetchRequestResult>(entityName: "Book"))) }
+        #expect(wrong.message.hasPrefix("The store of type 'JSONFile' returned String from execute(_:with:) for a NSBatchDeleteRequest"), "\(wrong.message)")
     }
 }

@@ -8,6 +8,7 @@ extension NSPersistentStoreCoordinator {
     /// entity as the context does. A store's failure is thrown as a `ParentSaveFailure`.
     func executeBatch(_ request: NSPersistentStoreRequest, entity: (NSFetchRequest<NSFetchRequestResult>) throws -> NSEntityDescription)
         throws -> (result: NSPersistentStoreResult, outcome: BatchOutcome) {
+        if let answered = try incrementalBatchResult(request, entity: try batchEntity(of: request, entity: entity)) { return answered }
         switch request {
         case let delete as NSBatchDeleteRequest:
             let outcome = try runBatchDelete(delete, entity: entity)
@@ -40,13 +41,21 @@ extension NSPersistentStoreCoordinator {
         }
     }
 
+    /// The entity a batch request works on, when it names one the model has (the request's own
+    /// run reports one it lacks).
+    private func batchEntity(of request: NSPersistentStoreRequest,
+                             entity: (NSFetchRequest<NSFetchRequestResult>) throws -> NSEntityDescription) throws -> NSEntityDescription? {
+        switch request {
+        case let delete as NSBatchDeleteRequest: try entity(delete.fetchRequest)
+        case let update as NSBatchUpdateRequest: update.entity ?? managedObjectModel.entity(named: update.entityName)
+        case let insert as NSBatchInsertRequest: insert.entity ?? managedObjectModel.entity(named: insert.entityName)
+        default: nil
+        }
+    }
+
     /// The stores a batch request on `entity` runs in: writable ones, checked.
     private func batchStores(for entity: NSEntityDescription, request: NSPersistentStoreRequest) throws -> [NSPersistentStore] {
         let stores = (request.affectedStores ?? persistentStores).filter { $0.holds(entity) }
-        if let incremental = stores.first(where: { $0 is NSIncrementalStore }) {
-            throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
-                                     "Batch requests are not passed to an NSIncrementalStore yet (the store of type '\(incremental.type)')")
-        }
         if let readOnly = stores.first(where: \.isReadOnly) {
             throw CoreDataError.store(.persistentStoreSave,
                                       "The batch request on \(entity.name ?? "?") can't run: the store \(readOnly.url?.path ?? "in memory") is read-only",

@@ -22,7 +22,7 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
 
     /// What the tests can make the store do wrong.
     nonisolated(unsafe) static var failure: Failure?
-    enum Failure { case loadMetadata, save, fetchAnswer, nodeValue, wrongEntity, lazyToOne, rowsGone, badPermanentIDs }
+    enum Failure { case loadMetadata, save, fetchAnswer, nodeValue, wrongEntity, lazyToOne, rowsGone, badPermanentIDs, batchAnswer }
 
     /// Calls the store heard, for the tests to check.
     nonisolated(unsafe) static var calls: [String] = []
@@ -91,6 +91,9 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
         case .saveRequestType:
             try save(request as! NSSaveChangesRequest)
             return [Any]()
+        case .batchDeleteRequestType:
+            if failure == .batchAnswer { return "deleted" }
+            return try batchDelete(request as! NSBatchDeleteRequest)
         default:
             throw CocoaError(.featureUnsupported)
         }
@@ -185,6 +188,22 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
     }
 
     // MARK: Saving
+
+    /// Deletes every row of the request's entity (no predicate: this store does not evaluate
+    /// them), and answers the deleted objects' IDs.
+    private func batchDelete(_ request: NSBatchDeleteRequest) throws -> [NSManagedObjectID] {
+        guard request.fetchRequest.predicate == nil, let entity = request.fetchRequest.entity
+                ?? request.fetchRequest.entityName.flatMap({ persistentStoreCoordinator?.managedObjectModel.entitiesByName[$0] }) else {
+            throw CocoaError(.featureUnsupported)
+        }
+        var rows = self.rows
+        let references = (rows[entity.name!] ?? [:]).keys.sorted()
+        rows[entity.name!] = [:]
+        let file: [String: Any] = ["uuid": identifier, "rows": rows, "versions": versions.mapValues { NSNumber(value: $0) }]
+        try JSONSerialization.data(withJSONObject: file, options: [.sortedKeys]).write(to: url!, options: .atomic)
+        self.rows = rows
+        return references.map { newObjectID(for: entity, referenceObject: $0) }
+    }
 
     private func save(_ request: NSSaveChangesRequest) throws {
         if failure == .save { throw CocoaError(.fileWriteOutOfSpace) }
