@@ -49,48 +49,13 @@ extension NSPersistentStoreCoordinator {
                                      "The batch request on \(entity.name ?? "?") spans the store of type '\(store.type)' and other stores: run it on each, with affectedStores")
         }
         let (ids, count) = try store.answerBatch(request)
-        func needIDs() throws -> [NSManagedObjectID] {
-            guard let ids else {
-                throw CoreDataError.make(.persistentStoreOperation,
-                                         "The store of type '\(store.type)' did not return the objects' IDs that the \(type(of: request))'s resultType asks for")
-            }
-            return ids
-        }
-        func needCount() throws -> Int {
-            guard let count else {
-                throw CoreDataError.make(.persistentStoreOperation,
-                                         "The store of type '\(store.type)' did not return the count that the \(type(of: request))'s resultType asks for")
-            }
-            return count
-        }
         var outcome = BatchOutcome()
         switch request {
-        case let delete as NSBatchDeleteRequest:
-            outcome.deleted = ids ?? []
-            let result: Any = switch delete.resultType {
-            case .resultTypeStatusOnly: true
-            case .resultTypeObjectIDs: try needIDs()
-            case .resultTypeCount: try needCount()
-            }
-            return (NSBatchDeleteResult(result: result), outcome)
-        case let update as NSBatchUpdateRequest:
-            outcome.updated = ids ?? []
-            let result: Any = switch update.resultType {
-            case .statusOnlyResultType: true
-            case .updatedObjectIDsResultType: try needIDs()
-            case .updatedObjectsCountResultType: try needCount()
-            }
-            return (NSBatchUpdateResult(result: result), outcome)
-        case let insert as NSBatchInsertRequest:
-            outcome.inserted = ids ?? []
-            let result: Any = switch insert.resultType {
-            case .statusOnly: true
-            case .objectIDs: try needIDs()
-            case .count: try needCount()
-            }
-            return (NSBatchInsertResult(result: result), outcome)
-        default:
-            return nil
+        case is NSBatchDeleteRequest: outcome.deleted = ids ?? []
+        case is NSBatchUpdateRequest: outcome.updated = ids ?? []
+        case is NSBatchInsertRequest: outcome.inserted = ids ?? []
+        default: return nil
         }
+        return (try batchResult(of: request, ids: ids, count: count, answeredBy: store), outcome)
     }
 }

@@ -9,32 +9,62 @@ extension NSPersistentStoreCoordinator {
     func executeBatch(_ request: NSPersistentStoreRequest, entity: (NSFetchRequest<NSFetchRequestResult>) throws -> NSEntityDescription)
         throws -> (result: NSPersistentStoreResult, outcome: BatchOutcome) {
         if let answered = try incrementalBatchResult(request, entity: try batchEntity(of: request, entity: entity)) { return answered }
+        let outcome: BatchOutcome
+        let affected: [NSManagedObjectID]
         switch request {
         case let delete as NSBatchDeleteRequest:
-            let outcome = try runBatchDelete(delete, entity: entity)
-            let result: Any = switch delete.resultType {
-            case .resultTypeStatusOnly: true
-            case .resultTypeObjectIDs: outcome.deleted
-            case .resultTypeCount: outcome.deleted.count
-            }
-            return (NSBatchDeleteResult(result: result), outcome)
+            outcome = try runBatchDelete(delete, entity: entity)
+            affected = outcome.deleted
         case let update as NSBatchUpdateRequest:
-            let outcome = try runBatchUpdate(update)
-            let result: Any = switch update.resultType {
-            case .statusOnlyResultType: true
-            case .updatedObjectIDsResultType: outcome.updated
-            case .updatedObjectsCountResultType: outcome.updated.count
-            }
-            return (NSBatchUpdateResult(result: result), outcome)
+            outcome = try runBatchUpdate(update)
+            affected = outcome.updated
         case let insert as NSBatchInsertRequest:
-            let outcome = try runBatchInsert(insert)
-            let written = outcome.inserted + outcome.updated
-            let result: Any = switch insert.resultType {
-            case .statusOnly: true
-            case .objectIDs: written
-            case .count: written.count
+            outcome = try runBatchInsert(insert)
+            affected = outcome.inserted + outcome.updated
+        default:
+            throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
+                                     "execute(_:) runs batch requests; \(type(of: request)) is not one (fetch with fetch(_:))")
+        }
+        return (try batchResult(of: request, ids: affected, count: affected.count), outcome)
+    }
+
+    /// The result of a batch request, of the kind its `resultType` asks for, from the affected
+    /// objects' IDs and their number; nil for what is not known, which is an error naming
+    /// `answerer` (the store of your own that answered) when the result type needs it.
+    func batchResult(of request: NSPersistentStoreRequest, ids: [NSManagedObjectID]?, count: Int?,
+                     answeredBy answerer: NSPersistentStore? = nil) throws -> NSPersistentStoreResult {
+        func known<T>(_ value: T?, _ what: String) throws -> T {
+            guard let value else {
+                throw CoreDataError.make(.persistentStoreOperation,
+                                         "The store of type '\(answerer?.type ?? "?")' did not return the \(what) that the \(type(of: request))'s resultType asks for")
             }
-            return (NSBatchInsertResult(result: result), outcome)
+            return value
+        }
+        switch request {
+        case let delete as NSBatchDeleteRequest:
+            return NSBatchDeleteResult(result: try { () throws -> Any in
+                switch delete.resultType {
+                case .resultTypeStatusOnly: true
+                case .resultTypeObjectIDs: try known(ids, "objects' IDs")
+                case .resultTypeCount: try known(count, "count")
+                }
+            }())
+        case let update as NSBatchUpdateRequest:
+            return NSBatchUpdateResult(result: try { () throws -> Any in
+                switch update.resultType {
+                case .statusOnlyResultType: true
+                case .updatedObjectIDsResultType: try known(ids, "objects' IDs")
+                case .updatedObjectsCountResultType: try known(count, "count")
+                }
+            }())
+        case let insert as NSBatchInsertRequest:
+            return NSBatchInsertResult(result: try { () throws -> Any in
+                switch insert.resultType {
+                case .statusOnly: true
+                case .objectIDs: try known(ids, "objects' IDs")
+                case .count: try known(count, "count")
+                }
+            }())
         default:
             throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
                                      "execute(_:) runs batch requests; \(type(of: request)) is not one (fetch with fetch(_:))")
