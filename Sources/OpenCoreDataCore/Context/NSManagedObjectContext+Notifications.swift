@@ -44,19 +44,18 @@ extension NSManagedObjectContext {
 
     /// Posts DidSave and the object-ID variant. A set the save's ObjectsDidChange already built
     /// from the same objects (`posted`) is reused rather than hashed again.
-    /// `ids`, when given, are the objects' IDs, listed by the caller from where they are cheaper
-    /// to read than the objects.
+    /// `ids` are the objects' IDs, listed by the caller from the save's rows: a large save's
+    /// objects are no longer in the processor's caches.
     func postDidSave(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
-                     reusing posted: PostedChangeSets? = nil, ids: SaveResultIDs? = nil) {
+                     reusing posted: PostedChangeSets? = nil, ids: SaveResultIDs) {
         NotificationCenter.default.post(name: .NSManagedObjectContextDidSave, object: self, userInfo: [
             NSInsertedObjectsKey: posted?.inserted.reusableSet(for: inserted) ?? Set(inserted),
             NSUpdatedObjectsKey: posted?.updated.reusableSet(for: updated) ?? Set(updated),
             NSDeletedObjectsKey: posted?.deleted.reusableSet(for: deleted) ?? Set(deleted),
         ])
         NotificationCenter.default.post(name: NSManagedObjectContext.didSaveObjectIDsNotification, object: self, userInfo: [
-            NSInsertedObjectIDsKey: ids.map { Set($0.inserted) } ?? Self.objectIDs(of: inserted),
-            NSUpdatedObjectIDsKey: ids.map { Set($0.updated) } ?? Self.objectIDs(of: updated),
-            NSDeletedObjectIDsKey: ids.map { Set($0.deleted) } ?? Self.objectIDs(of: deleted),
+            NSInsertedObjectIDsKey: Set(ids.inserted), NSUpdatedObjectIDsKey: Set(ids.updated),
+            NSDeletedObjectIDsKey: Set(ids.deleted),
         ])
     }
 
@@ -66,26 +65,6 @@ extension NSManagedObjectContext {
     private static func set(of objects: [NSManagedObject], where belongs: (NSManagedObject) -> Bool) -> Set<NSManagedObject> {
         var result = Set<NSManagedObject>(minimumCapacity: objects.count)
         for object in objects where belongs(object) { result.insert(object) }
-        return result
-    }
-
-    private static func objectIDs(of objects: [NSManagedObject]) -> Set<NSManagedObjectID> {
-        // The IDs are read first, with nothing opaque in the loop, and then moved into the set:
-        // hashing (or appending) in the same loop made the compiler retain and release every
-        // object, whose headers a large save no longer has in cache.
-        // With no objects the array below would be the standard library's shared empty storage,
-        // whose count the initializer writes: threads saving at once would race on it (TSan).
-        guard !objects.isEmpty else { return [] }
-        var ids = [NSManagedObjectID](unsafeUninitializedCapacity: objects.count) { buffer, initialized in
-            initialized = 0
-            for object in objects {
-                guard let id = object.existingObjectID else { continue }
-                (buffer.baseAddress! + initialized).initialize(to: id)
-                initialized += 1
-            }
-        }
-        var result = Set<NSManagedObjectID>(minimumCapacity: ids.count)
-        while let id = ids.popLast() { result.insert(id) }
         return result
     }
 }
