@@ -378,24 +378,39 @@ final class SQLiteSchema {
             "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
             "CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)",
         ]
-        for table in tables {
-            let columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"] + table.columns.map { "\($0.name) \($0.type)" }
-            statements.append("CREATE TABLE \(table.name) ( \(columns.joined(separator: ", ")) )")
-        }
-        for join in distinctJoinTables {
-            var columns = ["\(join.sourceColumn) INTEGER", "\(join.destinationColumn) INTEGER"]
-            // Both sides of a many-to-many share the table; give it every order column they need.
-            let orderColumns = Set(joinTables.values.filter { $0.name == join.name }.compactMap(\.orderColumn)).sorted()
-            columns += orderColumns.map { "\($0) INTEGER" }
-            let key = [join.sourceColumn, join.destinationColumn].sorted().joined(separator: ", ")
-            statements.append("CREATE TABLE \(join.name) ( \(columns.joined(separator: ", ")), PRIMARY KEY (\(key)) )")
-            statements.append("CREATE INDEX \(join.name)_\(join.destinationColumn)_INDEX ON \(join.name) (\(join.destinationColumn), \(join.sourceColumn))")
-        }
+        statements += tables.map { createStatement(for: $0) }
+        statements += distinctJoinTables.map { createStatement(for: $0) }
         statements += indexStatements()
         return statements
     }
 
-    private func indexStatements() -> [String] {
+    /// `CREATE TABLE` for an entity table, under its own name or `name`.
+    func createStatement(for table: TableMapping, named name: String? = nil) -> String {
+        let columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"] + table.columns.map { "\($0.name) \($0.type)" }
+        return "CREATE TABLE \(name ?? table.name) ( \(columns.joined(separator: ", ")) )"
+    }
+
+    /// The order columns of a join table: both sides of a many-to-many share the table, and it
+    /// has every order column they need.
+    func orderColumns(of join: JoinTable) -> [String] {
+        Set(joinTables.values.filter { $0.name == join.name }.compactMap(\.orderColumn)).sorted()
+    }
+
+    /// `CREATE TABLE` for a join table, under its own name or `name`.
+    func createStatement(for join: JoinTable, named name: String? = nil) -> String {
+        let columns = ["\(join.sourceColumn) INTEGER", "\(join.destinationColumn) INTEGER"] + orderColumns(of: join).map { "\($0) INTEGER" }
+        let key = [join.sourceColumn, join.destinationColumn].sorted().joined(separator: ", ")
+        return "CREATE TABLE \(name ?? join.name) ( \(columns.joined(separator: ", ")), PRIMARY KEY (\(key)) )"
+    }
+
+    /// Every index of the schema's tables and join tables, as `CREATE INDEX` statements.
+    func indexStatements() -> [String] {
+        distinctJoinTables.map { join in
+            "CREATE INDEX \(join.name)_\(join.destinationColumn)_INDEX ON \(join.name) (\(join.destinationColumn), \(join.sourceColumn))"
+        } + entityIndexStatements()
+    }
+
+    private func entityIndexStatements() -> [String] {
         var statements: [String] = []
         for table in tables {
             if table.isShared { statements.append("CREATE INDEX \(table.name)_Z_ENT_INDEX ON \(table.name) (Z_ENT)") }

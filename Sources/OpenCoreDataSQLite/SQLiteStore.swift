@@ -88,17 +88,16 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             case .coreDataStore:
                 if !isReadOnly { try connection.execute("PRAGMA journal_mode=WAL") }
                 try readMetadata(from: connection)
-                // The store's own entity numbers, whatever order its writer numbered them in:
-                // the rows' Z_ENT, the Z<n>_ columns and the join tables follow them.
-                let stored = try StoredEntityNumbers.read(on: connection, url: url)
-                let numbers = Self.numbers(of: entities, in: stored)
-                if !numbers.isEmpty,
-                   numbers != schema.orderedEntities.reduce(into: [:], { $0[$1.name ?? ""] = schema.mapping(for: $1)?.number }) {
-                    schema = SQLiteSchema(entities: entities, storedNumbers: numbers)
+                var comparison = try fitSchema(of: model, entities: entities, on: connection, url: url)
+                if !comparison.isCompatible, !isReadOnly, !model.isInferredFromStore, LightweightMigrationRequest.isRequested(by: options) {
+                    try migrate(on: connection, to: model, entities: entities, url: url)
+                    try readMetadata(from: connection)
+                    comparison = try fitSchema(of: model, entities: entities, on: connection, url: url)
+                    if let error = comparison.incompatibilityError(url: url) {
+                        throw CoreDataError.make(.migration, "The store \(path) was migrated but still differs from the model: \(error.localizedDescription)",
+                                                 [NSURLErrorKey: url, NSUnderlyingErrorKey: error])
+                    }
                 }
-                // A model inferred from the tables has no hashes of its own to compare.
-                let comparison = try StoreCompatibility(schema: schema, storedNumbers: stored, connection: connection, url: url)
-                    .compare(metadata: model.isInferredFromStore ? [:] : storedMetadata)
                 if let error = comparison.incompatibilityError(url: url) { throw error }
                 for adoption in comparison.adoptions { adoption.apply(to: schema) }
             case .otherDatabase:
@@ -119,6 +118,59 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         }
         self.connection = connection
         writerAsReader = SQLiteReader(connection: connection)
+    }
+
+    /// Lays out `schema` for `entities` as the store numbers them and compares the store with
+    /// it (the store's own names are adopted only once it fits).
+    private func fitSchema(of model: NSManagedObjectModel, entities: [NSEntityDescription],
+                           on connection: SQLiteConnection, url: URL) throws -> StoreComparison {
+        let (fitted, comparison) = try Self.fittedSchema(for: entities, of: model, metadata: model.isInferredFromStore ? [:] : storedMetadata,
+                                                         on: connection, url: url)
+        schema = fitted
+        return comparison
+    }
+
+    /// The layout of `entities` under the store's own entity numbers, and how the store
+    /// compares with it. A model inferred from the tables passes no metadata: it has no hashes
+    /// of its own to compare.
+    private static func fittedSchema(for entities: [NSEntityDescription], of model: NSManagedObjectModel, metadata: [String: Any],
+                                     on connection: SQLiteConnection, url: URL) throws -> (SQLiteSchema, StoreComparison) {
+        // The store's own entity numbers, whatever order its writer numbered them in: the rows'
+        // Z_ENT, the Z<n>_ columns and the join tables follow them.
+        let stored = try StoredEntityNumbers.read(on: connection, url: url)
+        let numbers = Self.numbers(of: entities, in: stored)
+        let schema = SQLiteSchema(entities: entities, storedNumbers: numbers.isEmpty ? model.storedEntityNumbers : numbers)
+        let comparison = try StoreCompatibility(schema: schema, storedNumbers: stored, connection: connection, url: url)
+            .compare(metadata: metadata)
+        return (schema, comparison)
+    }
+
+    /// Migrates the store to `model` in place by an inferred mapping (`SQLiteLightweightMigration`),
+    /// from the model it was written with (`SourceModelSearch`).
+    private func migrate(on connection: SQLiteConnection, to model: NSManagedObjectModel, entities: [NSEntityDescription], url: URL) throws {
+        let metadata = storedMetadata
+        let found = try SourceModelSearch(destination: model, configuration: configurationName, metadata: metadata).find(
+            storedModel: {
+                try StoreModelCache.content(of: connection, url: url).map { try CompiledModel.model(fromModelCache: $0, source: url) }
+            },
+            fits: { candidate in
+                try Self.fittedSchema(for: Self.entities(of: candidate, configuration: configurationName), of: candidate, metadata: metadata,
+                                      on: connection, url: url).1.isCompatible
+            },
+            url: url)
+        let sourceEntities = Self.entities(of: found.model, configuration: configurationName)
+        let (source, comparison) = try Self.fittedSchema(for: sourceEntities, of: found.model, metadata: metadata, on: connection, url: url)
+        for adoption in comparison.adoptions { adoption.apply(to: source) }
+        let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: found.model, destinationModel: model)
+        storedMetadata = try SQLiteLightweightMigration(
+            connection: connection, source: source, destinationModel: model, destinationEntities: entities, mapping: mapping,
+            storedNumbers: try StoredEntityNumbers.read(on: connection, url: url), url: url
+        ).run(metadata: metadata, uuid: identifier)
+    }
+
+    /// The entities a store of `configuration` holds in `model`.
+    private static func entities(of model: NSManagedObjectModel, configuration: String) -> [NSEntityDescription] {
+        NSManagedObjectModel.withSubentities(model.entities(forConfigurationName: configuration) ?? model.entities)
     }
 
     func destroyFiles() throws -> Bool {

@@ -39,7 +39,11 @@ extension CocoaError.Code {
     public static var persistentStoreUnsupportedRequestType: Self { .init(rawValue: 134091) }
     public static var persistentStoreIncompatibleVersionHash: Self { .init(rawValue: 134100) }
     public static var migration: Self { .init(rawValue: 134110) }
+    public static var migrationConstraintViolation: Self { .init(rawValue: 134111) }
+    public static var migrationCancelled: Self { .init(rawValue: 134120) }
     public static var migrationMissingSourceModel: Self { .init(rawValue: 134130) }
+    public static var migrationMissingMappingModel: Self { .init(rawValue: 134140) }
+    public static var inferredMappingModel: Self { .init(rawValue: 134190) }
     public static var sqlite: Self { .init(rawValue: 134180) }
 }
 

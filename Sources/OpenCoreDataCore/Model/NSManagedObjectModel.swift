@@ -28,6 +28,9 @@ open class NSManagedObjectModel: @unchecked Sendable {
     package var storedEntityNumbers: [String: Int64]?
     /// Set on a model guessed from a store's tables (`StoreSchemaInference`): good for reading only.
     package var isInferredFromStore = false
+    /// The model file this model was loaded from (`.xcdatamodeld`, `.xcdatamodel`, `.momd` or
+    /// `.mom`): a migration looks among its other versions for the model a store was written with.
+    package var fileURL: URL?
 
     /// Named fetch requests (see NSManagedObjectModel+FetchRequestTemplates.swift).
     var fetchRequestTemplates: [String: NSFetchRequest<NSFetchRequestResult>] = [:]

@@ -33,5 +33,6 @@ extension NSManagedObjectModel {
         default:
             throw ModelFileError(file: url, reason: "not a model: expected a .xcdatamodeld, .xcdatamodel, .momd or .mom")
         }
+        fileURL = url
     }
 }

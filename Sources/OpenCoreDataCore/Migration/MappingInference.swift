@@ -1,0 +1,217 @@
+import Foundation
+
+/// Infers the mapping between two versions of a model, as Core Data's lightweight migration
+/// does: entities and properties are the same element when their names match or the newer
+/// one's `renamingIdentifier` names the older one.
+///
+/// What it maps: entities, attributes and relationships added, removed or renamed; attributes
+/// made optional or required; numeric type changes (integers, Boolean, decimal, double and
+/// float into each other); sub-entities added or removed; a to-one becoming a to-many where its
+/// links survive (one-to-one → one-to-many, one-to-many → many-to-many); relationships becoming
+/// ordered (in key order) or unordered. What it refuses, each listed in one
+/// `NSInferredMappingModelError`: other type changes, an entity moved in the inheritance tree,
+/// other changes between to-one and to-many, a relationship to another destination entity.
+struct MappingInference {
+    let source: NSManagedObjectModel
+    let destination: NSManagedObjectModel
+
+    /// A change inference cannot map.
+    struct Obstacle {
+        let entity: String
+        let property: String?
+        let reason: String
+    }
+
+    func mappingModel() throws -> NSMappingModel {
+        var obstacles: [Obstacle] = []
+        let model = NSMappingModel()
+        var matchedSources = Set<ObjectIdentifier>()
+        for entity in Self.sorted(destination.entities) {
+            guard let name = entity.name else { continue }
+            guard let sourceEntity = sourceEntity(matching: entity) else {
+                model.entityMappings.append(addMapping(for: entity))
+                continue
+            }
+            matchedSources.insert(ObjectIdentifier(sourceEntity))
+            checkInheritance(of: entity, from: sourceEntity, into: &obstacles)
+            let mapping = NSEntityMapping()
+            mapping.name = "\(sourceEntity.name ?? "")To\(name)"
+            mapping.sourceEntityName = sourceEntity.name
+            mapping.sourceEntityVersionHash = sourceEntity.versionHash
+            mapping.destinationEntityName = name
+            mapping.destinationEntityVersionHash = entity.versionHash
+            mapping.mappingType = sourceEntity.name == name && sourceEntity.versionHash == entity.versionHash
+                ? .copyEntityMappingType : .transformEntityMappingType
+            mapping.attributeMappings = attributeMappings(of: entity, from: sourceEntity, obstacles: &obstacles)
+            mapping.relationshipMappings = relationshipMappings(of: entity, from: sourceEntity, obstacles: &obstacles)
+            model.entityMappings.append(mapping)
+        }
+        for entity in Self.sorted(source.entities) where !matchedSources.contains(ObjectIdentifier(entity)) {
+            let mapping = NSEntityMapping()
+            mapping.name = "Remove\(entity.name ?? "")"
+            mapping.mappingType = .removeEntityMappingType
+            mapping.sourceEntityName = entity.name
+            mapping.sourceEntityVersionHash = entity.versionHash
+            model.entityMappings.append(mapping)
+        }
+        if let error = Self.error(for: obstacles) { throw error }
+        return model
+    }
+
+    // MARK: Matching elements
+
+    /// The source entity `entity` is a version of: the one its renaming identifier names (or
+    /// that carries the same renaming identifier), else the one of the same name.
+    func sourceEntity(matching entity: NSEntityDescription) -> NSEntityDescription? {
+        let byName = source.entitiesByName
+        if let identifier = entity.renamingIdentifier, !identifier.isEmpty {
+            if let renamed = byName[identifier] { return renamed }
+            if let same = source.entities.first(where: { $0.renamingIdentifier == identifier }) { return same }
+        }
+        return entity.name.flatMap { byName[$0] }
+    }
+
+    /// The property of `sourceEntity` (inherited ones included) that `property` is a version of.
+    static func sourceProperty(matching property: NSPropertyDescription, in sourceEntity: NSEntityDescription) -> NSPropertyDescription? {
+        let byName = sourceEntity.propertiesByName
+        if let identifier = property.renamingIdentifier, !identifier.isEmpty {
+            if let renamed = byName[identifier] { return renamed }
+            if let same = byName.values.first(where: { $0.renamingIdentifier == identifier }) { return same }
+        }
+        return byName[property.name]
+    }
+
+    // MARK: Entities
+
+    private func addMapping(for entity: NSEntityDescription) -> NSEntityMapping {
+        let mapping = NSEntityMapping()
+        mapping.name = "Add\(entity.name ?? "")"
+        mapping.mappingType = .addEntityMappingType
+        mapping.destinationEntityName = entity.name
+        mapping.destinationEntityVersionHash = entity.versionHash
+        mapping.attributeMappings = Self.persistentProperties(of: entity, NSAttributeDescription.self).map { NSPropertyMapping.adding($0.name) }
+        mapping.relationshipMappings = Self.persistentProperties(of: entity, NSRelationshipDescription.self).map { NSPropertyMapping.adding($0.name) }
+        return mapping
+    }
+
+    /// An entity keeps its place in the inheritance tree: its superentity is the version of the
+    /// source entity's superentity (an entity that moves changes tables).
+    private func checkInheritance(of entity: NSEntityDescription, from sourceEntity: NSEntityDescription, into obstacles: inout [Obstacle]) {
+        let expected = entity.superentity.flatMap(sourceEntity(matching:))
+        guard expected !== sourceEntity.superentity else { return }
+        let was = sourceEntity.superentity?.name.map { "a sub-entity of '\($0)'" } ?? "a root entity"
+        let becomes = entity.superentity?.name.map { "a sub-entity of '\($0)'" } ?? "a root entity"
+        obstacles.append(Obstacle(entity: entity.name ?? "", property: nil,
+                                  reason: "entity '\(entity.name ?? "")' was \(was) and becomes \(becomes), which inference does not map yet"))
+    }
+
+    // MARK: Attributes
+
+    private func attributeMappings(of entity: NSEntityDescription, from sourceEntity: NSEntityDescription,
+                                   obstacles: inout [Obstacle]) -> [NSPropertyMapping] {
+        Self.persistentProperties(of: entity, NSAttributeDescription.self).map { attribute in
+            guard let old = Self.sourceProperty(matching: attribute, in: sourceEntity) as? NSAttributeDescription, !old.isTransient else {
+                return NSPropertyMapping.adding(attribute.name)
+            }
+            if !Self.canConvert(old.attributeType, to: attribute.attributeType) {
+                obstacles.append(Obstacle(entity: entity.name ?? "", property: attribute.name,
+                                          reason: "attribute '\(attribute.name)' of entity '\(entity.name ?? "")' changes type from \(old.attributeType.modelName) to \(attribute.attributeType.modelName), which inference cannot map"))
+            }
+            return NSPropertyMapping.copying(attribute: old.name, to: attribute.name)
+        }
+    }
+
+    /// Whether a value of `old` type is kept as a value of `new` type: the same type, or two
+    /// numeric ones (SQL converts them as it stores them).
+    static func canConvert(_ old: NSAttributeType, to new: NSAttributeType) -> Bool {
+        if old == new { return true }
+        let numeric: Set<NSAttributeType> = [.integer16AttributeType, .integer32AttributeType, .integer64AttributeType,
+                                             .booleanAttributeType, .decimalAttributeType, .doubleAttributeType, .floatAttributeType]
+        return numeric.contains(old) && numeric.contains(new)
+    }
+
+    // MARK: Relationships
+
+    private func relationshipMappings(of entity: NSEntityDescription, from sourceEntity: NSEntityDescription,
+                                      obstacles: inout [Obstacle]) -> [NSPropertyMapping] {
+        Self.persistentProperties(of: entity, NSRelationshipDescription.self).map { relationship in
+            guard let old = Self.sourceProperty(matching: relationship, in: sourceEntity) as? NSRelationshipDescription, !old.isTransient else {
+                return NSPropertyMapping.adding(relationship.name)
+            }
+            if let reason = storageChange(from: old, to: relationship) {
+                obstacles.append(Obstacle(entity: entity.name ?? "", property: relationship.name,
+                                          reason: "relationship '\(relationship.name)' of entity '\(entity.name ?? "")' \(reason), which inference does not map yet"))
+            }
+            return NSPropertyMapping.copying(relationship: old.name, to: relationship.name)
+        }
+    }
+
+    /// Where a relationship's links are kept in a store.
+    enum Storage: Equatable {
+        /// A to-one: a key column in the source's row.
+        case foreignKey
+        /// A to-many whose inverse is a to-one: the inverse's key column in each destination's row.
+        case inverseForeignKey
+        /// A many-to-many: rows of a join table.
+        case joinTable
+        /// A to-many without inverse.
+        case withoutInverse
+
+        init(of relationship: NSRelationshipDescription) {
+            if !relationship.isToMany { self = .foreignKey }
+            else if let inverse = relationship.inverseRelationship { self = inverse.isToMany ? .joinTable : .inverseForeignKey }
+            else { self = .withoutInverse }
+        }
+    }
+
+    /// Why `old`'s links cannot be carried over to `new`, if they cannot. Carried over: the same
+    /// storage; a to-one whose inverse was a to-one becoming a to-many (the inverse's key keeps
+    /// the links); a one-to-many becoming a many-to-many (the key fills the join table). Order
+    /// may be added (by key) or dropped.
+    private func storageChange(from old: NSRelationshipDescription, to new: NSRelationshipDescription) -> String? {
+        if let target = new.destinationEntity, sourceEntity(matching: target) !== old.destinationEntity {
+            return "now leads to entity '\(target.name ?? "")' instead of '\(old.destinationEntity?.name ?? "")'"
+        }
+        let (was, becomes) = (Storage(of: old), Storage(of: new))
+        switch (was, becomes) {
+        case _ where was == becomes:
+            return nil
+        case (.foreignKey, .inverseForeignKey) where old.inverseRelationship.map(Storage.init(of:)) == .foreignKey:
+            return nil
+        case (.foreignKey, .joinTable), (.inverseForeignKey, .joinTable):
+            return nil
+        default:
+            return "changes from \(Self.describe(was)) to \(Self.describe(becomes))"
+        }
+    }
+
+    private static func describe(_ storage: Storage) -> String {
+        switch storage {
+        case .foreignKey: "to-one"
+        case .inverseForeignKey: "to-many with a to-one inverse"
+        case .joinTable: "many-to-many"
+        case .withoutInverse: "to-many without inverse"
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The stored properties of `entity` of `kind`, inherited ones included, by name.
+    static func persistentProperties<Kind: NSPropertyDescription>(of entity: NSEntityDescription, _ kind: Kind.Type) -> [Kind] {
+        entity.propertiesByName.values.compactMap { $0 as? Kind }.filter { !$0.isTransient }.sorted { $0.name < $1.name }
+    }
+
+    static func sorted(_ entities: [NSEntityDescription]) -> [NSEntityDescription] {
+        entities.sorted { ($0.name ?? "") < ($1.name ?? "") }
+    }
+
+    /// Core Data's 134190, listing every obstacle; the first's reason, entity and property in
+    /// `userInfo` under `reason`, `entity` and `property`.
+    static func error(for obstacles: [Obstacle]) -> CocoaError? {
+        guard let first = obstacles.first else { return nil }
+        var info: [String: Any] = ["reason": first.reason, "entity": first.entity]
+        if let property = first.property { info["property"] = property }
+        let list = obstacles.map(\.reason).joined(separator: "; ")
+        return CoreDataError.make(.inferredMappingModel, "Can't infer a mapping model: \(list)", info)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+
+/// Finds the model a store was written with, for a migration to the current model.
+///
+/// In order: a version of the current model's file whose entity version hashes are the
+/// store's (as Core Data matches them); then a version the store fits by structure (for hashes
+/// OpenCoreData cannot reproduce exactly, `hasExactVersionHash`); then the model the store
+/// carries itself (`Z_MODELCACHE`), if it fits. Nothing found is Core Data's 134130, naming the
+/// store's entity hashes and every version tried.
+package struct SourceModelSearch {
+    /// Where the source model came from.
+    package enum Origin: Equatable, CustomStringConvertible {
+        /// A version of the model file, matched by its version hashes.
+        case versionMatchingHashes(String)
+        /// A version of the model file the store's tables fit.
+        case versionFittingTables(String)
+        /// The copy of the model kept in the store.
+        case storeModelCache
+
+        package var description: String {
+            switch self {
+            case .versionMatchingHashes(let name): "model version \"\(name)\" (its version hashes are the store's)"
+            case .versionFittingTables(let name): "model version \"\(name)\" (the store's tables fit it)"
+            case .storeModelCache: "the model kept in the store (Z_MODELCACHE)"
+            }
+        }
+    }
+
+    package struct Found {
+        package let model: NSManagedObjectModel
+        package let origin: Origin
+    }
+
+    let destination: NSManagedObjectModel
+    let configuration: String?
+    let metadata: [String: Any]
+
+    package init(destination: NSManagedObjectModel, configuration: String?, metadata: [String: Any]) {
+        self.destination = destination
+        self.configuration = configuration
+        self.metadata = metadata
+    }
+
+    /// The source model, found as the type's documentation says. `storedModel` reads the
+    /// store's own copy of its model (nil when it has none); `fits` says whether the store's
+    /// tables and hashes fit a candidate model.
+    package func find(storedModel: () throws -> NSManagedObjectModel?,
+                      fits: (NSManagedObjectModel) throws -> Bool, url: URL?) throws -> Found {
+        let candidates = ModelVersionCandidates(of: destination)
+        for version in candidates.versions
+        where version.model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) {
+            return Found(model: version.model, origin: .versionMatchingHashes(version.name))
+        }
+        var tried = candidates.versions.map { "\"\($0.name)\"" }
+        for version in candidates.versions where try fits(version.model) {
+            return Found(model: version.model, origin: .versionFittingTables(version.name))
+        }
+        tried += candidates.failures.map { "\"\($0.name)\" (could not be loaded: \($0.reason))" }
+        do {
+            if let model = try storedModel() {
+                model.freeze()
+                if try fits(model) { return Found(model: model, origin: .storeModelCache) }
+                tried.append("the model kept in the store (Z_MODELCACHE), which its tables do not fit")
+            }
+        } catch {
+            tried.append("the model kept in the store (Z_MODELCACHE), which could not be read: \(error)")
+        }
+        throw missingSourceModelError(tried: tried, url: url)
+    }
+
+    /// Core Data's 134130, naming what the store says of its model and what was tried.
+    private func missingSourceModelError(tried: [String], url: URL?) -> CocoaError {
+        let hashes = VersionHashing.hashes(inMetadata: metadata) ?? [:]
+        let listed = VersionHashing.sortedByBytes(Set(hashes.keys))
+            .map { "\($0) \(hashes[$0]!.prefix(6).map { String(format: "%02x", $0) }.joined())…" }
+            .joined(separator: ", ")
+        let triedText = tried.isEmpty
+            ? "the model was not loaded from a versioned model file, so there were no other versions to try, and the store keeps no model of its own"
+            : "tried: " + tried.joined(separator: ", ")
+        var info: [String: Any] = ["NSStoreModelVersionHashes": hashes]
+        if let url { info[NSURLErrorKey] = url }
+        return CoreDataError.make(.migrationMissingSourceModel,
+                                  "Can't find the model the store \(url?.path ?? "") was written with (its entities: \(listed.isEmpty ? "none recorded" : listed)); \(triedText)",
+                                  info)
+    }
+}

@@ -1,0 +1,502 @@
+import Foundation
+import OCDSQLite
+import OpenCoreDataCore
+
+/// Migrates a SQLite store in place to a newer model, by an inferred mapping, in SQL and in one
+/// transaction: a kill at any moment leaves the old store or the new one.
+///
+/// Entities keep their `Z_ENT` (new ones are numbered after the highest), so rows, `Z<n>_`
+/// columns and join tables keep their keys. A table whose change is only new columns gets them
+/// by `ALTER TABLE … ADD COLUMN`, which reads no row; any other change rebuilds the table into
+/// a new one with `INSERT … SELECT` and renames it into place. Indexes follow the new model;
+/// `Z_PRIMARYKEY` and the metadata (version hashes and checksum) are rewritten; a model cache
+/// (`Z_MODELCACHE`), which would describe the old model, is emptied. Triggers on a rebuilt
+/// table are recreated when they still apply.
+struct SQLiteLightweightMigration {
+    let connection: SQLiteConnection
+    /// The store's layout under the model it was written with.
+    let source: SQLiteSchema
+    let destinationModel: NSManagedObjectModel
+    /// The entities the destination store holds (the store's configuration, with sub-entities).
+    let destinationEntities: [NSEntityDescription]
+    let mapping: NSMappingModel
+    /// The store's `Z_PRIMARYKEY`: entity name → `Z_ENT`.
+    let storedNumbers: [String: Int64]
+    let url: URL?
+
+    /// Runs the migration and returns the store's new metadata (already written).
+    func run(metadata: [String: Any], uuid: String) throws -> [String: Any] {
+        try connection.transaction {
+            let destination = SQLiteSchema(entities: destinationEntities, storedNumbers: destinationNumbers())
+            var step = Step(migration: self, destination: destination)
+            try step.migrateTables()
+            try step.migrateJoinTables()
+            try step.dropUnusedTables()
+            try step.renameRebuiltTables()
+            try step.removeDanglingReferences()
+            try step.migrateIndexes()
+            try step.recreateTriggers()
+            try rewritePrimaryKeyTable(for: destination)
+            var updated = metadata
+            for (key, value) in destinationModel.versionMetadata(for: destination.orderedEntities) { updated[key] = value }
+            try SQLiteMetadataTable.write(updated, uuid: uuid, on: connection, url: url)
+            if try connection.tableExists("Z_MODELCACHE") { try connection.execute("DELETE FROM Z_MODELCACHE") }
+            return updated
+        }
+    }
+
+    // MARK: Entities
+
+    /// The source entity each destination entity is a version of, by destination name.
+    func sourceEntity(for entity: NSEntityDescription) -> NSEntityDescription? {
+        guard let name = entity.name, let entityMapping = mapping.entityMapping(forDestination: name),
+              entityMapping.mappingType != .addEntityMappingType,
+              let sourceName = entityMapping.sourceEntityName else { return nil }
+        return source.orderedEntities.first { $0.name == sourceName }
+    }
+
+    /// Whether a destination entity is a version of the source entity `entity`.
+    func isMapped(_ entity: NSEntityDescription) -> Bool {
+        mapping.entityMappings.contains { $0.sourceEntityName == entity.name && $0.mappingType != .removeEntityMappingType }
+    }
+
+    /// Destination `Z_ENT`s: an entity keeps its source number; a new one gets the next free.
+    private func destinationNumbers() -> [String: Int64] {
+        var numbers: [String: Int64] = [:]
+        var next = max(storedNumbers.values.max() ?? 0,
+                       source.orderedEntities.compactMap { source.mapping(for: $0)?.number }.max() ?? 0) + 1
+        for entity in NSManagedObjectModel.withSubentities(destinationEntities.filter { $0.superentity == nil }
+            .sorted { ($0.name ?? "").lowercased() < ($1.name ?? "").lowercased() }) {
+            guard let name = entity.name else { continue }
+            if let old = sourceEntity(for: entity), let number = source.mapping(for: old)?.number {
+                numbers[name] = number
+            } else {
+                numbers[name] = next
+                next += 1
+            }
+        }
+        return numbers
+    }
+
+    private func rewritePrimaryKeyTable(for destination: SQLiteSchema) throws {
+        var kept = Set<Int64>()
+        for entity in destination.orderedEntities {
+            guard let number = destination.mapping(for: entity)?.number else { continue }
+            kept.insert(number)
+            let superNumber = entity.superentity.flatMap { destination.mapping(for: $0)?.number } ?? 0
+            if sourceEntity(for: entity) != nil {
+                try connection.run("UPDATE Z_PRIMARYKEY SET Z_NAME = ?, Z_SUPER = ? WHERE Z_ENT = ?",
+                                   [.text(entity.name ?? ""), .integer(superNumber), .integer(number)])
+            } else {
+                try connection.run("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+                                   [.integer(number), .text(entity.name ?? ""), .integer(superNumber)])
+            }
+        }
+        for entity in source.orderedEntities {
+            guard let number = source.mapping(for: entity)?.number, !kept.contains(number) else { continue }
+            try connection.run("DELETE FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)])
+        }
+    }
+}
+
+extension SQLiteLightweightMigration {
+    /// The migration's work on the tables, and what it has done so far.
+    fileprivate struct Step {
+        let migration: SQLiteLightweightMigration
+        let destination: SQLiteSchema
+        var connection: SQLiteConnection { migration.connection }
+        var source: SQLiteSchema { migration.source }
+
+        /// Source tables (entity and join tables) the destination still uses under their name.
+        var keptTables: Set<String> = []
+        /// Tables built under a temporary name: temporary name → final name.
+        var rebuilt: [(temporary: String, final: String)] = []
+        /// Entity tables that lost rows (of removed entities): references to them are checked.
+        var tablesWithRemovedRows: Set<String> = []
+        /// Triggers of the tables dropped or rebuilt, to recreate: (name, SQL).
+        var droppedTriggers: [(name: String, sql: String)] = []
+
+        init(migration: SQLiteLightweightMigration, destination: SQLiteSchema) {
+            self.migration = migration
+            self.destination = destination
+        }
+
+        // MARK: Entity tables
+
+        mutating func migrateTables() throws {
+            for table in destination.tables {
+                let sources = Set(table.entities.compactMap { migration.sourceEntity(for: $0.entity) }
+                    .compactMap { source.mapping(for: $0)?.table.name })
+                guard let sourceName = sources.first else {
+                    let destination = destination
+                    try create(table.name) { destination.createStatement(for: table, named: $0) }
+                    continue
+                }
+                guard sources.count == 1, let sourceTable = source.tables.first(where: { $0.name == sourceName }) else {
+                    throw migrationError("entity '\(table.root.name ?? "")' would gather rows of several tables (\(sources.sorted().joined(separator: ", "))), which a lightweight migration does not do yet",
+                                         entity: table.root.name)
+                }
+                try migrate(sourceTable, into: table)
+            }
+        }
+
+        private mutating func migrate(_ sourceTable: SQLiteSchema.TableMapping, into table: SQLiteSchema.TableMapping) throws {
+            let kept = Set(table.entities.compactMap { mapping in migration.sourceEntity(for: mapping.entity).flatMap { source.mapping(for: $0)?.number } })
+            let removed = sourceTable.entities.map(\.number).filter { !kept.contains($0) }
+            if let moved = sourceTable.entities.first(where: { !kept.contains($0.number) && migration.isMapped($0.entity) }) {
+                throw migrationError("the rows of entity '\(moved.entity.name ?? "")' would move to another table, which a lightweight migration does not do yet",
+                                     entity: moved.entity.name)
+            }
+            let plan = try columnPlan(for: table, from: sourceTable)
+            let sourceColumns = Set(sourceTable.columns.map(\.name))
+            let onlyAdds = sourceTable.name == table.name
+                && plan.allSatisfy { $0.isIdentity || $0.isConstant }
+                && Set(plan.filter(\.isIdentity).map(\.column)) == sourceColumns
+            if onlyAdds {
+                keptTables.insert(table.name)
+                try addColumns(plan.filter { !$0.isIdentity }, to: table)
+                if !removed.isEmpty {
+                    try connection.execute("DELETE FROM \(table.name) WHERE Z_ENT IN (\(removed.map(String.init).joined(separator: ", ")))")
+                }
+            } else {
+                try rebuild(table, from: sourceTable, plan: plan, keeping: kept)
+            }
+            if !removed.isEmpty { tablesWithRemovedRows.insert(table.name) }
+        }
+
+        private func addColumns(_ added: [ColumnSource], to table: SQLiteSchema.TableMapping) throws {
+            for column in added {
+                let type = table.columns.first { $0.name == column.column }?.type ?? "BLOB"
+                try connection.execute("ALTER TABLE \(table.name) ADD COLUMN \(column.column) \(type)")
+            }
+            let valued = added.filter { $0.expression != "NULL" }
+            guard !valued.isEmpty else { return }
+            let assignments = valued.map { "\($0.column) = \($0.expression)" }.joined(separator: ", ")
+            try connection.run("UPDATE \(table.name) SET \(assignments)", valued.flatMap(\.arguments))
+        }
+
+        private mutating func rebuild(_ table: SQLiteSchema.TableMapping, from sourceTable: SQLiteSchema.TableMapping,
+                                      plan: [ColumnSource], keeping kept: Set<Int64>) throws {
+            let temporary = "ZOCD_MIGRATING_\(rebuilt.count)"
+            try connection.execute(destination.createStatement(for: table, named: temporary))
+            let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + plan.map(\.column)
+            let values = ["Z_PK", "Z_ENT", "Z_OPT"] + plan.map(\.expression)
+            let filter = kept.isEmpty ? "0" : "Z_ENT IN (\(kept.sorted().map(String.init).joined(separator: ", ")))"
+            try copyRows(into: temporary, columns: columns, values: values, arguments: plan.flatMap(\.arguments),
+                         from: sourceTable.name, where: filter, entity: table.root.name)
+            rebuilt.append((temporary, table.name))
+        }
+
+        /// Creates a new table: under its name, or under a temporary one while a source table
+        /// that is going away still has that name.
+        private mutating func create(_ name: String, statement: (String) -> String) throws {
+            if try connection.tableExists(name) {
+                let temporary = "ZOCD_MIGRATING_\(rebuilt.count)"
+                try connection.execute(statement(temporary))
+                rebuilt.append((temporary, name))
+            } else {
+                try connection.execute(statement(name))
+            }
+        }
+
+        private func copyRows(into target: String, columns: [String], values: [String], arguments: [SQLiteValue],
+                              from sourceName: String, where filter: String, entity: String?) throws {
+            do {
+                try connection.run("INSERT INTO \(target) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(sourceName) WHERE \(filter)",
+                                   arguments)
+            } catch let error as SQLiteError {
+                throw migrationError("copying the rows of \(sourceName) failed: \(error)", entity: entity)
+            }
+        }
+
+        /// Where each column of `table` (after `Z_PK`, `Z_ENT`, `Z_OPT`) takes its value from.
+        private func columnPlan(for table: SQLiteSchema.TableMapping, from sourceTable: SQLiteSchema.TableMapping) throws -> [ColumnSource] {
+            var plan: [String: ColumnSource] = [:]
+            for mapping in table.entities {
+                let layout = mapping.entity.layout
+                for attribute in layout.attributes where !attribute.isTransient {
+                    guard let column = mapping.attributeColumns[attribute.attributeSlot], plan[column] == nil else { continue }
+                    plan[column] = try attributeSource(attribute, column: column, in: table, owner: mapping)
+                }
+                for relationship in layout.relationships {
+                    guard let column = mapping.toOneColumns[relationship.relationshipSlot], plan[column] == nil else { continue }
+                    let (key, entityColumn) = toOneSources(relationship, in: sourceTable)
+                    plan[column] = ColumnSource(column: column, expression: key ?? "NULL")
+                    if let destinationEntityColumn = mapping.toOneEntityColumns[relationship.relationshipSlot] {
+                        let value = entityColumn ?? key.map { key in
+                            "CASE WHEN \(key) IS NULL THEN NULL ELSE \(destinationNumber(ofTargetOf: relationship)) END"
+                        } ?? "NULL"
+                        plan[destinationEntityColumn] = ColumnSource(column: destinationEntityColumn, expression: value)
+                    }
+                }
+            }
+            for (id, column) in table.orderColumns where plan[column] == nil {
+                // A relationship that becomes ordered is ordered by key.
+                plan[column] = ColumnSource(column: column, expression: sourceOrderColumn(forDestinationRelationship: id, in: sourceTable) ?? "Z_PK")
+            }
+            return table.columns.compactMap { plan[$0.name] }
+        }
+
+        private func attributeSource(_ attribute: NSAttributeDescription, column: String, in table: SQLiteSchema.TableMapping,
+                                     owner: SQLiteSchema.EntityMapping) throws -> ColumnSource {
+            var expression = "NULL"
+            if let old = sourceProperty(of: attribute) as? NSAttributeDescription,
+               let oldOwner = old.entity.flatMap({ source.mapping(for: $0) }),
+               let oldColumn = oldOwner.attributeColumns[old.attributeSlot] {
+                expression = Self.converting(oldColumn, from: old.attributeType, to: attribute.attributeType)
+            }
+            var arguments: [SQLiteValue] = []
+            if !attribute.isOptional, let value = try defaultValue(of: attribute) {
+                expression = expression == "NULL" ? "?" : "COALESCE(\(expression), ?)"
+                arguments = [value]
+            }
+            // In a table shared by sub-entities, only rows of the attribute's entities get a value.
+            if arguments.count == 1, table.isShared, let declaring = attribute.entity.flatMap({ destination.mapping(for: $0) }),
+               declaring.entity.superentity != nil {
+                expression = "CASE WHEN \(declaring.subtreeCondition(on: "Z_ENT")) THEN \(expression) END"
+            }
+            return ColumnSource(column: column, expression: expression, arguments: arguments, isIdentity: expression == column)
+        }
+
+        /// The stored value of an attribute's default, if it has one.
+        private func defaultValue(of attribute: NSAttributeDescription) throws -> SQLiteValue? {
+            guard let value = attribute.defaultValue,
+                  let primitive = try? PrimitiveValue(value, for: attribute.attributeType), primitive != .null else { return nil }
+            return try SQLiteValueCoding.sqliteValue(primitive, of: attribute)
+        }
+
+        /// `column` as a value of `new` type.
+        private static func converting(_ column: String, from old: NSAttributeType, to new: NSAttributeType) -> String {
+            let (oldType, newType) = (SQLiteSchema.sqlType(of: old), SQLiteSchema.sqlType(of: new))
+            if new == .booleanAttributeType && old != .booleanAttributeType {
+                return "CASE WHEN \(column) IS NULL THEN NULL WHEN \(column) <> 0 THEN 1 ELSE 0 END"
+            }
+            if oldType == newType { return column }
+            switch newType {
+            case "INTEGER": return "CAST(\(column) AS INTEGER)"
+            case "FLOAT", "DECIMAL": return "CAST(\(column) AS REAL)"
+            default: return column
+            }
+        }
+
+        /// The source property `property` (of a destination entity) is a version of.
+        private func sourceProperty(of property: NSPropertyDescription) -> NSPropertyDescription? {
+            guard let entity = property.entity, let sourceEntity = migration.sourceEntity(for: entity),
+                  let entityMapping = migration.mapping.entityMapping(forDestination: entity.name ?? "") else { return nil }
+            let propertyMapping = property is NSRelationshipDescription
+                ? entityMapping.relationshipMapping(named: property.name) : entityMapping.attributeMapping(named: property.name)
+            guard let name = propertyMapping?.sourcePropertyName else { return nil }
+            return sourceEntity.propertiesByName[name]
+        }
+
+        /// The source columns of a to-one relationship: its key and, if it has one, its entity column.
+        private func toOneSources(_ relationship: NSRelationshipDescription, in sourceTable: SQLiteSchema.TableMapping) -> (String?, String?) {
+            guard let old = sourceProperty(of: relationship) as? NSRelationshipDescription, !old.isToMany,
+                  let owner = old.entity.flatMap({ source.mapping(for: $0) }), owner.table === sourceTable else { return (nil, nil) }
+            return (owner.toOneColumns[old.relationshipSlot], owner.toOneEntityColumns[old.relationshipSlot])
+        }
+
+        /// The destination `Z_ENT` of the only entity a relationship without an entity column
+        /// in the source could lead to.
+        private func destinationNumber(ofTargetOf relationship: NSRelationshipDescription) -> Int64 {
+            relationship.destinationEntity.flatMap { destination.mapping(for: $0)?.number } ?? 0
+        }
+
+        private func sourceOrderColumn(forDestinationRelationship id: ObjectIdentifier, in sourceTable: SQLiteSchema.TableMapping) -> String? {
+            guard let relationship = destination.orderedEntities.lazy.flatMap(\.properties).first(where: { ObjectIdentifier($0) == id }),
+                  let old = sourceProperty(of: relationship) else { return nil }
+            return sourceTable.orderColumns[ObjectIdentifier(old)]
+        }
+
+        // MARK: Join tables
+
+        mutating func migrateJoinTables() throws {
+            for join in destination.distinctJoinTables {
+                let sides = destination.joinTables.filter { $0.value.name == join.name }
+                    .compactMap { id, side in relationship(identifiedBy: id, in: destination).map { ($0, side) } }
+                    .sorted { $0.0.name < $1.0.name }
+                let columns = [join.sourceColumn, join.destinationColumn] + destination.orderColumns(of: join)
+                if let (sourceJoin, columnSources) = sourceJoinTable(for: sides) {
+                    let oldColumns = [sourceJoin.sourceColumn, sourceJoin.destinationColumn] + source.orderColumns(of: sourceJoin)
+                    if sourceJoin.name == join.name && columns.allSatisfy({ columnSources[$0] == $0 }) && Set(oldColumns) == Set(columns) {
+                        keptTables.insert(join.name)
+                        continue
+                    }
+                    try fill(join, columns: columns, values: columns.map { columnSources[$0] ?? "NULL" }, from: sourceJoin.name, where: "1")
+                } else if let (table, filter, columnSources) = sourceForeignKey(for: sides) {
+                    // A one-to-many became a many-to-many: its key column fills the join table.
+                    try fill(join, columns: columns, values: columns.map { columnSources[$0] ?? "NULL" }, from: table, where: filter)
+                } else {
+                    let destination = destination
+                    try create(join.name) { destination.createStatement(for: join, named: $0) }
+                }
+            }
+        }
+
+        /// Creates the join table `join` (under a temporary name) and copies rows into it.
+        private mutating func fill(_ join: SQLiteSchema.JoinTable, columns: [String], values: [String], from sourceName: String, where filter: String) throws {
+            let temporary = "ZOCD_MIGRATING_\(rebuilt.count)"
+            try connection.execute(destination.createStatement(for: join, named: temporary))
+            try copyRows(into: temporary, columns: columns, values: values, arguments: [], from: sourceName, where: filter, entity: nil)
+            rebuilt.append((temporary, join.name))
+        }
+
+        /// The source join table a destination join table's relationships were kept in, with the
+        /// source column of each destination column.
+        private func sourceJoinTable(for sides: [(NSRelationshipDescription, SQLiteSchema.JoinTable)]) -> (SQLiteSchema.JoinTable, [String: String])? {
+            var columnSources: [String: String] = [:]
+            var found: SQLiteSchema.JoinTable?
+            for (relationship, side) in sides {
+                guard let old = sourceProperty(of: relationship), let oldJoin = source.joinTables[ObjectIdentifier(old)] else { continue }
+                found = oldJoin
+                columnSources[side.sourceColumn] = oldJoin.sourceColumn
+                columnSources[side.destinationColumn] = oldJoin.destinationColumn
+                if let order = side.orderColumn {
+                    // A side that becomes ordered is ordered by key.
+                    columnSources[order] = oldJoin.orderColumn ?? oldJoin.destinationColumn
+                }
+            }
+            return found.flatMap { join in source.distinctJoinTables.first { $0.name == join.name } }.map { ($0, columnSources) }
+        }
+
+        /// For a join table whose relationship was a to-one: the source table with its key
+        /// column, the rows that have a destination, and the source of each join column.
+        private func sourceForeignKey(for sides: [(NSRelationshipDescription, SQLiteSchema.JoinTable)]) -> (String, String, [String: String])? {
+            for (relationship, side) in sides {
+                guard let old = sourceProperty(of: relationship) as? NSRelationshipDescription, !old.isToMany,
+                      let owner = old.entity.flatMap({ source.mapping(for: $0) }),
+                      let key = owner.toOneColumns[old.relationshipSlot] else { continue }
+                var columnSources = [side.sourceColumn: "Z_PK", side.destinationColumn: key]
+                if let order = side.orderColumn { columnSources[order] = "1" }
+                if let inverse = relationship.inverseRelationship, let inverseSide = destination.joinTables[ObjectIdentifier(inverse)],
+                   let order = inverseSide.orderColumn {
+                    // The to-one's inverse kept its order in the key's row.
+                    columnSources[order] = old.inverseRelationship.flatMap { owner.table.orderColumns[ObjectIdentifier($0)] } ?? "Z_PK"
+                }
+                return (owner.table.name, "\(key) IS NOT NULL AND \(owner.subtreeCondition(on: "Z_ENT"))", columnSources)
+            }
+            return nil
+        }
+
+        private func relationship(identifiedBy id: ObjectIdentifier, in schema: SQLiteSchema) -> NSRelationshipDescription? {
+            schema.orderedEntities.lazy.flatMap(\.properties).first { ObjectIdentifier($0) == id } as? NSRelationshipDescription
+        }
+
+        // MARK: Finishing
+
+        /// Drops every source table not kept under its name (the rebuilt ones have their copy),
+        /// remembering their triggers.
+        mutating func dropUnusedTables() throws {
+            let sourceTables = source.tables.map(\.name) + source.distinctJoinTables.map(\.name)
+            for name in sourceTables where !keptTables.contains(name) {
+                guard try connection.tableExists(name) else { continue }
+                droppedTriggers += try connection.rows("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? AND sql IS NOT NULL",
+                                                       [.text(name)])
+                    .compactMap { row in row[0].stringValue.flatMap { name in row[1].stringValue.map { (name, $0) } } }
+                try connection.execute("DROP TABLE \(name)")
+            }
+        }
+
+        func renameRebuiltTables() throws {
+            for (temporary, final) in rebuilt {
+                try connection.execute("ALTER TABLE \(temporary) RENAME TO \(final)")
+            }
+        }
+
+        /// After rows of removed entities went, no to-one or join row may point at them.
+        func removeDanglingReferences() throws {
+            guard !tablesWithRemovedRows.isEmpty else { return }
+            for table in destination.tables {
+                for mapping in table.entities {
+                    for relationship in mapping.entity.layout.relationships where relationship.entity === mapping.entity {
+                        guard let column = mapping.toOneColumns[relationship.relationshipSlot],
+                              let target = relationship.destinationEntity.flatMap({ destination.mapping(for: $0)?.table.name }),
+                              tablesWithRemovedRows.contains(target) else { continue }
+                        let entityColumn = mapping.toOneEntityColumns[relationship.relationshipSlot].map { ", \($0) = NULL" } ?? ""
+                        try connection.execute("UPDATE \(table.name) SET \(column) = NULL\(entityColumn) WHERE \(column) IS NOT NULL AND \(column) NOT IN (SELECT Z_PK FROM \(target))")
+                    }
+                }
+            }
+            for (id, join) in destination.joinTables {
+                guard let relationship = relationship(identifiedBy: id, in: destination),
+                      let target = relationship.destinationEntity.flatMap({ destination.mapping(for: $0)?.table.name }),
+                      tablesWithRemovedRows.contains(target) else { continue }
+                try connection.execute("DELETE FROM \(join.name) WHERE \(join.destinationColumn) NOT IN (SELECT Z_PK FROM \(target))")
+            }
+        }
+
+        /// Drops the indexes the new model does not have (or has otherwise) and creates the ones
+        /// missing; a new uniqueness constraint that the rows break is 134111.
+        func migrateIndexes() throws {
+            let tables = Set(destination.tables.map(\.name) + destination.distinctJoinTables.map(\.name))
+            var existing: [String: String] = [:]
+            for row in try connection.rows("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
+                guard let name = row[0].stringValue, let table = row[1].stringValue, tables.contains(table),
+                      let sql = row[2].stringValue else { continue }
+                existing[name] = sql
+            }
+            var wanted: [(name: String, sql: String)] = []
+            for statement in destination.indexStatements() {
+                guard let name = Self.indexName(in: statement) else { continue }
+                wanted.append((name, statement))
+            }
+            let wantedByName = Dictionary(wanted.map { ($0.name, $0.sql) }, uniquingKeysWith: { first, _ in first })
+            for (name, sql) in existing where wantedByName[name].map(Self.normalized) != Self.normalized(sql) {
+                try connection.execute("DROP INDEX \(name)")
+            }
+            for (name, sql) in wanted where existing[name].map(Self.normalized) != Self.normalized(sql) {
+                do {
+                    try connection.execute(sql)
+                } catch let error as SQLiteError where sql.hasPrefix("CREATE UNIQUE") {
+                    throw CoreDataError.make(.migrationConstraintViolation,
+                                             "The store's rows break the uniqueness constraint \(name) of the new model: \(error)",
+                                             migration.url.map { [NSURLErrorKey: $0] } ?? [:])
+                }
+            }
+        }
+
+        /// Recreates the triggers of dropped tables whose table is back (rebuilt under its name);
+        /// one that no longer compiles against the new columns is left out.
+        func recreateTriggers() throws {
+            for (_, sql) in droppedTriggers {
+                try? connection.savepoint { try connection.execute(sql) }
+            }
+        }
+
+        static func indexName(in statement: String) -> String? {
+            let words = statement.split(separator: " ")
+            guard let index = words.firstIndex(of: "INDEX"), index + 1 < words.count else { return nil }
+            return String(words[index + 1])
+        }
+
+        static func normalized(_ sql: String) -> String {
+            sql.uppercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        }
+
+        private func migrationError(_ reason: String, entity: String?) -> CocoaError {
+            var info: [String: Any] = [:]
+            if let entity { info["NSEntityNameKey"] = entity }
+            if let url = migration.url { info[NSURLErrorKey] = url }
+            return CoreDataError.make(.migration, "The store \(migration.url?.path ?? "") could not be migrated: \(reason)", info)
+        }
+    }
+
+    /// Where one destination column takes its value: a SQL expression over the source row.
+    fileprivate struct ColumnSource {
+        let column: String
+        let expression: String
+        var arguments: [SQLiteValue] = []
+        /// The source column of the same name, unchanged.
+        var isIdentity = false
+
+        init(column: String, expression: String, arguments: [SQLiteValue] = [], isIdentity: Bool? = nil) {
+            self.column = column
+            self.expression = expression
+            self.arguments = arguments
+            self.isIdentity = isIdentity ?? (expression == column)
+        }
+
+        /// A value that reads nothing of the source row.
+        var isConstant: Bool { expression == "NULL" || expression == "?" }
+    }
+}

@@ -1,0 +1,371 @@
+import Foundation
+import Testing
+import OpenCoreData
+@testable import OpenCoreDataCore
+import OCDSQLite
+
+/// A `.xcdatamodeld` bundle written for a test: versions of a model, one of them current.
+struct ModelBundle {
+    let url: URL
+
+    /// Writes `versions` (name → the entities' XML) into `directory/<name>.xcdatamodeld`.
+    init(in directory: TemporaryDirectory, name: String = "Journal", versions: [(String, String)], current: String) throws {
+        url = directory.file("\(name).xcdatamodeld")
+        for (version, entities) in versions {
+            let folder = url.appendingPathComponent("\(version).xcdatamodel")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let xml = """
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="23231" systemVersion="24A335" minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">
+            \(entities)
+            </model>
+            """
+            try xml.write(to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        }
+        try makeCurrent(current)
+    }
+
+    /// Makes `version` the one `NSManagedObjectModel(contentsOf:)` loads, as a new app release does.
+    func makeCurrent(_ version: String) throws {
+        let plist = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>\(version).xcdatamodel</string></dict></plist>
+        """
+        try plist.write(to: url.appendingPathComponent(".xccurrentversion"), atomically: true, encoding: .utf8)
+    }
+
+    func model() throws -> NSManagedObjectModel { try NSManagedObjectModel(validatingContentsOf: url) }
+}
+
+/// An app's next model version opens its users' stores, with their data: lightweight migration
+/// in place, in SQL, inferred from the two versions (COREDATA-SEMANTICS.md: inference applies
+/// when migration is also on; both are on in a store description by default).
+@Suite struct LightweightMigrationTests {
+    static let entryV1 = """
+        <entity name="Entry" representedClassName="Entry" syncable="YES">
+            <attribute name="note" optional="YES" attributeType="String"/>
+            <attribute name="time" attributeType="Date" usesScalarValueType="NO"/>
+            <attribute name="stars" optional="YES" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/>
+            <attribute name="draft" optional="YES" attributeType="String"/>
+            <relationship name="tags" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Tag" inverseName="entries" inverseEntity="Tag"/>
+            <relationship name="book" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Book" inverseName="entries" inverseEntity="Book"/>
+        </entity>
+        <entity name="Tag" representedClassName="Tag" syncable="YES">
+            <attribute name="name" attributeType="String"/>
+            <relationship name="entries" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Entry" inverseName="tags" inverseEntity="Entry"/>
+        </entity>
+        <entity name="Book" representedClassName="Book" syncable="YES">
+            <attribute name="title" optional="YES" attributeType="String"/>
+            <relationship name="entries" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Entry" inverseName="book" inverseEntity="Entry"/>
+        </entity>
+        <entity name="Scratch" representedClassName="Scratch" syncable="YES">
+            <attribute name="text" optional="YES" attributeType="String"/>
+        </entity>
+        """
+
+    /// Version 2: `mood` added (optional), `note` renamed to `text` (renaming identifier),
+    /// `draft` removed, `stars` from Integer 16 to Double and required, `Book` renamed to
+    /// `Journal`, `Scratch` removed, `Place` added.
+    static let entryV2 = """
+        <entity name="Entry" representedClassName="Entry" syncable="YES">
+            <attribute name="text" optional="YES" attributeType="String" elementID="note"/>
+            <attribute name="time" attributeType="Date" usesScalarValueType="NO"/>
+            <attribute name="stars" attributeType="Double" defaultValueString="1" usesScalarValueType="YES"/>
+            <attribute name="mood" optional="YES" attributeType="Integer 32" usesScalarValueType="YES"/>
+            <attribute name="pinned" attributeType="Boolean" defaultValueString="YES" usesScalarValueType="YES"/>
+            <relationship name="tags" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Tag" inverseName="entries" inverseEntity="Tag"/>
+            <relationship name="journal" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Journal" inverseName="entries" inverseEntity="Journal" elementID="book"/>
+            <relationship name="place" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Place" inverseName="entries" inverseEntity="Place"/>
+        </entity>
+        <entity name="Tag" representedClassName="Tag" syncable="YES">
+            <attribute name="name" attributeType="String"/>
+            <relationship name="entries" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Entry" inverseName="tags" inverseEntity="Entry"/>
+        </entity>
+        <entity name="Journal" representedClassName="Journal" elementID="Book" syncable="YES">
+            <attribute name="title" optional="YES" attributeType="String"/>
+            <relationship name="entries" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Entry" inverseName="journal" inverseEntity="Entry"/>
+        </entity>
+        <entity name="Place" representedClassName="Place" syncable="YES">
+            <attribute name="name" optional="YES" attributeType="String"/>
+            <relationship name="entries" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Entry" inverseName="place" inverseEntity="Entry"/>
+        </entity>
+        """
+
+    /// Version 1 with only an optional attribute added.
+    static let entryV1WithMood = entryV1.replacingOccurrences(
+        of: "<attribute name=\"draft\" optional=\"YES\" attributeType=\"String\"/>",
+        with: "<attribute name=\"draft\" optional=\"YES\" attributeType=\"String\"/>\n<attribute name=\"mood\" optional=\"YES\" attributeType=\"String\"/>")
+
+    static func container(_ model: NSManagedObjectModel, at url: URL, configure: (NSPersistentStoreDescription) -> Void = { _ in }) -> (NSPersistentContainer, Error?) {
+        let description = NSPersistentStoreDescription(url: url)
+        configure(description)
+        let container = NSPersistentContainer(name: "Journal", managedObjectModel: model)
+        container.persistentStoreDescriptions = [description]
+        let failure = LockedBox<Error?>(nil)
+        container.loadPersistentStores { _, error in if let error { failure.mutate { $0 = error } } }
+        return (container, failure.value)
+    }
+
+    static let start = Date(timeIntervalSinceReferenceDate: 700_000_000)
+
+    /// A store of version 1: three entries (one without note or stars), two tags on the first,
+    /// a book holding the first two entries, a scratch note.
+    static func writeVersion1Store(at url: URL, bundle: ModelBundle) throws {
+        let (container, error) = container(try bundle.model(), at: url)
+        #expect(error == nil)
+        let context = container.viewContext
+        let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: context)
+        book.setValue("Diary", forKey: "title")
+        let tags = ["work", "home"].map { name in
+            let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context)
+            tag.setValue(name, forKey: "name")
+            return tag
+        }
+        for index in 0..<3 {
+            let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context)
+            entry.setValue(start.addingTimeInterval(Double(index)), forKey: "time")
+            entry.setValue(index == 2 ? nil : "note \(index)", forKey: "note")
+            entry.setValue(index == 2 ? nil : NSNumber(value: Int16(index + 3)), forKey: "stars")
+            entry.setValue("draft", forKey: "draft")
+            if index == 0 { entry.setValue(Set(tags), forKey: "tags") }
+            if index < 2 { entry.setValue(book, forKey: "book") }
+        }
+        NSEntityDescription.insertNewObject(forEntityName: "Scratch", into: context).setValue("x", forKey: "text")
+        try context.save()
+        try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
+    }
+
+    static func entries(in context: NSManagedObjectContext) throws -> [NSManagedObject] {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Entry")
+        request.sortDescriptors = [NSSortDescriptor(key: "time", ascending: true)]
+        return try context.fetch(request)
+    }
+
+    @Test func theNextVersionOpensTheStoreWithItsData() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", Self.entryV2)], current: "Journal")
+        let url = directory.file("Journal.sqlite")
+        try Self.writeVersion1Store(at: url, bundle: bundle)
+
+        try bundle.makeCurrent("Journal 2")
+        let (container, error) = Self.container(try bundle.model(), at: url)
+        #expect(error == nil)
+        let entries = try Self.entries(in: container.viewContext)
+        #expect(entries.count == 3)
+        // Renamed through the renaming identifier: the values are kept.
+        #expect(entries.map { $0.value(forKey: "text") as? String } == ["note 0", "note 1", nil])
+        // Integer 16 → Double, made required with a default: values converted, the missing one defaulted.
+        #expect(entries.map { ($0.value(forKey: "stars") as? NSNumber)?.doubleValue } == [3, 4, 1])
+        // Added: an optional attribute is nil, a required one with a default has its default.
+        #expect(entries.allSatisfy { $0.value(forKey: "mood") == nil })
+        #expect(entries.allSatisfy { ($0.value(forKey: "pinned") as? Bool) == true })
+        #expect(entries.map { $0.value(forKey: "time") as? Date } == (0..<3).map { Self.start.addingTimeInterval(Double($0)) })
+        // Relationships survive: the many-to-many, and the to-one into the renamed entity.
+        let tags = (entries[0].value(forKey: "tags") as? Set<NSManagedObject>) ?? []
+        #expect(Set(tags.compactMap { $0.value(forKey: "name") as? String }) == ["work", "home"])
+        #expect((entries[0].value(forKey: "journal") as? NSManagedObject)?.value(forKey: "title") as? String == "Diary")
+        #expect((entries[1].value(forKey: "journal") as? NSManagedObject) != nil)
+        #expect(entries[2].value(forKey: "journal") == nil)
+        let journal = try #require(entries[0].value(forKey: "journal") as? NSManagedObject)
+        #expect((journal.value(forKey: "entries") as? Set<NSManagedObject>)?.count == 2)
+        // The removed entity is gone; the added one works.
+        let place = NSEntityDescription.insertNewObject(forEntityName: "Place", into: container.viewContext)
+        place.setValue("Home", forKey: "name")
+        entries[2].setValue(place, forKey: "place")
+        entries[2].setValue(NSNumber(value: 7), forKey: "mood")
+        try container.viewContext.save()
+        try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
+
+        // Reopened, the store fits version 2 as it is: its metadata names version 2.
+        let model = try bundle.model()
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url, options: nil)
+        #expect(model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+        let (reopened, reopenError) = Self.container(model, at: url) { $0.shouldMigrateStoreAutomatically = false }
+        #expect(reopenError == nil)
+        let again = try Self.entries(in: reopened.viewContext)
+        #expect((again[2].value(forKey: "place") as? NSManagedObject)?.value(forKey: "name") as? String == "Home")
+        #expect((again[2].value(forKey: "mood") as? NSNumber)?.intValue == 7)
+        let scratch = try SQLiteConnection(path: url.path)
+        #expect(try !scratch.tableExists("ZSCRATCH"))
+        #expect(try scratch.rows("SELECT Z_NAME FROM Z_PRIMARYKEY ORDER BY Z_NAME").compactMap { $0[0].stringValue } == ["Entry", "Journal", "Place", "Tag"])
+    }
+
+    /// A one-to-many becoming a many-to-many keeps every link (the key column fills the join
+    /// table), and a relationship becoming ordered keeps its members, in key order.
+    @Test func aToOneBecomingAToManyKeepsItsLinks() throws {
+        let directory = TemporaryDirectory()
+        let manyToMany = Self.entryV1
+            .replacingOccurrences(of: "<relationship name=\"book\" optional=\"YES\" maxCount=\"1\" deletionRule=\"Nullify\" destinationEntity=\"Book\" inverseName=\"entries\" inverseEntity=\"Book\"/>",
+                                  with: "<relationship name=\"books\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Book\" inverseName=\"entries\" inverseEntity=\"Book\" elementID=\"book\"/>")
+            .replacingOccurrences(of: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Entry\" inverseName=\"book\" inverseEntity=\"Entry\"/>",
+                                  with: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" ordered=\"YES\" destinationEntity=\"Entry\" inverseName=\"books\" inverseEntity=\"Entry\"/>")
+        #expect(manyToMany != Self.entryV1)
+        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", manyToMany)], current: "Journal")
+        let url = directory.file("Journal.sqlite")
+        try Self.writeVersion1Store(at: url, bundle: bundle)
+
+        try bundle.makeCurrent("Journal 2")
+        let (container, error) = Self.container(try bundle.model(), at: url)
+        #expect(error == nil)
+        let entries = try Self.entries(in: container.viewContext)
+        let books = entries.map { ($0.value(forKey: "books") as? Set<NSManagedObject>) ?? [] }
+        #expect(books.map(\.count) == [1, 1, 0])
+        let diary = try #require(books[0].first)
+        #expect(diary.value(forKey: "title") as? String == "Diary")
+        let members = try #require(diary.value(forKey: "entries") as? NSOrderedSet)
+        #expect(members.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: "note") as? String } == ["note 0", "note 1"])
+        // A second book for the first entry: a many-to-many now.
+        let other = NSEntityDescription.insertNewObject(forEntityName: "Book", into: container.viewContext)
+        other.setValue(NSOrderedSet(array: [entries[0]]), forKey: "entries")
+        try container.viewContext.save()
+        container.viewContext.reset()
+        #expect((try Self.entries(in: container.viewContext)[0].value(forKey: "books") as? Set<NSManagedObject>)?.count == 2)
+    }
+
+    /// An added optional attribute costs no table rebuild: the table gets a column, rows stay
+    /// where they are (their `rowid`s and the table's root page are unchanged).
+    @Test func anAddedOptionalAttributeOnlyAddsAColumn() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", Self.entryV1WithMood)], current: "Journal")
+        let url = directory.file("Journal.sqlite")
+        try Self.writeVersion1Store(at: url, bundle: bundle)
+        func rootPage() throws -> Int64? {
+            try SQLiteConnection(path: url.path).scalar("SELECT rootpage FROM sqlite_master WHERE name = 'ZENTRY'").int64Value
+        }
+        let before = try rootPage()
+
+        try bundle.makeCurrent("Journal 2")
+        let (container, error) = Self.container(try bundle.model(), at: url)
+        #expect(error == nil)
+        #expect(try rootPage() == before)
+        let entries = try Self.entries(in: container.viewContext)
+        #expect(entries.map { $0.value(forKey: "note") as? String } == ["note 0", "note 1", nil])
+        #expect(entries.allSatisfy { $0.value(forKey: "mood") == nil })
+    }
+
+    /// Core Data migrates only when asked: `addPersistentStore` without the two options refuses
+    /// the store with 134100, and leaves it as it was.
+    @Test func withoutTheOptionsTheStoreIsRefusedAndLeftAsItWas() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", Self.entryV2)], current: "Journal")
+        let url = directory.file("Journal.sqlite")
+        try Self.writeVersion1Store(at: url, bundle: bundle)
+        try bundle.makeCurrent("Journal 2")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try bundle.model())
+        for options: [String: Any]? in [nil, [NSMigratePersistentStoresAutomaticallyOption: true],
+                                        [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+                                         OCDIncompatibleStorePolicyOption: IncompatibleStorePolicy.fail.rawValue]] {
+            let error = try #require(throws: CocoaError.self) {
+                try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
+            }
+            #expect(error.code.rawValue == 134100)
+        }
+        // With both options, as Core Data's lightweight migration is asked for by hand.
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                                           options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        #expect(try Self.entries(in: context).count == 3)
+    }
+
+    /// A change inference cannot map is an error listing every such change; the store is left
+    /// as it was, and the older version still opens it with all its data.
+    @Test func whatInferenceCannotMapIsListedAndTheStoreIsLeftAlone() throws {
+        let directory = TemporaryDirectory()
+        // `note` from String to Date; a book's entries (one-to-many) become a single entry.
+        let unmappable = Self.entryV1
+            .replacingOccurrences(of: "<attribute name=\"note\" optional=\"YES\" attributeType=\"String\"/>",
+                                  with: "<attribute name=\"note\" optional=\"YES\" attributeType=\"Date\"/>")
+            .replacingOccurrences(of: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Entry\" inverseName=\"book\"",
+                                  with: "<relationship name=\"entries\" optional=\"YES\" maxCount=\"1\" deletionRule=\"Nullify\" destinationEntity=\"Entry\" inverseName=\"book\"")
+        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", unmappable)], current: "Journal")
+        let url = directory.file("Journal.sqlite")
+        try Self.writeVersion1Store(at: url, bundle: bundle)
+        let bytes = try Data(contentsOf: url)
+
+        try bundle.makeCurrent("Journal 2")
+        let (_, error) = Self.container(try bundle.model(), at: url)
+        let failure = try #require(error as? CocoaError)
+        #expect(failure.code.rawValue == 134190)
+        #expect(failure.message.contains("attribute 'note' of entity 'Entry' changes type from String to Date"))
+        #expect(failure.message.contains("relationship 'entries' of entity 'Book' changes from to-many with a to-one inverse to to-one"))
+        // The first change, by entity name, in Core Data's keys.
+        #expect(failure.userInfo["entity"] as? String == "Book")
+        #expect(failure.userInfo["property"] as? String == "entries")
+        #expect(try Data(contentsOf: url) == bytes)
+
+        try bundle.makeCurrent("Journal")
+        let (older, olderError) = Self.container(try bundle.model(), at: url)
+        #expect(olderError == nil)
+        #expect(try Self.entries(in: older.viewContext).count == 3)
+    }
+
+    /// Without the model the store was written with, nothing can be inferred: 134130 naming the
+    /// store's entities and every version tried, and the store is untouched.
+    @Test func aStoreFromAnUnknownModelIsMissingSourceModel() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", Self.entryV2)], current: "Journal 2")
+        let url = directory.file("Other.sqlite")
+        let other = NSManagedObjectModel()
+        let note = NSEntityDescription(name: "Entry")
+        note.properties = [NSAttributeDescription(name: "body", type: .binaryDataAttributeType)]
+        other.entities = [note]
+        let (writer, writeError) = Self.container(other, at: url)
+        #expect(writeError == nil)
+        _ = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: writer.viewContext)
+        try writer.viewContext.save()
+        try writer.persistentStoreCoordinator.remove(writer.persistentStoreCoordinator.persistentStores[0])
+        let bytes = try Data(contentsOf: url)
+
+        let (_, error) = Self.container(try bundle.model(), at: url)
+        let failure = try #require(error as? CocoaError)
+        #expect(failure.code.rawValue == 134130)
+        #expect(failure.message.contains("Entry "))
+        #expect(failure.message.contains("\"Journal\", \"Journal 2\""))
+        #expect(try Data(contentsOf: url) == bytes)
+    }
+
+    /// A new uniqueness constraint the rows break is 134111, and the store stays at version 1.
+    @Test func aNewUniquenessConstraintTheRowsBreakFailsTheMigration() throws {
+        let directory = TemporaryDirectory()
+        let unique = Self.entryV1.replacingOccurrences(
+            of: "<attribute name=\"name\" attributeType=\"String\"/>",
+            with: "<attribute name=\"name\" attributeType=\"String\"/><uniquenessConstraints><uniquenessConstraint><constraint value=\"name\"/></uniquenessConstraint></uniquenessConstraints>")
+        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", unique)], current: "Journal")
+        let url = directory.file("Journal.sqlite")
+        try Self.writeVersion1Store(at: url, bundle: bundle)
+        do {
+            let (container, _) = Self.container(try bundle.model(), at: url)
+            let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: container.viewContext)
+            tag.setValue("work", forKey: "name")
+            try container.viewContext.save()
+            try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
+        }
+        try bundle.makeCurrent("Journal 2")
+        let (_, error) = Self.container(try bundle.model(), at: url)
+        #expect((error as? CocoaError)?.code.rawValue == 134111)
+        try bundle.makeCurrent("Journal")
+        let (older, olderError) = Self.container(try bundle.model(), at: url)
+        #expect(olderError == nil)
+        #expect(try older.viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Tag")) == 3)
+    }
+
+    @Test func anInferredMappingNamesEachEntitysMapping() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", Self.entryV2)], current: "Journal")
+        let v1 = try bundle.model()
+        try bundle.makeCurrent("Journal 2")
+        let v2 = try bundle.model()
+        let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: v2)
+        let byName = mapping.entityMappingsByName
+        #expect(byName["TagToTag"]?.mappingType == .copyEntityMappingType)
+        #expect(byName["EntryToEntry"]?.mappingType == .transformEntityMappingType)
+        #expect(byName["BookToJournal"]?.mappingType == .transformEntityMappingType)
+        #expect(byName["AddPlace"]?.mappingType == .addEntityMappingType)
+        #expect(byName["RemoveScratch"]?.mappingType == .removeEntityMappingType)
+        let text = try #require(byName["EntryToEntry"]?.attributeMappings?.first { $0.name == "text" })
+        #expect(text.valueExpression?.function == "valueForKey:")
+        #expect(text.valueExpression?.description == "$source.note")
+        #expect(byName["EntryToEntry"]?.attributeMappings?.first { $0.name == "mood" }?.valueExpression == nil)
+    }
+}
