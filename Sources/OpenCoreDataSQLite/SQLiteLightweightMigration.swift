@@ -40,7 +40,11 @@ struct SQLiteLightweightMigration {
             var updated = metadata
             for (key, value) in destinationModel.versionMetadata(for: destination.orderedEntities) { updated[key] = value }
             try SQLiteMetadataTable.write(updated, uuid: uuid, on: connection, url: url)
-            if try connection.tableExists("Z_MODELCACHE") { try connection.execute("DELETE FROM Z_MODELCACHE") }
+            // Written only when there is something to remove: a migration that only adds a
+            // column writes as few pages as it can.
+            if try connection.tableExists("Z_MODELCACHE"), try connection.scalar("SELECT count(*) FROM Z_MODELCACHE").int64Value != 0 {
+                try connection.execute("DELETE FROM Z_MODELCACHE")
+            }
             return updated
         }
     }
@@ -79,12 +83,17 @@ struct SQLiteLightweightMigration {
     }
 
     private func rewritePrimaryKeyTable(for destination: SQLiteSchema) throws {
+        var rows: [Int64: (name: String?, superNumber: Int64)] = [:]
+        for row in try connection.rows("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY") {
+            if let number = row[0].int64Value { rows[number] = (row[1].stringValue, row[2].int64Value ?? 0) }
+        }
         var kept = Set<Int64>()
         for entity in destination.orderedEntities {
             guard let number = destination.mapping(for: entity)?.number else { continue }
             kept.insert(number)
             let superNumber = entity.superentity.flatMap { destination.mapping(for: $0)?.number } ?? 0
-            if sourceEntity(for: entity) != nil {
+            if let row = rows[number], row.name == entity.name, row.superNumber == superNumber { continue }
+            if rows[number] != nil {
                 try connection.run("UPDATE Z_PRIMARYKEY SET Z_NAME = ?, Z_SUPER = ? WHERE Z_ENT = ?",
                                    [.text(entity.name ?? ""), .integer(superNumber), .integer(number)])
             } else {

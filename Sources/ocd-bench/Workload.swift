@@ -70,6 +70,14 @@ extension Workload {
             framework: { try MemoryWorkload.framework(directory: $0, n: $1) },
             raw: { try MemoryWorkload.raw(directory: $0, n: $1) },
             unit: .peakMiB),
+        Workload(
+            id: "W8", title: "launch and migrate", size: { _ in "\(MigrationWorkload.rows)" },
+            framework: { try MigrationWorkload.frameworkMigrate(directory: $0, n: $1) },
+            raw: { try MigrationWorkload.rawMigrate(directory: $0, n: $1) }),
+        Workload(
+            id: "W8r", title: "reopen migrated", size: { _ in "\(MigrationWorkload.rows)" },
+            framework: { try MigrationWorkload.frameworkReopen(directory: $0, n: $1) },
+            raw: { try MigrationWorkload.rawReopen(directory: $0, n: $1) }),
     ]
 
     /// The workload with the given id (case-insensitive), or nil.

@@ -321,7 +321,7 @@ struct ModelBundle {
         let failure = try #require(error as? CocoaError)
         #expect(failure.code.rawValue == 134130)
         #expect(failure.message.contains("Entry "))
-        #expect(failure.message.contains("\"Journal\", \"Journal 2\""))
+        #expect(failure.message.contains("tried: the current version \"Journal 2\", \"Journal\""))
         #expect(try Data(contentsOf: url) == bytes)
     }
 

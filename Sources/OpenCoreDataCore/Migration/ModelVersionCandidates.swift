@@ -1,57 +1,59 @@
 import Foundation
 
-/// The versions of the model file a model was loaded from, each loaded as its own model: where
-/// a migration looks first for the model a store was written with.
+/// The other versions of the model file a model was loaded from: where a migration looks first
+/// for the model a store was written with.
 ///
 /// A `.xcdatamodeld` bundle gives its `.xcdatamodel` versions, a `.momd` folder its `.mom`
-/// files, oldest first; a single `.xcdatamodel` or `.mom` and a model built in code give none.
+/// files; a single version inside a bundle gives its bundle's. The version the model itself was
+/// loaded from is left out, and the others come newest first (a store is most often one version
+/// behind), each loaded only when asked for. A single `.xcdatamodel` or `.mom`, and a model
+/// built in code, give none.
 package struct ModelVersionCandidates {
+    /// A version's name, without extension (`"BookmarksModel 3"`), and its file.
     package struct Version {
-        /// The version's name, without extension (`"BookmarksModel 3"`).
         package let name: String
-        package let model: NSManagedObjectModel
+        package let file: URL
     }
 
+    /// The other versions, newest first.
     package let versions: [Version]
-    /// Versions that could not be loaded, with why: reported when no source model is found.
-    package let failures: [(name: String, reason: String)]
+    /// The name of the version the model was loaded from, when it came from a versioned file.
+    package let currentName: String?
 
     package init(of model: NSManagedObjectModel) {
-        var versions: [Version] = []
-        var failures: [(String, String)] = []
-        for file in Self.versionFiles(of: model.fileURL) {
-            let name = file.deletingPathExtension().lastPathComponent
-            do {
-                let version = try NSManagedObjectModel(validatingContentsOf: file)
-                version.freeze()
-                versions.append(Version(name: name, model: version))
-            } catch {
-                failures.append((name, "\(error)"))
-            }
+        guard let url = model.fileURL, let (files, current) = Self.versionFiles(of: url) else {
+            versions = []
+            currentName = nil
+            return
         }
-        self.versions = versions
-        self.failures = failures
+        currentName = current?.deletingPathExtension().lastPathComponent
+        versions = files.reversed().filter { $0.standardizedFileURL != current?.standardizedFileURL }
+            .map { Version(name: $0.deletingPathExtension().lastPathComponent, file: $0) }
     }
 
-    /// The version files of the model file at `url`; a single version inside a bundle (a
-    /// `.xcdatamodel` in a `.xcdatamodeld`, a `.mom` in a `.momd`) gives its bundle's versions.
-    private static func versionFiles(of url: URL?) -> [URL] {
-        guard let url else { return [] }
+    /// Loads one version, frozen as a store's model is.
+    package static func load(_ version: Version) throws -> NSManagedObjectModel {
+        let model = try NSManagedObjectModel(validatingContentsOf: version.file)
+        model.freeze()
+        return model
+    }
+
+    /// The version files (oldest first) of the model file at `url`, and the one `url` loads.
+    private static func versionFiles(of url: URL) -> ([URL], URL?)? {
         let parent = url.deletingLastPathComponent()
-        if (url.pathExtension == "xcdatamodel" && parent.pathExtension == "xcdatamodeld")
-            || (url.pathExtension == "mom" && parent.pathExtension == "momd") {
-            return versionFiles(of: parent)
-        }
-        switch url.pathExtension {
-        case "xcdatamodeld":
-            return (try? XcodeModel.versions(in: url)) ?? []
-        case "momd":
+        switch (url.pathExtension, parent.pathExtension) {
+        case ("xcdatamodel", "xcdatamodeld"), ("mom", "momd"):
+            return versionFiles(of: parent).map { ($0.0, url) }
+        case ("xcdatamodeld", _):
+            return ((try? XcodeModel.versions(in: url)) ?? [], try? XcodeModel.currentVersion(in: url))
+        case ("momd", _):
             let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
-            return names.filter { $0.hasSuffix(".mom") }
+            let files = names.filter { $0.hasSuffix(".mom") }
                 .sorted { $0.compare($1, options: [.numeric]) == .orderedAscending }
                 .map { url.appendingPathComponent($0) }
+            return (files, try? CompiledModel.momFile(at: url))
         default:
-            return []
+            return nil
         }
     }
 }

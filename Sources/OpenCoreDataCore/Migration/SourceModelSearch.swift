@@ -3,7 +3,7 @@ import Foundation
 /// Finds the model a store was written with, for a migration to the current model.
 ///
 /// In order: a version of the current model's file whose entity version hashes are the
-/// store's (as Core Data matches them); then a version the store fits by structure (for hashes
+/// store's (as Core Data matches them), newest first; then a version the store fits by structure (for hashes
 /// OpenCoreData cannot reproduce exactly, `hasExactVersionHash`); then the model the store
 /// carries itself (`Z_MODELCACHE`), if it fits. Nothing found is Core Data's 134130, naming the
 /// store's entity hashes and every version tried.
@@ -47,15 +47,23 @@ package struct SourceModelSearch {
     package func find(storedModel: () throws -> NSManagedObjectModel?,
                       fits: (NSManagedObjectModel) throws -> Bool, url: URL?) throws -> Found {
         let candidates = ModelVersionCandidates(of: destination)
-        for version in candidates.versions
-        where version.model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) {
-            return Found(model: version.model, origin: .versionMatchingHashes(version.name))
+        var loaded: [(name: String, model: NSManagedObjectModel)] = []
+        var tried = candidates.currentName.map { ["the current version \"\($0)\""] } ?? []
+        for version in candidates.versions {
+            do {
+                let model = try ModelVersionCandidates.load(version)
+                if model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) {
+                    return Found(model: model, origin: .versionMatchingHashes(version.name))
+                }
+                loaded.append((version.name, model))
+                tried.append("\"\(version.name)\"")
+            } catch {
+                tried.append("\"\(version.name)\" (could not be loaded: \(error))")
+            }
         }
-        var tried = candidates.versions.map { "\"\($0.name)\"" }
-        for version in candidates.versions where try fits(version.model) {
+        for version in loaded where try fits(version.model) {
             return Found(model: version.model, origin: .versionFittingTables(version.name))
         }
-        tried += candidates.failures.map { "\"\($0.name)\" (could not be loaded: \($0.reason))" }
         do {
             if let model = try storedModel() {
                 model.freeze()

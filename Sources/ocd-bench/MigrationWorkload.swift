@@ -1,0 +1,146 @@
+import Foundation
+import OpenCoreData
+
+/// W8 of WORKLOAD.md: open a 1,000,000-object store whose model gained one optional attribute
+/// (lightweight migration), then open it again unchanged; against `ALTER TABLE … ADD COLUMN`
+/// on the raw side, and against opening the raw database again.
+///
+/// The models come from a `.xcdatamodeld` of two versions written into the run's directory, as an
+/// app ships them: migration finds the store's version among the bundle's. Filling the store and
+/// loading the models are untimed.
+enum MigrationWorkload {
+    /// The number of items in the migrated store (fixed, as WORKLOAD.md says).
+    static let rows = 1_000_000
+
+    /// W8: the timed add of the store that must migrate.
+    static func frameworkMigrate(directory: URL, n: Int) throws -> Double {
+        let url = try fillOldStore(in: directory)
+        let model = try newModel(in: directory)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let seconds = try Stopwatch.time {
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: migrationOptions)
+        }
+        try check(coordinator, expecting: rows)
+        return seconds
+    }
+
+    /// W8r: the timed add of the same store once it is migrated.
+    static func frameworkReopen(directory: URL, n: Int) throws -> Double {
+        let url = try fillOldStore(in: directory)
+        let model = try newModel(in: directory)
+        let migrating = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try migrating.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: migrationOptions)
+        try migrating.remove(migrating.persistentStores[0])
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let seconds = try Stopwatch.time {
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: migrationOptions)
+        }
+        try check(coordinator, expecting: rows)
+        return seconds
+    }
+
+    /// W8 raw: open the database and add the column.
+    static func rawMigrate(directory: URL, n: Int) throws -> Double {
+        try RawWorkloads.fillItemStore(in: directory, n: rows)
+        let seconds = try Stopwatch.time {
+            let db = try RawDatabase.open(in: directory)
+            try db.transaction { try db.execute("ALTER TABLE item ADD COLUMN tag TEXT") }
+        }
+        try checkRaw(directory)
+        return seconds
+    }
+
+    /// W8r raw: open the database again and read its schema.
+    static func rawReopen(directory: URL, n: Int) throws -> Double {
+        try RawWorkloads.fillItemStore(in: directory, n: rows)
+        do {
+            let db = try RawDatabase.open(in: directory)
+            try db.transaction { try db.execute("ALTER TABLE item ADD COLUMN tag TEXT") }
+        }
+        let seconds = try Stopwatch.time {
+            let db = try RawDatabase.open(in: directory)
+            _ = try db.queryText("SELECT sql FROM sqlite_master WHERE name = 'item'")
+        }
+        try checkRaw(directory)
+        return seconds
+    }
+
+    // MARK: Setup
+
+    static var migrationOptions: [String: Any] { [NSMigratePersistentStoresAutomaticallyOption: true,
+                                                  NSInferMappingModelAutomaticallyOption: true] }
+
+    /// Writes the two-version bundle, fills a store of `rows` items with version 1, closes it.
+    private static func fillOldStore(in directory: URL) throws -> URL {
+        let bundle = try writeBundle(in: directory)
+        let oldModel = try NSManagedObjectModel(validatingContentsOf: bundle.appendingPathComponent("Items.xcdatamodel"))
+        oldModel.entitiesByName["Item"]?.managedObjectClass = Item.self
+        let url = directory.appendingPathComponent("framework.sqlite")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: oldModel)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        // In slices, as an app that filled its store over time, and to keep the setup's memory low.
+        for start in stride(from: 0, to: rows, by: 100_000) {
+            try FrameworkWorkloads.insertItems(start..<min(start + 100_000, rows), into: context)
+            try context.save()
+            context.reset()
+        }
+        try coordinator.remove(coordinator.persistentStores[0])
+        return url
+    }
+
+    private static func newModel(in directory: URL) throws -> NSManagedObjectModel {
+        let model = try NSManagedObjectModel(validatingContentsOf: directory.appendingPathComponent("Items.xcdatamodeld"))
+        model.entitiesByName["Item"]?.managedObjectClass = Item.self
+        return model
+    }
+
+    /// `Items.xcdatamodeld`: version "Items" is WORKLOAD.md's `Item`; "Items 2" adds an optional
+    /// `tag`, and is current.
+    private static func writeBundle(in directory: URL) throws -> URL {
+        let bundle = directory.appendingPathComponent("Items.xcdatamodeld")
+        let attributes = """
+            <attribute name="name" attributeType="String"/>
+            <attribute name="score" attributeType="Integer 64" indexed="YES" usesScalarValueType="YES"/>
+            <attribute name="price" attributeType="Double" usesScalarValueType="YES"/>
+            <attribute name="created" attributeType="Date" usesScalarValueType="NO"/>
+            <attribute name="flag" attributeType="Boolean" usesScalarValueType="YES"/>
+            <attribute name="note" optional="YES" attributeType="String"/>
+            """
+        for (version, extra) in [("Items", ""), ("Items 2", "<attribute name=\"tag\" optional=\"YES\" attributeType=\"String\"/>")] {
+            let folder = bundle.appendingPathComponent("\(version).xcdatamodel")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let contents = """
+                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic" sourceLanguage="Swift">
+                <entity name="Item" representedClassName="Item" syncable="YES">\(attributes)\(extra)</entity>
+                </model>
+                """
+            try contents.write(to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        }
+        try """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Items 2.xcdatamodel</string></dict></plist>
+            """.write(to: bundle.appendingPathComponent(".xccurrentversion"), atomically: true, encoding: .utf8)
+        return bundle
+    }
+
+    // MARK: Checks
+
+    private static func check(_ coordinator: NSPersistentStoreCoordinator, expecting count: Int) throws {
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let tagged = NSFetchRequest<NSManagedObject>(entityName: "Item")
+        tagged.predicate = NSPredicate(format: "tag == nil")
+        let found = try context.count(for: tagged)
+        guard found == count else { throw BenchCheckError(workload: "W8", detail: "\(found) items without a tag, expected \(count)") }
+        try coordinator.remove(coordinator.persistentStores[0])
+    }
+
+    private static func checkRaw(_ directory: URL) throws {
+        let db = try RawDatabase.open(in: directory)
+        let count = try db.queryText("SELECT count(*) FROM item WHERE tag IS NULL")
+        guard count == String(rows) else { throw BenchCheckError(workload: "W8", detail: "\(count ?? "nil") raw rows without a tag") }
+    }
+}
