@@ -11,10 +11,10 @@ import Foundation
 /// The same through `addPersistentStore(ofType:configurationName:at:options:)`:
 /// `[OCDIncompatibleStorePolicyOption: IncompatibleStorePolicy.destroyAndRecreate.rawValue]`.
 public enum IncompatibleStorePolicy: String, Sendable, CaseIterable {
-    /// Migrate the store to the model, keeping its data (the default).
-    ///
-    /// Not yet in effect: OpenCoreData has no migrations yet, so such a store is refused with
-    /// 134100 listing what differs, as with `.fail`.
+    /// Migrate the store to the model, keeping its data (the default): a lightweight migration
+    /// when the options ask for one (`NSMigratePersistentStoresAutomaticallyOption` and
+    /// `NSInferMappingModelAutomaticallyOption`, both set by a store description by default);
+    /// without them the store is refused with 134100 listing what differs, as Core Data refuses it.
     case migrate
     /// Delete the store's files (database, `-wal`, `-shm`, support files) and create an empty
     /// store in their place: for a store that only caches data kept elsewhere. A store that
