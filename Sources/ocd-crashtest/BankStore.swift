@@ -39,7 +39,18 @@ struct BankStore {
         let integrity = try connection.rows("PRAGMA integrity_check").compactMap { $0.first?.stringValue }
         guard integrity == ["ok"] else { return ("integrity_check: \(integrity.joined(separator: "; "))", 0) }
         let context = try open()
-        return try context.performAndWait {
+        return try check(in: context)
+    }
+
+    /// The bank's invariants, read through a coordinator that has the store open.
+    func check(on coordinator: NSPersistentStoreCoordinator) throws -> (problem: String?, transfers: Int) {
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return try check(in: context)
+    }
+
+    private func check(in context: NSManagedObjectContext) throws -> (problem: String?, transfers: Int) {
+        try context.performAndWait {
             let accounts = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Account"))
             guard accounts.count == BankModel.accountCount else { return ("\(accounts.count) accounts, expected \(BankModel.accountCount)", 0) }
             let total = accounts.reduce(Int64(0)) { $0 + ($1.value(forKey: "balance") as! Int64) }

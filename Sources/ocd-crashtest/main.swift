@@ -7,11 +7,13 @@ import OpenCoreData
 /// invariants (see `BankModel`).
 ///
 ///     ocd-crashtest run [--kills N] [--writers W] [--seed S] [--store DIR]
+///     ocd-crashtest migrations [--kills N] [--seed S] [--transfers T]
 ///     ocd-crashtest writer STORE WRITER SEED      (started by `run`)
+///     ocd-crashtest migrator STORE BUNDLE         (started by `migrations`)
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: ocd-crashtest run [--kills N] [--writers W] [--seed S] [--store DIR]\n".utf8))
+    FileHandle.standardError.write(Data("usage: ocd-crashtest run [--kills N] [--writers W] [--seed S] [--store DIR]\n       ocd-crashtest migrations [--kills N] [--seed S] [--transfers T]\n".utf8))
     exit(2)
 }
 
@@ -21,6 +23,30 @@ case "writer":
     let store = BankStore(url: URL(fileURLWithPath: arguments[1]), model: BankModel.make())
     do { try Writer.run(store: store, writer: writer, seed: seed) } catch {
         FileHandle.standardError.write(Data("ocd-crashtest writer: \(error)\n".utf8))
+        exit(1)
+    }
+case "migrator":
+    guard arguments.count == 3 else { usage() }
+    do { try MigrationKillRun.migrate(store: URL(fileURLWithPath: arguments[1]), bundle: URL(fileURLWithPath: arguments[2])) } catch {
+        FileHandle.standardError.write(Data("ocd-crashtest migrator: \(error)\n".utf8))
+        exit(1)
+    }
+case "migrations":
+    var options = MigrationKillRun.Options()
+    var remaining = arguments.dropFirst()
+    while let option = remaining.popFirst() {
+        guard let value = remaining.popFirst() else { usage() }
+        switch option {
+        case "--kills": options.kills = Int(value) ?? { usage() }()
+        case "--seed": options.seed = UInt64(value) ?? { usage() }()
+        case "--transfers": options.transfers = Int(value) ?? { usage() }()
+        default: usage()
+        }
+    }
+    do {
+        exit(try MigrationKillRun(options: options).run() ? 0 : 1)
+    } catch {
+        FileHandle.standardError.write(Data("ocd-crashtest: \(error)\n".utf8))
         exit(1)
     }
 case "run":

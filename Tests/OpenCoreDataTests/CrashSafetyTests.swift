@@ -19,6 +19,17 @@ import OpenCoreData
         #expect(result.output.hasSuffix(", 0 failures\n"), "\(result.output)")
     }
 
+    /// A migration is atomic across crashes too: a process migrating a store is killed at a
+    /// random moment, and the store is then the old version or the new one, whole, and opens
+    /// with the new one. `swift run ocd-crashtest migrations --kills 100` runs many.
+    @Test func killsDuringAMigrationLeaveEitherVersionWhole() throws {
+        let result = try OCD.run(["migrations", "--kills", "5", "--seed", "11", "--transfers", "5000"],
+                                 executable: OCD.product("ocd-crashtest"))
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        #expect(result.output.contains("5 kills during migration"))
+        #expect(result.output.hasSuffix(", 0 failures\n"), "\(result.output)")
+    }
+
     /// The check can fail: a balance changed behind the ledger's back is found.
     @Test func theCheckFindsABalanceTheLedgerDoesNotExplain() throws {
         let directory = TemporaryDirectory()

@@ -1,0 +1,209 @@
+import Foundation
+import OCDSQLite
+import OpenCoreData
+
+/// Kills a process while it migrates a store, and checks that the store is then either the old
+/// version or the new one, whole: SQLite's integrity check, the version hashes of exactly one of
+/// the two models, and the bank's invariants read through that model. Then the store is opened
+/// with the new model (migrating it if it was left at the old one) and checked again.
+///
+/// The two versions, in a `.xcdatamodeld` written into the run's directory: version 2 adds an
+/// optional attribute to `Account` (a column added in place) and renames `Transfer.writer` to
+/// `author` (the table rebuilt), and adds an entity.
+struct MigrationKillRun {
+    struct Options {
+        var kills = 100
+        var seed: UInt64 = 1
+        var transfers = 20_000
+    }
+
+    let options: Options
+
+    func run() throws -> Bool {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ocd-crashtest-migrate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bundle = try Self.writeBundle(in: directory)
+        let template = directory.appendingPathComponent("template/Bank.sqlite")
+        try fillTemplate(at: template, bundle: bundle)
+        let duration = try migrationSeconds(of: template, bundle: bundle, in: directory.appendingPathComponent("timing"))
+
+        var random = SplitMix(seed: options.seed)
+        var failures = 0, leftOld = 0, leftNew = 0
+        for round in 1...options.kills {
+            let store = try copy(template, to: directory.appendingPathComponent("round-\(round)"))
+            let migrator = try startMigrator(store: store, bundle: bundle)
+            // Anywhere from before the store is opened to after the migration committed.
+            usleep(useconds_t(Double(random.next() % 1_000) / 1_000 * duration * 1.3 * 1_000_000))
+            kill(migrator.processIdentifier, SIGKILL)
+            migrator.waitUntilExit()
+            switch try check(store, bundle: bundle) {
+            case .failure(let problem):
+                failures += 1
+                print("kill \(round): \(problem)")
+            case .success(let version):
+                if version == Self.oldVersion { leftOld += 1 } else { leftNew += 1 }
+            }
+            try? FileManager.default.removeItem(at: store.deletingLastPathComponent())
+        }
+        print("\(options.kills) kills during migration (\(String(format: "%.0f", duration * 1000)) ms each), "
+              + "\(leftOld) left the old version, \(leftNew) the new one, \(failures) failures")
+        return failures == 0
+    }
+
+    // MARK: The migrating child
+
+    /// Opens the store with the new model, migrating it, and exits.
+    static func migrate(store: URL, bundle: URL) throws {
+        let model = try NSManagedObjectModel(validatingContentsOf: bundle.appendingPathComponent("\(newVersion).xcdatamodel"))
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: store, options: migrationOptions)
+    }
+
+    private func startMigrator(store: URL, bundle: URL) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        process.arguments = ["migrator", store.path, bundle.path]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    // MARK: Checking
+
+    /// Which version the store is whole at, or what is wrong with it.
+    private func check(_ store: URL, bundle: URL) throws -> Result<String, Problem> {
+        var configuration = SQLiteConnection.Configuration()
+        configuration.createIfMissing = false
+        let integrity = try SQLiteConnection(path: store.path, configuration: configuration)
+            .rows("PRAGMA integrity_check").compactMap { $0.first?.stringValue }
+        guard integrity == ["ok"] else { return .failure(Problem("integrity_check: \(integrity.joined(separator: "; "))")) }
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: store, options: nil)
+        let fitting = try [Self.oldVersion, Self.newVersion].filter { version in
+            try Self.model(version, in: bundle).isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
+        }
+        guard fitting.count == 1, let version = fitting.first else {
+            return .failure(Problem("the store's hashes fit \(fitting.isEmpty ? "neither version" : "both versions")"))
+        }
+        if let problem = try checkBank(store, model: try Self.model(version, in: bundle), options: [:]) {
+            return .failure(Problem("left at \(version): \(problem)"))
+        }
+        // Whatever the kill left, the new version opens it (migrating the old one now).
+        if let problem = try checkBank(store, model: try Self.model(Self.newVersion, in: bundle), options: Self.migrationOptions) {
+            return .failure(Problem("opened with \(Self.newVersion) after the kill: \(problem)"))
+        }
+        return .success(version)
+    }
+
+    private func checkBank(_ store: URL, model: NSManagedObjectModel, options storeOptions: [String: Any]) throws -> String? {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: store, options: storeOptions)
+        defer { try? coordinator.remove(coordinator.persistentStores[0]) }
+        let (problem, transfers) = try BankStore(url: store, model: model).check(on: coordinator)
+        if let problem { return problem }
+        return transfers == options.transfers ? nil : "\(transfers) transfers, expected \(options.transfers)"
+    }
+
+    struct Problem: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    // MARK: Setup
+
+    static let oldVersion = "Bank", newVersion = "Bank 2"
+    static var migrationOptions: [String: Any] {
+        [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
+    }
+
+    static func model(_ version: String, in bundle: URL) throws -> NSManagedObjectModel {
+        try NSManagedObjectModel(validatingContentsOf: bundle.appendingPathComponent("\(version).xcdatamodel"))
+    }
+
+    /// The old version's store: the accounts and `options.transfers` transfers between them.
+    private func fillTemplate(at url: URL, bundle: URL) throws {
+        let store = BankStore(url: url, model: try Self.model(Self.oldVersion, in: bundle))
+        try store.create()
+        let context = try store.open()
+        var random = SplitMix(seed: options.seed ^ 0xC0FFEE)
+        try context.performAndWait {
+            let accounts = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Account"))
+            for _ in 0..<options.transfers {
+                let from = accounts[Int(random.next() % UInt64(accounts.count))]
+                let to = accounts[Int(random.next() % UInt64(accounts.count))]
+                let amount = Int64(random.next() % 50) + 1
+                from.setValue((from.value(forKey: "balance") as! Int64) - amount, forKey: "balance")
+                to.setValue((to.value(forKey: "balance") as! Int64) + amount, forKey: "balance")
+                let transfer = NSEntityDescription.insertNewObject(forEntityName: "Transfer", into: context)
+                transfer.setValue(amount, forKey: "amount")
+                transfer.setValue(Int64(0), forKey: "writer")
+                transfer.setValue(from, forKey: "from")
+                transfer.setValue(to, forKey: "to")
+            }
+            try context.save()
+            if let coordinator = context.persistentStoreCoordinator {
+                for store in coordinator.persistentStores { try coordinator.remove(store) }
+            }
+        }
+    }
+
+    /// How long one migration of the template takes here, to spread the kills over it.
+    private func migrationSeconds(of template: URL, bundle: URL, in directory: URL) throws -> Double {
+        let store = try copy(template, to: directory)
+        let start = Date()
+        let migrator = try startMigrator(store: store, bundle: bundle)
+        migrator.waitUntilExit()
+        guard migrator.terminationStatus == 0 else { throw Problem("the migrating child failed with status \(migrator.terminationStatus)") }
+        return Date().timeIntervalSince(start)
+    }
+
+    /// A copy of the store (with its `-wal` and `-shm`, if any) in a directory of its own.
+    private func copy(_ store: URL, to directory: URL) throws -> URL {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let target = directory.appendingPathComponent(store.lastPathComponent)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: store.path + suffix) {
+            try FileManager.default.copyItem(atPath: store.path + suffix, toPath: target.path + suffix)
+        }
+        return target
+    }
+
+    /// `Bank.xcdatamodeld`: version "Bank" is `BankModel`'s; "Bank 2" adds `Account.label`,
+    /// renames `Transfer.writer` to `author` and adds `Audit`.
+    static func writeBundle(in directory: URL) throws -> URL {
+        let bundle = directory.appendingPathComponent("Bank.xcdatamodeld")
+        let account = """
+            <attribute name="number" attributeType="Integer 64" usesScalarValueType="YES"/>
+            <attribute name="balance" attributeType="Integer 64" usesScalarValueType="YES"/>
+            <relationship name="outgoing" optional="YES" toMany="YES" deletionRule="Deny" destinationEntity="Transfer" inverseName="from" inverseEntity="Transfer"/>
+            <relationship name="incoming" optional="YES" toMany="YES" deletionRule="Deny" destinationEntity="Transfer" inverseName="to" inverseEntity="Transfer"/>
+            <uniquenessConstraints><uniquenessConstraint><constraint value="number"/></uniquenessConstraint></uniquenessConstraints>
+            """
+        let transfer = """
+            <attribute name="amount" attributeType="Integer 64" usesScalarValueType="YES"/>
+            <relationship name="from" maxCount="1" deletionRule="Nullify" destinationEntity="Account" inverseName="outgoing" inverseEntity="Account"/>
+            <relationship name="to" maxCount="1" deletionRule="Nullify" destinationEntity="Account" inverseName="incoming" inverseEntity="Account"/>
+            """
+        let versions = [
+            (oldVersion, """
+                <entity name="Account" syncable="YES">\(account)</entity>
+                <entity name="Transfer" syncable="YES">\(transfer)<attribute name="writer" attributeType="Integer 64" usesScalarValueType="YES"/></entity>
+                """),
+            (newVersion, """
+                <entity name="Account" syncable="YES">\(account)<attribute name="label" optional="YES" attributeType="String"/></entity>
+                <entity name="Transfer" syncable="YES">\(transfer)<attribute name="author" attributeType="Integer 64" usesScalarValueType="YES" elementID="writer"/></entity>
+                <entity name="Audit" syncable="YES"><attribute name="note" optional="YES" attributeType="String"/></entity>
+                """),
+        ]
+        for (version, entities) in versions {
+            let folder = bundle.appendingPathComponent("\(version).xcdatamodel")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try """
+                <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+                <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic" sourceLanguage="Swift">
+                \(entities)
+                </model>
+                """.write(to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
+        }
+        return bundle
+    }
+}
