@@ -65,14 +65,57 @@ enum MigrationWorkload {
         return seconds
     }
 
+    /// W8b: the timed add of the store whose model renamed an attribute (`note` → `remark`,
+    /// through its renaming identifier), which rebuilds the table.
+    static func frameworkRebuild(directory: URL, n: Int) throws -> Double {
+        let url = try fillOldStore(in: directory, current: "Items 3")
+        let model = try newModel(in: directory)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let seconds = try Stopwatch.time {
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: migrationOptions)
+        }
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let noted = NSFetchRequest<NSManagedObject>(entityName: "Item")
+        noted.predicate = NSPredicate(format: "remark != nil")
+        let found = try context.count(for: noted)
+        guard found == rows / 2 else { throw BenchCheckError(workload: "W8b", detail: "\(found) items with a remark, expected \(rows / 2)") }
+        try coordinator.remove(coordinator.persistentStores[0])
+        return seconds
+    }
+
+    /// W8b raw: the same table rebuilt by hand: a new table, `INSERT … SELECT`, the old one
+    /// dropped, the new one renamed and indexed, in one transaction.
+    static func rawRebuild(directory: URL, n: Int) throws -> Double {
+        try RawWorkloads.fillItemStore(in: directory, n: rows)
+        let seconds = try Stopwatch.time {
+            let db = try RawDatabase.open(in: directory)
+            try db.transaction {
+                try db.execute("""
+                    CREATE TABLE item_new(id INTEGER PRIMARY KEY, name TEXT, score INTEGER, price REAL,
+                                          created REAL, flag INTEGER, remark TEXT);
+                    INSERT INTO item_new(id, name, score, price, created, flag, remark)
+                        SELECT id, name, score, price, created, flag, note FROM item;
+                    DROP TABLE item;
+                    ALTER TABLE item_new RENAME TO item;
+                    CREATE INDEX item_score ON item(score);
+                    """)
+            }
+        }
+        let db = try RawDatabase.open(in: directory)
+        let count = try db.queryText("SELECT count(*) FROM item WHERE remark IS NOT NULL")
+        guard count == String(rows / 2) else { throw BenchCheckError(workload: "W8b", detail: "\(count ?? "nil") raw rows with a remark") }
+        return seconds
+    }
+
     // MARK: Setup
 
     static var migrationOptions: [String: Any] { [NSMigratePersistentStoresAutomaticallyOption: true,
                                                   NSInferMappingModelAutomaticallyOption: true] }
 
     /// Writes the two-version bundle, fills a store of `rows` items with version 1, closes it.
-    private static func fillOldStore(in directory: URL) throws -> URL {
-        let bundle = try writeBundle(in: directory)
+    private static func fillOldStore(in directory: URL, current: String = "Items 2") throws -> URL {
+        let bundle = try writeBundle(in: directory, current: current)
         let oldModel = try NSManagedObjectModel(validatingContentsOf: bundle.appendingPathComponent("Items.xcdatamodel"))
         oldModel.entitiesByName["Item"]?.managedObjectClass = Item.self
         let url = directory.appendingPathComponent("framework.sqlite")
@@ -97,8 +140,8 @@ enum MigrationWorkload {
     }
 
     /// `Items.xcdatamodeld`: version "Items" is WORKLOAD.md's `Item`; "Items 2" adds an optional
-    /// `tag`, and is current.
-    private static func writeBundle(in directory: URL) throws -> URL {
+    /// `tag`; "Items 3" renames `note` to `remark`. `current` is the current version.
+    private static func writeBundle(in directory: URL, current: String) throws -> URL {
         let bundle = directory.appendingPathComponent("Items.xcdatamodeld")
         let attributes = """
             <attribute name="name" attributeType="String"/>
@@ -108,20 +151,23 @@ enum MigrationWorkload {
             <attribute name="flag" attributeType="Boolean" usesScalarValueType="YES"/>
             <attribute name="note" optional="YES" attributeType="String"/>
             """
-        for (version, extra) in [("Items", ""), ("Items 2", "<attribute name=\"tag\" optional=\"YES\" attributeType=\"String\"/>")] {
+        let renamed = attributes.replacingOccurrences(of: "<attribute name=\"note\" optional=\"YES\" attributeType=\"String\"/>",
+                                                      with: "<attribute name=\"remark\" optional=\"YES\" attributeType=\"String\" elementID=\"note\"/>")
+        for (version, body) in [("Items", attributes), ("Items 2", attributes + "<attribute name=\"tag\" optional=\"YES\" attributeType=\"String\"/>"),
+                                ("Items 3", renamed)] {
             let folder = bundle.appendingPathComponent("\(version).xcdatamodel")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             let contents = """
                 <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
                 <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic" sourceLanguage="Swift">
-                <entity name="Item" representedClassName="Item" syncable="YES">\(attributes)\(extra)</entity>
+                <entity name="Item" representedClassName="Item" syncable="YES">\(body)</entity>
                 </model>
                 """
             try contents.write(to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
         }
         try """
             <?xml version="1.0" encoding="UTF-8"?>
-            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>Items 2.xcdatamodel</string></dict></plist>
+            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>\(current).xcdatamodel</string></dict></plist>
             """.write(to: bundle.appendingPathComponent(".xccurrentversion"), atomically: true, encoding: .utf8)
         return bundle
     }

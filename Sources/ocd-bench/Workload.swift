@@ -75,6 +75,10 @@ extension Workload {
             framework: { try MigrationWorkload.frameworkMigrate(directory: $0, n: $1) },
             raw: { try MigrationWorkload.rawMigrate(directory: $0, n: $1) }),
         Workload(
+            id: "W8b", title: "migrate, rebuild", size: { _ in "\(MigrationWorkload.rows)" },
+            framework: { try MigrationWorkload.frameworkRebuild(directory: $0, n: $1) },
+            raw: { try MigrationWorkload.rawRebuild(directory: $0, n: $1) }),
+        Workload(
             id: "W8r", title: "reopen migrated", size: { _ in "\(MigrationWorkload.rows)" },
             framework: { try MigrationWorkload.frameworkReopen(directory: $0, n: $1) },
             raw: { try MigrationWorkload.rawReopen(directory: $0, n: $1) }),
