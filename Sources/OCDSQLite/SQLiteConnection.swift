@@ -46,6 +46,7 @@ public final class SQLiteConnection {
     private var statementCache: [String: SQLiteStatement] = [:]
     private var savepointDepth = 0
     private var traceBox: TraceBox?
+    private var progressBox: ProgressBox?
     private var functionBoxes: [FunctionBox] = []
     private var aggregateBoxes: [AggregateBox] = []
     private var collationBoxes: [CollationBox] = []
@@ -241,6 +242,26 @@ public final class SQLiteConnection {
         }, Unmanaged.passUnretained(box).toOpaque())
     }
 
+    /// Calls `shouldInterrupt` about every `instructions` virtual-machine steps while a statement
+    /// runs; when it returns true, the statement stops with `SQLITE_INTERRUPT`. Nil removes it.
+    ///
+    /// ```swift
+    /// connection.setProgressHandler(every: 10_000) { progress.isCancelled }
+    /// ```
+    public func setProgressHandler(every instructions: Int32, _ shouldInterrupt: (() -> Bool)?) {
+        guard let shouldInterrupt else {
+            sqlite3_progress_handler(handle, 0, nil, nil)
+            progressBox = nil
+            return
+        }
+        let box = ProgressBox(shouldInterrupt)
+        progressBox = box
+        sqlite3_progress_handler(handle, instructions, { context in
+            guard let context else { return 0 }
+            return Unmanaged<ProgressBox>.fromOpaque(context).takeUnretainedValue().shouldInterrupt() ? 1 : 0
+        }, Unmanaged.passUnretained(box).toOpaque())
+    }
+
     // MARK: Functions
 
     /// Registers a scalar SQL function implemented in Swift.
@@ -350,6 +371,11 @@ public final class SQLiteConnection {
 
 @available(*, unavailable)
 extension SQLiteConnection: Sendable {}
+
+private final class ProgressBox {
+    let shouldInterrupt: () -> Bool
+    init(_ shouldInterrupt: @escaping () -> Bool) { self.shouldInterrupt = shouldInterrupt }
+}
 
 private final class TraceBox {
     let observer: (String) -> Void

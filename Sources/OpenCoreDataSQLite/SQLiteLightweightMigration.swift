@@ -23,11 +23,27 @@ struct SQLiteLightweightMigration {
     /// The store's `Z_PRIMARYKEY`: entity name → `Z_ENT`.
     let storedNumbers: [String: Int64]
     let url: URL?
+    /// Told how far the migration is (one unit per table, and one each for the indexes and the
+    /// metadata) and which entity's table it works on; cancelling it stops the migration.
+    var progress: Progress?
 
-    /// Runs the migration and returns the store's new metadata (already written).
+    /// Runs the migration and returns the store's new metadata (already written). A cancelled
+    /// `progress` stops it between steps or in the middle of a statement (134120), and the
+    /// transaction leaves the store as it was.
     func run(metadata: [String: Any], uuid: String) throws -> [String: Any] {
-        try connection.transaction {
+        if let progress { connection.setProgressHandler(every: 10_000) { progress.isCancelled } }
+        defer { connection.setProgressHandler(every: 0, nil) }
+        do {
+            return try connection.transaction { try migrate(metadata: metadata, uuid: uuid) }
+        } catch let error as SQLiteError where error.primaryCode == 9 /* SQLITE_INTERRUPT */ && progress?.isCancelled == true {
+            throw cancellationError()
+        }
+    }
+
+    private func migrate(metadata: [String: Any], uuid: String) throws -> [String: Any] {
+        do {  // one block, as the transaction's body it is
             let destination = SQLiteSchema(entities: destinationEntities, storedNumbers: destinationNumbers())
+            progress?.totalUnitCount = Int64(destination.tables.count + destination.distinctJoinTables.count + 2)
             var step = Step(migration: self, destination: destination)
             try step.migrateTables()
             try step.migrateJoinTables()
@@ -36,6 +52,7 @@ struct SQLiteLightweightMigration {
             try step.removeDanglingReferences()
             try step.migrateIndexes()
             try step.recreateTriggers()
+            try advance(working: nil)
             try rewritePrimaryKeyTable(for: destination)
             var updated = metadata
             for (key, value) in destinationModel.versionMetadata(for: destination.orderedEntities) { updated[key] = value }
@@ -45,8 +62,32 @@ struct SQLiteLightweightMigration {
             if try connection.tableExists("Z_MODELCACHE"), try connection.scalar("SELECT count(*) FROM Z_MODELCACHE").int64Value != 0 {
                 try connection.execute("DELETE FROM Z_MODELCACHE")
             }
+            try advance(working: nil)
             return updated
         }
+    }
+
+    // MARK: Progress
+
+    /// Counts the step just done, names the entity of the next one, and stops when cancelled.
+    func advance(working entity: String?) throws {
+        guard let progress else { return }
+        if progress.isCancelled { throw cancellationError() }
+        progress.completedUnitCount = min(progress.completedUnitCount + 1, progress.totalUnitCount)
+        progress.setUserInfoObject(entity, forKey: .migrationEntityName)
+    }
+
+    /// Marks the start of the work on `entity`'s table, and stops when cancelled.
+    func begin(working entity: String?) throws {
+        guard let progress else { return }
+        if progress.isCancelled { throw cancellationError() }
+        progress.setUserInfoObject(entity, forKey: .migrationEntityName)
+    }
+
+    func cancellationError() -> CocoaError {
+        var info: [String: Any] = [:]
+        if let url { info[NSURLErrorKey] = url }
+        return CoreDataError.make(.migrationCancelled, "The migration of \(url?.path ?? "the store") was cancelled; the store is as it was", info)
     }
 
     // MARK: Entities
@@ -134,6 +175,8 @@ extension SQLiteLightweightMigration {
 
         mutating func migrateTables() throws {
             for table in destination.tables {
+                try migration.begin(working: table.root.name)
+                defer { try? migration.advance(working: nil) }
                 let sources = Set(table.entities.compactMap { migration.sourceEntity(for: $0.entity) }
                     .compactMap { source.mapping(for: $0)?.table.name })
                 guard let sourceName = sources.first else {
@@ -213,7 +256,7 @@ extension SQLiteLightweightMigration {
             do {
                 try connection.run("INSERT INTO \(target) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(sourceName) WHERE \(filter)",
                                    arguments)
-            } catch let error as SQLiteError {
+            } catch let error as SQLiteError where error.primaryCode != 9 /* SQLITE_INTERRUPT: cancelled */ {
                 throw migrationError("copying the rows of \(sourceName) failed: \(error)", entity: entity)
             }
         }
@@ -321,6 +364,8 @@ extension SQLiteLightweightMigration {
 
         mutating func migrateJoinTables() throws {
             for join in destination.distinctJoinTables {
+                try migration.begin(working: nil)
+                defer { try? migration.advance(working: nil) }
                 let sides = destination.joinTables.filter { $0.value.name == join.name }
                     .compactMap { id, side in relationship(identifiedBy: id, in: destination).map { ($0, side) } }
                     .sorted { $0.0.name < $1.0.name }

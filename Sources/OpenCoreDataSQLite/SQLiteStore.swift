@@ -162,10 +162,11 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         let (source, comparison) = try Self.fittedSchema(for: sourceEntities, of: found.model, metadata: metadata, on: connection, url: url)
         for adoption in comparison.adoptions { adoption.apply(to: source) }
         let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: found.model, destinationModel: model)
-        storedMetadata = try SQLiteLightweightMigration(
+        var migration = SQLiteLightweightMigration(
             connection: connection, source: source, destinationModel: model, destinationEntities: entities, mapping: mapping,
-            storedNumbers: try StoredEntityNumbers.read(on: connection, url: url), url: url
-        ).run(metadata: metadata, uuid: identifier)
+            storedNumbers: try StoredEntityNumbers.read(on: connection, url: url), url: url)
+        migration.progress = options?[OCDMigrationProgressOption] as? Progress
+        storedMetadata = try migration.run(metadata: metadata, uuid: identifier)
     }
 
     /// The entities a store of `configuration` holds in `model`.

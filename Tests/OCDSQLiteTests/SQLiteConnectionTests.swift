@@ -27,6 +27,23 @@ final class TemporaryDirectory {
         #expect(rows[1] == [.integer(Int64.max), .real(0), .text(""), .blob(Data()), .null])
     }
 
+    /// A progress handler that answers true stops the running statement with SQLITE_INTERRUPT;
+    /// without one the same statement runs to its end.
+    @Test func aProgressHandlerInterruptsALongStatement() throws {
+        let connection = try SQLiteConnection(path: directory.path("progress.sqlite"))
+        let count = "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200000) SELECT count(*) FROM n"
+        var calls = 0
+        connection.setProgressHandler(every: 1_000) {
+            calls += 1
+            return calls > 3
+        }
+        let error = try #require(throws: SQLiteError.self) { try connection.scalar(count) }
+        #expect(error.primaryCode == 9)  // SQLITE_INTERRUPT
+        #expect(calls == 4)
+        connection.setProgressHandler(every: 0, nil)
+        #expect(try connection.scalar(count).int64Value == 200_000)
+    }
+
     @Test func connectionUsesWALAndNormalSynchronous() throws {
         let connection = try SQLiteConnection(path: directory.path("wal.sqlite"))
         #expect(try connection.scalar("PRAGMA journal_mode") == .text("wal"))

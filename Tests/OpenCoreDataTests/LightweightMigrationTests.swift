@@ -222,6 +222,44 @@ struct ModelBundle {
         #expect((try Self.entries(in: container.viewContext)[0].value(forKey: "books") as? Set<NSManagedObject>)?.count == 2)
     }
 
+    /// A migration reports its progress, table by table, to the description's `Progress`.
+    @Test func aMigrationReportsItsProgress() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", Self.entryV2)], current: "Journal")
+        let url = directory.file("Journal.sqlite")
+        try Self.writeVersion1Store(at: url, bundle: bundle)
+        try bundle.makeCurrent("Journal 2")
+        let progress = Progress(totalUnitCount: 0)
+        let (container, error) = Self.container(try bundle.model(), at: url) { $0.migrationProgress = progress }
+        #expect(error == nil)
+        // Entry, Journal, Place, Tag, the join table, the indexes, the metadata.
+        #expect(progress.totalUnitCount == 7)
+        #expect(progress.completedUnitCount == 7)
+        #expect(progress.fractionCompleted == 1)
+        #expect(progress.userInfo[ProgressUserInfoKey.migrationEntityName] == nil)
+        #expect(try Self.entries(in: container.viewContext).count == 3)
+    }
+
+    /// A cancelled migration is 134120, and leaves the store as it was: the older version
+    /// opens it with all its data.
+    @Test func aCancelledMigrationLeavesTheStoreAsItWas() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", Self.entryV2)], current: "Journal")
+        let url = directory.file("Journal.sqlite")
+        try Self.writeVersion1Store(at: url, bundle: bundle)
+        let bytes = try Data(contentsOf: url)
+        try bundle.makeCurrent("Journal 2")
+        let progress = Progress(totalUnitCount: 0)
+        progress.cancel()
+        let (_, error) = Self.container(try bundle.model(), at: url) { $0.migrationProgress = progress }
+        #expect((error as? CocoaError)?.code.rawValue == 134120)
+        #expect(try Data(contentsOf: url) == bytes)
+        try bundle.makeCurrent("Journal")
+        let (older, olderError) = Self.container(try bundle.model(), at: url)
+        #expect(olderError == nil)
+        #expect(try Self.entries(in: older.viewContext).count == 3)
+    }
+
     /// An added optional attribute costs no table rebuild: the table gets a column, rows stay
     /// where they are (their `rowid`s and the table's root page are unchanged).
     @Test func anAddedOptionalAttributeOnlyAddsAColumn() throws {

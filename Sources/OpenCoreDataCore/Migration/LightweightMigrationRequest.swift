@@ -18,3 +18,33 @@ package enum LightweightMigrationRequest {
         return false
     }
 }
+
+/// The store option holding a `Progress` that a migration of the store reports to, and that
+/// cancels it (see `NSPersistentStoreDescription.migrationProgress`). An OpenCoreData extension.
+public let OCDMigrationProgressOption = "OCDMigrationProgressOption"
+
+extension ProgressUserInfoKey {
+    /// In a migration's `Progress`: the name of the entity whose table is being migrated
+    /// (nil between tables). An OpenCoreData extension.
+    public static let migrationEntityName = ProgressUserInfoKey("OCDMigrationEntityName")
+}
+
+extension NSPersistentStoreDescription {
+    /// A `Progress` that a migration of this store reports to: its fraction completed (one unit
+    /// per table, and one each for the indexes and the metadata) and, under
+    /// `ProgressUserInfoKey.migrationEntityName`, the entity whose table is being migrated.
+    /// Cancelling it stops the migration, between tables or in the middle of one, with
+    /// `NSMigrationCancelledError` (134120), and leaves the store as it was. Kept in `options`
+    /// under `OCDMigrationProgressOption`. An OpenCoreData extension: Core Data reports no progress
+    /// for lightweight migrations.
+    ///
+    /// ```swift
+    /// let progress = Progress(totalUnitCount: 0)
+    /// description.migrationProgress = progress
+    /// try await container.loadPersistentStores()   // migrates off the calling thread
+    /// ```
+    public var migrationProgress: Progress? {
+        get { options[OCDMigrationProgressOption] as? Progress }
+        set { setOption(newValue, forKey: OCDMigrationProgressOption) }
+    }
+}
