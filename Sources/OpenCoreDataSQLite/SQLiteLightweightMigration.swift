@@ -10,8 +10,8 @@ import OpenCoreDataCore
 /// by `ALTER TABLE … ADD COLUMN`, which reads no row; any other change rebuilds the table into
 /// a new one with `INSERT … SELECT` and renames it into place. Indexes follow the new model;
 /// `Z_PRIMARYKEY` and the metadata (version hashes and checksum) are rewritten; a model cache
-/// (`Z_MODELCACHE`), which would describe the old model, is emptied. Triggers on a rebuilt
-/// table are recreated when they still apply.
+/// (`Z_MODELCACHE`), which would describe the old model, is emptied. Triggers are set aside while
+/// the tables change, and recreated where they still compile against the new tables.
 struct SQLiteLightweightMigration {
     let connection: SQLiteConnection
     /// The store's layout under the model it was written with.
@@ -30,11 +30,16 @@ struct SQLiteLightweightMigration {
     /// Runs the migration and returns the store's new metadata (already written). A cancelled
     /// `progress` stops it between steps or in the middle of a statement (134120), and the
     /// transaction leaves the store as it was.
-    func run(metadata: [String: Any], uuid: String) throws -> [String: Any] {
+    /// `verify` sees the new metadata before the commit, and stops the migration by throwing.
+    func run(metadata: [String: Any], uuid: String, verify: ([String: Any]) throws -> Void) throws -> [String: Any] {
         if let progress { connection.setProgressHandler(every: 10_000) { progress.isCancelled } }
         defer { connection.setProgressHandler(every: 0, nil) }
         do {
-            return try connection.transaction { try migrate(metadata: metadata, uuid: uuid) }
+            return try connection.transaction {
+                let migrated = try migrate(metadata: metadata, uuid: uuid)
+                try verify(migrated)
+                return migrated
+            }
         } catch let error as SQLiteError where error.primaryCode == 9 /* SQLITE_INTERRUPT */ && progress?.isCancelled == true {
             throw cancellationError()
         }
@@ -45,10 +50,12 @@ struct SQLiteLightweightMigration {
             let destination = SQLiteSchema(entities: destinationEntities, storedNumbers: destinationNumbers())
             progress?.totalUnitCount = Int64(destination.tables.count + destination.distinctJoinTables.count + 2)
             var step = Step(migration: self, destination: destination)
+            try step.setTriggersAside()
             try step.migrateTables()
             try step.migrateJoinTables()
             try step.dropUnusedTables()
             try step.renameRebuiltTables()
+            try step.checkRequiredValues()
             try step.removeDanglingReferences()
             try step.migrateIndexes()
             try step.recreateTriggers()
@@ -164,7 +171,9 @@ extension SQLiteLightweightMigration {
         /// Entity tables that lost rows (of removed entities): references to them are checked.
         var tablesWithRemovedRows: Set<String> = []
         /// Triggers of the tables dropped or rebuilt, to recreate: (name, SQL).
-        var droppedTriggers: [(name: String, sql: String)] = []
+        var droppedTriggers: [(name: String, table: String, sql: String)] = []
+        /// Required attributes that may have been left without a value: (column, entity, name).
+        var requiredChecks: [(column: String, owner: SQLiteSchema.EntityMapping, name: String)] = []
 
         init(migration: SQLiteLightweightMigration, destination: SQLiteSchema) {
             self.migration = migration
@@ -262,26 +271,31 @@ extension SQLiteLightweightMigration {
         }
 
         /// Where each column of `table` (after `Z_PK`, `Z_ENT`, `Z_OPT`) takes its value from.
-        private func columnPlan(for table: SQLiteSchema.TableMapping, from sourceTable: SQLiteSchema.TableMapping) throws -> [ColumnSource] {
-            var plan: [String: ColumnSource] = [:]
+        /// Each entity of the table finds its own source (a property moved up the inheritance
+        /// tree has one source per sub-entity); where they differ, the value is chosen by `Z_ENT`.
+        private mutating func columnPlan(for table: SQLiteSchema.TableMapping, from sourceTable: SQLiteSchema.TableMapping) throws -> [ColumnSource] {
+            var sources: [String: [(number: Int64, source: ColumnSource)]] = [:]
             for mapping in table.entities {
                 let layout = mapping.entity.layout
                 for attribute in layout.attributes where !attribute.isTransient {
-                    guard let column = mapping.attributeColumns[attribute.attributeSlot], plan[column] == nil else { continue }
-                    plan[column] = try attributeSource(attribute, column: column, in: table, owner: mapping)
+                    guard let column = mapping.attributeColumns[attribute.attributeSlot] else { continue }
+                    let source = try attributeSource(attribute, column: column, of: mapping, from: sourceTable)
+                    sources[column, default: []].append((mapping.number, source))
                 }
                 for relationship in layout.relationships {
-                    guard let column = mapping.toOneColumns[relationship.relationshipSlot], plan[column] == nil else { continue }
-                    let (key, entityColumn) = toOneSources(relationship, in: sourceTable)
-                    plan[column] = ColumnSource(column: column, expression: key ?? "NULL")
+                    guard let column = mapping.toOneColumns[relationship.relationshipSlot] else { continue }
+                    let (key, entityColumn) = try toOneSources(relationship, of: mapping.entity, in: sourceTable)
+                    sources[column, default: []].append((mapping.number, ColumnSource(column: column, expression: key ?? "NULL")))
                     if let destinationEntityColumn = mapping.toOneEntityColumns[relationship.relationshipSlot] {
                         let value = entityColumn ?? key.map { key in
                             "CASE WHEN \(key) IS NULL THEN NULL ELSE \(destinationNumber(ofTargetOf: relationship)) END"
                         } ?? "NULL"
-                        plan[destinationEntityColumn] = ColumnSource(column: destinationEntityColumn, expression: value)
+                        sources[destinationEntityColumn, default: []].append((mapping.number, ColumnSource(column: destinationEntityColumn, expression: value)))
                     }
                 }
             }
+            var plan: [String: ColumnSource] = [:]
+            for (column, entries) in sources { plan[column] = Self.combine(entries, column: column, allEntities: table.entities.count) }
             for (id, column) in table.orderColumns where plan[column] == nil {
                 // A relationship that becomes ordered is ordered by key.
                 plan[column] = ColumnSource(column: column, expression: sourceOrderColumn(forDestinationRelationship: id, in: sourceTable) ?? "Z_PK")
@@ -289,25 +303,60 @@ extension SQLiteLightweightMigration {
             return table.columns.compactMap { plan[$0.name] }
         }
 
-        private func attributeSource(_ attribute: NSAttributeDescription, column: String, in table: SQLiteSchema.TableMapping,
-                                     owner: SQLiteSchema.EntityMapping) throws -> ColumnSource {
-            var expression = "NULL"
-            if let old = sourceProperty(of: attribute) as? NSAttributeDescription,
-               let oldOwner = old.entity.flatMap({ source.mapping(for: $0) }),
-               let oldColumn = oldOwner.attributeColumns[old.attributeSlot] {
-                expression = Self.converting(oldColumn, from: old.attributeType, to: attribute.attributeType)
+        /// One column's value from its entities' sources: the common one, or one per `Z_ENT`.
+        /// Rows of entities without the column get NULL, unless the value is a plain copy (their
+        /// source rows hold NULL there already).
+        private static func combine(_ entries: [(number: Int64, source: ColumnSource)], column: String, allEntities: Int) -> ColumnSource {
+            let first = entries[0].source
+            let same = entries.allSatisfy { $0.source.expression == first.expression && $0.source.arguments == first.arguments }
+            if same && (entries.count == allEntities || first.isIdentity || first.expression == "NULL") { return first }
+            if same {
+                let numbers = entries.map { String($0.number) }.joined(separator: ", ")
+                return ColumnSource(column: column, expression: "CASE WHEN Z_ENT IN (\(numbers)) THEN \(first.expression) END",
+                                    arguments: first.arguments, isIdentity: false)
             }
-            var arguments: [SQLiteValue] = []
-            if !attribute.isOptional, let value = try defaultValue(of: attribute) {
-                expression = expression == "NULL" ? "?" : "COALESCE(\(expression), ?)"
-                arguments = [value]
+            let cases = entries.map { "WHEN \($0.number) THEN \($0.source.expression)" }.joined(separator: " ")
+            return ColumnSource(column: column, expression: "CASE Z_ENT \(cases) END", arguments: entries.flatMap(\.source.arguments), isIdentity: false)
+        }
+
+        /// Where an attribute of one entity of the table takes its value: its source attribute's
+        /// column (converted to the new type), its default where it is new or was optional and is
+        /// now required, or nothing. A required attribute left without a value is checked once
+        /// the rows are in place (`checkRequiredValues`).
+        private mutating func attributeSource(_ attribute: NSAttributeDescription, column: String, of owner: SQLiteSchema.EntityMapping,
+                                              from sourceTable: SQLiteSchema.TableMapping) throws -> ColumnSource {
+            let defaultValue = try defaultValue(of: attribute)
+            guard let old = sourceProperty(of: attribute, in: owner.entity) as? NSAttributeDescription else {
+                if !attribute.isOptional && defaultValue == nil { requiredChecks.append((column, owner, attribute.name)) }
+                return defaultValue.map { ColumnSource(column: column, expression: "?", arguments: [$0]) } ?? ColumnSource(column: column, expression: "NULL")
             }
-            // In a table shared by sub-entities, only rows of the attribute's entities get a value.
-            if arguments.count == 1, table.isShared, let declaring = attribute.entity.flatMap({ destination.mapping(for: $0) }),
-               declaring.entity.superentity != nil {
-                expression = "CASE WHEN \(declaring.subtreeCondition(on: "Z_ENT")) THEN \(expression) END"
+            guard let oldOwner = old.entity.flatMap({ source.mapping(for: $0) }), oldOwner.table === sourceTable,
+                  let oldColumn = oldOwner.attributeColumns[old.attributeSlot] else {
+                throw migrationError("attribute '\(attribute.name)' of entity '\(owner.entity.name ?? "")' comes from another table, which a lightweight migration does not do yet",
+                                     entity: owner.entity.name)
             }
-            return ColumnSource(column: column, expression: expression, arguments: arguments, isIdentity: expression == column)
+            let expression = Self.converting(oldColumn, from: old.attributeType, to: attribute.attributeType)
+            guard !attribute.isOptional && old.isOptional else { return ColumnSource(column: column, expression: expression) }
+            guard let defaultValue else {
+                requiredChecks.append((column, owner, attribute.name))
+                return ColumnSource(column: column, expression: expression)
+            }
+            return ColumnSource(column: column, expression: "COALESCE(\(expression), ?)", arguments: [defaultValue])
+        }
+
+        /// After the rows are copied: a required attribute that is new, or was optional, and has
+        /// no default must have a value in every row, as Core Data's migration requires (134110,
+        /// naming the entity and the attribute).
+        func checkRequiredValues() throws {
+            for (column, owner, name) in requiredChecks {
+                let missing = try connection.scalar("SELECT count(*) FROM \(owner.table.name) WHERE \(column) IS NULL AND Z_ENT = \(owner.number)").int64Value ?? 0
+                guard missing > 0 else { continue }
+                var info: [String: Any] = ["NSEntityNameKey": owner.entity.name ?? "", NSValidationKeyErrorKey: name]
+                if let url = migration.url { info[NSURLErrorKey] = url }
+                throw CoreDataError.make(.migration,
+                                         "The store \(migration.url?.path ?? "") could not be migrated: \(missing) object(s) of entity '\(owner.entity.name ?? "")' have no value for the required attribute '\(name)', which has no default value",
+                                         info)
+            }
         }
 
         /// The stored value of an attribute's default, if it has one.
@@ -331,9 +380,10 @@ extension SQLiteLightweightMigration {
             }
         }
 
-        /// The source property `property` (of a destination entity) is a version of.
-        private func sourceProperty(of property: NSPropertyDescription) -> NSPropertyDescription? {
-            guard let entity = property.entity, let sourceEntity = migration.sourceEntity(for: entity),
+        /// The source property that `property` of the destination entity `entity` (which
+        /// declares or inherits it) is a version of, by `entity`'s own mapping.
+        private func sourceProperty(of property: NSPropertyDescription, in entity: NSEntityDescription) -> NSPropertyDescription? {
+            guard let sourceEntity = migration.sourceEntity(for: entity),
                   let entityMapping = migration.mapping.entityMapping(forDestination: entity.name ?? "") else { return nil }
             let propertyMapping = property is NSRelationshipDescription
                 ? entityMapping.relationshipMapping(named: property.name) : entityMapping.attributeMapping(named: property.name)
@@ -341,10 +391,22 @@ extension SQLiteLightweightMigration {
             return sourceEntity.propertiesByName[name]
         }
 
-        /// The source columns of a to-one relationship: its key and, if it has one, its entity column.
-        private func toOneSources(_ relationship: NSRelationshipDescription, in sourceTable: SQLiteSchema.TableMapping) -> (String?, String?) {
-            guard let old = sourceProperty(of: relationship) as? NSRelationshipDescription, !old.isToMany,
-                  let owner = old.entity.flatMap({ source.mapping(for: $0) }), owner.table === sourceTable else { return (nil, nil) }
+        /// The source property of `property` by the mapping of the entity that declares it, or
+        /// else of the first of its sub-entities that has one (a property moved up the tree).
+        private func sourceProperty(of property: NSPropertyDescription) -> NSPropertyDescription? {
+            guard let entity = property.entity else { return nil }
+            return entity.selfAndDescendants.lazy.compactMap { self.sourceProperty(of: property, in: $0) }.first
+        }
+
+        /// The source columns of a to-one relationship of `entity`: its key and, if it has one,
+        /// its entity column.
+        private func toOneSources(_ relationship: NSRelationshipDescription, of entity: NSEntityDescription,
+                                  in sourceTable: SQLiteSchema.TableMapping) throws -> (String?, String?) {
+            guard let old = sourceProperty(of: relationship, in: entity) as? NSRelationshipDescription, !old.isToMany else { return (nil, nil) }
+            guard let owner = old.entity.flatMap({ source.mapping(for: $0) }), owner.table === sourceTable else {
+                throw migrationError("relationship '\(relationship.name)' of entity '\(entity.name ?? "")' comes from another table, which a lightweight migration does not do yet",
+                                     entity: entity.name)
+            }
             return (owner.toOneColumns[old.relationshipSlot], owner.toOneEntityColumns[old.relationshipSlot])
         }
 
@@ -438,15 +500,11 @@ extension SQLiteLightweightMigration {
 
         // MARK: Finishing
 
-        /// Drops every source table not kept under its name (the rebuilt ones have their copy),
-        /// remembering their triggers.
+        /// Drops every source table not kept under its name (the rebuilt ones have their copy).
         mutating func dropUnusedTables() throws {
             let sourceTables = source.tables.map(\.name) + source.distinctJoinTables.map(\.name)
             for name in sourceTables where !keptTables.contains(name) {
                 guard try connection.tableExists(name) else { continue }
-                droppedTriggers += try connection.rows("SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = ? AND sql IS NOT NULL",
-                                                       [.text(name)])
-                    .compactMap { row in row[0].stringValue.flatMap { name in row[1].stringValue.map { (name, $0) } } }
                 try connection.execute("DROP TABLE \(name)")
             }
         }
@@ -509,13 +567,42 @@ extension SQLiteLightweightMigration {
             }
         }
 
-        /// Recreates the triggers of dropped tables whose table is back (rebuilt under its name);
-        /// one that no longer compiles against the new columns is left out.
-        func recreateTriggers() throws {
-            for (_, sql) in droppedTriggers {
-                try? connection.savepoint { try connection.execute(sql) }
+        /// Drops every trigger of the store, remembering it: a trigger on one table may write to
+        /// another that is dropped or rebuilt, and would stop the rename (Core Data's derived
+        /// attributes keep such triggers).
+        mutating func setTriggersAside() throws {
+            let rows = try connection.rows("SELECT name, tbl_name, sql FROM sqlite_master WHERE type = 'trigger' AND sql IS NOT NULL")
+            for row in rows {
+                guard let name = row[0].stringValue, let table = row[1].stringValue, let sql = row[2].stringValue else { continue }
+                droppedTriggers.append((name, table, sql))
+                try connection.execute("DROP TRIGGER \(Self.quoted(name))")
             }
         }
+
+        /// Recreates the triggers set aside whose table is still there and that still compile
+        /// against the new tables. SQLite checks a trigger's body only when a statement that
+        /// fires it is prepared, so each is tried with statements that fire it and change nothing;
+        /// one that fails is left out (it read columns or tables the new model no longer has).
+        func recreateTriggers() throws {
+            for (_, table, sql) in droppedTriggers {
+                guard try connection.tableExists(table) else { continue }
+                let columns = try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap { $0[0].stringValue }
+                let assignments = columns.map { "\(Self.quoted($0)) = \(Self.quoted($0))" }.joined(separator: ", ")
+                let firing = ["INSERT INTO \(Self.quoted(table)) SELECT * FROM \(Self.quoted(table)) WHERE 0",
+                              "UPDATE \(Self.quoted(table)) SET \(assignments) WHERE 0",
+                              "DELETE FROM \(Self.quoted(table)) WHERE 0"]
+                do {
+                    try connection.savepoint {
+                        try connection.execute(sql)
+                        for statement in firing { _ = try connection.prepare(statement) }
+                    }
+                } catch let error as SQLiteError where error.primaryCode != 9 /* SQLITE_INTERRUPT: cancelled */ {
+                    continue
+                }
+            }
+        }
+
+        static func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
 
         static func indexName(in statement: String) -> String? {
             let words = statement.split(separator: " ")

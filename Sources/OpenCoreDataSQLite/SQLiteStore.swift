@@ -89,14 +89,15 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                 if !isReadOnly { try connection.execute("PRAGMA journal_mode=WAL") }
                 try readMetadata(from: connection)
                 var comparison = try fitSchema(of: model, entities: entities, on: connection, url: url)
-                if !comparison.isCompatible, !isReadOnly, !model.isInferredFromStore, LightweightMigrationRequest.isRequested(by: options) {
+                // A store whose hashes are the model's but whose tables differ is damaged or laid
+                // out in a way OpenCoreData does not know: there is nothing to migrate from.
+                if !comparison.isCompatible, !isReadOnly, !model.isInferredFromStore, LightweightMigrationRequest.isRequested(by: options),
+                   !model.isConfiguration(withName: configurationName, compatibleWithStoreMetadata: storedMetadata) {
+                    // Functions Core Data's triggers call fire while the tables change.
+                    try registerFunctions(on: connection)
                     try migrate(on: connection, to: model, entities: entities, url: url)
                     try readMetadata(from: connection)
                     comparison = try fitSchema(of: model, entities: entities, on: connection, url: url)
-                    if let error = comparison.incompatibilityError(url: url) {
-                        throw CoreDataError.make(.migration, "The store \(path) was migrated but still differs from the model: \(error.localizedDescription)",
-                                                 [NSURLErrorKey: url, NSUnderlyingErrorKey: error])
-                    }
                 }
                 if let error = comparison.incompatibilityError(url: url) { throw error }
                 for adoption in comparison.adoptions { adoption.apply(to: schema) }
@@ -105,7 +106,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                                           "The file \(path) is a SQLite database but not a Core Data store (it has no Z_METADATA and Z_PRIMARYKEY tables)",
                                           url: url)
             }
-            try registerFunctions(on: connection)
+            if !functionsRegistered { try registerFunctions(on: connection) }
             try applyPragmas(on: connection)
             schema.prepareForReaders()
             readers = readerPool(path: path, configuration: configuration)
@@ -161,12 +162,34 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         let sourceEntities = Self.entities(of: found.model, configuration: configurationName)
         let (source, comparison) = try Self.fittedSchema(for: sourceEntities, of: found.model, metadata: metadata, on: connection, url: url)
         for adoption in comparison.adoptions { adoption.apply(to: source) }
-        let mapping = try NSMappingModel.inferredMappingModel(forSourceModel: found.model, destinationModel: model)
+        let mapping: NSMappingModel
+        do {
+            mapping = try NSMappingModel.inferredMappingModel(forSourceModel: found.model, destinationModel: model)
+        } catch let error as CocoaError {
+            // As Core Data's: the add fails with 134140, the inference's 134190 underneath.
+            var info = error.userInfo
+            info[NSUnderlyingErrorKey] = error
+            info[NSURLErrorKey] = url
+            throw CoreDataError.make(.migrationMissingMappingModel,
+                                     "Can't find or automatically infer a mapping model to migrate \(url.path) from \(found.origin): \((error.userInfo[NSLocalizedDescriptionKey] as? String) ?? "\(error)")", info)
+        }
         var migration = SQLiteLightweightMigration(
             connection: connection, source: source, destinationModel: model, destinationEntities: entities, mapping: mapping,
             storedNumbers: try StoredEntityNumbers.read(on: connection, url: url), url: url)
         migration.progress = options?[OCDMigrationProgressOption] as? Progress
-        storedMetadata = try migration.run(metadata: metadata, uuid: identifier)
+        do {
+            storedMetadata = try migration.run(metadata: metadata, uuid: identifier) { migrated in
+                // Checked before the commit: a migration that leaves a store the model does not
+                // open is not committed.
+                let (_, comparison) = try Self.fittedSchema(for: entities, of: model, metadata: migrated, on: connection, url: url)
+                if let error = comparison.incompatibilityError(url: url) {
+                    throw CoreDataError.make(.migration, "The store \(url.path) could not be migrated: afterwards it would still differ from the model: \(error.localizedDescription)",
+                                             [NSURLErrorKey: url, NSUnderlyingErrorKey: error])
+                }
+            }
+        } catch let error as SQLiteError {
+            throw CoreDataError.make(.migration, "The store \(url.path) could not be migrated: \(error)", [NSURLErrorKey: url, NSUnderlyingErrorKey: error])
+        }
     }
 
     /// The entities a store of `configuration` holds in `model`.
@@ -330,11 +353,14 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
 
     /// Set when the application changed the metadata; written with the next save.
     var metadataNeedsWriting = false
+    /// Whether the writer connection has the SQL functions (registered before a migration).
+    private var functionsRegistered = false
 
     // MARK: SQL functions
 
     /// Functions the generated SQL calls, and the ones Core Data's own triggers call.
     private func registerFunctions(on connection: SQLiteConnection) throws {
+        defer { functionsRegistered = true }
         try connection.createFunction("ocd_fold", argumentCount: 2) { arguments in
             guard case .text(let text) = arguments[0] else { return arguments[0] }
             let options = NSComparisonPredicate.Options(rawValue: UInt(arguments[1].int64Value ?? 0))

@@ -14,6 +14,15 @@ import Foundation
 struct MappingInference {
     let source: NSManagedObjectModel
     let destination: NSManagedObjectModel
+    /// Destination entity → the source entity it is a version of.
+    private let entityMatches: [ObjectIdentifier: NSEntityDescription]
+
+    init(source: NSManagedObjectModel, destination: NSManagedObjectModel) {
+        self.source = source
+        self.destination = destination
+        entityMatches = Self.match(Self.sorted(destination.entities), to: Self.sorted(source.entities),
+                                   name: { $0.name }, renamingIdentifier: { $0.renamingIdentifier })
+    }
 
     /// A change inference cannot map.
     struct Obstacle {
@@ -60,25 +69,46 @@ struct MappingInference {
 
     // MARK: Matching elements
 
-    /// The source entity `entity` is a version of: the one its renaming identifier names (or
-    /// that carries the same renaming identifier), else the one of the same name.
-    func sourceEntity(matching entity: NSEntityDescription) -> NSEntityDescription? {
-        let byName = source.entitiesByName
-        if let identifier = entity.renamingIdentifier, !identifier.isEmpty {
-            if let renamed = byName[identifier] { return renamed }
-            if let same = source.entities.first(where: { $0.renamingIdentifier == identifier }) { return same }
+    /// Pairs each new element with the old one it is a version of: first by renaming identifier
+    /// (naming the old element, or carried by it too), then by name; each old element is
+    /// claimed once, so a renamed element and a new one under its old name stay apart.
+    static func match<Element: AnyObject>(_ new: [Element], to old: [Element], name: (Element) -> String?,
+                                          renamingIdentifier: (Element) -> String?) -> [ObjectIdentifier: Element] {
+        var matches: [ObjectIdentifier: Element] = [:]
+        var claimed = Set<ObjectIdentifier>()
+        func claim(_ element: Element, _ candidate: Element?) -> Bool {
+            guard let candidate, !claimed.contains(ObjectIdentifier(candidate)) else { return false }
+            matches[ObjectIdentifier(element)] = candidate
+            claimed.insert(ObjectIdentifier(candidate))
+            return true
         }
-        return entity.name.flatMap { byName[$0] }
+        for element in new {
+            guard let identifier = renamingIdentifier(element), !identifier.isEmpty else { continue }
+            if !claim(element, old.first { name($0) == identifier }) {
+                _ = claim(element, old.first { renamingIdentifier($0) == identifier })
+            }
+        }
+        for element in new where matches[ObjectIdentifier(element)] == nil {
+            _ = claim(element, old.first { name($0) != nil && name($0) == name(element) })
+        }
+        return matches
     }
 
-    /// The property of `sourceEntity` (inherited ones included) that `property` is a version of.
-    static func sourceProperty(matching property: NSPropertyDescription, in sourceEntity: NSEntityDescription) -> NSPropertyDescription? {
-        let byName = sourceEntity.propertiesByName
-        if let identifier = property.renamingIdentifier, !identifier.isEmpty {
-            if let renamed = byName[identifier] { return renamed }
-            if let same = byName.values.first(where: { $0.renamingIdentifier == identifier }) { return same }
-        }
-        return byName[property.name]
+    /// The source entity `entity` is a version of (see `match`).
+    func sourceEntity(matching entity: NSEntityDescription) -> NSEntityDescription? {
+        entityMatches[ObjectIdentifier(entity)]
+    }
+
+    /// The source properties of `kind` that the properties of `entity` are versions of (see
+    /// `match`), inherited ones included, by destination name.
+    static func propertyMatches<Kind: NSPropertyDescription>(of entity: NSEntityDescription, from sourceEntity: NSEntityDescription,
+                                                             _ kind: Kind.Type) -> [String: Kind] {
+        let new = persistentProperties(of: entity, kind)
+        let old = sourceEntity.propertiesByName.values.compactMap { $0 as? Kind }.sorted { $0.name < $1.name }
+        let matches = match(new, to: old, name: { $0.name }, renamingIdentifier: { $0.renamingIdentifier })
+        var byName: [String: Kind] = [:]
+        for property in new { if let found = matches[ObjectIdentifier(property)] { byName[property.name] = found } }
+        return byName
     }
 
     // MARK: Entities
@@ -98,9 +128,11 @@ struct MappingInference {
     /// source entity's superentity (an entity that moves changes tables).
     private func checkInheritance(of entity: NSEntityDescription, from sourceEntity: NSEntityDescription, into obstacles: inout [Obstacle]) {
         let expected = entity.superentity.flatMap(sourceEntity(matching:))
-        guard expected !== sourceEntity.superentity else { return }
+        // A root that gains a new parent entity moves into the parent's table: not done yet.
+        let gainsNewParent = entity.superentity != nil && expected == nil
+        guard expected !== sourceEntity.superentity || gainsNewParent else { return }
         let was = sourceEntity.superentity?.name.map { "a sub-entity of '\($0)'" } ?? "a root entity"
-        let becomes = entity.superentity?.name.map { "a sub-entity of '\($0)'" } ?? "a root entity"
+        let becomes = entity.superentity?.name.map { "a sub-entity of \(gainsNewParent ? "the new entity " : "")'\($0)'" } ?? "a root entity"
         obstacles.append(Obstacle(entity: entity.name ?? "", property: nil,
                                   reason: "entity '\(entity.name ?? "")' was \(was) and becomes \(becomes), which inference does not map yet"))
     }
@@ -109,8 +141,9 @@ struct MappingInference {
 
     private func attributeMappings(of entity: NSEntityDescription, from sourceEntity: NSEntityDescription,
                                    obstacles: inout [Obstacle]) -> [NSPropertyMapping] {
-        Self.persistentProperties(of: entity, NSAttributeDescription.self).map { attribute in
-            guard let old = Self.sourceProperty(matching: attribute, in: sourceEntity) as? NSAttributeDescription, !old.isTransient else {
+        let matches = Self.propertyMatches(of: entity, from: sourceEntity, NSAttributeDescription.self)
+        return Self.persistentProperties(of: entity, NSAttributeDescription.self).map { attribute in
+            guard let old = matches[attribute.name], !old.isTransient else {
                 return NSPropertyMapping.adding(attribute.name)
             }
             if !Self.canConvert(old.attributeType, to: attribute.attributeType) {
@@ -134,8 +167,9 @@ struct MappingInference {
 
     private func relationshipMappings(of entity: NSEntityDescription, from sourceEntity: NSEntityDescription,
                                       obstacles: inout [Obstacle]) -> [NSPropertyMapping] {
-        Self.persistentProperties(of: entity, NSRelationshipDescription.self).map { relationship in
-            guard let old = Self.sourceProperty(matching: relationship, in: sourceEntity) as? NSRelationshipDescription, !old.isTransient else {
+        let matches = Self.propertyMatches(of: entity, from: sourceEntity, NSRelationshipDescription.self)
+        return Self.persistentProperties(of: entity, NSRelationshipDescription.self).map { relationship in
+            guard let old = matches[relationship.name], !old.isTransient else {
                 return NSPropertyMapping.adding(relationship.name)
             }
             if let reason = storageChange(from: old, to: relationship) {

@@ -8,8 +8,7 @@ import Foundation
 ///     print(entityMapping.name ?? "", entityMapping.mappingType)   // "NoteToNote" copyEntityMappingType …
 /// }
 /// ```
-open class NSEntityMapping: @unchecked Sendable {
-    // @unchecked Sendable: as Core Data's, a mapping is built, then only read by a migration.
+open class NSEntityMapping {
 
     /// The mapping's name; an inferred one is `<Source>To<Destination>` (`Add<Destination>`,
     /// `Remove<Source>` for an added or removed entity).

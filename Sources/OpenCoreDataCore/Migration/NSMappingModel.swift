@@ -11,8 +11,7 @@ import Foundation
 /// `NSInferMappingModelAutomaticallyOption` (both on by default in `NSPersistentStoreDescription`).
 /// Differences from Apple: `.xcmappingmodel` files and custom entity policies are not read or
 /// run yet (see `Docs/Differences.md`).
-open class NSMappingModel: @unchecked Sendable {
-    // @unchecked Sendable: as Core Data's, a mapping is built, then only read by a migration.
+open class NSMappingModel {
 
     /// The entity mappings, in the order a migration performs them.
     open var entityMappings: [NSEntityMapping]! = []

@@ -11,8 +11,7 @@ import Foundation
 /// (`FUNCTION($source, "valueForKey:", "oldName")` for an attribute, and
 /// `FUNCTION($manager, "destinationInstancesForSourceRelationshipNamed:sourceInstances:", "oldName", $source.oldName)`
 /// for a relationship); a property new in the model has no expression.
-open class NSPropertyMapping: @unchecked Sendable {
-    // @unchecked Sendable: as Core Data's, a mapping is built, then only read by a migration.
+open class NSPropertyMapping {
 
     /// The destination property's name.
     open var name: String?
