@@ -129,16 +129,7 @@ struct MigrationKillRun {
         try context.performAndWait {
             let accounts = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Account"))
             for _ in 0..<options.transfers {
-                let from = accounts[Int(random.next() % UInt64(accounts.count))]
-                let to = accounts[Int(random.next() % UInt64(accounts.count))]
-                let amount = Int64(random.next() % 50) + 1
-                from.setValue((from.value(forKey: "balance") as! Int64) - amount, forKey: "balance")
-                to.setValue((to.value(forKey: "balance") as! Int64) + amount, forKey: "balance")
-                let transfer = NSEntityDescription.insertNewObject(forEntityName: "Transfer", into: context)
-                transfer.setValue(amount, forKey: "amount")
-                transfer.setValue(Int64(0), forKey: "writer")
-                transfer.setValue(from, forKey: "from")
-                transfer.setValue(to, forKey: "to")
+                Writer.transfer(between: accounts, by: 0, random: &random, in: context)
             }
             try context.save()
             if let coordinator = context.persistentStoreCoordinator {

@@ -13,16 +13,7 @@ enum Writer {
             request.sortDescriptors = [NSSortDescriptor(key: "number", ascending: true)]
             while true {
                 let accounts = try context.fetch(request)
-                let from = accounts[Int(random.next() % UInt64(accounts.count))]
-                let to = accounts[Int(random.next() % UInt64(accounts.count))]
-                let amount = Int64(random.next() % 50) + 1
-                from.setValue((from.value(forKey: "balance") as! Int64) - amount, forKey: "balance")
-                to.setValue((to.value(forKey: "balance") as! Int64) + amount, forKey: "balance")
-                let transfer = NSEntityDescription.insertNewObject(forEntityName: "Transfer", into: context)
-                transfer.setValue(amount, forKey: "amount")
-                transfer.setValue(writer, forKey: "writer")
-                transfer.setValue(from, forKey: "from")
-                transfer.setValue(to, forKey: "to")
+                transfer(between: accounts, by: writer, random: &random, in: context)
                 do {
                     try context.save()
                 } catch let error as CocoaError where error.code == .managedObjectMerge {
@@ -32,6 +23,22 @@ enum Writer {
             }
         }
         fatalError("unreachable")
+    }
+}
+
+extension Writer {
+    /// Moves a random amount between two random accounts, and records it in the ledger (unsaved).
+    static func transfer(between accounts: [NSManagedObject], by writer: Int64, random: inout SplitMix, in context: NSManagedObjectContext) {
+        let from = accounts[Int(random.next() % UInt64(accounts.count))]
+        let to = accounts[Int(random.next() % UInt64(accounts.count))]
+        let amount = Int64(random.next() % 50) + 1
+        from.setValue((from.value(forKey: "balance") as! Int64) - amount, forKey: "balance")
+        to.setValue((to.value(forKey: "balance") as! Int64) + amount, forKey: "balance")
+        let transfer = NSEntityDescription.insertNewObject(forEntityName: "Transfer", into: context)
+        transfer.setValue(amount, forKey: "amount")
+        transfer.setValue(writer, forKey: "writer")
+        transfer.setValue(from, forKey: "from")
+        transfer.setValue(to, forKey: "to")
     }
 }
 
