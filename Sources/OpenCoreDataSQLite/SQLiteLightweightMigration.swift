@@ -298,7 +298,7 @@ extension SQLiteLightweightMigration {
             for (column, entries) in sources { plan[column] = Self.combine(entries, column: column, allEntities: table.entities.count) }
             for (id, column) in table.orderColumns where plan[column] == nil {
                 // A relationship that becomes ordered is ordered by key.
-                plan[column] = ColumnSource(column: column, expression: sourceOrderColumn(forDestinationRelationship: id, in: sourceTable) ?? "Z_PK")
+                plan[column] = ColumnSource(column: column, expression: try sourceOrderColumn(forDestinationRelationship: id, in: sourceTable) ?? "Z_PK")
             }
             return table.columns.compactMap { plan[$0.name] }
         }
@@ -309,7 +309,11 @@ extension SQLiteLightweightMigration {
         private static func combine(_ entries: [(number: Int64, source: ColumnSource)], column: String, allEntities: Int) -> ColumnSource {
             let first = entries[0].source
             let same = entries.allSatisfy { $0.source.expression == first.expression && $0.source.arguments == first.arguments }
-            if same && (entries.count == allEntities || first.isIdentity || first.expression == "NULL") { return first }
+            // A plain copy may stand for every row when only these entities' rows held values in
+            // the source column (an attribute moved down the tree leaves others' values behind).
+            let numbers = Set(entries.map(\.number))
+            let copyFitsEveryRow = first.isIdentity && (first.sourceRows.map { $0.isSubset(of: numbers) } ?? true)
+            if same && (entries.count == allEntities || copyFitsEveryRow || first.expression == "NULL") { return first }
             if same {
                 let numbers = entries.map { String($0.number) }.joined(separator: ", ")
                 return ColumnSource(column: column, expression: "CASE WHEN Z_ENT IN (\(numbers)) THEN \(first.expression) END",
@@ -336,10 +340,12 @@ extension SQLiteLightweightMigration {
                                      entity: owner.entity.name)
             }
             let expression = Self.converting(oldColumn, from: old.attributeType, to: attribute.attributeType)
-            guard !attribute.isOptional && old.isOptional else { return ColumnSource(column: column, expression: expression) }
+            var copy = ColumnSource(column: column, expression: expression)
+            copy.sourceRows = Set(oldOwner.subtreeNumbers)
+            guard !attribute.isOptional && old.isOptional else { return copy }
             guard let defaultValue else {
                 requiredChecks.append((column, owner, attribute.name))
-                return ColumnSource(column: column, expression: expression)
+                return copy
             }
             return ColumnSource(column: column, expression: "COALESCE(\(expression), ?)", arguments: [defaultValue])
         }
@@ -391,11 +397,21 @@ extension SQLiteLightweightMigration {
             return sourceEntity.propertiesByName[name]
         }
 
-        /// The source property of `property` by the mapping of the entity that declares it, or
-        /// else of the first of its sub-entities that has one (a property moved up the tree).
-        private func sourceProperty(of property: NSPropertyDescription) -> NSPropertyDescription? {
+        /// The source property of a relationship by the mapping of the entity that declares it,
+        /// or of its sub-entities (a relationship moved up the tree). Links kept apart by several
+        /// sub-entities' relationships would have to be gathered: not done yet (134110).
+        private func sourceProperty(of property: NSPropertyDescription) throws -> NSPropertyDescription? {
             guard let entity = property.entity else { return nil }
-            return entity.selfAndDescendants.lazy.compactMap { self.sourceProperty(of: property, in: $0) }.first
+            var found: [NSPropertyDescription] = []
+            for candidate in entity.selfAndDescendants.compactMap({ self.sourceProperty(of: property, in: $0) })
+            where !found.contains(where: { $0 === candidate }) {
+                found.append(candidate)
+            }
+            guard found.count <= 1 else {
+                throw migrationError("relationship '\(property.name)' of entity '\(entity.name ?? "")' would gather the links of several relationships (\(found.map { "\($0.entity?.name ?? "").\($0.name)" }.joined(separator: ", "))), which a lightweight migration does not do yet",
+                                     entity: entity.name)
+            }
+            return found.first
         }
 
         /// The source columns of a to-one relationship of `entity`: its key and, if it has one,
@@ -416,9 +432,9 @@ extension SQLiteLightweightMigration {
             relationship.destinationEntity.flatMap { destination.mapping(for: $0)?.number } ?? 0
         }
 
-        private func sourceOrderColumn(forDestinationRelationship id: ObjectIdentifier, in sourceTable: SQLiteSchema.TableMapping) -> String? {
+        private func sourceOrderColumn(forDestinationRelationship id: ObjectIdentifier, in sourceTable: SQLiteSchema.TableMapping) throws -> String? {
             guard let relationship = destination.orderedEntities.lazy.flatMap(\.properties).first(where: { ObjectIdentifier($0) == id }),
-                  let old = sourceProperty(of: relationship) else { return nil }
+                  let old = try sourceProperty(of: relationship) else { return nil }
             return sourceTable.orderColumns[ObjectIdentifier(old)]
         }
 
@@ -432,14 +448,14 @@ extension SQLiteLightweightMigration {
                     .compactMap { id, side in relationship(identifiedBy: id, in: destination).map { ($0, side) } }
                     .sorted { $0.0.name < $1.0.name }
                 let columns = [join.sourceColumn, join.destinationColumn] + destination.orderColumns(of: join)
-                if let (sourceJoin, columnSources) = sourceJoinTable(for: sides) {
+                if let (sourceJoin, columnSources) = try sourceJoinTable(for: sides) {
                     let oldColumns = [sourceJoin.sourceColumn, sourceJoin.destinationColumn] + source.orderColumns(of: sourceJoin)
                     if sourceJoin.name == join.name && columns.allSatisfy({ columnSources[$0] == $0 }) && Set(oldColumns) == Set(columns) {
                         keptTables.insert(join.name)
                         continue
                     }
                     try fill(join, columns: columns, values: columns.map { columnSources[$0] ?? "NULL" }, from: sourceJoin.name, where: "1")
-                } else if let (table, filter, columnSources) = sourceForeignKey(for: sides) {
+                } else if let (table, filter, columnSources) = try sourceForeignKey(for: sides) {
                     // A one-to-many became a many-to-many: its key column fills the join table.
                     try fill(join, columns: columns, values: columns.map { columnSources[$0] ?? "NULL" }, from: table, where: filter)
                 } else {
@@ -459,11 +475,11 @@ extension SQLiteLightweightMigration {
 
         /// The source join table a destination join table's relationships were kept in, with the
         /// source column of each destination column.
-        private func sourceJoinTable(for sides: [(NSRelationshipDescription, SQLiteSchema.JoinTable)]) -> (SQLiteSchema.JoinTable, [String: String])? {
+        private func sourceJoinTable(for sides: [(NSRelationshipDescription, SQLiteSchema.JoinTable)]) throws -> (SQLiteSchema.JoinTable, [String: String])? {
             var columnSources: [String: String] = [:]
             var found: SQLiteSchema.JoinTable?
             for (relationship, side) in sides {
-                guard let old = sourceProperty(of: relationship), let oldJoin = source.joinTables[ObjectIdentifier(old)] else { continue }
+                guard let old = try sourceProperty(of: relationship), let oldJoin = source.joinTables[ObjectIdentifier(old)] else { continue }
                 found = oldJoin
                 columnSources[side.sourceColumn] = oldJoin.sourceColumn
                 columnSources[side.destinationColumn] = oldJoin.destinationColumn
@@ -477,9 +493,9 @@ extension SQLiteLightweightMigration {
 
         /// For a join table whose relationship was a to-one: the source table with its key
         /// column, the rows that have a destination, and the source of each join column.
-        private func sourceForeignKey(for sides: [(NSRelationshipDescription, SQLiteSchema.JoinTable)]) -> (String, String, [String: String])? {
+        private func sourceForeignKey(for sides: [(NSRelationshipDescription, SQLiteSchema.JoinTable)]) throws -> (String, String, [String: String])? {
             for (relationship, side) in sides {
-                guard let old = sourceProperty(of: relationship) as? NSRelationshipDescription, !old.isToMany,
+                guard let old = try sourceProperty(of: relationship) as? NSRelationshipDescription, !old.isToMany,
                       let owner = old.entity.flatMap({ source.mapping(for: $0) }),
                       let key = owner.toOneColumns[old.relationshipSlot] else { continue }
                 var columnSources = [side.sourceColumn: "Z_PK", side.destinationColumn: key]
@@ -530,10 +546,13 @@ extension SQLiteLightweightMigration {
                 }
             }
             for (id, join) in destination.joinTables {
-                guard let relationship = relationship(identifiedBy: id, in: destination),
-                      let target = relationship.destinationEntity.flatMap({ destination.mapping(for: $0)?.table.name }),
-                      tablesWithRemovedRows.contains(target) else { continue }
-                try connection.execute("DELETE FROM \(join.name) WHERE \(join.destinationColumn) NOT IN (SELECT Z_PK FROM \(target))")
+                guard let relationship = relationship(identifiedBy: id, in: destination) else { continue }
+                // Both sides: a to-many without inverse has no other side to clean its rows.
+                let ends = [(join.destinationColumn, relationship.destinationEntity), (join.sourceColumn, relationship.entity)]
+                for (column, entity) in ends {
+                    guard let table = entity.flatMap({ destination.mapping(for: $0)?.table.name }), tablesWithRemovedRows.contains(table) else { continue }
+                    try connection.execute("DELETE FROM \(join.name) WHERE \(column) NOT IN (SELECT Z_PK FROM \(table))")
+                }
             }
         }
 
@@ -559,7 +578,7 @@ extension SQLiteLightweightMigration {
             for (name, sql) in wanted where existing[name].map(Self.normalized) != Self.normalized(sql) {
                 do {
                     try connection.execute(sql)
-                } catch let error as SQLiteError where sql.hasPrefix("CREATE UNIQUE") {
+                } catch let error as SQLiteError where sql.hasPrefix("CREATE UNIQUE") && error.primaryCode != 9 /* SQLITE_INTERRUPT: cancelled */ {
                     throw CoreDataError.make(.migrationConstraintViolation,
                                              "The store's rows break the uniqueness constraint \(name) of the new model: \(error)",
                                              migration.url.map { [NSURLErrorKey: $0] } ?? [:])
@@ -585,7 +604,9 @@ extension SQLiteLightweightMigration {
         /// one that fails is left out (it read columns or tables the new model no longer has).
         func recreateTriggers() throws {
             for (_, table, sql) in droppedTriggers {
-                guard try connection.tableExists(table) else { continue }
+                // Table names are case-insensitive; `tbl_name` keeps the trigger's own spelling.
+                guard try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
+                                            [.text(table)]).int64Value != 0 else { continue }
                 let columns = try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap { $0[0].stringValue }
                 let assignments = columns.map { "\(Self.quoted($0)) = \(Self.quoted($0))" }.joined(separator: ", ")
                 let firing = ["INSERT INTO \(Self.quoted(table)) SELECT * FROM \(Self.quoted(table)) WHERE 0",
@@ -629,6 +650,8 @@ extension SQLiteLightweightMigration {
         var arguments: [SQLiteValue] = []
         /// The source column of the same name, unchanged.
         var isIdentity = false
+        /// For a copied attribute: the `Z_ENT`s whose source rows may hold values in its column.
+        var sourceRows: Set<Int64>?
 
         init(column: String, expression: String, arguments: [SQLiteValue] = [], isIdentity: Bool? = nil) {
             self.column = column

@@ -95,6 +95,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                    !model.isConfiguration(withName: configurationName, compatibleWithStoreMetadata: storedMetadata) {
                     // Functions Core Data's triggers call fire while the tables change.
                     try registerFunctions(on: connection)
+                    writerHasFunctions = true
                     try migrate(on: connection, to: model, entities: entities, url: url)
                     try readMetadata(from: connection)
                     comparison = try fitSchema(of: model, entities: entities, on: connection, url: url)
@@ -106,7 +107,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                                           "The file \(path) is a SQLite database but not a Core Data store (it has no Z_METADATA and Z_PRIMARYKEY tables)",
                                           url: url)
             }
-            if !functionsRegistered { try registerFunctions(on: connection) }
+            if !writerHasFunctions { try registerFunctions(on: connection) }
             try applyPragmas(on: connection)
             schema.prepareForReaders()
             readers = readerPool(path: path, configuration: configuration)
@@ -187,7 +188,8 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                                              [NSURLErrorKey: url, NSUnderlyingErrorKey: error])
                 }
             }
-        } catch let error as SQLiteError {
+        } catch let error as SQLiteError where !SQLiteStoreFileError.isDamage(error) && ![5, 6].contains(error.primaryCode) /* BUSY, LOCKED */ {
+            // A damaged file or a store another connection holds is reported as when opening.
             throw CoreDataError.make(.migration, "The store \(url.path) could not be migrated: \(error)", [NSURLErrorKey: url, NSUnderlyingErrorKey: error])
         }
     }
@@ -353,14 +355,14 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
 
     /// Set when the application changed the metadata; written with the next save.
     var metadataNeedsWriting = false
-    /// Whether the writer connection has the SQL functions (registered before a migration).
-    private var functionsRegistered = false
+    /// Whether the writer connection has the SQL functions (registered before a migration);
+    /// set only while the store loads, under `lock`.
+    private var writerHasFunctions = false
 
     // MARK: SQL functions
 
     /// Functions the generated SQL calls, and the ones Core Data's own triggers call.
     private func registerFunctions(on connection: SQLiteConnection) throws {
-        defer { functionsRegistered = true }
         try connection.createFunction("ocd_fold", argumentCount: 2) { arguments in
             guard case .text(let text) = arguments[0] else { return arguments[0] }
             let options = NSComparisonPredicate.Options(rawValue: UInt(arguments[1].int64Value ?? 0))

@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 import OpenCoreData
 @testable import OpenCoreDataCore
@@ -18,7 +17,7 @@ import OpenCoreData
             context.persistentStoreCoordinator = stack.coordinator
             return context
         }
-        let failures = Mutex<[String]>([])
+        let failures = LockedBox<[String]>([])
         DispatchQueue.concurrentPerform(iterations: contexts.count) { index in
             let context = contexts[index]
             context.performAndWait {

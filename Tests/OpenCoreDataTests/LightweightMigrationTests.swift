@@ -299,7 +299,12 @@ struct ModelBundle {
                 <attribute name="title" optional="YES" attributeType="String"/>
             </entity>
             """
-        let bundle = try ModelBundle(in: directory, name: "Zoo", versions: [("Zoo", v1), ("Zoo 2", v2)], current: "Zoo")
+        // Version 3 is version 2 with one more attribute: Xcode carries Keeper's renaming
+        // identifier ("Owner") into it, and the entity named Owner must stay Owner.
+        let v3 = v2.replacingOccurrences(of: "<attribute name=\"title\" optional=\"YES\" attributeType=\"String\"/>",
+                                         with: "<attribute name=\"title\" optional=\"YES\" attributeType=\"String\"/><attribute name=\"since\" optional=\"YES\" attributeType=\"Date\" usesScalarValueType=\"NO\"/>")
+        #expect(v3 != v2)
+        let bundle = try ModelBundle(in: directory, name: "Zoo", versions: [("Zoo", v1), ("Zoo 2", v2), ("Zoo 3", v3)], current: "Zoo")
         let url = directory.file("Zoo.sqlite")
         do {
             let (container, error) = Self.container(try bundle.model(), at: url)
@@ -338,6 +343,15 @@ struct ModelBundle {
         // No row of another entity got the new sub-entity attribute's default.
         let raw = try SQLiteConnection(path: url.path)
         #expect(try raw.scalar("SELECT count(*) FROM ZANIMAL WHERE ZINDOOR IS NOT NULL").int64Value == 1)
+        try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
+
+        try bundle.makeCurrent("Zoo 3")
+        let (third, thirdError) = Self.container(try bundle.model(), at: url)
+        #expect(thirdError == nil)
+        let keepersAfter = try third.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Keeper"))
+        #expect(keepersAfter.compactMap { $0.value(forKey: "name") as? String } == ["Ann"])
+        let owners = try third.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Owner"))
+        #expect(owners.compactMap { $0.value(forKey: "title") as? String } == ["Dr"])
     }
 
     /// A required attribute without a default that the old rows have no value for fails the

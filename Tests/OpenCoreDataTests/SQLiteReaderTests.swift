@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import Synchronization
 import Testing
 import OpenCoreData
 @testable import OpenCoreDataCore
@@ -76,7 +75,7 @@ import OpenCoreData
         let (coordinator, gate) = try Self.gatedStack(at: directory.file("Store.sqlite"),
                                                       options: [NSSQLitePragmasOption: ["cache_size": 500, "user_version": 7]])
         // Even on the saving thread, between the save's phases, a fetch reads the last commit.
-        let seenBySaver = Mutex<[String]?>(nil)
+        let seenBySaver = LockedBox<[String]?>(nil)
         gate.duringSave = {
             let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
             context.persistentStoreCoordinator = coordinator
@@ -89,7 +88,7 @@ import OpenCoreData
             try saver.save()
         }
         let saved = DispatchSemaphore(value: 0)
-        let saveError = Mutex<String?>(nil)
+        let saveError = LockedBox<String?>(nil)
         saver.perform {
             NSEntityDescription.insertNewObject(forEntityName: "Person", into: saver).setValue("Bo", forKey: "name")
             NSEntityDescription.insertNewObject(forEntityName: "Token", into: saver).setValue("t", forKey: "label")
@@ -121,7 +120,7 @@ import OpenCoreData
     /// What `body` returns or throws, when it finishes within `seconds` on another thread; nil
     /// when it does not (it is then left running).
     static func within<T: Sendable>(seconds: Double, _ body: @escaping @Sendable () throws -> T) -> Result<T, any Error>? {
-        let outcome = Mutex<Result<T, any Error>?>(nil)
+        let outcome = LockedBox<Result<T, any Error>?>(nil)
         let finished = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
             let result = Result { try body() }
@@ -140,7 +139,7 @@ import OpenCoreData
         try stack.context.save()
         let store = try #require(stack.coordinator.persistentStores.first as? SQLiteStore)
         let contexts = (0..<8).map { _ in Self.privateContext(on: stack.coordinator) }
-        let counts = Mutex<[Int]>([])
+        let counts = LockedBox<[Int]>([])
         DispatchQueue.concurrentPerform(iterations: contexts.count) { index in
             for _ in 0..<20 {
                 let count = (try? contexts[index].performAndWait {
@@ -180,7 +179,7 @@ import OpenCoreData
             return coordinator
         }
         let contexts = (0..<4).map { Self.privateContext(on: coordinators[$0 % 2]) }
-        let failures = Mutex<[String]>([])
+        let failures = LockedBox<[String]>([])
         DispatchQueue.concurrentPerform(iterations: contexts.count) { index in
             let context = contexts[index]
             context.performAndWait {

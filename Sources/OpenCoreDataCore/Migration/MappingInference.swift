@@ -70,7 +70,7 @@ struct MappingInference {
     // MARK: Matching elements
 
     /// Pairs each new element with the old one it is a version of: first by renaming identifier
-    /// (naming the old element, or carried by it too), then by name; each old element is
+    /// (carried by the old element too, or naming it), then by name; each old element is
     /// claimed once, so a renamed element and a new one under its old name stay apart.
     static func match<Element: AnyObject>(_ new: [Element], to old: [Element], name: (Element) -> String?,
                                           renamingIdentifier: (Element) -> String?) -> [ObjectIdentifier: Element] {
@@ -84,8 +84,11 @@ struct MappingInference {
         }
         for element in new {
             guard let identifier = renamingIdentifier(element), !identifier.isEmpty else { continue }
-            if !claim(element, old.first { name($0) == identifier }) {
-                _ = claim(element, old.first { renamingIdentifier($0) == identifier })
+            // The old element carrying the same identifier first: Xcode copies identifiers into
+            // every later version, so one version on, an old element *named* like the
+            // identifier may be a different, newer element.
+            if !claim(element, old.first { renamingIdentifier($0) == identifier }) {
+                _ = claim(element, old.first { name($0) == identifier })
             }
         }
         for element in new where matches[ObjectIdentifier(element)] == nil {
