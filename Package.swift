@@ -24,7 +24,7 @@ let package = Package(
         .target(name: "OpenCoreDataSQLite", dependencies: ["OpenCoreDataCore", "OCDSQLite"]),
         // The umbrella module applications and `ocd` import.
         .target(name: "OpenCoreData", dependencies: ["OpenCoreDataCore", "OpenCoreDataSQLite"]),
-        .executableTarget(name: "ocd", dependencies: ["OpenCoreData"]),
+        .executableTarget(name: "ocd", dependencies: ["OpenCoreData", "OpenCoreDataCore", "OpenCoreDataSQLite"]),
         .executableTarget(name: "ocd-bench", dependencies: ["OpenCoreData", "OCDSQLite", "CSQLite"]),
         // Kills writer processes at random moments and checks the store each time.
         .executableTarget(name: "ocd-crashtest", dependencies: ["OpenCoreData", "OCDSQLite"]),

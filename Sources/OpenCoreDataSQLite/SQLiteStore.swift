@@ -135,7 +135,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// The layout of `entities` under the store's own entity numbers, and how the store
     /// compares with it. A model inferred from the tables passes no metadata: it has no hashes
     /// of its own to compare.
-    private static func fittedSchema(for entities: [NSEntityDescription], of model: NSManagedObjectModel, metadata: [String: Any],
+    static func fittedSchema(for entities: [NSEntityDescription], of model: NSManagedObjectModel, metadata: [String: Any],
                                      on connection: SQLiteConnection, url: URL) throws -> (SQLiteSchema, StoreComparison) {
         // The store's own entity numbers, whatever order its writer numbered them in: the rows'
         // Z_ENT, the Z<n>_ columns and the join tables follow them.
@@ -151,29 +151,11 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// from the model it was written with (`SourceModelSearch`).
     private func migrate(on connection: SQLiteConnection, to model: NSManagedObjectModel, entities: [NSEntityDescription], url: URL) throws {
         let metadata = storedMetadata
-        let found = try SourceModelSearch(destination: model, configuration: configurationName, metadata: metadata).find(
-            storedModel: {
-                try StoreModelCache.content(of: connection, url: url).map { try CompiledModel.model(fromModelCache: $0, source: url) }
-            },
-            fits: { candidate in
-                try Self.fittedSchema(for: Self.entities(of: candidate, configuration: configurationName), of: candidate, metadata: metadata,
-                                      on: connection, url: url).1.isCompatible
-            },
-            url: url)
+        let found = try Self.sourceModel(for: model, configuration: configurationName, metadata: metadata, on: connection, url: url)
         let sourceEntities = Self.entities(of: found.model, configuration: configurationName)
         let (source, comparison) = try Self.fittedSchema(for: sourceEntities, of: found.model, metadata: metadata, on: connection, url: url)
         for adoption in comparison.adoptions { adoption.apply(to: source) }
-        let mapping: NSMappingModel
-        do {
-            mapping = try NSMappingModel.inferredMappingModel(forSourceModel: found.model, destinationModel: model)
-        } catch let error as CocoaError {
-            // As Core Data's: the add fails with 134140, the inference's 134190 underneath.
-            var info = error.userInfo
-            info[NSUnderlyingErrorKey] = error
-            info[NSURLErrorKey] = url
-            throw CoreDataError.make(.migrationMissingMappingModel,
-                                     "Can't find or automatically infer a mapping model to migrate \(url.path) from \(found.origin): \((error.userInfo[NSLocalizedDescriptionKey] as? String) ?? "\(error)")", info)
-        }
+        let mapping = try Self.inferredMapping(from: found, to: model, url: url)
         var migration = SQLiteLightweightMigration(
             connection: connection, source: source, destinationModel: model, destinationEntities: entities, mapping: mapping,
             storedNumbers: try StoredEntityNumbers.read(on: connection, url: url), url: url)
@@ -194,8 +176,37 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         }
     }
 
+    /// The model the store was written with (`SourceModelSearch`): a version of `model`'s file,
+    /// or the store's model cache, that the store's hashes or tables fit.
+    static func sourceModel(for model: NSManagedObjectModel, configuration: String, metadata: [String: Any],
+                            on connection: SQLiteConnection, url: URL) throws -> SourceModelSearch.Found {
+        try SourceModelSearch(destination: model, configuration: configuration, metadata: metadata).find(
+            storedModel: {
+                try StoreModelCache.content(of: connection, url: url).map { try CompiledModel.model(fromModelCache: $0, source: url) }
+            },
+            fits: { candidate in
+                try fittedSchema(for: entities(of: candidate, configuration: configuration), of: candidate, metadata: metadata,
+                                 on: connection, url: url).1.isCompatible
+            },
+            url: url)
+    }
+
+    /// The mapping inferred from the source model found to `model`; as Core Data's, a mapping
+    /// that cannot be inferred fails the add with 134140, the inference's 134190 underneath.
+    static func inferredMapping(from found: SourceModelSearch.Found, to model: NSManagedObjectModel, url: URL) throws -> NSMappingModel {
+        do {
+            return try NSMappingModel.inferredMappingModel(forSourceModel: found.model, destinationModel: model)
+        } catch let error as CocoaError {
+            var info = error.userInfo
+            info[NSUnderlyingErrorKey] = error
+            info[NSURLErrorKey] = url
+            throw CoreDataError.make(.migrationMissingMappingModel,
+                                     "Can't find or automatically infer a mapping model to migrate \(url.path) from \(found.origin): \((error.userInfo[NSLocalizedDescriptionKey] as? String) ?? "\(error)")", info)
+        }
+    }
+
     /// The entities a store of `configuration` holds in `model`.
-    private static func entities(of model: NSManagedObjectModel, configuration: String) -> [NSEntityDescription] {
+    static func entities(of model: NSManagedObjectModel, configuration: String) -> [NSEntityDescription] {
         NSManagedObjectModel.withSubentities(model.entities(forConfigurationName: configuration) ?? model.entities)
     }
 

@@ -6,6 +6,11 @@ enum Usage {
           example [--store PATH]   build a small Core Data stack on a SQLite store and walk through
                                    insert, save, reopen, fetch, update and delete, printing each step
                                    (the store goes to a fresh temporary directory unless --store is given)
+          migrate --store PATH --model BUNDLE [--to VERSION] [--dry-run] [--json]
+                                   migrate a SQLite store to a model version (the bundle's current one
+                                   unless --to names another): print the plan (the source version and
+                                   how it was found, the change to each entity and property), run it
+                                   with a progress bar on a terminal; --dry-run changes nothing
           model show PATH [--json]
                                    print a model: a .xcdatamodeld, .xcdatamodel, .momd or .mom, or the
                                    model a SQLite store carries
@@ -26,6 +31,6 @@ enum Usage {
                                    and print it back; with an entity and a model, the SQL it runs
           help                     show this text
 
-        Stores are opened read-only. --json output is described in Docs/ocd-json.md.
+        Stores are opened read-only, except by migrate. --json output is described in Docs/ocd-json.md.
         """
 }
