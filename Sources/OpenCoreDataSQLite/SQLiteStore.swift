@@ -96,9 +96,8 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                     // Functions Core Data's triggers call fire while the tables change.
                     try registerFunctions(on: connection)
                     writerHasFunctions = true
-                    try migrate(on: connection, to: model, entities: entities, url: url)
-                    try readMetadata(from: connection)
-                    comparison = try fitSchema(of: model, entities: entities, on: connection, url: url)
+                    // The migration leaves the store's metadata and the schema that fits it.
+                    (schema, comparison) = try migrate(on: connection, to: model, entities: entities, url: url)
                 }
                 if let error = comparison.incompatibilityError(url: url) { throw error }
                 for adoption in comparison.adoptions { adoption.apply(to: schema) }
@@ -149,7 +148,10 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
 
     /// Migrates the store to `model` in place by an inferred mapping (`SQLiteLightweightMigration`),
     /// from the model it was written with (`SourceModelSearch`).
-    private func migrate(on connection: SQLiteConnection, to model: NSManagedObjectModel, entities: [NSEntityDescription], url: URL) throws {
+    /// Returns the schema of `entities` in the migrated store, and how the store compares with
+    /// it (it fits: a migration that would leave differences is not committed).
+    private func migrate(on connection: SQLiteConnection, to model: NSManagedObjectModel, entities: [NSEntityDescription],
+                         url: URL) throws -> (SQLiteSchema, StoreComparison) {
         let metadata = storedMetadata
         let found = try Self.sourceModel(for: model, configuration: configurationName, metadata: metadata, on: connection, url: url)
         let sourceEntities = Self.entities(of: found.model, configuration: configurationName)
@@ -160,12 +162,13 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             connection: connection, source: source, destinationModel: model, destinationEntities: entities, mapping: mapping,
             storedNumbers: try StoredEntityNumbers.read(on: connection, url: url), url: url)
         migration.progress = options?[OCDMigrationProgressOption] as? Progress
+        var fitted: (SQLiteSchema, StoreComparison)?
         do {
             storedMetadata = try migration.run(metadata: metadata, uuid: identifier) { migrated in
                 // Checked before the commit: a migration that leaves a store the model does not
                 // open is not committed.
-                let (_, comparison) = try Self.fittedSchema(for: entities, of: model, metadata: migrated, on: connection, url: url)
-                if let error = comparison.incompatibilityError(url: url) {
+                fitted = try Self.fittedSchema(for: entities, of: model, metadata: migrated, on: connection, url: url)
+                if let error = fitted?.1.incompatibilityError(url: url) {
                     throw CoreDataError.make(.migration, "The store \(url.path) could not be migrated: afterwards it would still differ from the model: \(error.localizedDescription)",
                                              [NSURLErrorKey: url, NSUnderlyingErrorKey: error])
                 }
@@ -174,6 +177,8 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             // A damaged file or a store another connection holds is reported as when opening.
             throw CoreDataError.make(.migration, "The store \(url.path) could not be migrated: \(error)", [NSURLErrorKey: url, NSUnderlyingErrorKey: error])
         }
+        guard let fitted else { throw CoreDataError.make(.migration, "The store \(url.path) was not checked after its migration") }
+        return fitted
     }
 
     /// The model the store was written with (`SourceModelSearch`): a version of `model`'s file,
