@@ -419,6 +419,27 @@ struct ModelBundle {
         #expect(error.message.contains("becomes a sub-entity of the new entity 'Note'"))
     }
 
+    /// A store whose hashes are the model's but whose tables differ (damaged, or edited by
+    /// hand) has nothing to migrate from: it is refused with 134100 naming what differs, and
+    /// left as it is, even with migration asked for.
+    @Test func aStoreWithTheModelsHashesButOtherTablesIsRefusedNotMigrated() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", Self.entryV2)], current: "Journal")
+        let url = directory.file("Journal.sqlite")
+        try Self.writeVersion1Store(at: url, bundle: bundle)
+        do {
+            let raw = try SQLiteConnection(path: url.path)
+            try raw.execute("ALTER TABLE ZENTRY DROP COLUMN ZDRAFT")
+            try raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        let bytes = try Data(contentsOf: url)
+        let (_, error) = Self.container(try bundle.model(), at: url)
+        let failure = try #require(error as? CocoaError)
+        #expect(failure.code.rawValue == 134100)
+        #expect(failure.message.contains("attribute 'draft' of entity 'Entry' has no column ZDRAFT"))
+        #expect(try Data(contentsOf: url) == bytes)
+    }
+
     /// An added optional attribute costs no table rebuild: the table gets a column, rows stay
     /// where they are (their `rowid`s and the table's root page are unchanged).
     @Test func anAddedOptionalAttributeOnlyAddsAColumn() throws {
