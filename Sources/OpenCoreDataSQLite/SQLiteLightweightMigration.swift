@@ -170,6 +170,9 @@ extension SQLiteLightweightMigration {
         var rebuilt: [(temporary: String, final: String)] = []
         /// Entity tables that lost rows (of removed entities): references to them are checked.
         var tablesWithRemovedRows: Set<String> = []
+        /// Each source table (entity or join table, by upper-cased name) carried over, and the
+        /// destination table its rows are now in.
+        var carriedTables: [String: String] = [:]
         /// Triggers of the tables dropped or rebuilt, to recreate: (name, SQL).
         var droppedTriggers: [(name: String, table: String, sql: String)] = []
         /// Required attributes that may have been left without a value: (column, entity, name).
@@ -202,6 +205,7 @@ extension SQLiteLightweightMigration {
         }
 
         private mutating func migrate(_ sourceTable: SQLiteSchema.TableMapping, into table: SQLiteSchema.TableMapping) throws {
+            carriedTables[sourceTable.name.uppercased()] = table.name
             let kept = Set(table.entities.compactMap { mapping in migration.sourceEntity(for: mapping.entity).flatMap { source.mapping(for: $0)?.number } })
             let removed = sourceTable.entities.map(\.number).filter { !kept.contains($0) }
             if let moved = sourceTable.entities.first(where: { !kept.contains($0.number) && migration.isMapped($0.entity) }) {
@@ -452,8 +456,10 @@ extension SQLiteLightweightMigration {
                     let oldColumns = [sourceJoin.sourceColumn, sourceJoin.destinationColumn] + source.orderColumns(of: sourceJoin)
                     if sourceJoin.name == join.name && columns.allSatisfy({ columnSources[$0] == $0 }) && Set(oldColumns) == Set(columns) {
                         keptTables.insert(join.name)
+                        carriedTables[join.name.uppercased()] = join.name
                         continue
                     }
+                    carriedTables[sourceJoin.name.uppercased()] = join.name
                     try fill(join, columns: columns, values: columns.map { columnSources[$0] ?? "NULL" }, from: sourceJoin.name, where: "1")
                 } else if let (table, filter, columnSources) = try sourceForeignKey(for: sides) {
                     // A one-to-many became a many-to-many: its key column fills the join table.
@@ -603,7 +609,19 @@ extension SQLiteLightweightMigration {
         /// fires it is prepared, so each is tried with statements that fire it and change nothing;
         /// one that fails is left out (it read columns or tables the new model no longer has).
         func recreateTriggers() throws {
-            for (_, table, sql) in droppedTriggers {
+            let schemaTables = Set((source.tables.map(\.name) + source.distinctJoinTables.map(\.name)).map { $0.uppercased() })
+            for (_, original, originalSQL) in droppedTriggers {
+                var (table, sql) = (original, originalSQL)
+                // A trigger of an entity's table follows the table's rows: to the table they were
+                // carried to (renamed with its entity), or nowhere when they were not carried over.
+                // A trigger of a table outside the model (history, say) stays where it was.
+                if schemaTables.contains(original.uppercased()) {
+                    guard let carried = carriedTables[original.uppercased()] else { continue }
+                    if carried.uppercased() != original.uppercased() {
+                        sql = Self.retargeting(sql, from: original, to: carried)
+                        table = carried
+                    }
+                }
                 // Table names are case-insensitive; `tbl_name` keeps the trigger's own spelling.
                 guard try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
                                             [.text(table)]).int64Value != 0 else { continue }
@@ -621,6 +639,16 @@ extension SQLiteLightweightMigration {
                     continue
                 }
             }
+        }
+
+        /// A trigger's `ON <table>` pointed at `new`; the rest of its text is left as it is (and
+        /// checked by compiling it).
+        static func retargeting(_ sql: String, from old: String, to new: String) -> String {
+            let pattern = "\\bON\\s+[\"`\\[]?" + NSRegularExpression.escapedPattern(for: old) + "[\"`\\]]?(?=\\s|$)"
+            guard let expression = try? NSRegularExpression(pattern: pattern, options: [.caseInsensitive]),
+                  let match = expression.firstMatch(in: sql, range: NSRange(sql.startIndex..., in: sql)),
+                  let range = Range(match.range, in: sql) else { return sql }
+            return sql.replacingCharacters(in: range, with: "ON " + quoted(new))
         }
 
         static func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }

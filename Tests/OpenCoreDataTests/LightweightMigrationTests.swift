@@ -388,13 +388,16 @@ struct ModelBundle {
             try raw.execute("CREATE TRIGGER ZTAG_TOUCH AFTER UPDATE OF ZNAME ON ZTAG BEGIN UPDATE ZENTRY SET Z_OPT = Z_OPT WHERE 0; END")
             // Reading ZDRAFT, which version 2 removes.
             try raw.execute("CREATE TRIGGER ZENTRY_DRAFT AFTER INSERT ON ZENTRY BEGIN SELECT NEW.ZDRAFT; END")
+            // On the table of Book, which version 2 renames to Journal: it follows the rows.
+            try raw.execute("CREATE TRIGGER ZBOOK_TITLE AFTER UPDATE OF ZTITLE ON zbook BEGIN SELECT NEW.ZTITLE; END")
         }
         try bundle.makeCurrent("Journal 2")
         let (container, error) = Self.container(try bundle.model(), at: url)
         #expect(error == nil)
         let triggers = try SQLiteConnection(path: url.path).rows("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name")
             .compactMap { $0[0].stringValue }
-        #expect(triggers == ["ZTAG_TOUCH"])
+        #expect(triggers == ["ZBOOK_TITLE", "ZTAG_TOUCH"])
+        #expect(try SQLiteConnection(path: url.path).scalar("SELECT tbl_name FROM sqlite_master WHERE name = 'ZBOOK_TITLE'").stringValue == "ZJOURNAL")
         let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: container.viewContext)
         entry.setValue(Date(), forKey: "time")
         let tag = try container.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Tag"))[0]
