@@ -8,6 +8,9 @@ import OCDSQLite
 struct ModelBundle {
     let url: URL
 
+    /// A bundle already on disk.
+    init(url: URL) { self.url = url }
+
     /// Writes `versions` (name → the entities' XML) into `directory/<name>.xcdatamodeld`.
     init(in directory: TemporaryDirectory, name: String = "Journal", versions: [(String, String)], current: String) throws {
         url = directory.file("\(name).xcdatamodeld")

@@ -339,6 +339,28 @@ private extension XMLElement {
         #expect((error?.userInfo[NSLocalizedDescriptionKey] as? String)?.hasPrefix("No model named NoSuchModel") == true)
     }
 
+    /// The model a store was written with is found among every version of a bundle's models.
+    @Test func mergedModelForStoreMetadataFindsTheVersionTheStoreWasWrittenWith() throws {
+        let directory = TemporaryDirectory()
+        let models = directory.file("Models")
+        try FileManager.default.createDirectory(at: models, withIntermediateDirectories: true)
+        let bundleDirectory = TemporaryDirectory()
+        let modelBundle = try ModelBundle(in: bundleDirectory, versions: [("Journal", LightweightMigrationTests.entryV1),
+                                                                         ("Journal 2", LightweightMigrationTests.entryV2)], current: "Journal")
+        try FileManager.default.copyItem(at: modelBundle.url, to: models.appendingPathComponent("Journal.xcdatamodeld"))
+        let url = directory.file("Journal.sqlite")
+        try LightweightMigrationTests.writeVersion1Store(at: url, bundle: modelBundle)
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url, options: nil)
+        // The bundle's current version is now 2; the store was written with version 1.
+        try ModelBundle(url: models.appendingPathComponent("Journal.xcdatamodeld")).makeCurrent("Journal 2")
+        let bundle = try #require(Bundle(url: models))
+        let found = try #require(NSManagedObjectModel.mergedModel(from: [bundle], forStoreMetadata: metadata))
+        #expect(found.entitiesByName["Scratch"] != nil)
+        #expect(found.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+        let other = ["NSStoreModelVersionHashes": ["Nothing": Data(repeating: 1, count: 32)]] as [String: Any]
+        #expect(NSManagedObjectModel.mergedModel(from: [bundle], forStoreMetadata: other) == nil)
+    }
+
     @Test func mergedModelJoinsTheModelsOfABundle() throws {
         let directory = TemporaryDirectory()
         for (name, entity) in [("A", "Alpha"), ("B", "Beta")] {

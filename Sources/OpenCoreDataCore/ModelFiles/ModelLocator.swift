@@ -69,6 +69,29 @@ extension NSManagedObjectModel {
         return NSManagedObjectModel(merging: models)
     }
 
+    /// The model a store was written with, found in `bundles` (nil: the main bundle and the
+    /// loaded bundles) by the store's version hashes: among every version of every model there
+    /// (a `.xcdatamodeld` or `.momd` gives all its versions), the first whose entity hashes are
+    /// the store's; nil when none is.
+    ///
+    /// ```swift
+    /// let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+    /// let written = NSManagedObjectModel.mergedModel(from: nil, forStoreMetadata: metadata)
+    /// ```
+    /// Difference from Core Data: the versions of different model files are not merged with each
+    /// other; the store's model must be one version of one model file.
+    public class func mergedModel(from bundles: [Bundle]?, forStoreMetadata metadata: [String: Any]) -> NSManagedObjectModel? {
+        for url in ModelLocator.modelURLs(in: bundles) {
+            guard let current = NSManagedObjectModel(contentsOf: url) else { continue }
+            if current.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) { return current }
+            for version in ModelVersionCandidates(of: current).versions {
+                guard let model = try? NSManagedObjectModel(validatingContentsOf: version.file) else { continue }
+                if model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata) { return model }
+            }
+        }
+        return nil
+    }
+
     /// A model with the entities, configurations and fetch request templates of `models`, or nil
     /// when two of them declare the same entity name (or `models` is nil).
     ///
