@@ -16,10 +16,7 @@ enum MigrationWorkload {
     static func frameworkMigrate(directory: URL, n: Int) throws -> Double {
         let url = try fillOldStore(in: directory)
         let model = try newModel(in: directory)
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let seconds = try Stopwatch.time {
-            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: migrationOptions)
-        }
+        let (seconds, coordinator) = try timedAdd(of: url, model: model)
         try check(coordinator, expecting: rows)
         return seconds
     }
@@ -28,15 +25,20 @@ enum MigrationWorkload {
     static func frameworkReopen(directory: URL, n: Int) throws -> Double {
         let url = try fillOldStore(in: directory)
         let model = try newModel(in: directory)
-        let migrating = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try migrating.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: migrationOptions)
+        let (_, migrating) = try timedAdd(of: url, model: model)
         try migrating.remove(migrating.persistentStores[0])
+        let (seconds, coordinator) = try timedAdd(of: url, model: model)
+        try check(coordinator, expecting: rows)
+        return seconds
+    }
+
+    /// Adds the store at `url` with migration asked for, on a new coordinator; the add is timed.
+    private static func timedAdd(of url: URL, model: NSManagedObjectModel) throws -> (Double, NSPersistentStoreCoordinator) {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         let seconds = try Stopwatch.time {
             try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: migrationOptions)
         }
-        try check(coordinator, expecting: rows)
-        return seconds
+        return (seconds, coordinator)
     }
 
     /// W8 raw: open the database and add the column.
@@ -69,11 +71,7 @@ enum MigrationWorkload {
     /// through its renaming identifier), which rebuilds the table.
     static func frameworkRebuild(directory: URL, n: Int) throws -> Double {
         let url = try fillOldStore(in: directory, current: "Items 3")
-        let model = try newModel(in: directory)
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let seconds = try Stopwatch.time {
-            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: migrationOptions)
-        }
+        let (seconds, coordinator) = try timedAdd(of: url, model: try newModel(in: directory))
         let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         let noted = NSFetchRequest<NSManagedObject>(entityName: "Item")

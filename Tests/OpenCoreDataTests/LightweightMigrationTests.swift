@@ -138,6 +138,23 @@ struct ModelBundle {
         try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
     }
 
+    /// A store written with version 1 of a two-version bundle whose version 2 is `next`
+    /// (version 1 current; the test makes version 2 current as the app's next release does).
+    static func version1Store(upgradingTo next: String, in directory: TemporaryDirectory) throws -> (ModelBundle, URL) {
+        let bundle = try ModelBundle(in: directory, versions: [("Journal", entryV1), ("Journal 2", next)], current: "Journal")
+        let url = directory.file("Journal.sqlite")
+        try writeVersion1Store(at: url, bundle: bundle)
+        return (bundle, url)
+    }
+
+    /// The store is still version 1's, with all its entries: version 1 opens it.
+    static func expectVersion1StillOpens(_ url: URL, _ bundle: ModelBundle) throws {
+        try bundle.makeCurrent("Journal")
+        let (older, olderError) = container(try bundle.model(), at: url)
+        #expect(olderError == nil)
+        #expect(try entries(in: older.viewContext).count == 3)
+    }
+
     static func entries(in context: NSManagedObjectContext) throws -> [NSManagedObject] {
         let request = NSFetchRequest<NSManagedObject>(entityName: "Entry")
         request.sortDescriptors = [NSSortDescriptor(key: "time", ascending: true)]
@@ -146,9 +163,7 @@ struct ModelBundle {
 
     @Test func theNextVersionOpensTheStoreWithItsData() throws {
         let directory = TemporaryDirectory()
-        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", Self.entryV2)], current: "Journal")
-        let url = directory.file("Journal.sqlite")
-        try Self.writeVersion1Store(at: url, bundle: bundle)
+        let (bundle, url) = try Self.version1Store(upgradingTo: Self.entryV2, in: directory)
 
         try bundle.makeCurrent("Journal 2")
         let (container, error) = Self.container(try bundle.model(), at: url)
@@ -203,9 +218,7 @@ struct ModelBundle {
             .replacingOccurrences(of: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Entry\" inverseName=\"book\" inverseEntity=\"Entry\"/>",
                                   with: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" ordered=\"YES\" destinationEntity=\"Entry\" inverseName=\"books\" inverseEntity=\"Entry\"/>")
         #expect(manyToMany != Self.entryV1)
-        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", manyToMany)], current: "Journal")
-        let url = directory.file("Journal.sqlite")
-        try Self.writeVersion1Store(at: url, bundle: bundle)
+        let (bundle, url) = try Self.version1Store(upgradingTo: manyToMany, in: directory)
 
         try bundle.makeCurrent("Journal 2")
         let (container, error) = Self.container(try bundle.model(), at: url)
@@ -228,9 +241,7 @@ struct ModelBundle {
     /// A migration reports its progress, table by table, to the description's `Progress`.
     @Test func aMigrationReportsItsProgress() throws {
         let directory = TemporaryDirectory()
-        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", Self.entryV2)], current: "Journal")
-        let url = directory.file("Journal.sqlite")
-        try Self.writeVersion1Store(at: url, bundle: bundle)
+        let (bundle, url) = try Self.version1Store(upgradingTo: Self.entryV2, in: directory)
         try bundle.makeCurrent("Journal 2")
         let progress = Progress(totalUnitCount: 0)
         let (container, error) = Self.container(try bundle.model(), at: url) { $0.migrationProgress = progress }
@@ -247,9 +258,7 @@ struct ModelBundle {
     /// opens it with all its data.
     @Test func aCancelledMigrationLeavesTheStoreAsItWas() throws {
         let directory = TemporaryDirectory()
-        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", Self.entryV2)], current: "Journal")
-        let url = directory.file("Journal.sqlite")
-        try Self.writeVersion1Store(at: url, bundle: bundle)
+        let (bundle, url) = try Self.version1Store(upgradingTo: Self.entryV2, in: directory)
         let bytes = try Data(contentsOf: url)
         try bundle.makeCurrent("Journal 2")
         let progress = Progress(totalUnitCount: 0)
@@ -257,10 +266,7 @@ struct ModelBundle {
         let (_, error) = Self.container(try bundle.model(), at: url) { $0.migrationProgress = progress }
         #expect((error as? CocoaError)?.code.rawValue == 134120)
         #expect(try Data(contentsOf: url) == bytes)
-        try bundle.makeCurrent("Journal")
-        let (older, olderError) = Self.container(try bundle.model(), at: url)
-        #expect(olderError == nil)
-        #expect(try Self.entries(in: older.viewContext).count == 3)
+        try Self.expectVersion1StillOpens(url, bundle)
     }
 
     /// Entities of one inheritance tree share a table: an attribute moved up from a
@@ -363,9 +369,7 @@ struct ModelBundle {
         let directory = TemporaryDirectory()
         let required = Self.entryV1.replacingOccurrences(of: "<attribute name=\"note\" optional=\"YES\" attributeType=\"String\"/>",
                                                          with: "<attribute name=\"note\" attributeType=\"String\"/>")
-        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", required)], current: "Journal")
-        let url = directory.file("Journal.sqlite")
-        try Self.writeVersion1Store(at: url, bundle: bundle)
+        let (bundle, url) = try Self.version1Store(upgradingTo: required, in: directory)
         try bundle.makeCurrent("Journal 2")
         let bytes = try Data(contentsOf: url)
         let (_, error) = Self.container(try bundle.model(), at: url)
@@ -382,9 +386,7 @@ struct ModelBundle {
     /// dropped is left out, and saving works afterwards.
     @Test func triggersSurviveWhereTheyStillApply() throws {
         let directory = TemporaryDirectory()
-        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", Self.entryV2)], current: "Journal")
-        let url = directory.file("Journal.sqlite")
-        try Self.writeVersion1Store(at: url, bundle: bundle)
+        let (bundle, url) = try Self.version1Store(upgradingTo: Self.entryV2, in: directory)
         do {
             let raw = try SQLiteConnection(path: url.path)
             // On a kept table, writing to a table the migration rebuilds (ZENTRY).
@@ -430,9 +432,7 @@ struct ModelBundle {
     /// left as it is, even with migration asked for.
     @Test func aStoreWithTheModelsHashesButOtherTablesIsRefusedNotMigrated() throws {
         let directory = TemporaryDirectory()
-        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", Self.entryV2)], current: "Journal")
-        let url = directory.file("Journal.sqlite")
-        try Self.writeVersion1Store(at: url, bundle: bundle)
+        let (bundle, url) = try Self.version1Store(upgradingTo: Self.entryV2, in: directory)
         do {
             let raw = try SQLiteConnection(path: url.path)
             try raw.execute("ALTER TABLE ZENTRY DROP COLUMN ZDRAFT")
@@ -450,9 +450,7 @@ struct ModelBundle {
     /// where they are (their `rowid`s and the table's root page are unchanged).
     @Test func anAddedOptionalAttributeOnlyAddsAColumn() throws {
         let directory = TemporaryDirectory()
-        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", Self.entryV1WithMood)], current: "Journal")
-        let url = directory.file("Journal.sqlite")
-        try Self.writeVersion1Store(at: url, bundle: bundle)
+        let (bundle, url) = try Self.version1Store(upgradingTo: Self.entryV1WithMood, in: directory)
         func rootPage() throws -> Int64? {
             try SQLiteConnection(path: url.path).scalar("SELECT rootpage FROM sqlite_master WHERE name = 'ZENTRY'").int64Value
         }
@@ -471,9 +469,7 @@ struct ModelBundle {
     /// the store with 134100, and leaves it as it was.
     @Test func withoutTheOptionsTheStoreIsRefusedAndLeftAsItWas() throws {
         let directory = TemporaryDirectory()
-        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", Self.entryV2)], current: "Journal")
-        let url = directory.file("Journal.sqlite")
-        try Self.writeVersion1Store(at: url, bundle: bundle)
+        let (bundle, url) = try Self.version1Store(upgradingTo: Self.entryV2, in: directory)
         try bundle.makeCurrent("Journal 2")
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try bundle.model())
         for options: [String: Any]? in [nil, [NSMigratePersistentStoresAutomaticallyOption: true],
@@ -502,9 +498,7 @@ struct ModelBundle {
                                   with: "<attribute name=\"note\" optional=\"YES\" attributeType=\"Date\"/>")
             .replacingOccurrences(of: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Entry\" inverseName=\"book\"",
                                   with: "<relationship name=\"entries\" optional=\"YES\" maxCount=\"1\" deletionRule=\"Nullify\" destinationEntity=\"Entry\" inverseName=\"book\"")
-        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", unmappable)], current: "Journal")
-        let url = directory.file("Journal.sqlite")
-        try Self.writeVersion1Store(at: url, bundle: bundle)
+        let (bundle, url) = try Self.version1Store(upgradingTo: unmappable, in: directory)
         let bytes = try Data(contentsOf: url)
 
         try bundle.makeCurrent("Journal 2")
@@ -520,10 +514,7 @@ struct ModelBundle {
         #expect(failure.userInfo["property"] as? String == "entries")
         #expect(try Data(contentsOf: url) == bytes)
 
-        try bundle.makeCurrent("Journal")
-        let (older, olderError) = Self.container(try bundle.model(), at: url)
-        #expect(olderError == nil)
-        #expect(try Self.entries(in: older.viewContext).count == 3)
+        try Self.expectVersion1StillOpens(url, bundle)
     }
 
     /// Without the model the store was written with, nothing can be inferred: 134130 naming the
@@ -557,9 +548,7 @@ struct ModelBundle {
         let unique = Self.entryV1.replacingOccurrences(
             of: "<attribute name=\"name\" attributeType=\"String\"/>",
             with: "<attribute name=\"name\" attributeType=\"String\"/><uniquenessConstraints><uniquenessConstraint><constraint value=\"name\"/></uniquenessConstraint></uniquenessConstraints>")
-        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", unique)], current: "Journal")
-        let url = directory.file("Journal.sqlite")
-        try Self.writeVersion1Store(at: url, bundle: bundle)
+        let (bundle, url) = try Self.version1Store(upgradingTo: unique, in: directory)
         do {
             let (container, _) = Self.container(try bundle.model(), at: url)
             let tag = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: container.viewContext)

@@ -6,10 +6,7 @@ import OpenCoreData
 /// migration itself, and `--json`.
 @Suite struct OCDMigrateTests {
     static func journalStore(in directory: TemporaryDirectory) throws -> (URL, ModelBundle) {
-        let bundle = try ModelBundle(in: directory, versions: [("Journal", LightweightMigrationTests.entryV1),
-                                                                ("Journal 2", LightweightMigrationTests.entryV2)], current: "Journal")
-        let url = directory.file("Journal.sqlite")
-        try LightweightMigrationTests.writeVersion1Store(at: url, bundle: bundle)
+        let (bundle, url) = try LightweightMigrationTests.version1Store(upgradingTo: LightweightMigrationTests.entryV2, in: directory)
         try bundle.makeCurrent("Journal 2")
         return (url, bundle)
     }
