@@ -153,7 +153,8 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     private func migrate(on connection: SQLiteConnection, to model: NSManagedObjectModel, entities: [NSEntityDescription],
                          url: URL) throws -> (SQLiteSchema, StoreComparison) {
         let metadata = storedMetadata
-        let found = try Self.sourceModel(for: model, configuration: configurationName, metadata: metadata, on: connection, url: url)
+        let found = try Self.sourceModel(for: model, configuration: configurationName, metadata: metadata, options: options,
+                                         on: connection, url: url)
         let sourceEntities = Self.entities(of: found.model, configuration: configurationName)
         let (source, comparison) = try Self.fittedSchema(for: sourceEntities, of: found.model, metadata: metadata, on: connection, url: url)
         for adoption in comparison.adoptions { adoption.apply(to: source) }
@@ -184,8 +185,8 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// The model the store was written with (`SourceModelSearch`): a version of `model`'s file,
     /// or the store's model cache, that the store's hashes or tables fit.
     static func sourceModel(for model: NSManagedObjectModel, configuration: String, metadata: [String: Any],
-                            on connection: SQLiteConnection, url: URL) throws -> SourceModelSearch.Found {
-        try SourceModelSearch(destination: model, configuration: configuration, metadata: metadata).find(
+                            options: [AnyHashable: Any]? = nil, on connection: SQLiteConnection, url: URL) throws -> SourceModelSearch.Found {
+        try SourceModelSearch(destination: model, configuration: configuration, metadata: metadata, options: options).find(
             storedModel: {
                 try StoreModelCache.content(of: connection, url: url).map { try CompiledModel.model(fromModelCache: $0, source: url) }
             },

@@ -26,14 +26,15 @@ public final class NSPersistentStoreDescription: @unchecked Sendable, CustomStri
     public private(set) var sqlitePragmas: [String: NSObject] = [:]
     /// Whether `loadPersistentStores` adds the store on a background queue and returns at once.
     public var shouldAddStoreAsynchronously = false
-    /// Whether an older store is migrated to the model automatically (lightweight migration).
-    ///
-    /// Not yet in effect: OpenCoreData has no migrations, so a store written with another model
-    /// is refused with error 134100 listing what differs, whatever this says — unless
-    /// `incompatibleStorePolicy` is `.destroyAndRecreate`.
+    /// Whether a store written with an older version of the model is migrated to the model
+    /// when it is added (`NSMigratePersistentStoresAutomaticallyOption`); true by default, as in
+    /// Core Data. With `shouldInferMappingModelAutomatically`, a SQLite store is migrated in
+    /// place by an inferred mapping; with a staged migration manager in the options
+    /// (`NSPersistentStoreStagedMigrationManagerOptionKey`), through its stages first.
     public var shouldMigrateStoreAutomatically = true
-    /// Whether the mapping for automatic migration is inferred. Not yet in effect (see
-    /// `shouldMigrateStoreAutomatically`).
+    /// Whether the mapping of an automatic migration may be inferred from the two models
+    /// (`NSInferMappingModelAutomaticallyOption`); true by default. Inference applies only when
+    /// `shouldMigrateStoreAutomatically` is true as well.
     public var shouldInferMappingModelAutomatically = true
 
     /// A description of a SQLite store at `url`.

@@ -96,3 +96,11 @@ public let NSSQLiteError = 134180
 public let NSInferredMappingModelError = 134190
 /// An external record that could not be imported.
 public let NSExternalRecordImportError = 134200
+
+/// A model named by an `NSManagedObjectModelReference` (a stage of a staged migration) that
+/// cannot be found or loaded, or whose version checksum is not the one given.
+public let NSManagedObjectModelReferenceNotFoundError = 134504
+/// A store whose metadata does not allow a staged migration.
+public let NSStagedMigrationFrameworkVersionMismatchError = 134505
+/// A staged migration that would take a store back to an earlier version of its model.
+public let NSStagedMigrationBackwardMigrationError = 134506

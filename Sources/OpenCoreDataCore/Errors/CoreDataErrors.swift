@@ -43,7 +43,13 @@ extension CocoaError.Code {
     public static var migrationCancelled: Self { .init(rawValue: 134120) }
     public static var migrationMissingSourceModel: Self { .init(rawValue: 134130) }
     public static var migrationMissingMappingModel: Self { .init(rawValue: 134140) }
+    public static var migrationManagerSourceStore: Self { .init(rawValue: 134150) }
+    public static var migrationManagerDestinationStore: Self { .init(rawValue: 134160) }
+    public static var entityMigrationPolicy: Self { .init(rawValue: 134170) }
     public static var inferredMappingModel: Self { .init(rawValue: 134190) }
+    public static var managedObjectModelReferenceNotFound: Self { .init(rawValue: 134504) }
+    public static var stagedMigrationFrameworkVersionMismatch: Self { .init(rawValue: 134505) }
+    public static var stagedMigrationBackwardMigration: Self { .init(rawValue: 134506) }
     public static var sqlite: Self { .init(rawValue: 134180) }
 }
 

@@ -19,6 +19,11 @@ package enum LightweightMigrationRequest {
     }
 }
 
+/// The store option holding models (`[NSManagedObjectModel]`) a migration tries first as the
+/// model the store was written with, before the versions of the model's file: a staged
+/// migration's step names its source this way.
+package let OCDMigrationSourceModelsOption = "OCDMigrationSourceModelsOption"
+
 /// The store option holding a `Progress` that a migration of the store reports to, and that
 /// cancels it (see `NSPersistentStoreDescription.migrationProgress`). An OpenCoreData extension.
 public let OCDMigrationProgressOption = "OCDMigrationProgressOption"

@@ -38,6 +38,13 @@ package struct ModelVersionCandidates {
         return model
     }
 
+    /// Every version of the model file at `url`, oldest first: the versions of a `.xcdatamodeld`
+    /// or `.momd` bundle (of its bundle, for one version inside it), or the single file itself.
+    package static func everyVersion(of url: URL) -> [Version] {
+        let files = versionFiles(of: url)?.0 ?? [url]
+        return files.map { Version(name: $0.deletingPathExtension().lastPathComponent, file: $0) }
+    }
+
     /// The version files (oldest first) of the model file at `url`, and the one `url` loads.
     private static func versionFiles(of url: URL) -> ([URL], URL?)? {
         let parent = url.deletingLastPathComponent()

@@ -16,12 +16,15 @@ package struct SourceModelSearch {
         case versionFittingTables(String)
         /// The copy of the model kept in the store.
         case storeModelCache
+        /// A model the migration was given (a staged migration's step).
+        case given
 
         package var description: String {
             switch self {
             case .versionMatchingHashes(let name): "model version \"\(name)\" (its version hashes are the store's)"
             case .versionFittingTables(let name): "model version \"\(name)\" (the store's tables fit it)"
             case .storeModelCache: "the model kept in the store (Z_MODELCACHE)"
+            case .given: "the model of the migration stage"
             }
         }
     }
@@ -34,11 +37,15 @@ package struct SourceModelSearch {
     let destination: NSManagedObjectModel
     let configuration: String?
     let metadata: [String: Any]
+    /// Models tried first (`OCDMigrationSourceModelsOption`).
+    let given: [NSManagedObjectModel]
 
-    package init(destination: NSManagedObjectModel, configuration: String?, metadata: [String: Any]) {
+    package init(destination: NSManagedObjectModel, configuration: String?, metadata: [String: Any],
+                 options: [AnyHashable: Any]? = nil) {
         self.destination = destination
         self.configuration = configuration
         self.metadata = metadata
+        self.given = options?[OCDMigrationSourceModelsOption] as? [NSManagedObjectModel] ?? []
     }
 
     /// The source model, found as the type's documentation says. `storedModel` reads the
@@ -46,6 +53,10 @@ package struct SourceModelSearch {
     /// tables and hashes fit a candidate model.
     package func find(storedModel: () throws -> NSManagedObjectModel?,
                       fits: (NSManagedObjectModel) throws -> Bool, url: URL?) throws -> Found {
+        for model in given where model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) {
+            model.freeze()
+            return Found(model: model, origin: .given)
+        }
         let candidates = ModelVersionCandidates(of: destination)
         var loaded: [(name: String, model: NSManagedObjectModel)] = []
         var tried = candidates.currentName.map { ["the current version \"\($0)\""] } ?? []

@@ -62,6 +62,13 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
         if let url = storeURL, storeType != NSInMemoryStoreType, persistentStore(for: url) != nil {
             throw CoreDataError.store(.persistentStoreOpen, "The store at \(url.path) is already added to this coordinator", url: url)
         }
+        if let manager = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager,
+           let url = storeURL, storeType != NSInMemoryStoreType, !store.isReadOnly {
+            // The stages first; then the store is added as any other, and migrated the rest of
+            // the way if the stages stop short of the model.
+            try StagedMigration(manager: manager, destination: managedObjectModel, storeType: storeType,
+                                configuration: configurationName, url: url, options: options).run()
+        }
         let entities = managedObjectModel.entities(forConfigurationName: configurationName) ?? managedObjectModel.entities
         do {
             try store.seam.load(model: managedObjectModel, entities: entities)

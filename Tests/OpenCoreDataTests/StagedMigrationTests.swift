@@ -1,0 +1,237 @@
+import Foundation
+import Testing
+@testable import OpenCoreData
+
+/// Staged migration (`NSStagedMigrationManager`, Apple's documentation "Staged migrations"): a
+/// store several versions behind goes through every stage, with the custom stages' handlers
+/// run on the store as their models see it.
+@Suite struct StagedMigrationTests {
+    /// Version 1: notes with an optional title.
+    static let notesV1 = """
+        <entity name="Note" representedClassName="Note" syncable="YES">
+            <attribute name="title" optional="YES" attributeType="String"/>
+            <attribute name="text" optional="YES" attributeType="String"/>
+        </entity>
+        """
+    /// Version 2: a mood added (lightweight).
+    static let notesV2 = notesV1.replacingOccurrences(
+        of: "</entity>", with: "    <attribute name=\"mood\" optional=\"YES\" attributeType=\"Integer 16\" usesScalarValueType=\"YES\"/>\n</entity>")
+    /// Version 3: the title required, without a default: no inference can fill the notes that
+    /// have none, so a custom stage does, before.
+    static let notesV3 = notesV2.replacingOccurrences(
+        of: "<attribute name=\"title\" optional=\"YES\" attributeType=\"String\"/>", with: "<attribute name=\"title\" attributeType=\"String\"/>")
+    /// Version 4: a word count, computed by a custom stage after the migration.
+    static let notesV4 = notesV3.replacingOccurrences(
+        of: "</entity>", with: "    <attribute name=\"words\" optional=\"YES\" attributeType=\"Integer 32\" usesScalarValueType=\"YES\"/>\n</entity>")
+
+    /// A bundle of the four versions, with version 1 current.
+    static func bundle(in directory: TemporaryDirectory) throws -> ModelBundle {
+        try ModelBundle(in: directory, name: "Notes",
+                        versions: [("Notes", notesV1), ("Notes 2", notesV2), ("Notes 3", notesV3), ("Notes 4", notesV4)], current: "Notes")
+    }
+
+    static func model(_ bundle: ModelBundle, _ version: String) throws -> NSManagedObjectModel {
+        try NSManagedObjectModel(validatingContentsOf: bundle.url.appendingPathComponent("\(version).xcdatamodel"))
+    }
+
+    /// A store of `version` holding three notes, the last without a title.
+    static func writeStore(at url: URL, bundle: ModelBundle, version: String = "Notes") throws {
+        let (container, error) = LightweightMigrationTests.container(try model(bundle, version), at: url)
+        try #require(error == nil)
+        for (index, title) in ["Shopping", "Ideas", nil].enumerated() {
+            let note = NSEntityDescription.insertNewObject(forEntityName: "Note", into: container.viewContext)
+            note.setValue(title, forKey: "title")
+            note.setValue(String(repeating: "word ", count: index + 1), forKey: "text")
+        }
+        try container.viewContext.save()
+        try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
+    }
+
+    /// What the handlers saw: the stage, the handler, and the checksum of the model the
+    /// container's store was opened with.
+    typealias Calls = LockedBox<[String]>
+
+    /// The stages from version 1 to 4: a lightweight stage 1 → 2, a custom stage 2 → 3 that
+    /// gives untitled notes a title first, a custom stage 3 → 4 that counts words afterwards.
+    static func manager(_ bundle: ModelBundle, calls: Calls, failIn failing: String? = nil) throws -> NSStagedMigrationManager {
+        let (v1, v2, v3, v4) = (try model(bundle, "Notes"), try model(bundle, "Notes 2"), try model(bundle, "Notes 3"), try model(bundle, "Notes 4"))
+        let early = NSLightweightMigrationStage([v1.versionChecksum, v2.versionChecksum])
+        early.label = "mood"
+        let titles = NSCustomMigrationStage(
+            migratingFrom: NSManagedObjectModelReference(fileURL: bundle.url, versionChecksum: v2.versionChecksum),
+            to: NSManagedObjectModelReference(name: "Notes 3", in: Bundle(path: bundle.url.deletingLastPathComponent().path),
+                                              versionChecksum: v3.versionChecksum))
+        titles.label = "required titles"
+        titles.willMigrateHandler = { manager, stage in
+            let container = try #require(manager.container)
+            calls.mutate { $0.append("\(stage.label!) will \(container.managedObjectModel.versionChecksum)") }
+            if failing == "titles" { throw CocoaError(.featureUnsupported) }
+            let context = container.newBackgroundContext()
+            try context.performAndWait {
+                let request = NSFetchRequest<NSManagedObject>(entityName: "Note")
+                request.predicate = NSPredicate(format: "title == nil")
+                for note in try context.fetch(request) { note.setValue("Untitled", forKey: "title") }
+                try context.save()
+            }
+        }
+        let words = NSCustomMigrationStage(migratingFrom: NSManagedObjectModelReference(model: v3, versionChecksum: v3.versionChecksum),
+                                           to: NSManagedObjectModelReference(model: v4, versionChecksum: v4.versionChecksum))
+        words.label = "word counts"
+        words.didMigrateHandler = { manager, stage in
+            let container = try #require(manager.container)
+            calls.mutate { $0.append("\(stage.label!) did \(container.managedObjectModel.versionChecksum)") }
+            let context = container.newBackgroundContext()
+            try context.performAndWait {
+                for note in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note")) {
+                    let text = note.value(forKey: "text") as? String ?? ""
+                    note.setValue(NSNumber(value: text.split(separator: " ").count), forKey: "words")
+                }
+                try context.save()
+            }
+        }
+        return NSStagedMigrationManager([early, titles, words])
+    }
+
+    static func open(_ url: URL, with model: NSManagedObjectModel, manager: NSStagedMigrationManager?) -> (NSPersistentContainer, Error?) {
+        LightweightMigrationTests.container(model, at: url) { description in
+            if let manager { description.setOption(manager, forKey: NSPersistentStoreStagedMigrationManagerOptionKey) }
+        }
+    }
+
+    static func notes(in context: NSManagedObjectContext) throws -> [NSManagedObject] {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Note")
+        request.sortDescriptors = [NSSortDescriptor(key: "text", ascending: true)]
+        return try context.fetch(request)
+    }
+
+    @Test func aStoreThreeVersionsBehindGoesThroughEveryStage() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try Self.bundle(in: directory)
+        let url = directory.file("Notes.sqlite")
+        try Self.writeStore(at: url, bundle: bundle)
+        try bundle.makeCurrent("Notes 4")
+        let calls = Calls([])
+        let v4 = try bundle.model()
+
+        let (container, error) = Self.open(url, with: v4, manager: try Self.manager(bundle, calls: calls))
+        #expect(error == nil)
+        let notes = try Self.notes(in: container.viewContext)
+        #expect(notes.map { $0.value(forKey: "title") as? String } == ["Shopping", "Ideas", "Untitled"])
+        #expect(notes.map { ($0.value(forKey: "words") as? NSNumber)?.intValue } == [1, 2, 3])
+        // Each handler ran once, on the store opened with its own version of the model.
+        let (v2, v4Checksum) = (try Self.model(bundle, "Notes 2").versionChecksum, v4.versionChecksum)
+        #expect(calls.value == ["required titles will \(v2)", "word counts did \(v4Checksum)"])
+        try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
+
+        // The store is version 4's now: it opens without the manager, and its metadata says so.
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        #expect(metadata[NSStoreModelVersionChecksumKey] as? String == v4Checksum)
+        let (reopened, reopenError) = Self.open(url, with: try bundle.model(), manager: nil)
+        #expect(reopenError == nil)
+        #expect(try Self.notes(in: reopened.viewContext).count == 3)
+    }
+
+    @Test func withoutTheStagesTheSameStoreCannotBeMigratedAndIsLeftAsItWas() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try Self.bundle(in: directory)
+        let url = directory.file("Notes.sqlite")
+        try Self.writeStore(at: url, bundle: bundle)
+        try bundle.makeCurrent("Notes 4")
+
+        let (_, error) = Self.open(url, with: try bundle.model(), manager: nil)
+        // A note without a title cannot become a version 4 note by inference alone.
+        #expect((error as? CocoaError)?.code == .migration)
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        #expect(try Self.model(bundle, "Notes").isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+    }
+
+    @Test func aStoreAlreadyPartWayRunsOnlyTheStagesAfterItsVersion() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try Self.bundle(in: directory)
+        let url = directory.file("Notes.sqlite")
+        try Self.writeStore(at: url, bundle: bundle, version: "Notes 2")
+        try bundle.makeCurrent("Notes 3")
+        let calls = Calls([])
+
+        // The coordinator's model is version 3: the stages stop there, the word counts do not run.
+        let (container, error) = Self.open(url, with: try bundle.model(), manager: try Self.manager(bundle, calls: calls))
+        #expect(error == nil)
+        #expect(calls.value == ["required titles will \(try Self.model(bundle, "Notes 2").versionChecksum)"])
+        #expect(try Self.notes(in: container.viewContext).map { $0.value(forKey: "title") as? String } == ["Shopping", "Ideas", "Untitled"])
+    }
+
+    @Test func aHandlerThatFailsNamesItsStageAndLeavesTheStoreAtTheLastCompletedVersion() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try Self.bundle(in: directory)
+        let url = directory.file("Notes.sqlite")
+        try Self.writeStore(at: url, bundle: bundle)
+        try bundle.makeCurrent("Notes 4")
+        let calls = Calls([])
+
+        let (_, error) = Self.open(url, with: try bundle.model(), manager: try Self.manager(bundle, calls: calls, failIn: "titles"))
+        let failure = try #require(error as? CocoaError)
+        #expect(failure.code == .migration)
+        #expect(failure.localizedDescription.contains("willMigrateHandler of stage \"required titles\" (stage 2 of 3)"))
+        #expect((failure.userInfo[NSUnderlyingErrorKey] as? CocoaError)?.code == .featureUnsupported)
+        // The lightweight stage before it was committed: the store is version 2's, with its notes.
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        #expect(try Self.model(bundle, "Notes 2").isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+
+        // The next launch, with a handler that works, goes on from version 2.
+        let again = Calls([])
+        let (container, retryError) = Self.open(url, with: try bundle.model(), manager: try Self.manager(bundle, calls: again))
+        #expect(retryError == nil)
+        #expect(again.value.count == 2)
+        #expect(try Self.notes(in: container.viewContext).map { ($0.value(forKey: "words") as? NSNumber)?.intValue } == [1, 2, 3])
+    }
+
+    @Test func aModelNoReferenceCanFindFailsTheAddWith134504AndLeavesTheStore() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try Self.bundle(in: directory)
+        let url = directory.file("Notes.sqlite")
+        try Self.writeStore(at: url, bundle: bundle)
+        try bundle.makeCurrent("Notes 2")
+        let v1 = try Self.model(bundle, "Notes")
+        let wrong = NSCustomMigrationStage(
+            migratingFrom: NSManagedObjectModelReference(fileURL: bundle.url, versionChecksum: v1.versionChecksum),
+            to: NSManagedObjectModelReference(fileURL: bundle.url, versionChecksum: "not-a-checksum"))
+
+        let (_, error) = Self.open(url, with: try bundle.model(), manager: NSStagedMigrationManager([wrong]))
+        let failure = try #require(error as? CocoaError)
+        #expect(failure.code.rawValue == NSManagedObjectModelReferenceNotFoundError)
+        // The message names the checksum looked for and each version's.
+        #expect(failure.localizedDescription.contains("not-a-checksum"))
+        #expect(failure.localizedDescription.contains("\"Notes 3\" has checksum \(try Self.model(bundle, "Notes 3").versionChecksum)"))
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        #expect(v1.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+    }
+
+    @Test func aStoreLaterInTheStagesThanTheModelIsNotMigratedBack() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try Self.bundle(in: directory)
+        let url = directory.file("Notes.sqlite")
+        try Self.writeStore(at: url, bundle: bundle, version: "Notes 2")
+        let calls = Calls([])
+
+        // An older app (version 1) meets a store version 2 wrote.
+        let (_, error) = Self.open(url, with: try Self.model(bundle, "Notes"), manager: try Self.manager(bundle, calls: calls))
+        #expect((error as? CocoaError)?.code.rawValue == NSStagedMigrationBackwardMigrationError)
+        #expect(calls.value.isEmpty)
+    }
+
+    @Test func aReferenceResolvesTheVersionWithItsChecksumAmongABundlesVersions() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try Self.bundle(in: directory)
+        let v3 = try Self.model(bundle, "Notes 3")
+
+        let byFile = NSManagedObjectModelReference(fileURL: bundle.url, versionChecksum: v3.versionChecksum)
+        #expect(byFile.resolvedModel.entityVersionHashesByName == v3.entityVersionHashesByName)
+        let byHashes = NSManagedObjectModelReference(entityVersionHashes: v3.entityVersionHashesByName,
+                                                     in: Bundle(path: directory.url.path), versionChecksum: v3.versionChecksum)
+        #expect(byHashes.resolvedModel.entityVersionHashesByName == v3.entityVersionHashesByName)
+        // One that names nothing there resolves to an empty model; the migration reports why.
+        let missing = NSManagedObjectModelReference(name: "Elsewhere", in: Bundle(path: directory.url.path), versionChecksum: v3.versionChecksum)
+        #expect(missing.resolvedModel.entities.isEmpty)
+        #expect(throws: CocoaError.self) { try missing.resolve() }
+    }
+}
