@@ -30,7 +30,7 @@ extension NSManagedObjectContext {
         // The changes as they stand now (willSave may have added some), listed once for both
         // validation and the plan.
         let inserted = inserted.members, updated = updated.members, deleted = deleted.members
-        try validatePendingChanges(inserted: inserted, updated: updated, deleted: deleted)
+        if validatesChangesOnSave { try validatePendingChanges(inserted: inserted, updated: updated, deleted: deleted) }
 
         let plan = try SavePlan(inserted: inserted, updated: updated, deleted: deleted, coordinator: coordinator, context: self)
         let outcomes: [SaveOutcome]

@@ -119,6 +119,9 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// New objects' stores chosen with `assign(_:to:)`, by object.
     final var storeAssignments: [ObjectIdentifier: StoreAssignment] = [:]
     var isSaving = false
+    /// Whether `save()` validates the changed objects; a migration's destination context saves
+    /// objects in batches before their relationships exist, and validates them itself.
+    package var validatesChangesOnSave = true
     /// Counts objects entering the inserted, updated and deleted sets (to notice changes made by
     /// `willSave`).
     var changeGeneration = 0

@@ -14,9 +14,14 @@ import Foundation
 /// - anything: `valueForKey:`, `valueForKeyPath:`, and the built-in functions'
 ///   names (`FUNCTION(SELF, 'uppercase:', name)`, as `_NSPredicateUtilities` methods).
 ///
-/// Any other selector evaluates to nil (Core Data would call the method).
+/// Any other selector evaluates to nil (Core Data would call the method), except on a receiver
+/// that answers selectors of its own (`ExpressionFunctionReceiver`: a migration's `$manager`
+/// and `$entityPolicy`).
 enum PredicateMethod {
     static func invoke(_ selector: String, on receiver: Any?, arguments: [Any?]) -> Any? {
+        if let receiver = receiver as? any ExpressionFunctionReceiver {
+            return receiver.answerFunction(selector, arguments: arguments)
+        }
         let argument = arguments.first ?? nil
         switch (selector, arguments.count) {
         case ("valueForKey:", 1), ("valueForKeyPath:", 1):
@@ -53,4 +58,11 @@ enum PredicateMethod {
             return nil
         }
     }
+}
+
+/// An object that answers `FUNCTION(receiver, "selector", …)` itself, as an Objective-C object
+/// answers the selectors it implements.
+package protocol ExpressionFunctionReceiver: AnyObject {
+    /// The value of the function; a receiver that cannot answer records why (and answers nil).
+    func answerFunction(_ selector: String, arguments: [Any?]) -> Any?
 }
