@@ -112,6 +112,8 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             readers = readerPool(path: path, configuration: configuration)
         } catch let error as CocoaError {
             throw error
+        } catch let request as MappedMigrationRequest {
+            throw request
         } catch let error as SQLiteError where SQLiteStoreFileError.isDamage(error) {
             throw SQLiteStoreFileError.unopenable(url, underlying: error)
         } catch {
@@ -155,6 +157,11 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         let metadata = storedMetadata
         let found = try Self.sourceModel(for: model, configuration: configurationName, metadata: metadata, options: options,
                                          on: connection, url: url)
+        // A mapping model of the application's own is performed by the coordinator, through
+        // an NSMigrationManager, into a new file.
+        if let mapping = NSMappingModel.mappingModel(in: nil, from: found.model, to: model) {
+            throw MappedMigrationRequest(source: found.model, mapping: mapping)
+        }
         let sourceEntities = Self.entities(of: found.model, configuration: configurationName)
         let (source, comparison) = try Self.fittedSchema(for: sourceEntities, of: found.model, metadata: metadata, on: connection, url: url)
         for adoption in comparison.adoptions { adoption.apply(to: source) }

@@ -128,3 +128,64 @@ extension NSPersistentStoreCoordinator {
         try SQLiteStoreFiles.replace(destinationURL, with: sourceURL)
     }
 }
+
+extension SQLiteStore: MigratedStoreReplacing {
+    /// Puts the migrated store at `migrated` in place of the store at `url` so that a kill at
+    /// any moment leaves one or the other: the old store's log is folded into its file and the
+    /// log deleted while an exclusive lock shows nobody else has the store open (a log left
+    /// beside the new file would be replayed into it), the migrated store is made one
+    /// self-contained file, and a rename swaps them.
+    static func replaceStore(at url: URL, withMigratedStoreAt migrated: URL) throws {
+        try foldLog(of: migrated)
+        var configuration = SQLiteConnection.Configuration()
+        configuration.createIfMissing = false
+        configuration.walMode = false
+        configuration.busyTimeoutMilliseconds = 0
+        let old = try SQLiteConnection(path: url.path, configuration: configuration)
+        do {
+            try old.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            try old.execute("PRAGMA locking_mode=EXCLUSIVE")
+            try old.execute("BEGIN EXCLUSIVE")
+        } catch {
+            throw CoreDataError.store(.migration, "The store \(url.path) was migrated, but another connection has it open: the migrated copy was not put in its place",
+                                      url: url, underlying: error)
+        }
+        try withExtendedLifetime(old) {
+            for path in companionPaths(of: url) where FileManager.default.fileExists(atPath: path) {
+                try FileManager.default.removeItem(atPath: path)
+            }
+            guard rename(migrated.path, url.path) == 0 else {
+                throw CoreDataError.store(.migration, "The migrated store could not be moved to \(url.path): \(String(cString: strerror(errno)))", url: url)
+            }
+            syncDirectory(of: url)
+        }
+    }
+
+    /// The store's log and shared-memory files (not its support folder, which a migration
+    /// leaves where it is).
+    static func companionPaths(of url: URL) -> [String] {
+        [url.path + "-wal", url.path + "-shm", url.path + "-journal"]
+    }
+
+    /// Makes the store at `url` one file: whatever its log holds is written into it.
+    private static func foldLog(of url: URL) throws {
+        do {
+            var configuration = SQLiteConnection.Configuration()
+            configuration.createIfMissing = false
+            configuration.walMode = false
+            let connection = try SQLiteConnection(path: url.path, configuration: configuration)
+            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        }
+        for path in companionPaths(of: url) where FileManager.default.fileExists(atPath: path) {
+            try FileManager.default.removeItem(atPath: path)
+        }
+    }
+
+    /// Flushes the directory holding `url`, so that a rename in it survives a power loss.
+    private static func syncDirectory(of url: URL) {
+        let descriptor = open(url.deletingLastPathComponent().path, O_RDONLY)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
+    }
+}

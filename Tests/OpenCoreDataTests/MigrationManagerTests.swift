@@ -5,15 +5,22 @@ import Testing
 
 /// A policy that splits a person's name in two, as an Apple app's `NSEntityMigrationPolicy`
 /// subclass would, and answers the `initialsOf:` function of the mapping's expressions.
-final class SplitNamePolicy: NSEntityMigrationPolicy {
-    nonisolated(unsafe) static var failAfter: Int?
-    nonisolated(unsafe) static var cancelAfter: Int?
+class SplitNamePolicy: NSEntityMigrationPolicy {
+    /// When a test makes the policy fail or cancel; each suite has a subclass with its own, so
+    /// that suites running side by side do not see each other's.
+    final class Knobs: @unchecked Sendable {
+        // @unchecked Sendable: set and cleared by one serialized suite around its migrations.
+        var failAfter: Int?
+        var cancelAfter: Int?
+    }
+    static let managerKnobs = Knobs()
+    class var knobs: Knobs { managerKnobs }
     private var created = 0
 
     override func createDestinationInstances(forSource source: NSManagedObject, in mapping: NSEntityMapping,
                                              manager: NSMigrationManager) throws {
-        if let limit = Self.failAfter, created == limit { throw CocoaError(.validationStringTooLong) }
-        if let limit = Self.cancelAfter, created == limit { manager.cancelMigrationWithError(CocoaError(.userCancelled)) }
+        if let limit = Self.knobs.failAfter, created == limit { throw CocoaError(.validationStringTooLong) }
+        if let limit = Self.knobs.cancelAfter, created == limit { manager.cancelMigrationWithError(CocoaError(.userCancelled)) }
         try super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
         created += 1
         let person = manager.destinationInstances(forEntityMappingName: mapping.name!, sourceInstances: [source])[0]
@@ -188,8 +195,8 @@ final class SplitNamePolicy: NSEntityMigrationPolicy {
         let (sourceURL, destinationURL) = (directory.file("v1.sqlite"), directory.file("v2.sqlite"))
         let v1 = try Self.writeSource(at: sourceURL)
         let v2 = Self.people(v2: true)
-        SplitNamePolicy.failAfter = 2
-        defer { SplitNamePolicy.failAfter = nil }
+        SplitNamePolicy.knobs.failAfter = 2
+        defer { SplitNamePolicy.knobs.failAfter = nil }
         let manager = NSMigrationManager(sourceModel: v1, destinationModel: v2)
         manager.batchSize = 2
 
@@ -211,8 +218,8 @@ final class SplitNamePolicy: NSEntityMigrationPolicy {
         let (sourceURL, destinationURL) = (directory.file("v1.sqlite"), directory.file("v2.sqlite"))
         let v1 = try Self.writeSource(at: sourceURL)
         let v2 = Self.people(v2: true)
-        SplitNamePolicy.cancelAfter = 1
-        defer { SplitNamePolicy.cancelAfter = nil }
+        SplitNamePolicy.knobs.cancelAfter = 1
+        defer { SplitNamePolicy.knobs.cancelAfter = nil }
 
         let manager = NSMigrationManager(sourceModel: v1, destinationModel: v2)
         let error = #expect(throws: CocoaError.self) {

@@ -45,6 +45,11 @@ package struct ModelVersionCandidates {
         return files.map { Version(name: $0.deletingPathExtension().lastPathComponent, file: $0) }
     }
 
+    /// The version file `url` loads: the current version of a bundle, or `url` itself.
+    package static func versionFile(of url: URL) -> URL {
+        (versionFiles(of: url)?.1) ?? url
+    }
+
     /// The version files (oldest first) of the model file at `url`, and the one `url` loads.
     private static func versionFiles(of url: URL) -> ([URL], URL?)? {
         let parent = url.deletingLastPathComponent()

@@ -72,6 +72,15 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
         let entities = managedObjectModel.entities(forConfigurationName: configurationName) ?? managedObjectModel.entities
         do {
             try store.seam.load(model: managedObjectModel, entities: entities)
+        } catch let request as MappedMigrationRequest {
+            // A mapping model of the application's own: migrated into a new file that takes
+            // the old one's place, then opened as any store that fits.
+            guard let url = storeURL else { throw CoreDataError.make(.migration, "A store without a URL cannot be migrated") }
+            try MappedStoreMigration(request: request, destination: managedObjectModel, storeClass: storeClass, storeType: storeType,
+                                     url: url, options: options).run()
+            store = storeClass.init(persistentStoreCoordinator: self, configurationName: configurationName, at: url, options: options)
+            store.addedType = storeType
+            try store.seam.load(model: managedObjectModel, entities: entities)
         } catch let error as CocoaError
                     where error.code == .persistentStoreIncompatibleVersionHash && IncompatibleStorePolicy(options: options) == .destroyAndRecreate {
             // A store that only caches: its files go, and an empty store takes their place.
