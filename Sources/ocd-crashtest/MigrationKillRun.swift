@@ -10,11 +10,17 @@ import OpenCoreData
 /// The two versions, in a `.xcdatamodeld` written into the run's directory: version 2 adds an
 /// optional attribute to `Account` (a column added in place) and renames `Transfer.writer` to
 /// `author` (the table rebuilt), and adds an entity.
+///
+/// With `--mapping custom`, a `.xcmappingmodel` beside the bundle maps the two versions, its
+/// transfers through `TransferAuthorPolicy`: the store is migrated by an `NSMigrationManager`
+/// into a new file, which then replaces it.
 struct MigrationKillRun {
     struct Options {
         var kills = 100
         var seed: UInt64 = 1
         var transfers = 20_000
+        /// Whether the versions are mapped by a mapping model of the application's own.
+        var customMapping = false
     }
 
     let options: Options
@@ -24,6 +30,7 @@ struct MigrationKillRun {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let bundle = try Self.writeBundle(in: directory)
+        if options.customMapping { try Self.writeMappingModel(in: directory) }
         let template = directory.appendingPathComponent("template/Bank.sqlite")
         try fillTemplate(at: template, bundle: bundle)
         let duration = try migrationSeconds(of: template, bundle: bundle, in: directory.appendingPathComponent("timing"))
@@ -46,7 +53,7 @@ struct MigrationKillRun {
             }
             try? FileManager.default.removeItem(at: store.deletingLastPathComponent())
         }
-        print("\(options.kills) kills during migration (\(String(format: "%.0f", duration * 1000)) ms each), "
+        print("\(options.kills) kills during \(options.customMapping ? "custom" : "lightweight") migration (\(String(format: "%.0f", duration * 1000)) ms each), "
               + "\(leftOld) left the old version, \(leftNew) the new one, \(failures) failures")
         return failures == 0
     }
@@ -196,5 +203,54 @@ struct MigrationKillRun {
                 """.write(to: folder.appendingPathComponent("contents"), atomically: true, encoding: .utf8)
         }
         return bundle
+    }
+
+    /// `Bank1to2.xcmappingmodel`: accounts copied; transfers through `TransferAuthorPolicy`.
+    static func writeMappingModel(in directory: URL) throws {
+        let mapping = directory.appendingPathComponent("Bank1to2.xcmappingmodel")
+        try FileManager.default.createDirectory(at: mapping, withIntermediateDirectories: true)
+        func property(_ id: String, _ kind: String, _ name: String, of owner: String) -> String {
+            """
+            <object type="XDDEV\(kind)MAPPING" id="\(id)"><attribute name="name" type="string">\(name)</attribute>\
+            <attribute name="autogenerateexpression" type="bool">1</attribute>\
+            <relationship name="entitymapping" type="1/1" destination="XDDEVENTITYMAPPING" idrefs="\(owner)"></relationship></object>
+            """
+        }
+        let xml = """
+            <?xml version="1.0" standalone="yes"?>
+            <database>
+            \(property("z10", "ATTRIBUTE", "number", of: "z2"))
+            \(property("z11", "ATTRIBUTE", "balance", of: "z2"))
+            \(property("z12", "RELATIONSHIP", "outgoing", of: "z2"))
+            \(property("z13", "RELATIONSHIP", "incoming", of: "z2"))
+            \(property("z20", "ATTRIBUTE", "amount", of: "z3"))
+            \(property("z21", "RELATIONSHIP", "from", of: "z3"))
+            \(property("z22", "RELATIONSHIP", "to", of: "z3"))
+            <object type="XDDEVENTITYMAPPING" id="z2"><attribute name="sourcename" type="string">Account</attribute>\
+            <attribute name="destinationname" type="string">Account</attribute><attribute name="mappingnumber" type="int16">1</attribute>\
+            <relationship name="attributemappings" type="0/0" destination="XDDEVATTRIBUTEMAPPING" idrefs="z10 z11"></relationship>\
+            <relationship name="relationshipmappings" type="0/0" destination="XDDEVRELATIONSHIPMAPPING" idrefs="z12 z13"></relationship></object>
+            <object type="XDDEVENTITYMAPPING" id="z3"><attribute name="sourcename" type="string">Transfer</attribute>\
+            <attribute name="destinationname" type="string">Transfer</attribute><attribute name="mappingnumber" type="int16">2</attribute>\
+            <attribute name="migrationpolicyclassname" type="string">\(String(reflecting: TransferAuthorPolicy.self))</attribute>\
+            <relationship name="attributemappings" type="0/0" destination="XDDEVATTRIBUTEMAPPING" idrefs="z20"></relationship>\
+            <relationship name="relationshipmappings" type="0/0" destination="XDDEVRELATIONSHIPMAPPING" idrefs="z21 z22"></relationship></object>
+            <object type="XDDEVMAPPINGMODEL" id="z1"><attribute name="sourcemodelpath" type="string">Bank.xcdatamodeld/Bank.xcdatamodel</attribute>\
+            <attribute name="destinationmodelpath" type="string">Bank.xcdatamodeld/Bank 2.xcdatamodel</attribute>\
+            <relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z2 z3"></relationship></object>
+            </database>
+            """
+        try xml.write(to: mapping.appendingPathComponent("xcmapping.xml"), atomically: true, encoding: .utf8)
+    }
+}
+
+/// Carries a transfer's `writer` over as version 2's `author`, as an application's policy
+/// would for a rename it did not mark in the model.
+final class TransferAuthorPolicy: NSEntityMigrationPolicy {
+    override func createDestinationInstances(forSource source: NSManagedObject, in mapping: NSEntityMapping,
+                                             manager: NSMigrationManager) throws {
+        try super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
+        let transfer = manager.destinationInstances(forEntityMappingName: mapping.name ?? "", sourceInstances: [source])[0]
+        transfer.setValue(source.value(forKey: "writer"), forKey: "author")
     }
 }

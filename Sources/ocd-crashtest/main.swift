@@ -7,13 +7,13 @@ import OpenCoreData
 /// invariants (see `BankModel`).
 ///
 ///     ocd-crashtest run [--kills N] [--writers W] [--seed S] [--store DIR]
-///     ocd-crashtest migrations [--kills N] [--seed S] [--transfers T]
+///     ocd-crashtest migrations [--kills N] [--seed S] [--transfers T] [--mapping inferred|custom]
 ///     ocd-crashtest writer STORE WRITER SEED      (started by `run`)
 ///     ocd-crashtest migrator STORE BUNDLE         (started by `migrations`)
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: ocd-crashtest run [--kills N] [--writers W] [--seed S] [--store DIR]\n       ocd-crashtest migrations [--kills N] [--seed S] [--transfers T]\n".utf8))
+    FileHandle.standardError.write(Data("usage: ocd-crashtest run [--kills N] [--writers W] [--seed S] [--store DIR]\n       ocd-crashtest migrations [--kills N] [--seed S] [--transfers T] [--mapping inferred|custom]\n".utf8))
     exit(2)
 }
 
@@ -40,6 +40,9 @@ case "migrations":
         case "--kills": options.kills = Int(value) ?? { usage() }()
         case "--seed": options.seed = UInt64(value) ?? { usage() }()
         case "--transfers": options.transfers = Int(value) ?? { usage() }()
+        case "--mapping":
+            guard ["custom", "inferred"].contains(value) else { usage() }
+            options.customMapping = value == "custom"
         default: usage()
         }
     }

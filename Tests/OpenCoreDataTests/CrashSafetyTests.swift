@@ -26,7 +26,18 @@ import OpenCoreData
         let result = try OCD.run(["migrations", "--kills", "5", "--seed", "11", "--transfers", "5000"],
                                  executable: OCD.product("ocd-crashtest"))
         #expect(result.status == 0, "\(result.output)\(result.error)")
-        #expect(result.output.contains("5 kills during migration"))
+        #expect(result.output.contains("5 kills during lightweight migration"))
+        #expect(result.output.hasSuffix(", 0 failures\n"), "\(result.output)")
+    }
+
+    /// The same through a mapping model of the application's own: the store is migrated into a
+    /// new file that then takes its place; a kill at any moment leaves one version, whole.
+    /// `swift run ocd-crashtest migrations --mapping custom --kills 100` runs many.
+    @Test func killsDuringACustomMigrationLeaveEitherVersionWhole() throws {
+        let result = try OCD.run(["migrations", "--mapping", "custom", "--kills", "5", "--seed", "12", "--transfers", "2000"],
+                                 executable: OCD.product("ocd-crashtest"))
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        #expect(result.output.contains("5 kills during custom migration"))
         #expect(result.output.hasSuffix(", 0 failures\n"), "\(result.output)")
     }
 
