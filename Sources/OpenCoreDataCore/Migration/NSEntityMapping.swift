@@ -24,8 +24,9 @@ open class NSEntityMapping {
     open var relationshipMappings: [NSPropertyMapping]?
     /// The source instances to migrate; nil for all of the source entity's.
     open var sourceExpression: NSExpression?
-    /// The `NSEntityMigrationPolicy` subclass that makes the destination instances (custom
-    /// migrations; not yet run by OpenCoreData, see `Docs/Differences.md`).
+    /// The `NSEntityMigrationPolicy` subclass that makes the destination instances: its
+    /// module-qualified name (`String(reflecting:)`), or a name it was registered under with
+    /// `NSEntityMigrationPolicy.register(_:)`.
     open var entityMigrationPolicyClassName: String?
     open var userInfo: [AnyHashable: Any]?
 

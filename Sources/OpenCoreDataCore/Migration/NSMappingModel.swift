@@ -8,9 +8,11 @@ import Foundation
 /// ```
 /// OpenCoreData performs an inferred (lightweight) mapping in place, in SQL, when a store is
 /// added with `NSMigratePersistentStoresAutomaticallyOption` and
-/// `NSInferMappingModelAutomaticallyOption` (both on by default in `NSPersistentStoreDescription`).
-/// Differences from Apple: `.xcmappingmodel` files and custom entity policies are not read or
-/// run yet (see `Docs/Differences.md`).
+/// `NSInferMappingModelAutomaticallyOption` (both on by default in `NSPersistentStoreDescription`);
+/// a mapping model of the application's own (an `.xcmappingmodel` found for the store's two
+/// versions, see `init(from:forSourceModel:destinationModel:)`) is performed instead, through
+/// `NSMigrationManager`. Differences from Apple: compiled mapping models (`.cdm`) are not read;
+/// the editor's `.xcmappingmodel` is (see `Docs/Differences.md`).
 open class NSMappingModel {
 
     /// The entity mappings, in the order a migration performs them.
