@@ -138,6 +138,22 @@ public final class SQLiteConnection {
         }
     }
 
+    /// Replaces this connection's main database with a copy of `source`'s, page by page, in one
+    /// write transaction of this database (SQLite's online backup): other connections see the
+    /// old database or the new one, and a crash leaves one of them. Fails with SQLITE_BUSY when
+    /// another connection holds a lock the copy needs.
+    public func replaceContents(with source: SQLiteConnection) throws {
+        guard let backup = sqlite3_backup_init(handle, "main", source.handle, "main") else {
+            throw SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)), sql: nil)
+        }
+        let step = sqlite3_backup_step(backup, -1)
+        let finish = sqlite3_backup_finish(backup)
+        guard step == SQLITE_DONE, finish == SQLITE_OK else {
+            let code = step == SQLITE_DONE ? finish : step
+            throw SQLiteError(extendedCode: code, message: String(cString: sqlite3_errstr(code)), sql: nil)
+        }
+    }
+
     /// Runs `sql` with `arguments` bound and returns every row as values.
     public func rows(_ sql: String, _ arguments: [SQLiteValue] = []) throws -> [[SQLiteValue]] {
         let statement = try cachedStatement(sql)

@@ -91,7 +91,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                 var comparison = try fitSchema(of: model, entities: entities, on: connection, url: url)
                 // A store whose hashes are the model's but whose tables differ is damaged or laid
                 // out in a way OpenCoreData does not know: there is nothing to migrate from.
-                if !comparison.isCompatible, !isReadOnly, !model.isInferredFromStore, LightweightMigrationRequest.isRequested(by: options),
+                if !comparison.isCompatible, !isReadOnly, !model.isInferredFromStore, LightweightMigrationRequest.isMigrationRequested(by: options),
                    !model.isConfiguration(withName: configurationName, compatibleWithStoreMetadata: storedMetadata) {
                     // Functions Core Data's triggers call fire while the tables change.
                     try registerFunctions(on: connection)
@@ -161,6 +161,11 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         // an NSMigrationManager, into a new file.
         if let mapping = NSMappingModel.mappingModel(in: nil, from: found.model, to: model) {
             throw MappedMigrationRequest(source: found.model, mapping: mapping)
+        }
+        guard LightweightMigrationRequest.allowsInference(options) else {
+            throw CoreDataError.make(.migrationMissingMappingModel,
+                                     "Can't find a mapping model to migrate \(url.path) from \(found.origin) to the current model, and NSInferMappingModelAutomaticallyOption does not allow one to be inferred",
+                                     [NSURLErrorKey: url])
         }
         let sourceEntities = Self.entities(of: found.model, configuration: configurationName)
         let (source, comparison) = try Self.fittedSchema(for: sourceEntities, of: found.model, metadata: metadata, on: connection, url: url)

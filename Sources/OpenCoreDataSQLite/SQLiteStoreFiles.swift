@@ -130,62 +130,50 @@ extension NSPersistentStoreCoordinator {
 }
 
 extension SQLiteStore: MigratedStoreReplacing {
-    /// Puts the migrated store at `migrated` in place of the store at `url` so that a kill at
-    /// any moment leaves one or the other: the old store's log is folded into its file and the
-    /// log deleted while an exclusive lock shows nobody else has the store open (a log left
-    /// beside the new file would be replayed into it), the migrated store is made one
-    /// self-contained file, and a rename swaps them.
-    static func replaceStore(at url: URL, withMigratedStoreAt migrated: URL) throws {
-        try foldLog(of: migrated)
+    static func watchForReplacement(of url: URL) throws -> any StoreReplacement {
+        try SQLiteStoreReplacement(url: url)
+    }
+}
+
+/// A SQLite store being migrated into another file. A connection opened on it before the
+/// migration notes its `data_version`; once the copy is made, a store another connection
+/// committed to meanwhile is refused (its changes would be lost), and otherwise the copy
+/// replaces the store's contents through SQLite's online backup: one write transaction of the
+/// store, so that other connections and a kill see the old store or the new one, and no log is
+/// left to be replayed into the wrong file. A store another connection holds a lock on is
+/// refused too.
+final class SQLiteStoreReplacement: StoreReplacement {
+    let url: URL
+    private let connection: SQLiteConnection
+    private let version: SQLiteValue
+
+    init(url: URL) throws {
+        self.url = url
         var configuration = SQLiteConnection.Configuration()
         configuration.createIfMissing = false
         configuration.walMode = false
         configuration.busyTimeoutMilliseconds = 0
-        let old = try SQLiteConnection(path: url.path, configuration: configuration)
+        connection = try SQLiteConnection(path: url.path, configuration: configuration)
+        version = try connection.scalar("PRAGMA data_version")
+    }
+
+    func replace(with migrated: URL) throws {
+        guard try connection.scalar("PRAGMA data_version") == version else {
+            throw CoreDataError.store(.migration, "The store \(url.path) was written by another connection while it was migrated: the migrated copy was not put in its place",
+                                      url: url)
+        }
+        var configuration = SQLiteConnection.Configuration()
+        configuration.createIfMissing = false
+        configuration.readOnly = true
+        configuration.walMode = false
+        let source = try SQLiteConnection(path: migrated.path, configuration: configuration)
         do {
-            try old.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            try old.execute("PRAGMA locking_mode=EXCLUSIVE")
-            try old.execute("BEGIN EXCLUSIVE")
+            try connection.replaceContents(with: source)
         } catch {
-            throw CoreDataError.store(.migration, "The store \(url.path) was migrated, but another connection has it open: the migrated copy was not put in its place",
+            throw CoreDataError.store(.migration, "The store \(url.path) was migrated, but the migrated copy could not be put in its place (another connection may have it open)",
                                       url: url, underlying: error)
         }
-        try withExtendedLifetime(old) {
-            for path in companionPaths(of: url) where FileManager.default.fileExists(atPath: path) {
-                try FileManager.default.removeItem(atPath: path)
-            }
-            guard rename(migrated.path, url.path) == 0 else {
-                throw CoreDataError.store(.migration, "The migrated store could not be moved to \(url.path): \(String(cString: strerror(errno)))", url: url)
-            }
-            syncDirectory(of: url)
-        }
-    }
-
-    /// The store's log and shared-memory files (not its support folder, which a migration
-    /// leaves where it is).
-    static func companionPaths(of url: URL) -> [String] {
-        [url.path + "-wal", url.path + "-shm", url.path + "-journal"]
-    }
-
-    /// Makes the store at `url` one file: whatever its log holds is written into it.
-    private static func foldLog(of url: URL) throws {
-        do {
-            var configuration = SQLiteConnection.Configuration()
-            configuration.createIfMissing = false
-            configuration.walMode = false
-            let connection = try SQLiteConnection(path: url.path, configuration: configuration)
-            try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        }
-        for path in companionPaths(of: url) where FileManager.default.fileExists(atPath: path) {
-            try FileManager.default.removeItem(atPath: path)
-        }
-    }
-
-    /// Flushes the directory holding `url`, so that a rename in it survives a power loss.
-    private static func syncDirectory(of url: URL) {
-        let descriptor = open(url.deletingLastPathComponent().path, O_RDONLY)
-        guard descriptor >= 0 else { return }
-        fsync(descriptor)
-        close(descriptor)
+        // The new pages are in the store's log; fold them into the file while nobody reads.
+        _ = try? connection.rows("PRAGMA wal_checkpoint(TRUNCATE)")
     }
 }

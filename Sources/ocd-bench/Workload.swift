@@ -79,6 +79,10 @@ extension Workload {
             framework: { try MigrationWorkload.frameworkRebuild(directory: $0, n: $1) },
             raw: { try MigrationWorkload.rawRebuild(directory: $0, n: $1) }),
         Workload(
+            id: "W8c", title: "custom migration", size: { _ in "\(MigrationWorkload.customRows)" },
+            framework: { try MigrationWorkload.frameworkCustom(directory: $0, n: $1) },
+            raw: { try MigrationWorkload.rawCustom(directory: $0, n: $1) }),
+        Workload(
             id: "W8r", title: "reopen migrated", size: { _ in "\(MigrationWorkload.rows)" },
             framework: { try MigrationWorkload.frameworkReopen(directory: $0, n: $1) },
             raw: { try MigrationWorkload.rawReopen(directory: $0, n: $1) }),

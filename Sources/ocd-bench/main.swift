@@ -25,7 +25,8 @@ struct Options {
                      each side measured in a child process, over a fixed 1,000,000 items;
                      W8 opens a 1,000,000-item store that gains an optional attribute
                      (lightweight migration), W8b one whose attribute was renamed (a table
-                     rebuild), W8r opens it again once migrated
+                     rebuild), W8c migrates 100,000 items through a mapping model into a
+                     new store (NSMigrationManager), W8r opens W8's store again once migrated
         Set OCD_BENCH_PHASES=1 to print the framework side's phases (W1, W2, W6) to standard error.
         """
 

@@ -465,20 +465,21 @@ struct ModelBundle {
         #expect(entries.allSatisfy { $0.value(forKey: "mood") == nil })
     }
 
-    /// Core Data migrates only when asked: `addPersistentStore` without the two options refuses
-    /// the store with 134100, and leaves it as it was.
+    /// Core Data migrates only when asked: `addPersistentStore` without the migration option
+    /// refuses the store with 134100; with it but without inference, and no mapping model of
+    /// the application's own, with 134140 (no mapping model); either way the store is left as it was.
     @Test func withoutTheOptionsTheStoreIsRefusedAndLeftAsItWas() throws {
         let directory = TemporaryDirectory()
         let (bundle, url) = try Self.version1Store(upgradingTo: Self.entryV2, in: directory)
         try bundle.makeCurrent("Journal 2")
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try bundle.model())
-        for options: [String: Any]? in [nil, [NSMigratePersistentStoresAutomaticallyOption: true],
-                                        [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
-                                         OCDIncompatibleStorePolicyOption: IncompatibleStorePolicy.fail.rawValue]] {
+        for (options, code): ([String: Any]?, Int) in [(nil, 134100), ([NSMigratePersistentStoresAutomaticallyOption: true], 134140),
+                                                      ([NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true,
+                                                        OCDIncompatibleStorePolicyOption: IncompatibleStorePolicy.fail.rawValue], 134100)] {
             let error = try #require(throws: CocoaError.self) {
                 try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options)
             }
-            #expect(error.code.rawValue == 134100)
+            #expect(error.code.rawValue == code)
         }
         // With both options, as Core Data's lightweight migration is asked for by hand.
         try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,

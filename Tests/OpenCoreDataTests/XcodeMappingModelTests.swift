@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import OpenCoreData
 @testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
+import OCDSQLite
 
 /// `SplitNamePolicy` with failures of its own.
 final class ShelterPolicy: SplitNamePolicy {
@@ -149,7 +151,7 @@ final class ShelterPolicy: SplitNamePolicy {
         // The archived expression, and the ones the editor leaves to be generated.
         #expect(people.attributeMappings?.first?.valueExpression?.description == "FUNCTION($entityPolicy, \"initialsOf:\", $source.name)")
         #expect(people.relationshipMappings?.first?.valueExpression?.description
-                    == "FUNCTION($manager, \"destinationInstancesForEntityMappingNamed:sourceInstances:\", \"PetToPet\", $source.pets)")
+                    == "FUNCTION($manager, \"destinationInstancesForSourceRelationshipNamed:sourceInstances:\", \"pets\", $source.pets)")
         #expect(pets.attributeMappings?.first?.valueExpression?.description == "$source.name")
 
         // Found for the two versions among the files beside the model.
@@ -176,10 +178,11 @@ final class ShelterPolicy: SplitNamePolicy {
         #expect(people.allSatisfy { ($0.value(forKey: "pets") as? Set<NSManagedObject>)?.count == 2 })
         try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
 
-        // The migrated store took the old one's place, and nothing of the migration is left.
+        // The migrated store took the old one's place, and nothing of the migration is left but
+        // the empty lock file that keeps two processes from migrating the store at once.
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
         #expect(try bundle.model().isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("migrating") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("migrating") && !$0.hasSuffix(".lock") }
         #expect(left.isEmpty)
     }
 
@@ -197,7 +200,7 @@ final class ShelterPolicy: SplitNamePolicy {
         #expect(failure.code == .migration)
         #expect((failure.userInfo[NSUnderlyingErrorKey] as? CocoaError)?.code.rawValue == NSEntityMigrationPolicyError)
         #expect(failure.localizedDescription.contains("PersonToPerson"))
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("migrating") }
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("migrating") && !$0.hasSuffix(".lock") }
         #expect(left.isEmpty)
         try bundle.makeCurrent("People")
         let (older, olderError) = LightweightMigrationTests.container(try bundle.model(), at: url)
@@ -233,5 +236,57 @@ final class ShelterPolicy: SplitNamePolicy {
             #expect(error.element == "PersonToPerson.initials")
             #expect(error.reason.hasPrefix("the value expression cannot be read"))
         }
+    }
+
+    @Test func aMappingModelIsUsedWithoutInferenceAndKeepsTheStoresUUIDAndMetadata() throws {
+        let directory = TemporaryDirectory()
+        let (bundle, _) = try Self.project(in: directory)
+        let url = directory.file("People.sqlite")
+        try Self.writeStore(at: url, bundle: bundle)
+        var metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        metadata["syncToken"] = "t-42"
+        try NSPersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: NSSQLiteStoreType, at: url)
+        let uuid = try #require(metadata[NSStoreUUIDKey] as? String)
+        try bundle.makeCurrent("People 2")
+
+        // Core Data's classic setup for a mapping model of one's own: migrate, but do not infer.
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try bundle.model())
+        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                                                       options: [NSMigratePersistentStoresAutomaticallyOption: true,
+                                                                 NSInferMappingModelAutomaticallyOption: false])
+        // The objects' URIs still name the store, and the application's metadata is kept.
+        #expect(store.identifier == uuid)
+        #expect(store.metadata["syncToken"] as? String == "t-42")
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 3)
+    }
+
+    @Test func theCopyDoesNotReplaceAStoreWrittenOrLockedWhileItWasMigrated() throws {
+        let directory = TemporaryDirectory()
+        let (bundle, _) = try Self.project(in: directory)
+        let url = directory.file("People.sqlite")
+        try Self.writeStore(at: url, bundle: bundle)
+        let copy = directory.file("copy.sqlite")
+        try FileManager.default.copyItem(at: url, to: copy)
+
+        // Written by another connection after the migration began: its commit would be lost.
+        let written = try SQLiteStoreReplacement(url: url)
+        let writer = try SQLiteConnection(path: url.path)
+        try writer.execute("UPDATE Z_METADATA SET Z_VERSION = Z_VERSION")
+        #expect(throws: CocoaError.self) { try written.replace(with: copy) }
+
+        // Locked by another connection when the copy is to be put in place.
+        let locked = try SQLiteStoreReplacement(url: url)
+        try writer.execute("BEGIN IMMEDIATE")
+        #expect(throws: CocoaError.self) { try locked.replace(with: copy) }
+        try writer.execute("ROLLBACK")
+        // Neither written nor locked, the same copy is put in place.
+        try SQLiteStoreReplacement(url: url).replace(with: copy)
+
+        // The store is the one it was: version 1 opens it with its people.
+        let (older, error) = LightweightMigrationTests.container(try Self.version(bundle, "People"), at: url)
+        #expect(error == nil)
+        #expect(try older.viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 4)
     }
 }

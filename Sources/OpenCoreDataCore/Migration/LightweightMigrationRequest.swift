@@ -6,9 +6,16 @@ import Foundation
 /// `NSPersistentStoreDescription` sets both by default), and an `IncompatibleStorePolicy` of
 /// `.migrate`.
 package enum LightweightMigrationRequest {
-    package static func isRequested(by options: [AnyHashable: Any]?) -> Bool {
-        isTrue(options?[NSMigratePersistentStoresAutomaticallyOption]) && isTrue(options?[NSInferMappingModelAutomaticallyOption])
-            && IncompatibleStorePolicy(options: options) == .migrate
+    /// Whether the options ask for a store that no longer fits to be migrated at all
+    /// (`NSMigratePersistentStoresAutomaticallyOption`, and the policy `.migrate`): through a
+    /// mapping model of the application's own, or an inferred one if `allowsInference`.
+    package static func isMigrationRequested(by options: [AnyHashable: Any]?) -> Bool {
+        isTrue(options?[NSMigratePersistentStoresAutomaticallyOption]) && IncompatibleStorePolicy(options: options) == .migrate
+    }
+
+    /// Whether the options let the mapping be inferred (`NSInferMappingModelAutomaticallyOption`).
+    package static func allowsInference(_ options: [AnyHashable: Any]?) -> Bool {
+        isTrue(options?[NSInferMappingModelAutomaticallyOption])
     }
 
     private static func isTrue(_ value: Any?) -> Bool {

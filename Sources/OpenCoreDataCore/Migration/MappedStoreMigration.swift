@@ -15,57 +15,76 @@ package struct MappedMigrationRequest: Error, @unchecked Sendable {
     }
 }
 
-/// What a store class does to put a migrated store in the place of the old one atomically (the
-/// SQLite store: fold the old store's log into it first, refuse when another connection has
-/// it open). Store classes without it are replaced by a rename.
+/// How a store class puts a migrated store in the place of the old one atomically (the SQLite
+/// store: SQLite's online backup into the old file, refused when the old store was written
+/// while it was migrated). Store classes without it are replaced by a rename.
 package protocol MigratedStoreReplacing {
-    static func replaceStore(at url: URL, withMigratedStoreAt migrated: URL) throws
-    /// The files of a store at `url` besides `url` itself (logs, support folders).
-    static func companionPaths(of url: URL) -> [String]
+    /// Starts watching the store at `url`, before it is migrated into another file.
+    static func watchForReplacement(of url: URL) throws -> any StoreReplacement
+}
+
+/// A store being migrated into another file, watched until the copy replaces it.
+package protocol StoreReplacement {
+    /// Puts the store at `migrated` in place of the watched one, atomically.
+    func replace(with migrated: URL) throws
 }
 
 /// Migrates the store at `url` through a mapping model into a new store beside it, then puts
 /// the new store in the old one's place: a kill at any moment leaves the old store or the new
-/// one, never a mix. A failure leaves the old store as it was and the new one deleted.
+/// one, never a mix. A failure leaves the old store as it was and the new one deleted. The new
+/// store keeps the old one's UUID and the metadata the application put there.
 package struct MappedStoreMigration {
     let request: MappedMigrationRequest
     let destination: NSManagedObjectModel
     let storeClass: NSPersistentStore.Type
     let storeType: String
+    let configuration: String?
     let url: URL
     let options: [AnyHashable: Any]?
 
     package init(request: MappedMigrationRequest, destination: NSManagedObjectModel, storeClass: NSPersistentStore.Type,
-                 storeType: String, url: URL, options: [AnyHashable: Any]?) {
+                 storeType: String, configuration: String?, url: URL, options: [AnyHashable: Any]?) {
         self.request = request
         self.destination = destination
         self.storeClass = storeClass
         self.storeType = storeType
+        self.configuration = configuration
         self.url = url
         self.options = options
     }
 
     /// Where the new store is made: a hidden file beside the old one, of the same extension.
-    var migratedURL: URL {
-        url.deletingLastPathComponent().appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent)-migrating")
-            .appendingPathExtension(url.pathExtension)
+    var migratedURL: URL { sibling("-migrating").appendingPathExtension(url.pathExtension) }
+
+    /// The lock file that keeps two processes from migrating the store at once.
+    var lockURL: URL { sibling("-migrating.lock") }
+
+    private func sibling(_ suffix: String) -> URL {
+        url.deletingLastPathComponent().appendingPathComponent(".\(url.deletingPathExtension().lastPathComponent)\(suffix)")
     }
 
     package func run() throws {
+        let lock = try MigrationLock(at: lockURL, store: url)
+        defer { lock.release() }
         let migrated = migratedURL
-        // What a migration killed before its end left behind.
+        // What a migration killed before its end left behind (the lock says none is running).
         try removeStore(at: migrated)
         var destinationOptions = options ?? [:]
         destinationOptions[NSPersistentStoreStagedMigrationManagerOptionKey] = nil
         let manager = NSMigrationManager(sourceModel: request.source, destinationModel: destination)
+        manager.configurationName = configuration
         let progress = options?[OCDMigrationProgressOption] as? Progress
         progress?.totalUnitCount = 100
         do {
+            let sourceMetadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: url)
+            let replacement = try (storeClass as? any MigratedStoreReplacing.Type)?.watchForReplacement(of: url)
             try manager.migrateStore(from: url, sourceType: storeType, options: options, with: request.mapping,
                                      toDestinationURL: migrated, destinationType: storeType, destinationOptions: destinationOptions)
+            try carryOver(sourceMetadata, to: migrated)
             progress?.completedUnitCount = 99
-            if let replacing = storeClass as? any MigratedStoreReplacing.Type {
-                try replacing.replaceStore(at: url, withMigratedStoreAt: migrated)
+            if let replacement {
+                try replacement.replace(with: migrated)
+                try removeStore(at: migrated)
             } else if rename(migrated.path, url.path) != 0 {
                 throw CoreDataError.make(.migration, "The migrated store could not be moved to \(url.path): \(String(cString: strerror(errno)))",
                                          [NSURLErrorKey: url])
@@ -78,10 +97,43 @@ package struct MappedStoreMigration {
         }
     }
 
+    /// The old store's UUID (which its objects' URIs name) and the application's metadata, in
+    /// the migrated store, whose model keys are the new model's.
+    private func carryOver(_ sourceMetadata: [String: Any], to migrated: URL) throws {
+        var metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: migrated)
+        for (key, value) in sourceMetadata where !StoreMetadataKey.modelKeys.contains(key) && key != NSStoreTypeKey {
+            metadata[key] = value
+        }
+        try NSPersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: storeType, at: migrated)
+    }
+
     private func removeStore(at migrated: URL) throws {
-        let companions = (storeClass as? any MigratedStoreReplacing.Type)?.companionPaths(of: migrated) ?? []
-        for path in companions + [migrated.path] where FileManager.default.fileExists(atPath: path) {
+        for path in [migrated.path + "-wal", migrated.path + "-shm", migrated.path + "-journal", migrated.path]
+        where FileManager.default.fileExists(atPath: path) {
             try FileManager.default.removeItem(atPath: path)
         }
+    }
+}
+
+/// An advisory lock (`flock`) on a file beside a store, held while the store is migrated into
+/// another file; the system releases it when the process ends, however it ends.
+private struct MigrationLock {
+    let descriptor: Int32
+
+    init(at url: URL, store: URL) throws {
+        descriptor = open(url.path, O_RDWR | O_CREAT, 0o644)
+        guard descriptor >= 0 else {
+            throw CoreDataError.make(.migration, "Can't create the lock file \(url.path) to migrate \(store.path): \(String(cString: strerror(errno)))")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw CoreDataError.make(.migration, "The store \(store.path) is being migrated by another process; add it again once that migration is done",
+                                     [NSURLErrorKey: store])
+        }
+    }
+
+    func release() {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
     }
 }

@@ -62,8 +62,10 @@ open class NSEntityMigrationPolicy {
         let destination = NSManagedObject(entity: entity, insertInto: manager.destinationContext)
         for propertyMapping in mapping.attributeMappings ?? [] {
             guard let name = propertyMapping.name, let expression = propertyMapping.valueExpression else { continue }
-            let value = try manager.evaluate(expression, source: sInstance, destination: destination, mapping: mapping,
-                                             propertyMapping: propertyMapping, policy: self)
+            // A plain read of the source's property (most mappings' expressions) needs no evaluation.
+            let value = try propertyMapping.sourceKey.map { sInstance.value(forKey: $0) }
+                ?? manager.evaluate(expression, source: sInstance, destination: destination, mapping: mapping,
+                                    propertyMapping: propertyMapping, policy: self)
             // A required attribute with a default keeps it for a source without a value, as a
             // lightweight migration fills it.
             if isNilOrNull(value), let attribute = entity.attributesByName[name], !attribute.isOptional,

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Migrates the objects of a store written with one model into a new store of another, through
 /// a mapping model: entity by entity, with `NSEntityMigrationPolicy` objects doing the work.
@@ -27,8 +28,8 @@ import Foundation
 /// migrated automatically are migrated in place, see `NSMappingModel`).
 open class NSMigrationManager: @unchecked Sendable {
     // @unchecked Sendable: a migration runs on the thread that called `migrateStore`, and its
-    // state is touched only there; `cancelMigrationWithError` may come from another thread and
-    // takes `cancelLock`.
+    // state is touched only there; `cancelMigrationWithError` and `migrationProgress` may be
+    // used from other threads and take locks.
 
     /// The model of the store migrated from.
     public let sourceModel: NSManagedObjectModel
@@ -42,16 +43,21 @@ open class NSMigrationManager: @unchecked Sendable {
     public private(set) var destinationContext: NSManagedObjectContext!
     /// The entity mapping being performed.
     public private(set) var currentEntityMapping: NSEntityMapping!
-    /// The fraction of the migration done, from 0 to 1.
-    public private(set) var migrationProgress: Float = 0
+    /// The fraction of the migration done, from 0 to 1; safe to read from any thread.
+    public var migrationProgress: Float { progress.withLock { $0 } }
+    private let progress = Mutex<Float>(0)
     /// Anything the application wants to keep with the migration.
     public var userInfo: [AnyHashable: Any]?
     /// Kept for Apple's API; no effect here.
     public var usesStoreSpecificMigrationManager = false
     /// How many source instances are migrated per batch.
     package var batchSize = 500
+    /// The configuration of the two stores (nil: every entity).
+    package var configurationName: String?
 
     private var associations = MigrationAssociations()
+    /// Every destination instance saved so far, to be validated once relationships are set.
+    private var created: [NSManagedObjectID] = []
     private var policies: [ObjectIdentifier: NSEntityMigrationPolicy] = [:]
     private var evaluationFailure: Error?
     private let cancelLock = NSLock()
@@ -68,32 +74,45 @@ open class NSMigrationManager: @unchecked Sendable {
 
     // MARK: Running a migration
 
-    /// Migrates the store at `sourceURL` into a store at `dURL` (created if there is none).
+    /// Migrates the store at `sourceURL` into a new store at `dURL`.
     open func migrateStore(from sourceURL: URL, sourceType sStoreType: String, options sOptions: [AnyHashable: Any]? = nil,
                            with mappings: NSMappingModel?, toDestinationURL dURL: URL, destinationType dStoreType: String,
                            destinationOptions dOptions: [AnyHashable: Any]? = nil) throws {
         let mapping = try mappings ?? NSMappingModel.inferredMappingModel(forSourceModel: sourceModel, destinationModel: destinationModel)
         try check(mapping)
+        // A migration writes its batches as it goes: into a store of its own, which a failure deletes.
+        if FileManager.default.fileExists(atPath: dURL.path) {
+            throw CoreDataError.make(.migrationManagerDestinationStore,
+                                     "There is already a file at \(dURL.path): a migration makes a new destination store",
+                                     [NSURLErrorKey: dURL])
+        }
         reset()
         mappingModel = mapping
-        cancelLock.withLock { cancellation = nil }
-        let source = try openSource(at: sourceURL, type: sStoreType, options: sOptions)
-        defer { try? source.coordinator.remove(source.store) }
-        let existed = FileManager.default.fileExists(atPath: dURL.path)
-        let destination = try openDestination(at: dURL, type: dStoreType, options: dOptions)
-        do {
-            try migrate(with: mapping)
-            try destination.coordinator.remove(destination.store)
-        } catch {
-            try? destination.coordinator.remove(destination.store)
-            if !existed { _ = try? destination.store.seam.destroyFiles() }
+        defer {
+            cancelLock.withLock { cancellation = nil }
             sourceContext = nil
             destinationContext = nil
+        }
+        let source = try openSource(at: sourceURL, type: sStoreType, options: sOptions)
+        defer { try? source.coordinator.remove(source.store) }
+        var destination: OpenStore?
+        do {
+            destination = try openDestination(at: dURL, type: dStoreType, options: dOptions)
+            try migrate(with: mapping)
+            try destination?.coordinator.remove(destination!.store)
+        } catch {
+            if let destination { try? destination.coordinator.remove(destination.store) }
+            Self.removeFiles(of: dURL)
             throw error
         }
-        sourceContext = nil
-        destinationContext = nil
-        migrationProgress = 1
+        progress.withLock { $0 = 1 }
+    }
+
+    /// Deletes a destination store the migration made, with its companions.
+    private static func removeFiles(of url: URL) {
+        for path in [url.path + "-wal", url.path + "-shm", url.path + "-journal", url.path] where FileManager.default.fileExists(atPath: path) {
+            try? FileManager.default.removeItem(atPath: path)
+        }
     }
 
     /// The iOS 15 spelling of `migrateStore(from:sourceType:options:with:toDestinationURL:destinationType:destinationOptions:)`.
@@ -113,10 +132,11 @@ open class NSMigrationManager: @unchecked Sendable {
     /// Forgets the associations and contexts of the last migration.
     open func reset() {
         associations = MigrationAssociations()
+        created = []
         policies = [:]
         evaluationFailure = nil
         currentEntityMapping = nil
-        migrationProgress = 0
+        progress.withLock { $0 = 0 }
         stepsDone = 0
     }
 
@@ -190,7 +210,7 @@ open class NSMigrationManager: @unchecked Sendable {
         sourceOptions[NSPersistentStoreStagedMigrationManagerOptionKey] = nil
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: sourceModel)
         do {
-            let store = try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: sourceOptions)
+            let store = try coordinator.addPersistentStore(ofType: type, configurationName: configurationName, at: url, options: sourceOptions)
             sourceContext = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
             sourceContext.persistentStoreCoordinator = coordinator
             return OpenStore(coordinator: coordinator, store: store)
@@ -205,7 +225,7 @@ open class NSMigrationManager: @unchecked Sendable {
         destinationOptions[NSMigratePersistentStoresAutomaticallyOption] = false
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: destinationModel)
         do {
-            let store = try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: destinationOptions)
+            let store = try coordinator.addPersistentStore(ofType: type, configurationName: configurationName, at: url, options: destinationOptions)
             destinationContext = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
             destinationContext.persistentStoreCoordinator = coordinator
             destinationContext.validatesChangesOnSave = false
@@ -243,21 +263,20 @@ open class NSMigrationManager: @unchecked Sendable {
             let policy = try self.policy(for: entityMapping)
             currentEntityMapping = entityMapping
             for batch in batches(of: associations.destinationsInOrder[entityMapping.name ?? ""] ?? []) {
-                var failures: [Error] = []
-                for id in batch {
+                for destination in try fetchBatch(batch, in: destinationContext) {
                     try checkCancellation()
-                    let destination = destinationContext.object(with: id)
                     try call("createRelationships", of: policy, for: destination, in: entityMapping) {
                         try policy.createRelationships(forDestination: destination, in: entityMapping, manager: self)
                     }
-                    do { try destination.validateForInsert() } catch { failures += CoreDataError.individualErrors(in: error) }
                     advance()
                 }
-                if let failure = CoreDataError.combine(failures) { throw failure }
                 try saveBatch()
             }
             try call("endRelationshipCreation", of: policy, in: entityMapping) { try policy.endRelationshipCreation(forMapping: entityMapping, manager: self) }
         }
+        try validateCreatedInstances()
+        // From here on, what the policies change is validated as it is saved.
+        destinationContext.validatesChangesOnSave = true
         for entityMapping in mappings {
             let policy = try self.policy(for: entityMapping)
             currentEntityMapping = entityMapping
@@ -293,19 +312,41 @@ open class NSMigrationManager: @unchecked Sendable {
 
     /// The source instances of one batch, their values read in one fetch.
     private func fetchSourceBatch(_ ids: ArraySlice<NSManagedObjectID>, of mapping: NSEntityMapping) throws -> [NSManagedObject] {
-        guard let entity = sourceEntity(for: mapping) else { return [] }
-        let request = NSFetchRequest<NSManagedObject>(entity: entity)
-        request.predicate = NSPredicate(format: "SELF IN %@", Array(ids))
-        request.includesSubentities = true
-        request.returnsObjectsAsFaults = false
-        let fetched = try sourceContext.fetch(request)
-        // In the order of the IDs, as the source expression listed them.
-        let byID = Dictionary(fetched.map { ($0.objectID, $0) }, uniquingKeysWith: { first, _ in first })
-        return ids.compactMap { byID[$0] }
+        try fetchBatch(ids, in: sourceContext)
+    }
+
+    /// The objects of `ids` in `context`, in that order, their values read in one fetch per
+    /// entity rather than one per object.
+    private func fetchBatch(_ ids: ArraySlice<NSManagedObjectID>, in context: NSManagedObjectContext) throws -> [NSManagedObject] {
+        var byID: [NSManagedObjectID: NSManagedObject] = [:]
+        for members in Dictionary(grouping: ids, by: { ObjectIdentifier($0.entity) }).values {
+            let request = NSFetchRequest<NSManagedObject>(entity: members[0].entity)
+            request.predicate = NSComparisonPredicate(leftExpression: .expressionForEvaluatedObject(),
+                                                      rightExpression: NSExpression(forConstantValue: Array(members)),
+                                                      modifier: .direct, type: .in)
+            request.includesSubentities = false
+            request.returnsObjectsAsFaults = false
+            for object in try context.fetch(request) { byID[object.objectID] = object }
+        }
+        return ids.map { byID[$0] ?? context.object(with: $0) }
+    }
+
+    /// Validates every destination instance the migration made, once all of them have their
+    /// relationships (inverses set from either side included), in batches.
+    private func validateCreatedInstances() throws {
+        for batch in batches(of: created) {
+            var failures: [Error] = []
+            for destination in try fetchBatch(batch, in: destinationContext) {
+                do { try destination.validateForInsert() } catch { failures += CoreDataError.individualErrors(in: error) }
+            }
+            if let failure = CoreDataError.combine(failures) { throw failure }
+            destinationContext.reset()
+        }
     }
 
     /// Saves what the batch made and forgets the objects, keeping their IDs.
     private func saveBatch() throws {
+        let inserted = Array(destinationContext.insertedObjects)
         do {
             try destinationContext.save()
         } catch {
@@ -314,6 +355,7 @@ open class NSMigrationManager: @unchecked Sendable {
                                      [NSUnderlyingErrorKey: error])
         }
         associations.settle()
+        created += inserted.map(\.objectID)
         destinationContext.reset()
         sourceContext.reset()
     }
@@ -324,7 +366,8 @@ open class NSMigrationManager: @unchecked Sendable {
 
     private func advance() {
         stepsDone += 1
-        migrationProgress = min(1, Float(stepsDone) / Float(stepsTotal))
+        let fraction = min(1, Float(stepsDone) / Float(stepsTotal))
+        progress.withLock { $0 = fraction }
     }
 
     private func checkCancellation() throws {

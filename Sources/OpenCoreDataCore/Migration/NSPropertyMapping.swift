@@ -48,6 +48,17 @@ open class NSPropertyMapping {
         }
     }
 
+    /// The key of the source instance an expression only reads (`$source.key`,
+    /// `FUNCTION($source, "valueForKey:", key)`), which a migration reads directly, without
+    /// evaluating the expression; nil for any other expression.
+    package var sourceKey: String? {
+        guard let expression = valueExpression, expression.expressionType == .function,
+              let operand = expression.operand, operand.expressionType == .variable, operand.variable == "source" else { return nil }
+        let key = expression.functionKeyPath ?? (expression.function == "valueForKey:" ? expression.arguments?.first?.constantValue as? String : nil)
+        guard let key, !key.isEmpty, !key.contains("."), !key.hasPrefix("@") else { return nil }
+        return key
+    }
+
     /// A mapping of `name` whose value is the source's property `sourceName`, as inference makes it.
     package static func copying(attribute sourceName: String, to name: String) -> NSPropertyMapping {
         let mapping = NSPropertyMapping()

@@ -77,10 +77,14 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
             // the old one's place, then opened as any store that fits.
             guard let url = storeURL else { throw CoreDataError.make(.migration, "A store without a URL cannot be migrated") }
             try MappedStoreMigration(request: request, destination: managedObjectModel, storeClass: storeClass, storeType: storeType,
-                                     url: url, options: options).run()
+                                     configuration: configurationName, url: url, options: options).run()
             store = storeClass.init(persistentStoreCoordinator: self, configurationName: configurationName, at: url, options: options)
             store.addedType = storeType
-            try store.seam.load(model: managedObjectModel, entities: entities)
+            do {
+                try store.seam.load(model: managedObjectModel, entities: entities)
+            } catch is MappedMigrationRequest {
+                throw CoreDataError.store(.migration, "The store \(url.path) still needs migrating after its migration through a mapping model", url: url)
+            }
         } catch let error as CocoaError
                     where error.code == .persistentStoreIncompatibleVersionHash && IncompatibleStorePolicy(options: options) == .destroyAndRecreate {
             // A store that only caches: its files go, and an empty store takes their place.

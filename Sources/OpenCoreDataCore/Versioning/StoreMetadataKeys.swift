@@ -18,6 +18,13 @@ package enum StoreMetadataKey {
     package static let frameworkVersion = "NSPersistenceFrameworkVersion"
     /// SQLite's `auto_vacuum` level, as a string ("2", incremental).
     package static let autoVacuumLevel = "_NSAutoVacuumLevel"
+
+    /// The keys that describe the model a store was written with (a migration writes the new
+    /// model's; the application's own keys are carried over).
+    package static let modelKeys: Set<String> = [
+        NSStoreModelVersionHashesKey, NSStoreModelVersionIdentifiersKey, NSStoreModelVersionChecksumKey,
+        versionHashesDigest, versionHashesVersion, frameworkVersion,
+    ]
 }
 
 extension NSManagedObjectModel {
