@@ -80,6 +80,7 @@ import Testing
         words.didMigrateHandler = { manager, stage in
             let container = try #require(manager.container)
             calls.mutate { $0.append("\(stage.label!) did \(container.managedObjectModel.versionChecksum)") }
+            if failing == "words" { throw CocoaError(.featureUnsupported) }
             let context = container.newBackgroundContext()
             try context.performAndWait {
                 for note in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Note")) {
@@ -233,5 +234,32 @@ import Testing
         let missing = NSManagedObjectModelReference(name: "Elsewhere", in: Bundle(path: directory.url.path), versionChecksum: v3.versionChecksum)
         #expect(missing.resolvedModel.entities.isEmpty)
         #expect(throws: CocoaError.self) { try missing.resolve() }
+    }
+
+    @Test func aDidMigrateHandlerThatFailedRunsAgainOnTheNextAdd() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try Self.bundle(in: directory)
+        let url = directory.file("Notes.sqlite")
+        try Self.writeStore(at: url, bundle: bundle, version: "Notes 2")
+        try bundle.makeCurrent("Notes 4")
+        let v4 = try bundle.model()
+
+        let (_, error) = Self.open(url, with: v4, manager: try Self.manager(bundle, calls: Calls([]), failIn: "words"))
+        #expect((error as? CocoaError)?.code == .migration)
+        // The stage's migration was committed; its handler is still owed.
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        #expect(v4.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+
+        let calls = Calls([])
+        let (container, retryError) = Self.open(url, with: v4, manager: try Self.manager(bundle, calls: calls))
+        #expect(retryError == nil)
+        #expect(calls.value == ["word counts did \(v4.versionChecksum)"])
+        #expect(try Self.notes(in: container.viewContext).map { ($0.value(forKey: "words") as? NSNumber)?.intValue } == [1, 2, 3])
+        try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
+
+        // Done once: the next add runs no handler.
+        let again = Calls([])
+        _ = Self.open(url, with: v4, manager: try Self.manager(bundle, calls: again))
+        #expect(again.value.isEmpty)
     }
 }

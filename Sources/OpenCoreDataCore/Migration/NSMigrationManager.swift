@@ -13,10 +13,11 @@ import Synchronization
 /// instances is read, migrated and saved to the destination, and both contexts are reset — so
 /// a large store is never held in memory; what the manager keeps between batches is which
 /// destination object IDs came from which source object IDs. Relationships are set once every
-/// mapping has created its instances; every destination instance is validated then (the
-/// destination context's saves before that do not validate, since the relationships a model
-/// requires do not exist yet). If anything fails, the destination store the migration created
-/// is deleted and the error thrown: `NSEntityMigrationPolicyError` (134170) from a policy,
+/// mapping has created its instances; every destination instance is validated once all
+/// relationships are set (the saves before that do not validate, since the relationships a
+/// model requires do not exist yet), and what `performCustomValidation` and `end` change is
+/// validated as it is saved. The destination must not exist yet. If anything fails, the
+/// destination store is deleted and the error thrown: `NSEntityMigrationPolicyError` (134170) from a policy,
 /// `NSMigrationManagerSourceStoreError` (134150) when the source store cannot be opened with
 /// the source model, `NSMigrationManagerDestinationStoreError` (134160) for the destination,
 /// `NSMigrationMissingMappingModelError` (134140) for a mapping model made for other versions,

@@ -24,7 +24,8 @@ public let NSPersistentStoreStagedMigrationManagerOptionKey = "NSPersistentStore
 /// coordinator's model is; if the last stage leaves the store short of it, the usual automatic
 /// migration takes it the rest of the way. Each step is committed on its own: a kill or a
 /// failure leaves the store at the version of the last completed step (never between two), and
-/// the next add goes on from there.
+/// the next add goes on from there — running first a `didMigrateHandler` that had not completed
+/// (the store's metadata records it until it returns).
 ///
 /// Errors: a model a stage names that cannot be found is `NSManagedObjectModelReferenceNotFoundError`
 /// (134504); a store newer in the stages than the coordinator's model is

@@ -34,8 +34,9 @@ package struct StagedMigration {
     /// a store whose metadata can be read, or whose version no stage names, is left alone.
     package func run() throws {
         guard FileManager.default.fileExists(atPath: url.path),
-              let metadata = try? NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: url),
-              !destination.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) else { return }
+              let metadata = try? NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: url) else { return }
+        let fits = destination.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata)
+        if fits && metadata[Self.pendingHandlerKey] == nil { return }
         let steps = try chain()
         let models = [steps.first?.from].compactMap { $0 } + steps.map(\.to)
         guard let start = models.firstIndex(where: { $0.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) })
@@ -45,10 +46,31 @@ package struct StagedMigration {
                                      "The store \(url.path) was written with a later version of the model (checksum \(models[start].versionChecksum)) than the coordinator's (checksum \(destination.versionChecksum)): a staged migration does not go back",
                                      [NSURLErrorKey: url])
         }
+        // A stage migrated before a kill or a failure of its `didMigrateHandler`: the handler
+        // runs again first.
+        if let pending = metadata[Self.pendingHandlerKey] as? String, pending == models[start].versionChecksum, start > 0,
+           let custom = steps[start - 1].custom, let handler = custom.didMigrateHandler {
+            try withContainer(on: models[start], for: custom, handler: "didMigrateHandler") { try handler(manager, custom) }
+            try markPendingHandler(nil)
+        }
+        if fits { return }
         for step in steps[start...] {
             try perform(step)
             if sameVersion(step.to, destination) { return }
         }
+    }
+
+    /// The store's metadata key naming the version (by checksum) whose custom stage's
+    /// `didMigrateHandler` has not completed yet: set before the stage migrates, cleared when
+    /// the handler returns. An OpenCoreData key.
+    static let pendingHandlerKey = "OCDStagedMigrationPendingDidMigrateHandler"
+
+    /// Sets or clears `pendingHandlerKey` in the store's metadata.
+    private func markPendingHandler(_ checksum: String?) throws {
+        var metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: url)
+        guard (metadata[Self.pendingHandlerKey] as? String) != checksum else { return }
+        metadata[Self.pendingHandlerKey] = checksum
+        try NSPersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: storeType, at: url)
     }
 
     /// Every step the stages describe, in order, with the models resolved.
@@ -110,10 +132,15 @@ package struct StagedMigration {
         if let custom = step.custom, let handler = custom.willMigrateHandler {
             try withContainer(on: step.from, for: custom, handler: "willMigrateHandler") { try handler(manager, custom) }
         }
+        let runsAfter = step.custom?.didMigrateHandler != nil
+        // Recorded in the store before it migrates, so that the migration carries it over: a
+        // kill before the handler is done leaves it for the next add to run the handler again.
+        if runsAfter { try markPendingHandler(step.to.versionChecksum) }
         try migrate(from: step.from, to: step.to, in: step.stage)
         if let custom = step.custom, let handler = custom.didMigrateHandler {
             try withContainer(on: step.to, for: custom, handler: "didMigrateHandler") { try handler(manager, custom) }
         }
+        if runsAfter { try markPendingHandler(nil) }
     }
 
     /// Migrates the store by lightweight migration, `from` given as the source model: the store
