@@ -17,7 +17,11 @@ open class NSPropertyMapping {
     open var name: String?
     /// The value of the destination property, evaluated with `$source`, `$manager` and
     /// `$entityPolicy`; nil leaves the property at its default.
-    open var valueExpression: NSExpression?
+    open var valueExpression: NSExpression? {
+        didSet { cachedSourceKey = nil }
+    }
+    /// `sourceKey`, worked out once per expression (a migration asks for every object).
+    private var cachedSourceKey: String??
     open var userInfo: [AnyHashable: Any]?
 
     public init() {}
@@ -52,6 +56,13 @@ open class NSPropertyMapping {
     /// `FUNCTION($source, "valueForKey:", key)`), which a migration reads directly, without
     /// evaluating the expression; nil for any other expression.
     package var sourceKey: String? {
+        if let cachedSourceKey { return cachedSourceKey }
+        let key = plainSourceKey
+        cachedSourceKey = .some(key)
+        return key
+    }
+
+    private var plainSourceKey: String? {
         guard let expression = valueExpression, expression.expressionType == .function,
               let operand = expression.operand, operand.expressionType == .variable, operand.variable == "source" else { return nil }
         let key = expression.functionKeyPath ?? (expression.function == "valueForKey:" ? expression.arguments?.first?.constantValue as? String : nil)
