@@ -141,7 +141,9 @@ extension SQLiteStore: MigratedStoreReplacing {
 /// replaces the store's contents through SQLite's online backup: one write transaction of the
 /// store, so that other connections and a kill see the old store or the new one, and no log is
 /// left to be replayed into the wrong file. A store another connection holds a lock on is
-/// refused too.
+/// refused too. (A commit made between the `data_version` check and the backup taking its lock,
+/// a few microseconds, would still be lost: SQLite's backup cannot start inside a transaction
+/// that would close that gap.)
 final class SQLiteStoreReplacement: StoreReplacement {
     let url: URL
     private let connection: SQLiteConnection
