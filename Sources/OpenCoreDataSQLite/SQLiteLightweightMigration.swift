@@ -9,8 +9,8 @@ import OpenCoreDataCore
 /// columns and join tables keep their keys. A table whose change is only new columns gets them
 /// by `ALTER TABLE … ADD COLUMN`, which reads no row; any other change rebuilds the table into
 /// a new one with `INSERT … SELECT` and renames it into place. Indexes follow the new model;
-/// `Z_PRIMARYKEY` and the metadata (version hashes and checksum) are rewritten; a model cache
-/// (`Z_MODELCACHE`), which would describe the old model, is emptied. Triggers are set aside while
+/// `Z_PRIMARYKEY`, the metadata (version hashes and checksum) and the model cache
+/// (`Z_MODELCACHE`) are rewritten for the new model. Triggers are set aside while
 /// the tables change, and recreated where they still compile against the new tables.
 struct SQLiteLightweightMigration {
     let connection: SQLiteConnection
@@ -64,11 +64,7 @@ struct SQLiteLightweightMigration {
             var updated = metadata
             for (key, value) in destinationModel.versionMetadata(for: destination.orderedEntities) { updated[key] = value }
             try SQLiteMetadataTable.write(updated, uuid: uuid, on: connection, url: url)
-            // Written only when there is something to remove: a migration that only adds a
-            // column writes as few pages as it can.
-            if try connection.tableExists("Z_MODELCACHE"), try connection.scalar("SELECT count(*) FROM Z_MODELCACHE").int64Value != 0 {
-                try connection.execute("DELETE FROM Z_MODELCACHE")
-            }
+            try StoreModelCache.write(destinationModel, on: connection)
             try advance(working: nil)
             return updated
         }

@@ -336,6 +336,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             metadata[StoreMetadataKey.autoVacuumLevel] = "2"
             storedMetadata = metadata
             try writeMetadata(on: connection)
+            if !model.isInferredFromStore { try StoreModelCache.write(model, on: connection) }
         }
     }
 

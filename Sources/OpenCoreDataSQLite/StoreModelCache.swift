@@ -40,4 +40,24 @@ enum StoreModelCache {
         guard let content = try content(ofStoreAt: url) else { return nil }
         return try CompiledModel.model(fromModelCache: content, source: url)
     }
+
+    /// Writes `model` as the store's model cache through `connection` (inside the caller's
+    /// transaction), replacing what was there, as Core Data does when it creates or migrates a
+    /// store; a store that predates the table gets it.
+    ///
+    /// A model the archive cannot hold (see `KeyedArchiveModelEncoder`) leaves the store with no
+    /// model cache rather than a wrong one: the cache is a convenience for migrations and
+    /// tools, never needed to open the store.
+    static func write(_ model: NSManagedObjectModel, on connection: SQLiteConnection) throws {
+        let content = try? CompiledModel.modelCache(of: model)
+        if try connection.tableExists("Z_MODELCACHE") {
+            try connection.execute("DELETE FROM Z_MODELCACHE")
+        } else {
+            try connection.execute("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
+        }
+        guard let content else { return }
+        let insert = try connection.prepare("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)")
+        try insert.bind(content, at: 1)
+        try insert.run()
+    }
 }

@@ -15,6 +15,71 @@ import OpenCoreData
         #expect(try RawDeflate.inflate(compressed) == Data("hello hello hello".utf8))
     }
 
+    @Test func deflatesWhatInflatesBack() throws {
+        var generator = SystemRandomNumberGenerator()
+        let noise = Data((0..<100_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        for input in [Data("hello hello hello".utf8), Data(repeating: 7, count: 1_000_000), noise, Data()] {
+            let compressed = try RawDeflate.deflate(input)
+            #expect(input.isEmpty || compressed != input)
+            #expect(try RawDeflate.inflate(compressed) == input)
+        }
+        #expect(try RawDeflate.deflate(Data(repeating: 7, count: 1_000_000)).count < 2_000)
+    }
+
+    // MARK: Binary property lists, written
+
+    @Test func writesBinaryPropertyListsTheReaderAndFoundationReadBack() throws {
+        let value = PropertyListValue.dictionary([
+            "ints": .array([.integer(0), .integer(255), .integer(256), .integer(65_536), .integer(Int64(UInt32.max) + 1), .integer(-1), .integer(Int64.min)]),
+            "reals": .array([.real(0.25), .real(-1e300)]),
+            "texts": .array([.string(""), .string("ascii"), .string("naïve – 日本"), .string(String(repeating: "x", count: 300))]),
+            "data": .data(Data((0..<40).map(UInt8.init))),
+            "date": .date(Date(timeIntervalSinceReferenceDate: 123.5)),
+            "flags": .array([.bool(true), .bool(false)]),
+            "uids": .array([.uid(0), .uid(200), .uid(70_000)]),
+            "set": .set([.string("a")]),
+            "many": .array((0..<20).map { .integer($0) }),
+        ])
+        let data = BinaryPropertyListWriter.write(value)
+        #expect(try BinaryPropertyList.read(data) == value)
+        // Foundation reads everything but the UIDs the same way.
+        var plain = value
+        if case .dictionary(var entries) = plain { entries["uids"] = nil; entries["set"] = nil; plain = .dictionary(entries) }
+        let foundation = try #require(try PropertyListSerialization.propertyList(from: BinaryPropertyListWriter.write(plain), format: nil) as? [String: Any])
+        #expect(foundation["texts"] as? [String] == ["", "ascii", "naïve – 日本", String(repeating: "x", count: 300)])
+        #expect((foundation["ints"] as? [Any])?.compactMap { ($0 as? NSNumber)?.int64Value } == [0, 255, 256, 65_536, Int64(UInt32.max) + 1, -1, Int64.min])
+        #expect(foundation["date"] as? Date == Date(timeIntervalSinceReferenceDate: 123.5))
+    }
+
+    @Test func archivesFoundationValuesTheDecoderReadsBack() throws {
+        let values: [Any] = [
+            "text", 42, -7, 2.5, true, Decimal(string: "-1234567890.0987654321")!, Decimal(0), Data([1, 2]),
+            Date(timeIntervalSinceReferenceDate: 99), UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!,
+            URL(string: "file:///tmp/a%20b")!, ["a", 1] as [Any],
+        ]
+        for value in values {
+            var writer = KeyedArchiveWriter()
+            let root = writer.reserve()
+            writer.fill(root, classes: ["Holder", "NSObject"], fields: ["value": try writer.foundationValue(value)])
+            let archive = try KeyedArchive(data: writer.archive(root: root))
+            var decoder = FoundationValueDecoder()
+            let decoded = try decoder.decode(try archive.rootObject().asObject().value(forKey: "value"))
+            #expect(String(describing: decoded.map { $0 } ?? "nil") == String(describing: value), "\(value)")
+        }
+        var writer = KeyedArchiveWriter()
+        let root = writer.reserve()
+        writer.fill(root, classes: ["Holder", "NSObject"], fields: [
+            "dictionary": try writer.foundationValue(["k": "v", "n": 1] as [String: Any]),
+            "set": try writer.foundationValue(Set(["x", "y"])),
+        ])
+        let holder = try KeyedArchive(data: writer.archive(root: root)).rootObject().asObject()
+        var decoder = FoundationValueDecoder()
+        let dictionary = try #require(try decoder.decode(holder.value(forKey: "dictionary")) as? [AnyHashable: Any])
+        #expect(dictionary["k"] as? String == "v" && dictionary["n"] as? Int == 1 && dictionary.count == 2)
+        #expect(try decoder.decode(holder.value(forKey: "set")) as? Set<AnyHashable> == ["x", "y"])
+        #expect(throws: KeyedArchiveEncodingError.self) { try writer.foundationValue(NSObject()) }
+    }
+
     @Test func refusesWhatIsNotRawDeflate() {
         #expect(throws: RawDeflate.Failure.self) { try RawDeflate.inflate(Data()) }
         #expect(throws: RawDeflate.Failure.self) { try RawDeflate.inflate(Data(repeating: 0xFF, count: 16)) }

@@ -518,8 +518,9 @@ struct ModelBundle {
         try Self.expectVersion1StillOpens(url, bundle)
     }
 
-    /// Without the model the store was written with, nothing can be inferred: 134130 naming the
-    /// store's entities and every version tried, and the store is untouched.
+    /// Without the model the store was written with (in no version, and not kept in the store,
+    /// as in stores Core Data wrote before it kept a model cache), nothing can be inferred:
+    /// 134130 naming the store's entities and every version tried, and the store is untouched.
     @Test func aStoreFromAnUnknownModelIsMissingSourceModel() throws {
         let directory = TemporaryDirectory()
         let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", Self.entryV2)], current: "Journal 2")
@@ -533,6 +534,7 @@ struct ModelBundle {
         _ = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: writer.viewContext)
         try writer.viewContext.save()
         try writer.persistentStoreCoordinator.remove(writer.persistentStoreCoordinator.persistentStores[0])
+        try removeModelCache(ofStoreAt: url)
         let bytes = try Data(contentsOf: url)
 
         let (_, error) = Self.container(try bundle.model(), at: url)

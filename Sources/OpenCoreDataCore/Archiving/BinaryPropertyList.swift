@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Keyed archives need one thing plain property lists do not: `uid`, the reference from one
 /// archived object to another (`CF$UID`).
-package enum PropertyListValue: Sendable, Equatable {
+package enum PropertyListValue: Sendable, Hashable {
     case bool(Bool)
     case integer(Int64)
     case real(Double)

@@ -1,11 +1,12 @@
 import CZlib
 import Foundation
 
-/// Inflates raw DEFLATE data (RFC 1951: no zlib header, no checksum), the form Core Data
-/// stores its model cache in (`Z_MODELCACHE.Z_CONTENT`, COREDATA-FORMAT.md §5).
+/// Inflates and deflates raw DEFLATE data (RFC 1951: no zlib header, no checksum), the form
+/// Core Data stores its model cache in (`Z_MODELCACHE.Z_CONTENT`, COREDATA-FORMAT.md §5).
 ///
 /// ```swift
 /// let archive = try RawDeflate.inflate(blob)
+/// let blob = try RawDeflate.deflate(archive)
 /// ```
 /// Truncated or corrupt input is an error, never a crash; so is output beyond `limit` bytes,
 /// which keeps a small malicious blob from inflating into gigabytes.
@@ -68,5 +69,34 @@ enum RawDeflate {
                 }
             }
         }
+    }
+
+    /// `input` compressed as one complete raw DEFLATE stream.
+    static func deflate(_ input: Data) throws -> Data {
+        guard input.count <= Int(UInt32.max) else { throw Failure(reason: "the data is too large to deflate") }
+        var stream = z_stream()
+        guard czlib_deflate_init_raw(&stream) == Z_OK else {
+            throw Failure(reason: "zlib could not be initialized")
+        }
+        defer { deflateEnd(&stream) }
+
+        var inputBytes = [UInt8](input)
+        // deflateBound is the most a single Z_FINISH call can produce, so one call suffices.
+        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, uLong(input.count))) + 16)
+        let produced = try inputBytes.withUnsafeMutableBufferPointer { inputBuffer in
+            try output.withUnsafeMutableBufferPointer { outputBuffer in
+                stream.next_in = inputBuffer.baseAddress
+                stream.avail_in = uInt(inputBuffer.count)
+                stream.next_out = outputBuffer.baseAddress
+                stream.avail_out = uInt(outputBuffer.count)
+                let status = CZlib.deflate(&stream, Z_FINISH)
+                guard status == Z_STREAM_END else {
+                    let message = stream.msg.map { ": \(String(cString: $0))" } ?? ""
+                    throw Failure(reason: "zlib failed to deflate with status \(status)\(message)")
+                }
+                return outputBuffer.count - Int(stream.avail_out)
+            }
+        }
+        return Data(output[0..<produced])
     }
 }

@@ -135,6 +135,14 @@ package enum CompiledModel {
         return model
     }
 
+    /// A store's model cache of `model`: its keyed archive in the model cache's layout, raw
+    /// DEFLATE compressed, as Core Data writes `Z_MODELCACHE.Z_CONTENT`. Throws
+    /// `KeyedArchiveEncodingError` for a model the archive cannot hold (a block predicate in a
+    /// fetch request template, for example).
+    package static func modelCache(of model: NSManagedObjectModel) throws -> Data {
+        try RawDeflate.deflate(KeyedArchiveModelEncoder.archive(model))
+    }
+
     /// Decodes a store's model cache into `model`, an empty, unfrozen model.
     static func decode(modelCache data: Data, source: URL, into model: NSManagedObjectModel) throws {
         let archive: Data

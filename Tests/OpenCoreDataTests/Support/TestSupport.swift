@@ -277,3 +277,10 @@ final class LockedBox<Value>: @unchecked Sendable {
     /// ThreadSanitizer cannot see, so that it reports no race where there is none.
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result { try lock.withLock { try body(&stored) } }
 }
+
+/// Empties a SQLite store's model cache (`Z_MODELCACHE`) with plain SQL, leaving it as Core Data
+/// wrote stores before it kept one (framework versions before 1044).
+func removeModelCache(ofStoreAt url: URL) throws {
+    let connection = try SQLiteConnection(path: url.path, configuration: SQLiteConnection.Configuration())
+    try connection.execute("DELETE FROM Z_MODELCACHE")
+}

@@ -1,0 +1,150 @@
+import Foundation
+
+/// Writes a property list in Apple's binary format (`bplist00`), the form `NSKeyedArchiver`
+/// archives take in a compiled model and in a store's model cache.
+///
+/// ```swift
+/// let data = BinaryPropertyListWriter.write(.dictionary(["$top": …, "$objects": …]))
+/// try BinaryPropertyList.read(data)   // the same value
+/// ```
+///
+/// Why not Foundation's `PropertyListSerialization`: it cannot write a keyed archive's UIDs
+/// (`CF$UID`) on Linux, and a keyed archive is made of them. The layout is the one
+/// `BinaryPropertyList` reads (CoreFoundation's `CFBinaryPList.c` comments): objects tagged by a
+/// marker byte, an offset table, a 32-byte trailer. Equal scalars (strings, numbers, data,
+/// dates) are written once and shared, as CoreFoundation does; containers are written each time
+/// they occur. Dictionary keys are written in sorted order, so the output is deterministic.
+enum BinaryPropertyListWriter {
+    static func write(_ value: PropertyListValue) -> Data {
+        var flattener = Flattener()
+        let top = flattener.add(value)
+        return flattener.encode(top: top)
+    }
+
+    /// One object of the file before references are sized: a scalar's bytes, or a
+    /// container's marker nibble and the indices of its members.
+    private enum Entry {
+        case scalar([UInt8])
+        case container(marker: UInt8, references: [Int])
+    }
+
+    private struct Flattener {
+        var entries: [Entry] = []
+        /// Index of each scalar already written, so equal scalars are shared.
+        var scalarIndex: [PropertyListValue: Int] = [:]
+
+        mutating func add(_ value: PropertyListValue) -> Int {
+            switch value {
+            case .array(let elements):
+                return container(marker: 0xA, elements.map { add($0) })
+            case .set(let elements):
+                return container(marker: 0xC, elements.map { add($0) })
+            case .dictionary(let entries):
+                let keys = entries.keys.sorted()
+                let keyIndices = keys.map { add(.string($0)) }
+                let valueIndices = keys.map { add(entries[$0]!) }
+                return container(marker: 0xD, keyIndices + valueIndices)
+            default:
+                if let index = scalarIndex[value] { return index }
+                entries.append(.scalar(Self.bytes(ofScalar: value)))
+                scalarIndex[value] = entries.count - 1
+                return entries.count - 1
+            }
+        }
+
+        private mutating func container(marker: UInt8, _ references: [Int]) -> Int {
+            entries.append(.container(marker: marker, references: references))
+            return entries.count - 1
+        }
+
+        /// The file: header, objects, offset table, trailer.
+        func encode(top: Int) -> Data {
+            let referenceSize = Self.byteCount(for: UInt64(entries.count))
+            var output: [UInt8] = Array("bplist00".utf8)
+            var offsets: [Int] = []
+            offsets.reserveCapacity(entries.count)
+            for entry in entries {
+                offsets.append(output.count)
+                switch entry {
+                case .scalar(let bytes):
+                    output += bytes
+                case .container(let marker, let references):
+                    // A dictionary's count is its number of pairs.
+                    let count = marker == 0xD ? references.count / 2 : references.count
+                    output += Self.header(marker: marker, count: count)
+                    for reference in references { Self.appendBigEndian(UInt64(reference), size: referenceSize, to: &output) }
+                }
+            }
+            let offsetTableStart = output.count
+            let offsetSize = Self.byteCount(for: UInt64(offsetTableStart))
+            for offset in offsets { Self.appendBigEndian(UInt64(offset), size: offsetSize, to: &output) }
+            output += [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(referenceSize)]
+            Self.appendBigEndian(UInt64(entries.count), size: 8, to: &output)
+            Self.appendBigEndian(UInt64(top), size: 8, to: &output)
+            Self.appendBigEndian(UInt64(offsetTableStart), size: 8, to: &output)
+            return Data(output)
+        }
+
+        private static func bytes(ofScalar value: PropertyListValue) -> [UInt8] {
+            var out: [UInt8] = []
+            switch value {
+            case .null: out = [0x00]
+            case .bool(let flag): out = [flag ? 0x09 : 0x08]
+            case .integer(let number): appendInteger(number, to: &out)
+            case .real(let number):
+                out = [0x23]
+                appendBigEndian(number.bitPattern, size: 8, to: &out)
+            case .date(let date):
+                out = [0x33]
+                appendBigEndian(date.timeIntervalSinceReferenceDate.bitPattern, size: 8, to: &out)
+            case .data(let bytes):
+                out = header(marker: 0x4, count: bytes.count) + bytes
+            case .string(let text):
+                if text.utf8.allSatisfy({ $0 < 0x80 }) {
+                    out = header(marker: 0x5, count: text.utf8.count) + Array(text.utf8)
+                } else {
+                    let units = Array(text.utf16)
+                    out = header(marker: 0x6, count: units.count)
+                    for unit in units { out += [UInt8(unit >> 8), UInt8(unit & 0xFF)] }
+                }
+            case .uid(let index):
+                let size = byteCount(for: UInt64(index))
+                out = [0x80 | UInt8(size - 1)]
+                appendBigEndian(UInt64(index), size: size, to: &out)
+            case .array, .set, .dictionary:
+                preconditionFailure("containers are not scalars")
+            }
+            return out
+        }
+
+        /// A marker byte with `count` in its low nibble, or 15 and the count as an integer
+        /// object after it.
+        private static func header(marker: UInt8, count: Int) -> [UInt8] {
+            if count < 15 { return [marker << 4 | UInt8(count)] }
+            var out: [UInt8] = [marker << 4 | 0x0F]
+            appendInteger(Int64(count), to: &out)
+            return out
+        }
+
+        /// Integers as CoreFoundation writes them: non-negative ones in 1, 2, 4 or 8 bytes,
+        /// negative ones in 8 (the only signed size).
+        private static func appendInteger(_ number: Int64, to out: inout [UInt8]) {
+            let size: Int
+            if number < 0 { size = 8 } else if number <= 0xFF { size = 1 } else if number <= 0xFFFF { size = 2 }
+            else if number <= 0xFFFF_FFFF { size = 4 } else { size = 8 }
+            out.append(0x10 | UInt8(size.trailingZeroBitCount))
+            appendBigEndian(UInt64(bitPattern: number), size: size, to: &out)
+        }
+
+        private static func byteCount(for value: UInt64) -> Int {
+            if value <= 0xFF { return 1 }
+            if value <= 0xFFFF { return 2 }
+            if value <= 0xFFFF_FFFF { return 4 }
+            return 8
+        }
+
+        private static func appendBigEndian(_ value: UInt64, size: Int, to out: inout [UInt8]) {
+            for shift in stride(from: (size - 1) * 8, through: 0, by: -8) { out.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+        }
+    }
+}
