@@ -46,12 +46,41 @@ import OpenCoreData
     /// `validationPredicates` yet); a transformable attribute's default value of an application
     /// class (SampleModel2's `Cover`).
     static func isKnownLoss(_ line: String) -> Bool {
-        line.contains(".NSValidationPredicates") || line.contains(".NSValidationWarnings")
-            || (line.contains("over].NSDefaultValue"))
+        line.contains(".NSValidationPredicates[1]") || line.contains(".NSValidationWarnings[")
+            || line.contains(".NSProperties[str cover].NSDefaultValue") || line.contains(".NSProperties[str frontCover].NSDefaultValue")
     }
 
     static func isIndexKey(_ line: String) -> Bool {
         line.contains(".NSFetchIndexDescriptions") || line.contains(".NSCompoundIndexes")
+    }
+
+    /// The models loaded from Xcode's files (whose values are NSNumbers, not Swift numbers)
+    /// archive their properties' values and flags as Apple archived the same version into its
+    /// stores. (Not the whole archive: Core Data's running model differs from the file in ways
+    /// the cache shows and OpenCoreData does not copy yet — an entity's class name when no class
+    /// is found, a transformable's value class, and a fetch index of one property doubled by
+    /// `NSIsIndexed` and an index named after the property; see Docs/Differences.md.)
+    @Test(.needsCorpus) func xcodeModelsArchiveTheirValuesAsAppleArchivedThem() throws {
+        let versions = try Corpus.files(under: "models", suffix: ".xcdatamodel").map { try NSManagedObjectModel(validatingContentsOf: $0) }
+        var compared = 0
+        for (name, apple, cached) in try Self.appleCaches() {
+            guard let model = versions.first(where: { $0.entityVersionHashesByName == cached.entityVersionHashesByName }) else { continue }
+            compared += 1
+            let appleShape = try ArchiveShape(apple)
+            let appleHasIndexKeys = appleShape.lines.contains { $0.contains(".NSFetchIndexDescriptions") }
+            let indexElementArrays = { (line: String) in line.replacingOccurrences(of: ".NSIndexElements: NSMutableArray", with: ".NSIndexElements: NSArray") }
+            var (missing, extra) = try ArchiveShape(KeyedArchiveModelEncoder.archive(model)).mappingLines(indexElementArrays)
+                .differences(from: appleShape.mappingLines(indexElementArrays))
+            let compares = { (line: String) in
+                ["NSDefaultValue", "._P =", ".NSFlagsKey =", ".NSIsOptional =", ".NSIsTransient =", ".NSAttributeType =", ".NSDeleteRule =", ".NSMaxCount =", ".NSMinCount ="]
+                    .contains { line.contains($0) } && !Self.isKnownLoss(line) && (appleHasIndexKeys || !Self.isIndexKey(line))
+            }
+            missing.removeAll { !compares($0) }
+            extra.removeAll { !compares($0) }
+            #expect(missing.isEmpty && extra.isEmpty,
+                    "\(name): \(missing.count) lines of Apple's archive missing, \(extra.count) extra:\n- \(missing.prefix(30).joined(separator: "\n- "))\n+ \(extra.prefix(30).joined(separator: "\n+ "))")
+        }
+        #expect(compared >= 5)
     }
 
     @Test(.needsCorpus) func everyAppleModelCacheReadsBackAsTheSameModel() throws {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import OpenCoreData
 @testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
 
 /// Real apps' model histories with the stores Apple's Core Data wrote for them: every store
 /// migrates to every later version of its model with every object and link, and every
@@ -157,6 +158,9 @@ import OpenCoreData
         // The migrated store now fits the destination by its hashes, and opens without migrating.
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url, options: nil)
         #expect(destination.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+        // Its model cache is the destination model, so it can be migrated again without it.
+        let cached = try #require(try StoreModelCache.model(ofStoreAt: url))
+        #expect(cached.entityVersionHashesByName == destination.entityVersionHashesByName)
         let (again, reopened) = try Self.census(of: url, model: destination, options: [:])
         #expect(again == after)
         try reopened.remove(reopened.persistentStores[0])

@@ -54,6 +54,30 @@ import OCDSQLite
         #expect(cached.entitiesByName["Person"]?.attributesByName["email"] != nil)
     }
 
+    /// A migration that fails leaves the cache as it was, with the rest of the store.
+    @Test func aFailedMigrationLeavesTheOldCache() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("People.sqlite")
+        let oldModel = Self.person()
+        let old = try Self.addStore(oldModel, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = old
+        NSEntityDescription.insertNewObject(forEntityName: "Person", into: context).setValue("Ada", forKey: "name")
+        try context.save()
+        try old.remove(old.persistentStores[0])
+
+        // A required attribute without a default cannot be filled for Ada: 134110.
+        let newer = Self.person(with: [NSAttributeDescription(name: "age", type: .integer32AttributeType, optional: false)])
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: newer)
+        let error = try #require(throws: CocoaError.self) {
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                                               options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+        }
+        #expect(error.code.rawValue == 134110)
+        let cached = try #require(try StoreModelCache.model(ofStoreAt: url))
+        #expect(cached.entityVersionHashesByName == oldModel.entityVersionHashesByName)
+    }
+
     /// The cache is what finds the source model when no model version has the store's hashes:
     /// a store written by a model built in code moves to the next one with its rows.
     @Test func aStoreWhoseModelIsNowhereElseMigratesThroughItsCache() throws {
@@ -99,8 +123,9 @@ import OCDSQLite
         #expect(reopened.persistentStores.count == 1)
     }
 
-    /// The blob is raw DEFLATE of a binary keyed archive, the layout Apple's readers expect
-    /// (checked byte for byte against the format, not against our own reader alone).
+    /// The blob is raw DEFLATE of a binary keyed archive, read here by Foundation's property
+    /// list reader too, not by ours alone (the archive's layout is compared with Apple's in
+    /// `KeyedArchiveModelEncoderTests`).
     @Test func theCacheIsRawDeflateOfABinaryKeyedArchive() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("People.sqlite")

@@ -30,8 +30,10 @@ enum BinaryPropertyListWriter {
 
     private struct Flattener {
         var entries: [Entry] = []
-        /// Index of each scalar already written, so equal scalars are shared.
-        var scalarIndex: [PropertyListValue: Int] = [:]
+        /// Index of each scalar already written, by its bytes, so equal scalars are shared.
+        /// (By bytes, not by `==`: Swift's string equality joins canonically equivalent strings,
+        /// and `-0.0 == 0.0`; CoreFoundation compares code units and bits.)
+        var scalarIndex: [[UInt8]: Int] = [:]
 
         mutating func add(_ value: PropertyListValue) -> Int {
             switch value {
@@ -45,9 +47,10 @@ enum BinaryPropertyListWriter {
                 let valueIndices = keys.map { add(entries[$0]!) }
                 return container(marker: 0xD, keyIndices + valueIndices)
             default:
-                if let index = scalarIndex[value] { return index }
-                entries.append(.scalar(Self.bytes(ofScalar: value)))
-                scalarIndex[value] = entries.count - 1
+                let bytes = Self.bytes(ofScalar: value)
+                if let index = scalarIndex[bytes] { return index }
+                entries.append(.scalar(bytes))
+                scalarIndex[bytes] = entries.count - 1
                 return entries.count - 1
             }
         }

@@ -18,7 +18,8 @@ import Foundation
 struct KeyedArchiveWriter {
     private var objects: [PropertyListValue] = [.string("$null")]
     private var classReferences: [[String]: Int] = [:]
-    private var stringReferences: [String: Int] = [:]
+    /// By UTF-8 bytes: Swift's `==` joins canonically equivalent strings, which are distinct names.
+    private var stringReferences: [[UInt8]: Int] = [:]
     private var sharedReferences: [String: PropertyListValue] = [:]
 
     /// The reference `$null` stands for: nil.
@@ -57,9 +58,10 @@ struct KeyedArchiveWriter {
     /// A reference to `text` (a plain string in `$objects`), or `$null` for nil.
     mutating func string(_ text: String?) -> PropertyListValue {
         guard let text else { return Self.null }
-        if let uid = stringReferences[text] { return .uid(uid) }
+        let key = Array(text.utf8)
+        if let uid = stringReferences[key] { return .uid(uid) }
         objects.append(.string(text))
-        stringReferences[text] = objects.count - 1
+        stringReferences[key] = objects.count - 1
         return .uid(objects.count - 1)
     }
 
@@ -131,19 +133,26 @@ extension KeyedArchiveWriter {
     /// `FoundationValueDecoder`.
     mutating func foundationValue(_ value: Any?) throws -> PropertyListValue {
         guard let value else { return Self.null }
-        // Exact type checks first: on Linux a bridged number may also cast to Bool.
+        // An NSNumber object first, by what it holds: on Linux it also casts to Int and Bool.
+        if let number = value as? NSNumber, type(of: value) is NSNumber.Type {
+            return try numberObject(number)
+        }
+        // Then Swift's own types, by exact type: a Swift number may also cast to another.
         switch value {
         case let flag as Bool where type(of: value) == Bool.self: return scalar(.bool(flag))
         case let text as String: return string(text)
-        case let number as Int: return scalar(.integer(Int64(number)))
-        case let number as Int16: return scalar(.integer(Int64(number)))
-        case let number as Int32: return scalar(.integer(Int64(number)))
-        case let number as Int64: return scalar(.integer(number))
-        case let number as UInt8: return scalar(.integer(Int64(number)))
-        case let number as UInt16: return scalar(.integer(Int64(number)))
-        case let number as UInt32: return scalar(.integer(Int64(number)))
-        case let number as Double: return scalar(.real(number))
-        case let number as Float: return scalar(.real(Double(number)))
+        case let number as Int where type(of: value) == Int.self: return scalar(.integer(Int64(number)))
+        case let number as Int8 where type(of: value) == Int8.self: return scalar(.integer(Int64(number)))
+        case let number as Int16 where type(of: value) == Int16.self: return scalar(.integer(Int64(number)))
+        case let number as Int32 where type(of: value) == Int32.self: return scalar(.integer(Int64(number)))
+        case let number as Int64 where type(of: value) == Int64.self: return scalar(.integer(number))
+        case let number as UInt8 where type(of: value) == UInt8.self: return scalar(.integer(Int64(number)))
+        case let number as UInt16 where type(of: value) == UInt16.self: return scalar(.integer(Int64(number)))
+        case let number as UInt32 where type(of: value) == UInt32.self: return scalar(.integer(Int64(number)))
+        case let number as UInt where type(of: value) == UInt.self: return try unsigned(UInt64(number))
+        case let number as UInt64 where type(of: value) == UInt64.self: return try unsigned(number)
+        case let number as Double where type(of: value) == Double.self: return scalar(.real(number))
+        case let number as Float where type(of: value) == Float.self: return scalar(.real(Double(number)))
         case let number as Decimal: return decimalNumber(number)
         case let bytes as Data: return scalar(.data(bytes))
         case let date as Date:
@@ -155,9 +164,7 @@ extension KeyedArchiveWriter {
         case is NSNull:
             return object(ArchivedClassChain.null, [:])
         case let number as NSNumber:
-            let kind = String(cString: number.objCType)
-            if kind == "c" || kind == "B" { return scalar(.bool(number.boolValue)) }
-            return ["f", "d"].contains(kind) ? scalar(.real(number.doubleValue)) : scalar(.integer(number.int64Value))
+            return try numberObject(number)
         case let members as Set<AnyHashable>:
             return set(try members.map { try foundationValue($0.base) })
         case let members as [Any]:
@@ -172,11 +179,31 @@ extension KeyedArchiveWriter {
         }
     }
 
+    /// An `NSNumber` as what it holds: a boolean, a real or an integer.
+    private mutating func numberObject(_ number: NSNumber) throws -> PropertyListValue {
+        if let decimal = number as? NSDecimalNumber { return decimalNumber(decimal.decimalValue) }
+        switch String(cString: number.objCType) {
+        case "c", "B": return scalar(.bool(number.boolValue))
+        case "f", "d": return scalar(.real(number.doubleValue))
+        case "Q", "L", "I", "S", "C": return try unsigned(number.uint64Value)
+        default: return scalar(.integer(number.int64Value))
+        }
+    }
+
+    /// An unsigned number; one above `Int64.max` is refused, as the reader (and this writer)
+    /// keep property-list integers in 64 signed bits.
+    private mutating func unsigned(_ number: UInt64) throws -> PropertyListValue {
+        guard number <= UInt64(Int64.max) else {
+            throw KeyedArchiveEncodingError(reason: "the number \(number) is too large to archive (above Int64.max)")
+        }
+        return scalar(.integer(Int64(number)))
+    }
+
     /// `NSDecimalNumber`'s keys, as `FoundationValueDecoder.decimal` reads them: the mantissa's
     /// eight 16-bit words little-endian (`NS.mantissa.bo` 1), `NS.length` of them in use.
     private mutating func decimalNumber(_ number: Decimal) -> PropertyListValue {
-        // Foundation keeps Decimal's own words internal: rebuild them from the significand's
-        // decimal digits (at most 38 of them, which fit the eight words).
+        // Foundation on Linux keeps Decimal's own words internal: rebuild them from the
+        // significand's decimal digits (at most 39 of them, which fit the eight words).
         var words = [UInt16](repeating: 0, count: 8)
         for digit in "\(number.significand)".compactMap(\.wholeNumberValue) {
             var carry = UInt32(digit)

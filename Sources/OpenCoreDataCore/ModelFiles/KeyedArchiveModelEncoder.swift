@@ -196,9 +196,12 @@ struct KeyedArchiveModelEncoder {
         case let derived as NSDerivedAttributeDescription:
             classes = ["NSDerivedAttributeDescription", "NSAttributeDescription", "NSPropertyDescription", "NSObject"]
             try attributeFields(of: derived, into: &fields)
-            fields["NSDerivationExpression"] = try derived.derivationExpression.map {
-                try KeyedArchivePredicateEncoder.expression($0, into: &writer)
-            } ?? KeyedArchiveWriter.null
+            guard let expression = derived.derivationExpression else {
+                // Only its format is known (one the parser cannot read): an archive without the
+                // expression would describe another attribute.
+                throw KeyedArchiveEncodingError(reason: "the derived attribute \(derived) has no derivation expression to archive")
+            }
+            fields["NSDerivationExpression"] = try KeyedArchivePredicateEncoder.expression(expression, into: &writer)
             fields["NSFilteringPredicate"] = KeyedArchiveWriter.null
         case let attribute as NSAttributeDescription:
             classes = ["NSAttributeDescription", "NSPropertyDescription", "NSObject"]
@@ -258,9 +261,13 @@ struct KeyedArchiveModelEncoder {
         fields["NSAttributeType"] = .integer(Int64(attribute.attributeType.rawValue))
         fields["NSAttributeValueClassName"] = writer.string(attribute.attributeValueClassName ?? Self.valueClassName(of: attribute.attributeType))
         fields["NSValueTransformerName"] = writer.string(attribute.valueTransformerName)
-        // A default value of an application's own class cannot be archived here; it is left
-        // out, as the decoder leaves it out.
-        fields["NSDefaultValue"] = (try? writer.foundationValue(attribute.defaultValue)) ?? KeyedArchiveWriter.null
+        // A transformable attribute's default value of an application's own class cannot be
+        // archived here; it is left out, as the decoder leaves it out. Any other is archived.
+        if attribute.attributeType == .transformableAttributeType {
+            fields["NSDefaultValue"] = (try? writer.foundationValue(attribute.defaultValue)) ?? KeyedArchiveWriter.null
+        } else {
+            fields["NSDefaultValue"] = try writer.foundationValue(attribute.defaultValue)
+        }
         var attributeFlags: Int64 = 0
         if attribute.allowsExternalBinaryDataStorage { attributeFlags |= 0x04 }
         if attribute.preservesValueInHistoryOnDeletion { attributeFlags |= 0x10 }
@@ -323,7 +330,7 @@ struct KeyedArchiveModelEncoder {
         var predicates: [NSPredicate] = []
         if bounds.count == 1 { predicates.append(bounds[0]) }
         if bounds.count == 2 { predicates.append(NSCompoundPredicate(type: .and, subpredicates: bounds)) }
-        if let pattern = attribute.regularExpression {
+        if let pattern = attribute.regularExpression, attribute.attributeType == .stringAttributeType {
             predicates.append(NSComparisonPredicate(leftExpression: .expressionForEvaluatedObject(), rightExpression: NSExpression(forConstantValue: pattern),
                                                     modifier: .direct, type: .matches, options: []))
         }

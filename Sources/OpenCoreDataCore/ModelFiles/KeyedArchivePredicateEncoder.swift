@@ -190,8 +190,10 @@ struct KeyedArchivePredicateEncoder {
     /// A fetch request of a fetched property or a template, its entity given as `entity`.
     ///
     /// `NSFetchRequestFlags` is 30 with `NSHasFetchRequestFlags`, the value every fetch request
-    /// of the corpus archives carries; which bit stands for which of the request's switches is
-    /// not documented, and the decoder does not read it.
+    /// of the corpus archives carries, all of them with the default switches; which bit stands
+    /// for which switch is not documented, so a request with other switches is refused rather
+    /// than archived as the defaults. So is one whose entity is not the model's, and one that
+    /// fetches expressions.
     static func fetchRequest(_ request: NSFetchRequest<NSFetchRequestResult>, entity: PropertyListValue,
                              into writer: inout KeyedArchiveWriter) throws -> PropertyListValue {
         let predicate = try request.predicate.map { try self.predicate($0, into: &writer) } ?? KeyedArchiveWriter.null
@@ -201,9 +203,19 @@ struct KeyedArchivePredicateEncoder {
         let prefetching = request.relationshipKeyPathsForPrefetching.map { paths in
             writer.array(paths.map { writer.string($0) })
         } ?? KeyedArchiveWriter.null
+        guard entity != KeyedArchiveWriter.null else {
+            throw KeyedArchiveEncodingError(reason: "a fetch request for \(request.entityName ?? "no entity") names no entity of the model")
+        }
+        // The switches the archive's NSFetchRequestFlags hold: only the defaults are written (see
+        // above), so a request with others cannot be archived faithfully.
+        guard request.includesSubentities, request.includesPendingChanges, request.returnsObjectsAsFaults,
+              request.includesPropertyValues, !request.returnsDistinctResults, !request.shouldRefreshRefetchedObjects else {
+            throw KeyedArchiveEncodingError(reason: "a fetch request for \(request.entityName ?? "?") with switches other than the defaults cannot be archived yet")
+        }
         let valuesToFetch = try request.propertiesToFetch.map { properties in
             writer.array(try properties.map { property in
-                guard let name = (property as? NSPropertyDescription)?.name ?? property as? String else {
+                guard !(property is NSExpressionDescription),
+                      let name = (property as? NSPropertyDescription)?.name ?? property as? String else {
                     throw KeyedArchiveEncodingError(reason: "a fetch request fetches \(property), which cannot be archived (only property names can)")
                 }
                 return writer.string(name)

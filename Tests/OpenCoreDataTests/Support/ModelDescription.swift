@@ -12,7 +12,7 @@ struct ModelDescription: Equatable, CustomStringConvertible {
 
     init(_ model: NSManagedObjectModel) {
         var lines: [String] = []
-        lines.append("versionIdentifiers \(model.versionIdentifiers.map { "\($0)" }.sorted())")
+        lines.append("versionIdentifiers \(model.versionIdentifiers.map { "\(type(of: $0.base)) \($0)" }.sorted())")
         for name in model.configurations {
             lines.append("configuration \(name): \((model.entities(forConfigurationName: name) ?? []).compactMap(\.name).sorted())")
         }
@@ -77,9 +77,16 @@ struct ModelDescription: Equatable, CustomStringConvertible {
         if let dictionary = value as? [AnyHashable: Any] {
             return "[" + dictionary.map { "\($0.key): \(describe($0.value))" }.sorted().joined(separator: ", ") + "]"
         }
-        // Numbers and booleans by value: a model file gives NSNumber, an archive Int or Bool.
-        if !(value is Decimal), value is Int || value is Bool || value is Double || value is NSNumber, let number = value as? NSNumber {
-            return "number \(number.doubleValue)"
+        // Numbers by kind and value: a model file gives NSNumber, an archive Int, Bool or Double.
+        if type(of: value) == Bool.self { return "bool \(value)" }
+        if type(of: value) == Int.self || type(of: value) == Int64.self { return "int \(value)" }
+        if type(of: value) == Double.self { return "real \(value)" }
+        if let number = value as? NSNumber, type(of: value) is NSNumber.Type, !(number is NSDecimalNumber) {
+            switch String(cString: number.objCType) {
+            case "c", "B": return "bool \(number.boolValue)"
+            case "f", "d": return "real \(number.doubleValue)"
+            default: return "int \(number.int64Value)"
+            }
         }
         return "\(type(of: value)) \(value)"
     }
