@@ -23,6 +23,16 @@ import OCDSQLite
         return coordinator
     }
 
+    /// A store at `url` written with `model`, holding one person, Ada; closed.
+    static func storeWithAda(_ model: NSManagedObjectModel, at url: URL) throws {
+        let coordinator = try addStore(model, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        NSEntityDescription.insertNewObject(forEntityName: "Person", into: context).setValue("Ada", forKey: "name")
+        try context.save()
+        try coordinator.remove(coordinator.persistentStores[0])
+    }
+
     @Test func aNewStoreCarriesItsModel() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("People.sqlite")
@@ -59,12 +69,7 @@ import OCDSQLite
         let directory = TemporaryDirectory()
         let url = directory.file("People.sqlite")
         let oldModel = Self.person()
-        let old = try Self.addStore(oldModel, at: url)
-        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
-        context.persistentStoreCoordinator = old
-        NSEntityDescription.insertNewObject(forEntityName: "Person", into: context).setValue("Ada", forKey: "name")
-        try context.save()
-        try old.remove(old.persistentStores[0])
+        try Self.storeWithAda(oldModel, at: url)
 
         // A required attribute without a default cannot be filled for Ada: 134110.
         let newer = Self.person(with: [NSAttributeDescription(name: "age", type: .integer32AttributeType, optional: false)])
@@ -83,12 +88,7 @@ import OCDSQLite
     @Test func aStoreWhoseModelIsNowhereElseMigratesThroughItsCache() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("People.sqlite")
-        let old = try Self.addStore(Self.person(), at: url)
-        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
-        context.persistentStoreCoordinator = old
-        NSEntityDescription.insertNewObject(forEntityName: "Person", into: context).setValue("Ada", forKey: "name")
-        try context.save()
-        try old.remove(old.persistentStores[0])
+        try Self.storeWithAda(Self.person(), at: url)
 
         let newer = Self.person(with: [NSAttributeDescription(name: "age", type: .integer32AttributeType, optional: false, defaultValue: 36)])
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: newer)
@@ -112,12 +112,7 @@ import OCDSQLite
         model.setFetchRequestTemplate(template, forName: "everyone")
         #expect(throws: KeyedArchiveEncodingError.self) { try CompiledModel.modelCache(of: model) }
 
-        let coordinator = try Self.addStore(model, at: url)
-        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
-        NSEntityDescription.insertNewObject(forEntityName: "Person", into: context).setValue("Ada", forKey: "name")
-        try context.save()
-        try coordinator.remove(coordinator.persistentStores[0])
+        try Self.storeWithAda(model, at: url)
         #expect(try StoreModelCache.content(ofStoreAt: url) == nil)
         let reopened = try Self.addStore(Self.person(), at: url)
         #expect(reopened.persistentStores.count == 1)
