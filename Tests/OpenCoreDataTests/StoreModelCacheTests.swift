@@ -118,6 +118,18 @@ import OCDSQLite
         #expect(reopened.persistentStores.count == 1)
     }
 
+    /// A predicate nested deeper than the readers accept is refused, not archived unreadable.
+    @Test func aPredicateTooDeepToReadBackIsNotArchived() throws {
+        var predicate: NSPredicate = NSPredicate(format: "name == 'Ada'")
+        for _ in 0..<(BinaryPropertyList.maximumDepth + 10) { predicate = NSCompoundPredicate(notPredicateWithSubpredicate: predicate) }
+        let model = Self.person()
+        let template = NSFetchRequest<NSFetchRequestResult>(entityName: "Person")
+        template.predicate = predicate
+        model.setFetchRequestTemplate(template, forName: "deep")
+        let error = try #require(throws: KeyedArchiveEncodingError.self) { try CompiledModel.modelCache(of: model) }
+        #expect(error.reason.contains("nested more than \(BinaryPropertyList.maximumDepth) levels"))
+    }
+
     /// The blob is raw DEFLATE of a binary keyed archive, read here by Foundation's property
     /// list reader too, not by ours alone (the archive's layout is compared with Apple's in
     /// `KeyedArchiveModelEncoderTests`).

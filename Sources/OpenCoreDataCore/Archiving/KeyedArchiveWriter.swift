@@ -22,6 +22,20 @@ struct KeyedArchiveWriter {
     private var stringReferences: [[UInt8]: Int] = [:]
     private var sharedReferences: [String: PropertyListValue] = [:]
 
+    /// How deep the encoder is in nested predicates and expressions (see `enterNesting`).
+    private var nesting = 0
+
+    /// Counts one more level of nesting, refusing more than the readers accept
+    /// (`BinaryPropertyList.maximumDepth`), so that no archive is written that cannot be read.
+    mutating func enterNesting(_ what: @autoclosure () -> String) throws {
+        guard nesting < BinaryPropertyList.maximumDepth else {
+            throw KeyedArchiveEncodingError(reason: "\(what()) is nested more than \(BinaryPropertyList.maximumDepth) levels deep")
+        }
+        nesting += 1
+    }
+
+    mutating func leaveNesting() { nesting -= 1 }
+
     /// The reference `$null` stands for: nil.
     static let null = PropertyListValue.uid(0)
 

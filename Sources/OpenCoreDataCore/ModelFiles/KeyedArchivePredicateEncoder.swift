@@ -15,10 +15,13 @@ import Foundation
 /// reads.
 ///
 /// What the decoder cannot read back (block predicates, subqueries, conditionals, set
-/// expressions, comparisons by a custom selector) is an error naming it, never dropped.
+/// expressions, comparisons by a custom selector, nesting deeper than the readers accept) is an
+/// error naming it, never dropped.
 struct KeyedArchivePredicateEncoder {
     /// The predicate as an archived object.
     static func predicate(_ predicate: NSPredicate, into writer: inout KeyedArchiveWriter) throws -> PropertyListValue {
+        try writer.enterNesting("the predicate")
+        defer { writer.leaveNesting() }
         let predicate = predicate.resolved
         if let truth = predicate.constantTruth {
             return writer.object(truth ? ["NSTruePredicate", "NSPredicate", "NSObject"] : ["NSFalsePredicate", "NSPredicate", "NSObject"], [:])
@@ -81,6 +84,8 @@ struct KeyedArchivePredicateEncoder {
 
     /// The expression as an archived object.
     static func expression(_ expression: NSExpression, into writer: inout KeyedArchiveWriter) throws -> PropertyListValue {
+        try writer.enterNesting("the expression")
+        defer { writer.leaveNesting() }
         switch expression.expressionType {
         case .constantValue:
             return writer.object(["NSConstantValueExpression", "NSExpression", "NSObject"], [
