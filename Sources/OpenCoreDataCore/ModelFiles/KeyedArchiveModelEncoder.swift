@@ -12,8 +12,9 @@ import Foundation
 /// by class and key by key (a test compares the two archives of the same model):
 /// - `NSManagedObjectModel`: `NSEntities` as an `NSKnownKeysDictionary1` (keys sorted, in the
 ///   `keys` of its `NSKnownKeysMappingStrategy1`), `NSVersionIdentifiers` (an `NSSet`),
-///   `NSFetchRequestTemplates` (nil when there are none); `NSConfigurations` when the model has
-///   configurations (no corpus cache has any: this is the `.mom` form the decoder reads).
+///   `NSFetchRequestTemplates` (nil when there are none); `NSConfigurations` (an
+///   `NSMutableDictionary` of name → `NSSet` of entities, as in SampleModel2's caches) when the
+///   model has configurations.
 /// - every entity lists all its properties in `NSProperties`, inherited ones as copies whose
 ///   `NSEntity` is the sub-entity; `NSRenamingIdentifier` is the name when none is set;
 ///   `NSUniqueTuples` appears only when there are constraints; `NSCompoundIndexes` repeats
