@@ -33,6 +33,6 @@ package struct LightweightMigrationPlan {
         }
         let found = try SQLiteStore.sourceModel(for: model, configuration: configurationName, metadata: metadata, on: connection, url: url)
         source = found
-        mapping = try SQLiteStore.inferredMapping(from: found, to: model, url: url)
+        mapping = try StoreMigrationPlanner(destination: model, configuration: configurationName, options: nil, url: url).inferredMapping(from: found)
     }
 }

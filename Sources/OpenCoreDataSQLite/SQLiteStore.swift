@@ -91,13 +91,14 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                 var comparison = try fitSchema(of: model, entities: entities, on: connection, url: url)
                 // A store whose hashes are the model's but whose tables differ is damaged or laid
                 // out in a way OpenCoreData does not know: there is nothing to migrate from.
-                if !comparison.isCompatible, !isReadOnly, !model.isInferredFromStore, LightweightMigrationRequest.isMigrationRequested(by: options),
+                let planner = StoreMigrationPlanner(destination: model, configuration: configurationName, options: options, url: url)
+                if !comparison.isCompatible, !isReadOnly, !model.isInferredFromStore, planner.isMigrationRequested,
                    !model.isConfiguration(withName: configurationName, compatibleWithStoreMetadata: storedMetadata) {
                     // Functions Core Data's triggers call fire while the tables change.
                     try registerFunctions(on: connection)
                     writerHasFunctions = true
                     // The migration leaves the store's metadata and the schema that fits it.
-                    (schema, comparison) = try migrate(on: connection, to: model, entities: entities, url: url)
+                    (schema, comparison) = try migrate(on: connection, to: model, entities: entities, planner: planner, url: url)
                 }
                 if let error = comparison.incompatibilityError(url: url) { throw error }
                 for adoption in comparison.adoptions { adoption.apply(to: schema) }
@@ -148,29 +149,23 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         return (schema, comparison)
     }
 
-    /// Migrates the store to `model` in place by an inferred mapping (`SQLiteLightweightMigration`),
-    /// from the model it was written with (`SourceModelSearch`).
+    /// Migrates the store to `model` as `planner` plans it: an inferred mapping in place, in SQL
+    /// (`SQLiteLightweightMigration`), from the model the store was written with
+    /// (`SourceModelSearch`); a mapping model of the application's own is handed back to the
+    /// coordinator, which performs it through an NSMigrationManager into a new file.
     /// Returns the schema of `entities` in the migrated store, and how the store compares with
     /// it (it fits: a migration that would leave differences is not committed).
     private func migrate(on connection: SQLiteConnection, to model: NSManagedObjectModel, entities: [NSEntityDescription],
-                         url: URL) throws -> (SQLiteSchema, StoreComparison) {
+                         planner: StoreMigrationPlanner, url: URL) throws -> (SQLiteSchema, StoreComparison) {
         let metadata = storedMetadata
-        let found = try Self.sourceModel(for: model, configuration: configurationName, metadata: metadata, options: options,
-                                         on: connection, url: url)
-        // A mapping model of the application's own is performed by the coordinator, through
-        // an NSMigrationManager, into a new file.
-        if let mapping = NSMappingModel.mappingModel(in: nil, from: found.model, to: model) {
-            throw MappedMigrationRequest(source: found.model, mapping: mapping)
-        }
-        guard LightweightMigrationRequest.allowsInference(options) else {
-            throw CoreDataError.make(.migrationMissingMappingModel,
-                                     "Can't find a mapping model to migrate \(url.path) from \(found.origin) to the current model, and NSInferMappingModelAutomaticallyOption does not allow one to be inferred",
-                                     [NSURLErrorKey: url])
+        let plan = try planner.plan(metadata: metadata, storedModel: Self.storedModel(on: connection, url: url),
+                                    fits: Self.fits(configuration: configurationName, metadata: metadata, on: connection, url: url))
+        guard case .inferred(let found, let mapping) = plan else {
+            throw MappedMigrationRequest(source: plan.source.model, mapping: plan.mapping, sourceMetadata: metadata)
         }
         let sourceEntities = Self.entities(of: found.model, configuration: configurationName)
         let (source, comparison) = try Self.fittedSchema(for: sourceEntities, of: found.model, metadata: metadata, on: connection, url: url)
         for adoption in comparison.adoptions { adoption.apply(to: source) }
-        let mapping = try Self.inferredMapping(from: found, to: model, url: url)
         var migration = SQLiteLightweightMigration(
             connection: connection, source: source, destinationModel: model, destinationEntities: entities, mapping: mapping,
             storedNumbers: try StoredEntityNumbers.read(on: connection, url: url), url: url)
@@ -199,27 +194,24 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     static func sourceModel(for model: NSManagedObjectModel, configuration: String, metadata: [String: Any],
                             options: [AnyHashable: Any]? = nil, on connection: SQLiteConnection, url: URL) throws -> SourceModelSearch.Found {
         try SourceModelSearch(destination: model, configuration: configuration, metadata: metadata, options: options).find(
-            storedModel: {
-                try StoreModelCache.content(of: connection, url: url).map { try CompiledModel.model(fromModelCache: $0, source: url) }
-            },
-            fits: { candidate in
-                try fittedSchema(for: entities(of: candidate, configuration: configuration), of: candidate, metadata: metadata,
-                                 on: connection, url: url).1.isCompatible
-            },
+            storedModel: storedModel(on: connection, url: url),
+            fits: fits(configuration: configuration, metadata: metadata, on: connection, url: url),
             url: url)
     }
 
-    /// The mapping inferred from the source model found to `model`; as Core Data's, a mapping
-    /// that cannot be inferred fails the add with 134140, the inference's 134190 underneath.
-    static func inferredMapping(from found: SourceModelSearch.Found, to model: NSManagedObjectModel, url: URL) throws -> NSMappingModel {
-        do {
-            return try NSMappingModel.inferredMappingModel(forSourceModel: found.model, destinationModel: model)
-        } catch let error as CocoaError {
-            var info = error.userInfo
-            info[NSUnderlyingErrorKey] = error
-            info[NSURLErrorKey] = url
-            throw CoreDataError.make(.migrationMissingMappingModel,
-                                     "Can't find or automatically infer a mapping model to migrate \(url.path) from \(found.origin): \((error.userInfo[NSLocalizedDescriptionKey] as? String) ?? "\(error)")", info)
+    /// Reads the model the store keeps in `Z_MODELCACHE`; nil when it keeps none.
+    private static func storedModel(on connection: SQLiteConnection, url: URL) -> () throws -> NSManagedObjectModel? {
+        {
+            try StoreModelCache.content(of: connection, url: url).map { try CompiledModel.model(fromModelCache: $0, source: url) }
+        }
+    }
+
+    /// Whether the store's hashes and tables fit a candidate source model.
+    private static func fits(configuration: String, metadata: [String: Any], on connection: SQLiteConnection,
+                             url: URL) -> (NSManagedObjectModel) throws -> Bool {
+        { candidate in
+            try fittedSchema(for: entities(of: candidate, configuration: configuration), of: candidate, metadata: metadata,
+                             on: connection, url: url).1.isCompatible
         }
     }
 
@@ -227,6 +219,9 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     static func entities(of model: NSManagedObjectModel, configuration: String) -> [NSEntityDescription] {
         NSManagedObjectModel.withSubentities(model.entities(forConfigurationName: configuration) ?? model.entities)
     }
+
+    /// The store compares its hashes and tables with the model as it loads, and migrates in place.
+    var comparesItselfWithModel: Bool { true }
 
     func destroyFiles() throws -> Bool {
         guard let url, !isReadOnly else { return false }

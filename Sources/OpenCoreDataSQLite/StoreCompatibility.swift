@@ -35,29 +35,7 @@ struct StoreCompatibility {
     /// The entities whose version hash in the store's metadata differs from the model's (where
     /// OpenCoreData's hash of that entity is exact), or that are on one side only.
     private func versionHashDifferences(in metadata: [String: Any]) -> [StoreDifference] {
-        guard let stored = VersionHashing.hashes(inMetadata: metadata) else { return [] }
-        let entities = Dictionary(schema.orderedEntities.compactMap { entity in entity.name.map { ($0, entity) } },
-                                  uniquingKeysWith: { first, _ in first })
-        var differences: [StoreDifference] = []
-        for name in VersionHashing.sortedByBytes(Set(entities.keys).union(stored.keys)) {
-            switch (entities[name], stored[name]) {
-            case (let entity?, let hash?):
-                if entity.versionHash != hash && entity.hasExactVersionHash {
-                    differences.append(StoreDifference(.versionHash, entity: name,
-                                                       "entity '\(name)' is not the one the store was written with (its version hash differs)"))
-                }
-            case (_?, nil):
-                differences.append(StoreDifference(.entityOnlyInModel, entity: name, "the model has entity '\(name)', which the store does not have"))
-            case (nil, _?):
-                // An entity of another configuration of the same model is no obstacle: Core Data
-                // may record the whole model's hashes in a configuration's store.
-                if schema.orderedEntities.first?.managedObjectModel?.entitiesByName[name] != nil { continue }
-                differences.append(StoreDifference(.entityOnlyInStore, entity: name, "the store has entity '\(name)', which the model does not have"))
-            case (nil, nil):
-                break
-            }
-        }
-        return differences
+        StoreDifference.versionHashDifferences(in: metadata, entities: schema.orderedEntities, exactHashesOnly: true)
     }
 
     private func compareStructure(into comparison: inout StoreComparison) throws {

@@ -8,10 +8,14 @@ package struct MappedMigrationRequest: Error, @unchecked Sendable {
     // called it, on the same thread; the mapping is not touched by anything else meanwhile.
     package let source: NSManagedObjectModel
     package let mapping: NSMappingModel
+    /// The metadata the store had when it was loaded: the UUID and the application's keys
+    /// carried over to the migrated store.
+    package let sourceMetadata: [String: Any]
 
-    package init(source: NSManagedObjectModel, mapping: NSMappingModel) {
+    package init(source: NSManagedObjectModel, mapping: NSMappingModel, sourceMetadata: [String: Any]) {
         self.source = source
         self.mapping = mapping
+        self.sourceMetadata = sourceMetadata
     }
 }
 
@@ -76,11 +80,10 @@ package struct MappedStoreMigration {
         let progress = options?[OCDMigrationProgressOption] as? Progress
         progress?.totalUnitCount = 100
         do {
-            let sourceMetadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: url)
             let replacement = try (storeClass as? any MigratedStoreReplacing.Type)?.watchForReplacement(of: url)
             try manager.migrateStore(from: url, sourceType: storeType, options: options, with: request.mapping,
                                      toDestinationURL: migrated, destinationType: storeType, destinationOptions: destinationOptions)
-            try carryOver(sourceMetadata, to: migrated)
+            try carryOver(request.sourceMetadata, to: migrated)
             progress?.completedUnitCount = 99
             if let replacement {
                 try replacement.replace(with: migrated)
@@ -98,9 +101,16 @@ package struct MappedStoreMigration {
     }
 
     /// The old store's UUID (which its objects' URIs name) and the application's metadata, in
-    /// the migrated store, whose model keys are the new model's.
+    /// the migrated store, whose model keys are the new model's. A store class of your own that
+    /// cannot read and write a file's metadata without adding it (the default
+    /// `metadataForPersistentStore(with:)` throws 134000) keeps the migrated store's own.
     private func carryOver(_ sourceMetadata: [String: Any], to migrated: URL) throws {
-        var metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: migrated)
+        var metadata: [String: Any]
+        do {
+            metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: migrated)
+        } catch let error as CocoaError where error.code == .persistentStoreInvalidType && !StoreClassRegistry.isBuiltIn(storeType) {
+            return
+        }
         for (key, value) in sourceMetadata where !StoreMetadataKey.modelKeys.contains(key) && key != NSStoreTypeKey {
             metadata[key] = value
         }

@@ -15,6 +15,9 @@ final class InMemoryStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// Memberships of to-many relationships stored on their own, by relationship and source key.
     private var toManyMembers: [ObjectIdentifier: [Int64: [NSManagedObjectID]]] = [:]
 
+    /// The store is made from the model each time it is added: it always fits.
+    var comparesItselfWithModel: Bool { true }
+
     func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws {
         var metadata = model.versionMetadata(for: NSManagedObjectModel.withSubentities(entities))
         metadata[NSStoreTypeKey] = NSInMemoryStoreType

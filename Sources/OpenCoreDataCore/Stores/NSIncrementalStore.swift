@@ -142,6 +142,12 @@ open class NSIncrementalStore: NSPersistentStore, StoreSeam, @unchecked Sendable
     package func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws { try loadThroughMetadata() }
     package func execute(_ fetch: StoreFetch) throws -> StoreFetchResult { try fetchThroughRequest(fetch) }
     package var answersKeyFetches: Bool { false }
+    /// The store's file (or folder) at its URL: Core Data's store of your own is what its URL names.
+    package func destroyFiles() throws -> Bool {
+        guard let url, url.isFileURL else { return false }
+        if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+        return true
+    }
     package func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext?) throws -> RowSnapshot? {
         try snapshotThroughNode(for: objectID, context: context)
     }

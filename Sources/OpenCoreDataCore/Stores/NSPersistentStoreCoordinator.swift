@@ -28,9 +28,16 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
 
     /// Adds and opens a store of `storeType` at `url`.
     ///
+    /// The store is opened in Core Data's sequence (`StoreOpening`): its metadata is read, it is
+    /// compared with the model, migrated if it no longer fits and the options ask for it
+    /// (`NSMigratePersistentStoresAutomaticallyOption`, `NSInferMappingModelAutomaticallyOption`,
+    /// `IncompatibleStorePolicy`), and loaded. A migration blocks the calling thread; the async
+    /// `loadPersistentStores` of a container runs it off the caller's.
+    ///
     /// Throws when the model is invalid (134060, `NSCoreDataError`, with the `ModelValidationError`
     /// listing every problem under `NSUnderlyingErrorKey`), when the file is not a store of that
-    /// type (the file is left as it was), or when the store was written for an incompatible model.
+    /// type (the file is left as it was), or when the store was written for an incompatible model
+    /// and is not migrated (134100, listing what differs) or cannot be (134110–134170).
     @discardableResult
     open func addPersistentStore(ofType storeType: String, configurationName: String? = nil, at storeURL: URL?,
                                  options: [AnyHashable: Any]? = nil) throws -> NSPersistentStore {
@@ -44,7 +51,6 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
            managedObjectModel.entities(forConfigurationName: configurationName) == nil {
             throw CoreDataError.make(.persistentStoreInvalidType, "The model has no configuration named '\(configurationName)'")
         }
-        let url = storeURL ?? URL(fileURLWithPath: "/dev/null")
         guard let storeClass = StoreClassRegistry.openingClass(for: storeType) else {
             let advice = storeType == NSSQLiteStoreType
                 ? "the SQLite store is not linked into this program: import OpenCoreData"
@@ -57,42 +63,8 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
             throw CoreDataError.make(.persistentStoreInvalidType,
                                      "The class \(storeClass) registered for the store type '\(storeType)' is not an NSIncrementalStore subclass")
         }
-        var store = storeClass.init(persistentStoreCoordinator: self, configurationName: configurationName, at: url, options: options)
-        store.addedType = storeType
-        if let url = storeURL, storeType != NSInMemoryStoreType, persistentStore(for: url) != nil {
-            throw CoreDataError.store(.persistentStoreOpen, "The store at \(url.path) is already added to this coordinator", url: url)
-        }
-        if let manager = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager,
-           let url = storeURL, storeType != NSInMemoryStoreType, !store.isReadOnly {
-            // The stages first; then the store is added as any other, and migrated the rest of
-            // the way if the stages stop short of the model.
-            try StagedMigration(manager: manager, destination: managedObjectModel, storeType: storeType,
-                                configuration: configurationName, url: url, options: options).run()
-        }
-        let entities = managedObjectModel.entities(forConfigurationName: configurationName) ?? managedObjectModel.entities
-        do {
-            try store.seam.load(model: managedObjectModel, entities: entities)
-        } catch let request as MappedMigrationRequest {
-            // A mapping model of the application's own: migrated into a new file that takes
-            // the old one's place, then opened as any store that fits.
-            guard let url = storeURL else { throw CoreDataError.make(.migration, "A store without a URL cannot be migrated") }
-            try MappedStoreMigration(request: request, destination: managedObjectModel, storeClass: storeClass, storeType: storeType,
-                                     configuration: configurationName, url: url, options: options).run()
-            store = storeClass.init(persistentStoreCoordinator: self, configurationName: configurationName, at: url, options: options)
-            store.addedType = storeType
-            do {
-                try store.seam.load(model: managedObjectModel, entities: entities)
-            } catch is MappedMigrationRequest {
-                throw CoreDataError.store(.migration, "The store \(url.path) still needs migrating after its migration through a mapping model", url: url)
-            }
-        } catch let error as CocoaError
-                    where error.code == .persistentStoreIncompatibleVersionHash && IncompatibleStorePolicy(options: options) == .destroyAndRecreate {
-            // A store that only caches: its files go, and an empty store takes their place.
-            guard try store.seam.destroyFiles() else { throw error }
-            store = storeClass.init(persistentStoreCoordinator: self, configurationName: configurationName, at: url, options: options)
-            store.addedType = storeType
-            try store.seam.load(model: managedObjectModel, entities: entities)
-        }
+        let store = try StoreOpening(coordinator: self, storeClass: storeClass, storeType: storeType, configurationName: configurationName,
+                                     storeURL: storeURL, options: options).open()
         lock.withLock { stores.append(store) }
         store.didAdd(to: self)
         return store

@@ -50,6 +50,11 @@ package protocol StoreSeam: AnyObject {
     /// for the objects; the built-in ones need only their entities).
     func newPermanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID]
 
+    /// Whether the store compares itself with the model while it loads, and refuses (134100) or
+    /// migrates itself when it does not fit (`StoreOpening`); the coordinator compares the version
+    /// hashes in the metadata of every other store.
+    var comparesItselfWithModel: Bool { get }
+
     /// Deletes the files of this store, which is not loaded (its load failed), so that a new
     /// store can be made in their place; false when the store type cannot (stores of your own).
     func destroyFiles() throws -> Bool
@@ -58,6 +63,7 @@ package protocol StoreSeam: AnyObject {
 extension StoreSeam {
     package func unload() {}
     package func destroyFiles() throws -> Bool { false }
+    package var comparesItselfWithModel: Bool { false }
     package var answersKeyFetches: Bool { true }
 
     package func snapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext?) throws -> [RowSnapshot] {

@@ -14,6 +14,14 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
     static let type = "JSONFile"
     /// The same store without the hooks below, for suites that run beside `IncrementalStoreTests`.
     static let plainType = "JSONFilePlain"
+    /// The same store recording the model's version hashes in its file, as a store of one's own
+    /// does to be migrated when the model changes (`StoreOpeningTests`).
+    static let versionedType = "JSONFileVersioned"
+
+    /// Whether the store records the version hashes of the model it was written with.
+    private var recordsVersionHashes: Bool { type == Self.versionedType }
+    /// The version hashes the file records (empty when the store does not record them).
+    private var hashes: [String: Data] = [:]
 
     /// Whether the store heeds the hooks below: only when added as `type`.
     private var isInstrumented: Bool { type == Self.type }
@@ -37,6 +45,7 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
     static func register() {
         NSPersistentStoreCoordinator.registerStoreClass(JSONFileStore.self, forStoreType: type)
         NSPersistentStoreCoordinator.registerStoreClass(JSONFileStore.self, forStoreType: plainType)
+        NSPersistentStoreCoordinator.registerStoreClass(JSONFileStore.self, forStoreType: versionedType)
     }
 
     override func loadMetadata() throws {
@@ -47,8 +56,13 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
             uuid = file["uuid"] as? String ?? uuid
             rows = file["rows"] as? [String: [String: [String: Any]]] ?? [:]
             versions = (file["versions"] as? [String: NSNumber] ?? [:]).mapValues { $0.uint64Value }
+            hashes = Self.hashes(in: file)
+        } else if recordsVersionHashes, let model = persistentStoreCoordinator?.managedObjectModel {
+            // A new store is written with the coordinator's model.
+            hashes = model.entityVersionHashesByName
         }
         metadata = [NSStoreTypeKey: type, NSStoreUUIDKey: uuid]
+        if recordsVersionHashes { metadata[NSStoreModelVersionHashesKey] = hashes }
     }
 
     override func didAdd(to coordinator: NSPersistentStoreCoordinator) { record("didAdd") }
@@ -73,7 +87,27 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
     override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
         let data = try Data(contentsOf: url)
         let file = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
-        return [NSStoreTypeKey: type, NSStoreUUIDKey: file["uuid"] as? String ?? ""]
+        var metadata: [String: Any] = [NSStoreTypeKey: type, NSStoreUUIDKey: file["uuid"] as? String ?? ""]
+        if file["hashes"] != nil { metadata[NSStoreModelVersionHashesKey] = hashes(in: file) }
+        return metadata
+    }
+
+    /// Writes the UUID of `metadata` into the file (the rest of it this store does not keep).
+    override class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreAt url: URL) throws {
+        var file = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any] ?? [:]
+        if let uuid = metadata?[NSStoreUUIDKey] as? String { file["uuid"] = uuid }
+        try JSONSerialization.data(withJSONObject: file, options: [.sortedKeys]).write(to: url, options: .atomic)
+    }
+
+    private static func hashes(in file: [String: Any]) -> [String: Data] {
+        (file["hashes"] as? [String: String] ?? [:]).compactMapValues { Data(base64Encoded: $0) }
+    }
+
+    /// The file's contents for `rows` and `versions`.
+    private func file(rows: [String: [String: [String: Any]]], versions: [String: UInt64]) -> [String: Any] {
+        var file: [String: Any] = ["uuid": identifier, "rows": rows, "versions": versions.mapValues { NSNumber(value: $0) }]
+        if recordsVersionHashes { file["hashes"] = hashes.mapValues { $0.base64EncodedString() } }
+        return file
     }
 
     // MARK: Fetching
@@ -199,8 +233,8 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
         var rows = self.rows
         let references = (rows[entity.name!] ?? [:]).keys.sorted()
         rows[entity.name!] = [:]
-        let file: [String: Any] = ["uuid": identifier, "rows": rows, "versions": versions.mapValues { NSNumber(value: $0) }]
-        try JSONSerialization.data(withJSONObject: file, options: [.sortedKeys]).write(to: url!, options: .atomic)
+        let contents = self.file(rows: rows, versions: versions)
+        try JSONSerialization.data(withJSONObject: contents, options: [.sortedKeys]).write(to: url!, options: .atomic)
         self.rows = rows
         return references.map { newObjectID(for: entity, referenceObject: $0) }
     }
@@ -238,8 +272,8 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
         if let conflicts = uniquenessConflicts(of: changed, in: rows), !conflicts.isEmpty {
             throw CocoaError(.managedObjectConstraintMerge, userInfo: [NSPersistentStoreSaveConflictsErrorKey: conflicts])
         }
-        let file: [String: Any] = ["uuid": identifier, "rows": rows, "versions": versions.mapValues { NSNumber(value: $0) }]
-        try JSONSerialization.data(withJSONObject: file, options: [.sortedKeys]).write(to: url!, options: .atomic)
+        let contents = self.file(rows: rows, versions: versions)
+        try JSONSerialization.data(withJSONObject: contents, options: [.sortedKeys]).write(to: url!, options: .atomic)
         self.rows = rows
         self.versions = versions
     }

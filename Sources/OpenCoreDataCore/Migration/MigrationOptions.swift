@@ -1,31 +1,5 @@
 import Foundation
 
-/// Whether a store's options ask for it to be migrated to the model in place, by an inferred
-/// mapping, when it no longer fits: `NSMigratePersistentStoresAutomaticallyOption` and
-/// `NSInferMappingModelAutomaticallyOption` both true (as Core Data's inference needs both;
-/// `NSPersistentStoreDescription` sets both by default), and an `IncompatibleStorePolicy` of
-/// `.migrate`.
-package enum LightweightMigrationRequest {
-    /// Whether the options ask for a store that no longer fits to be migrated at all
-    /// (`NSMigratePersistentStoresAutomaticallyOption`, and the policy `.migrate`): through a
-    /// mapping model of the application's own, or an inferred one if `allowsInference`.
-    package static func isMigrationRequested(by options: [AnyHashable: Any]?) -> Bool {
-        isTrue(options?[NSMigratePersistentStoresAutomaticallyOption]) && IncompatibleStorePolicy(options: options) == .migrate
-    }
-
-    /// Whether the options let the mapping be inferred (`NSInferMappingModelAutomaticallyOption`).
-    package static func allowsInference(_ options: [AnyHashable: Any]?) -> Bool {
-        isTrue(options?[NSInferMappingModelAutomaticallyOption])
-    }
-
-    private static func isTrue(_ value: Any?) -> Bool {
-        if let value = value as? Bool { return value }
-        if let value = value as? NSNumber { return value.boolValue }
-        if let value = value as? String { return ["1", "yes", "true"].contains(value.lowercased()) }
-        return false
-    }
-}
-
 /// The store option holding models (`[NSManagedObjectModel]`) a migration tries first as the
 /// model the store was written with, before the versions of the model's file: a staged
 /// migration's step names its source this way.

@@ -1,0 +1,223 @@
+import Foundation
+import Testing
+import OpenCoreData
+@testable import OpenCoreDataCore
+
+/// The coordinator's opening sequence — metadata → compatibility → migrate → load — for a store
+/// type of one's own: an `NSIncrementalStore` that records the model's version hashes in its
+/// file (the test's `JSONFileStore` added as `versionedType`) is compared with the model by the
+/// coordinator, and migrated through an `NSMigrationManager` into a new file that takes the old
+/// one's place, refused, or destroyed, as the options say (COREDATA-SEMANTICS.md: migration and
+/// inference are on in a store description by default).
+@Suite struct StoreOpeningTests {
+    static let v1 = """
+        <entity name="Author" representedClassName="Author" syncable="YES">
+            <attribute name="name" attributeType="String"/>
+            <relationship name="books" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Book" inverseName="author" inverseEntity="Book"/>
+        </entity>
+        <entity name="Book" representedClassName="Book" syncable="YES">
+            <attribute name="title" optional="YES" attributeType="String"/>
+            <relationship name="author" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Author" inverseName="books" inverseEntity="Author"/>
+        </entity>
+        """
+
+    /// Version 2: `Author.country` added (optional), `Book.title` renamed to `name` through its
+    /// renaming identifier, `Book.pages` added with a default.
+    static let v2 = """
+        <entity name="Author" representedClassName="Author" syncable="YES">
+            <attribute name="name" attributeType="String"/>
+            <attribute name="country" optional="YES" attributeType="String"/>
+            <relationship name="books" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="Book" inverseName="author" inverseEntity="Book"/>
+        </entity>
+        <entity name="Book" representedClassName="Book" syncable="YES">
+            <attribute name="name" optional="YES" attributeType="String" elementID="title"/>
+            <attribute name="pages" attributeType="Integer 64" defaultValueString="100" usesScalarValueType="YES"/>
+            <relationship name="author" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Author" inverseName="books" inverseEntity="Author"/>
+        </entity>
+        """
+
+    /// A bundle of both versions, the first current, and a store of it with two authors and
+    /// three books; the bundle is then moved on to version 2, as a new app release does.
+    struct Fixture {
+        let directory = TemporaryDirectory()
+        let bundle: ModelBundle
+        let url: URL
+        /// The URI of Ada's object before any migration.
+        let adaURI: URL
+
+        init() throws {
+            JSONFileStore.register()
+            bundle = try ModelBundle(in: directory, name: "Library", versions: [("V1", StoreOpeningTests.v1), ("V2", StoreOpeningTests.v2)], current: "V1")
+            url = directory.file("Library.json")
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try bundle.model())
+            try coordinator.addPersistentStore(ofType: JSONFileStore.versionedType, configurationName: nil, at: url)
+            let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            func author(_ name: String, _ titles: [String]) -> NSManagedObject {
+                let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: context)
+                author.setValue(name, forKey: "name")
+                for title in titles {
+                    let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: context)
+                    book.setValue(title, forKey: "title")
+                    book.setValue(author, forKey: "author")
+                }
+                return author
+            }
+            let ada = author("Ada", ["Notes", "Sketches"])
+            _ = author("Grace", ["Manual"])
+            try context.save()
+            adaURI = ada.objectID.uriRepresentation()
+            try coordinator.remove(coordinator.persistentStores[0])
+            try bundle.makeCurrent("V2")
+        }
+
+        var fileContents: Data { get throws { try Data(contentsOf: url) } }
+
+        static var migrating: [AnyHashable: Any] { [NSMigratePersistentStoresAutomaticallyOption: true,
+                                                    NSInferMappingModelAutomaticallyOption: true] }
+    }
+
+    /// Each author's name with the sorted names of their books, read through a context.
+    static func library(_ coordinator: NSPersistentStoreCoordinator) throws -> [String: [String]] {
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        var library: [String: [String]] = [:]
+        for author in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Author")) {
+            let books = author.value(forKey: "books") as? Set<NSManagedObject> ?? []
+            library[author.value(forKey: "name") as! String] = books.compactMap { $0.value(forKey: "name") as? String }.sorted()
+        }
+        return library
+    }
+
+    @Test func aStoreOfOnesOwnMigratesToTheNextVersionWithEveryObjectAndLink() throws {
+        let fixture = try Fixture()
+        let model = try fixture.bundle.model()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(ofType: JSONFileStore.versionedType, configurationName: nil, at: fixture.url,
+                                                       options: Fixture.migrating)
+        #expect(try Self.library(coordinator) == ["Ada": ["Notes", "Sketches"], "Grace": ["Manual"]])
+        // The renamed attribute kept its values, the added one took its default.
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let books = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Book"))
+        #expect(books.map { $0.value(forKey: "pages") as? Int64 } == [100, 100, 100])
+        // The store keeps its UUID (the objects are new ones, through a migration manager, as in
+        // Core Data's migrations by mapping model).
+        #expect(store.identifier == fixture.adaURI.host)
+        // The file now records the new model's hashes, and opens without migrating.
+        #expect(model.isConfiguration(withName: nil, compatibleWithStoreMetadata: store.metadata))
+        try coordinator.remove(store)
+        let migrated = try fixture.fileContents
+        let again = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try again.addPersistentStore(ofType: JSONFileStore.versionedType, configurationName: nil, at: fixture.url, options: nil)
+        #expect(try Self.library(again) == ["Ada": ["Notes", "Sketches"], "Grace": ["Manual"]])
+        #expect(try fixture.fileContents == migrated)
+        // Nothing of the migration is left beside the store.
+        let left = try FileManager.default.contentsOfDirectory(atPath: fixture.url.deletingLastPathComponent().path)
+        #expect(left.filter { $0.contains("migrating") && !$0.hasSuffix(".lock") } == [])
+    }
+
+    @Test func aContainerMigratesAStoreOfOnesOwnByDefault() throws {
+        let fixture = try Fixture()
+        let description = NSPersistentStoreDescription(url: fixture.url)
+        description.type = JSONFileStore.versionedType
+        let container = NSPersistentContainer(name: "Library", managedObjectModel: try fixture.bundle.model())
+        container.persistentStoreDescriptions = [description]
+        let errors = LockedBox<[Error]>([])
+        container.loadPersistentStores { _, error in if let error { errors.mutate { $0.append(error) } } }
+        #expect(errors.value.isEmpty)
+        #expect(try Self.library(container.persistentStoreCoordinator) == ["Ada": ["Notes", "Sketches"], "Grace": ["Manual"]])
+    }
+
+    @Test func withoutTheOptionsAStoreThatNoLongerFitsIsRefusedNamingTheEntitiesAndLeftAsItWas() throws {
+        let fixture = try Fixture()
+        let before = try fixture.fileContents
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try fixture.bundle.model())
+        let error = try #require(throws: CocoaError.self) {
+            try coordinator.addPersistentStore(ofType: JSONFileStore.versionedType, configurationName: nil, at: fixture.url, options: nil)
+        }
+        #expect(error.code == .persistentStoreIncompatibleVersionHash)
+        let message = error.userInfo[NSLocalizedDescriptionKey] as? String ?? ""
+        #expect(message.contains("entity 'Author' is not the one the store was written with"))
+        #expect(message.contains("entity 'Book' is not the one the store was written with"))
+        #expect(error.userInfo["NSEntityNameKey"] as? String == "Author")
+        #expect(coordinator.persistentStores.isEmpty)
+        #expect(try fixture.fileContents == before)
+    }
+
+    @Test func theFailPolicyRefusesEvenWithTheOptions() throws {
+        let fixture = try Fixture()
+        let before = try fixture.fileContents
+        var options = Fixture.migrating
+        options[OCDIncompatibleStorePolicyOption] = IncompatibleStorePolicy.fail.rawValue
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try fixture.bundle.model())
+        let error = try #require(throws: CocoaError.self) {
+            try coordinator.addPersistentStore(ofType: JSONFileStore.versionedType, configurationName: nil, at: fixture.url, options: options)
+        }
+        #expect(error.code == .persistentStoreIncompatibleVersionHash)
+        #expect(try fixture.fileContents == before)
+    }
+
+    @Test func aCacheOfOnesOwnIsDestroyedAndMadeAgain() throws {
+        let fixture = try Fixture()
+        let options: [AnyHashable: Any] = [OCDIncompatibleStorePolicyOption: IncompatibleStorePolicy.destroyAndRecreate.rawValue]
+        let model = try fixture.bundle.model()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(ofType: JSONFileStore.versionedType, configurationName: nil, at: fixture.url, options: options)
+        #expect(try Self.library(coordinator) == [:])
+        #expect(model.isConfiguration(withName: nil, compatibleWithStoreMetadata: store.metadata))
+        #expect(coordinator.managedObjectID(forURIRepresentation: fixture.adaURI) == nil)
+    }
+
+    @Test func aReadOnlyStoreThatNoLongerFitsIsRefusedNotMigrated() throws {
+        let fixture = try Fixture()
+        let before = try fixture.fileContents
+        var options = Fixture.migrating
+        options[NSReadOnlyPersistentStoreOption] = true
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try fixture.bundle.model())
+        let error = try #require(throws: CocoaError.self) {
+            try coordinator.addPersistentStore(ofType: JSONFileStore.versionedType, configurationName: nil, at: fixture.url, options: options)
+        }
+        #expect(error.code == .persistentStoreIncompatibleVersionHash)
+        #expect(try fixture.fileContents == before)
+    }
+
+    @Test func aStoreFromAModelInNoVersionIsMissingItsSourceModel() throws {
+        let fixture = try Fixture()
+        // A model the bundle has no version of: only V2's Author, with another attribute.
+        let other = try ModelBundle(in: fixture.directory, name: "Other", versions: [("Only", """
+            <entity name="Author" representedClassName="Author" syncable="YES">
+                <attribute name="name" attributeType="String"/>
+                <attribute name="born" optional="YES" attributeType="Date" usesScalarValueType="NO"/>
+            </entity>
+            """)], current: "Only")
+        let url = fixture.directory.file("Other.json")
+        let writer = NSPersistentStoreCoordinator(managedObjectModel: try other.model())
+        try writer.addPersistentStore(ofType: JSONFileStore.versionedType, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = writer
+        NSEntityDescription.insertNewObject(forEntityName: "Author", into: context).setValue("Ada", forKey: "name")
+        try context.save()
+        try writer.remove(writer.persistentStores[0])
+        let before = try Data(contentsOf: url)
+
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try fixture.bundle.model())
+        let error = try #require(throws: CocoaError.self) {
+            try coordinator.addPersistentStore(ofType: JSONFileStore.versionedType, configurationName: nil, at: url, options: Fixture.migrating)
+        }
+        #expect(error.code == .migrationMissingSourceModel)
+        let message = error.userInfo[NSLocalizedDescriptionKey] as? String ?? ""
+        #expect(message.contains("Author "))
+        #expect(message.contains("\"V1\""))
+        #expect(try Data(contentsOf: url) == before)
+    }
+
+    @Test func aStoreThatRecordsNoHashesOpensWithAnyModelAsItsLoadVouchesForIt() throws {
+        let fixture = try Fixture()
+        // The same rows under the plain type, which keeps no hashes: nothing to compare.
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try ModelBundle(url: fixture.bundle.url).model())
+        try coordinator.addPersistentStore(ofType: JSONFileStore.plainType, configurationName: nil, at: fixture.url, options: nil)
+        // Version 2 reads `name` of books, which version 1 wrote as `title`: no migration ran.
+        #expect(try Self.library(coordinator) == ["Ada": [], "Grace": []])
+    }
+}
