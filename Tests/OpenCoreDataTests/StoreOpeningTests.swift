@@ -117,6 +117,34 @@ import OpenCoreData
         #expect(left.filter { $0.contains("migrating") && !$0.hasSuffix(".lock") } == [])
     }
 
+    @Test func anEmptyStoreOfOnesOwnMigratesToo() throws {
+        let fixture = try Fixture()
+        // Version 1's store, emptied: the migration has nothing to save into the new file.
+        let writer = NSPersistentStoreCoordinator(managedObjectModel: try NSManagedObjectModel(validatingContentsOf: fixture.bundle.url.appendingPathComponent("V1.xcdatamodel")))
+        try writer.addPersistentStore(ofType: JSONFileStore.versionedType, configurationName: nil, at: fixture.url)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = writer
+        for author in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Author")) { context.delete(author) }
+        try context.save()
+        try writer.remove(writer.persistentStores[0])
+
+        let model = try fixture.bundle.model()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        let store = try coordinator.addPersistentStore(ofType: JSONFileStore.versionedType, configurationName: nil, at: fixture.url,
+                                                       options: Fixture.migrating)
+        #expect(try Self.library(coordinator) == [:])
+        #expect(model.isConfiguration(withName: nil, compatibleWithStoreMetadata: store.metadata))
+        // The new model's store is saved and reopened without another migration.
+        let again = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        again.persistentStoreCoordinator = coordinator
+        NSEntityDescription.insertNewObject(forEntityName: "Author", into: again).setValue("Mary", forKey: "name")
+        try again.save()
+        try coordinator.remove(store)
+        let reopened = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try reopened.addPersistentStore(ofType: JSONFileStore.versionedType, configurationName: nil, at: fixture.url, options: nil)
+        #expect(try Self.library(reopened) == ["Mary": []])
+    }
+
     @Test func aContainerMigratesAStoreOfOnesOwnByDefault() throws {
         let fixture = try Fixture()
         let description = NSPersistentStoreDescription(url: fixture.url)

@@ -80,10 +80,19 @@ package struct MappedStoreMigration {
         let progress = options?[OCDMigrationProgressOption] as? Progress
         progress?.totalUnitCount = 100
         do {
+            let sourceMetadata = try currentSourceMetadata()
             let replacement = try (storeClass as? any MigratedStoreReplacing.Type)?.watchForReplacement(of: url)
             try manager.migrateStore(from: url, sourceType: storeType, options: options, with: request.mapping,
                                      toDestinationURL: migrated, destinationType: storeType, destinationOptions: destinationOptions)
-            try carryOver(request.sourceMetadata, to: migrated)
+            if !FileManager.default.fileExists(atPath: migrated.path) {
+                // A store of your own that writes its file only when it saves, migrated with
+                // nothing to save: the zero-length file Core Data's stores of your own must take
+                // for a new store.
+                guard FileManager.default.createFile(atPath: migrated.path, contents: nil) else {
+                    throw CoreDataError.make(.migration, "The empty migrated store could not be created at \(migrated.path)", [NSURLErrorKey: url])
+                }
+            }
+            try carryOver(sourceMetadata, to: migrated)
             progress?.completedUnitCount = 99
             if let replacement {
                 try replacement.replace(with: migrated)
@@ -100,10 +109,21 @@ package struct MappedStoreMigration {
         }
     }
 
+    /// The store's metadata as it is now, read under the migration's lock; for a store class of
+    /// your own that cannot read a file's metadata without adding it, the metadata it was loaded with.
+    private func currentSourceMetadata() throws -> [String: Any] {
+        do {
+            return try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: url)
+        } catch let error as CocoaError where error.code == .persistentStoreInvalidType && !StoreClassRegistry.isBuiltIn(storeType) {
+            return request.sourceMetadata
+        }
+    }
+
     /// The old store's UUID (which its objects' URIs name) and the application's metadata, in
     /// the migrated store, whose model keys are the new model's. A store class of your own that
-    /// cannot read and write a file's metadata without adding it (the default
-    /// `metadataForPersistentStore(with:)` throws 134000) keeps the migrated store's own.
+    /// cannot read or write a file's metadata without adding it (the defaults of
+    /// `metadataForPersistentStore(with:)` and `setMetadata(_:forPersistentStoreAt:)` throw
+    /// 134000) keeps the migrated store's own.
     private func carryOver(_ sourceMetadata: [String: Any], to migrated: URL) throws {
         var metadata: [String: Any]
         do {
@@ -114,7 +134,11 @@ package struct MappedStoreMigration {
         for (key, value) in sourceMetadata where !StoreMetadataKey.modelKeys.contains(key) && key != NSStoreTypeKey {
             metadata[key] = value
         }
-        try NSPersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: storeType, at: migrated)
+        do {
+            try NSPersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: storeType, at: migrated)
+        } catch let error as CocoaError where error.code == .persistentStoreInvalidType && !StoreClassRegistry.isBuiltIn(storeType) {
+            return
+        }
     }
 
     private func removeStore(at migrated: URL) throws {

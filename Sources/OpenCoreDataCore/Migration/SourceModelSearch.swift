@@ -12,7 +12,8 @@ package struct SourceModelSearch {
     package enum Origin: Equatable, CustomStringConvertible {
         /// A version of the model file, matched by its version hashes.
         case versionMatchingHashes(String)
-        /// A version of the model file the store's tables fit.
+        /// A version of the model file the store fits by structure (the SQLite store's tables),
+        /// or by the hashes OpenCoreData computes exactly (a store of your own).
         case versionFittingTables(String)
         /// The copy of the model kept in the store.
         case storeModelCache
@@ -22,7 +23,7 @@ package struct SourceModelSearch {
         package var description: String {
             switch self {
             case .versionMatchingHashes(let name): "model version \"\(name)\" (its version hashes are the store's)"
-            case .versionFittingTables(let name): "model version \"\(name)\" (the store's tables fit it)"
+            case .versionFittingTables(let name): "model version \"\(name)\" (the store fits it: its tables, or the hashes that can be compared)"
             case .storeModelCache: "the model kept in the store (Z_MODELCACHE)"
             case .given: "the model of the migration stage"
             }

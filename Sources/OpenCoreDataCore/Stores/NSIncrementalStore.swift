@@ -142,10 +142,13 @@ open class NSIncrementalStore: NSPersistentStore, StoreSeam, @unchecked Sendable
     package func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws { try loadThroughMetadata() }
     package func execute(_ fetch: StoreFetch) throws -> StoreFetchResult { try fetchThroughRequest(fetch) }
     package var answersKeyFetches: Bool { false }
-    /// The store's file (or folder) at its URL: Core Data's store of your own is what its URL names.
+    /// The regular file at the store's URL, which is what a store of your own keeps its data in
+    /// as far as the coordinator knows; a folder or anything else there is not deleted (false).
     package func destroyFiles() throws -> Bool {
         guard let url, url.isFileURL else { return false }
-        if FileManager.default.fileExists(atPath: url.path) { try FileManager.default.removeItem(at: url) }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return true }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else { return false }
+        try FileManager.default.removeItem(at: url)
         return true
     }
     package func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext?) throws -> RowSnapshot? {

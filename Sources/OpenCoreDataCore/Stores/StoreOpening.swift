@@ -70,7 +70,7 @@ struct StoreOpening {
         guard let refusal = StoreDifference.incompatibilityError(differences, url: storeURL) else { return }
         store.seam.unload()
         let planner = StoreMigrationPlanner(destination: model, configuration: configurationName, options: options, url: storeURL)
-        guard planner.isMigrationRequested, !store.isReadOnly, storeURL != nil else { throw refusal }
+        guard planner.isMigrationRequested, !store.isReadOnly, storeURL?.isFileURL == true else { throw refusal }
         // Only the hashes are known of a store of your own: a source model fits when they are its.
         let plan = try planner.plan(metadata: metadata, storedModel: { nil },
                                     fits: { versionHashDifferences(of: metadata, from: $0).isEmpty })
@@ -78,10 +78,12 @@ struct StoreOpening {
     }
 
     /// How the version hashes in `metadata` differ from those of `candidate`'s entities of the
-    /// store's configuration; none when the metadata records no hashes.
+    /// store's configuration; none when the metadata records no hashes. An entity whose hash
+    /// OpenCoreData does not know to be Apple's is not compared: the file may have been written
+    /// by Core Data, and a guessed hash must never refuse (or destroy) a store Core Data accepts.
     private func versionHashDifferences(of metadata: [String: Any], from candidate: NSManagedObjectModel) -> [StoreDifference] {
         let entities = candidate.versionHashedEntities(forConfigurationName: configurationName) ?? candidate.entities
-        return StoreDifference.versionHashDifferences(in: metadata, entities: entities, exactHashesOnly: false)
+        return StoreDifference.versionHashDifferences(in: metadata, entities: entities, exactHashesOnly: true)
     }
 
     /// Migrates the store through a mapping into a new file that takes the old one's place.
@@ -102,9 +104,10 @@ struct StoreOpening {
         return store
     }
 
-    /// A store that only caches: its files go, and an empty store takes their place.
+    /// A store that only caches: its files go, and an empty store takes their place. A store
+    /// without a file URL has nothing to destroy.
     private func recreated(_ refused: NSPersistentStore, refusal: CocoaError) throws -> NSPersistentStore {
-        guard !refused.isReadOnly, try refused.seam.destroyFiles() else { throw refusal }
+        guard storeURL?.isFileURL == true, !refused.isReadOnly, try refused.seam.destroyFiles() else { throw refusal }
         let store = makeStore()
         try load(store)
         return store

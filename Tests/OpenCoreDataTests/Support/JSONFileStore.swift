@@ -50,15 +50,16 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
 
     override func loadMetadata() throws {
         if failure == .loadMetadata { throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "bad file"]) }
-        var uuid = JSONFileStore.identifierForNewStore(at: url!) as! String
-        if let data = FileManager.default.contents(atPath: url!.path),
-           let file = try JSONSerialization.jsonObject(with: data) as? [String: Any] {
-            uuid = file["uuid"] as? String ?? uuid
-            rows = file["rows"] as? [String: [String: [String: Any]]] ?? [:]
-            versions = (file["versions"] as? [String: NSNumber] ?? [:]).mapValues { $0.uint64Value }
+        // A zero-length file is a new store, as Core Data asks of file-based stores of one's own.
+        let data = FileManager.default.contents(atPath: url!.path) ?? Data()
+        let file = data.isEmpty ? [:] : try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        let uuid = file["uuid"] as? String ?? JSONFileStore.identifierForNewStore(at: url!) as! String
+        rows = file["rows"] as? [String: [String: [String: Any]]] ?? [:]
+        versions = (file["versions"] as? [String: NSNumber] ?? [:]).mapValues { $0.uint64Value }
+        if file["hashes"] != nil {
             hashes = Self.hashes(in: file)
         } else if recordsVersionHashes, let model = persistentStoreCoordinator?.managedObjectModel {
-            // A new store is written with the coordinator's model.
+            // A new store (or one without a save yet) is written with the coordinator's model.
             hashes = model.entityVersionHashesByName
         }
         metadata = [NSStoreTypeKey: type, NSStoreUUIDKey: uuid]
@@ -86,7 +87,7 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
 
     override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
         let data = try Data(contentsOf: url)
-        let file = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        let file = data.isEmpty ? [:] : try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
         var metadata: [String: Any] = [NSStoreTypeKey: type, NSStoreUUIDKey: file["uuid"] as? String ?? ""]
         if file["hashes"] != nil { metadata[NSStoreModelVersionHashesKey] = hashes(in: file) }
         return metadata
@@ -94,7 +95,8 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
 
     /// Writes the UUID of `metadata` into the file (the rest of it this store does not keep).
     override class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreAt url: URL) throws {
-        var file = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any] ?? [:]
+        let data = try Data(contentsOf: url)
+        var file = data.isEmpty ? [:] : try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
         if let uuid = metadata?[NSStoreUUIDKey] as? String { file["uuid"] = uuid }
         try JSONSerialization.data(withJSONObject: file, options: [.sortedKeys]).write(to: url, options: .atomic)
     }
