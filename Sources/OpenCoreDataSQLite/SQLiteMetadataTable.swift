@@ -67,10 +67,12 @@ enum SQLiteMetadataTable {
         let storeUUID = (plist.removeValue(forKey: NSStoreUUIDKey) as? String) ?? uuid
         let data: Data
         do {
-            data = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+            // Not PropertyListSerialization: bridging every value into CoreFoundation costs more
+            // than the rest of a small migration's metadata work.
+            data = BinaryPropertyListWriter.write(try PropertyListValue(propertyListObject: plist))
         } catch {
             throw CoreDataError.store(.persistentStoreSave,
-                                      "The metadata for the store \(url?.path ?? "?") cannot be saved: it holds values a property list cannot hold",
+                                      "The metadata for the store \(url?.path ?? "?") cannot be saved: it holds values a property list cannot hold (\(error))",
                                       url: url, underlying: error)
         }
         try connection.run("INSERT OR REPLACE INTO Z_METADATA (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",

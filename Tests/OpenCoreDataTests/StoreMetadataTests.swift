@@ -148,6 +148,59 @@ import OpenCoreData
         #expect(store.metadata["lastImport"] as? String == "2024-01-01")
     }
 
+    @Test func metadataOfEveryPropertyListTypeIsWrittenAsFoundationReadsIt() throws {
+        let stack = try TestStack(.sqlite)
+        for store in stack.coordinator.persistentStores { try stack.coordinator.remove(store) }
+        var metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: stack.storeURL)
+        let date = Date(timeIntervalSinceReferenceDate: 123_456.5)
+        metadata["flag"] = true
+        metadata["flagObject"] = NSNumber(value: false)
+        metadata["count"] = 42
+        metadata["negative"] = Int64(-7)
+        metadata["small"] = UInt8(200)
+        metadata["ratio"] = 0.25
+        metadata["ratioObject"] = NSNumber(value: 1.5)
+        metadata["when"] = date
+        metadata["bytes"] = Data([0, 1, 2, 255])
+        metadata["text"] = "café ☕"
+        metadata["list"] = ["a", 1, false] as [Any]
+        metadata["nested"] = ["inner": ["x": 1.0], "items": [Data([9])]] as [String: Any]
+        try NSPersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: NSSQLiteStoreType, at: stack.storeURL)
+
+        // Read by Foundation's PropertyListSerialization, not by OpenCoreData's own reader.
+        let (_, plist) = try Corpus.rawMetadata(ofStoreAt: stack.storeURL)
+        #expect(plist["flag"] as? Bool == true)
+        #expect(plist["flagObject"] as? Bool == false)
+        #expect(plist["count"] as? Int == 42)
+        #expect(plist["negative"] as? Int == -7)
+        #expect(plist["small"] as? Int == 200)
+        #expect(plist["ratio"] as? Double == 0.25)
+        #expect(plist["ratioObject"] as? Double == 1.5)
+        #expect(plist["when"] as? Date == date)
+        #expect(plist["bytes"] as? Data == Data([0, 1, 2, 255]))
+        #expect(plist["text"] as? String == "café ☕")
+        let list = try #require(plist["list"] as? [Any])
+        #expect(list.count == 3 && list[0] as? String == "a" && list[1] as? Int == 1 && list[2] as? Bool == false)
+        let nested = try #require(plist["nested"] as? [String: Any])
+        #expect((nested["inner"] as? [String: Any])?["x"] as? Double == 1.0)
+        #expect(nested["items"] as? [Data] == [Data([9])])
+        // The model's keys survive, and the store still fits its model.
+        let read = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: stack.storeURL)
+        #expect(stack.model.isConfiguration(withName: nil, compatibleWithStoreMetadata: read))
+        #expect(read["when"] as? Date == date)
+    }
+
+    @Test func metadataAPropertyListCannotHoldIsRefusedNamingTheValue() throws {
+        let stack = try TestStack(.sqlite)
+        for store in stack.coordinator.persistentStores { try stack.coordinator.remove(store) }
+        for value: Any in [Set([1, 2]), NSNull(), URL(fileURLWithPath: "/tmp"), UInt64.max] {
+            let error = try #require(throws: CocoaError.self) {
+                try NSPersistentStoreCoordinator.setMetadata(["value": value], forPersistentStoreOfType: NSSQLiteStoreType, at: stack.storeURL)
+            }
+            #expect(error.code == 134030)
+        }
+    }
+
     @Test(.needsCorpus) func setMetadataCanReplaceTheUUID() throws {
         let directory = TemporaryDirectory()
         let url = try Corpus.copyStore(VersionHashOracleTests.sampleModelStore, to: directory)

@@ -14,8 +14,8 @@ import Foundation
 /// marker byte, an offset table, a 32-byte trailer. Equal scalars (strings, numbers, data,
 /// dates) are written once and shared, as CoreFoundation does; containers are written each time
 /// they occur. Dictionary keys are written in sorted order, so the output is deterministic.
-enum BinaryPropertyListWriter {
-    static func write(_ value: PropertyListValue) -> Data {
+package enum BinaryPropertyListWriter {
+    package static func write(_ value: PropertyListValue) -> Data {
         var flattener = Flattener()
         let top = flattener.add(value)
         return flattener.encode(top: top)

@@ -148,7 +148,8 @@ extension KeyedArchiveWriter {
     mutating func foundationValue(_ value: Any?) throws -> PropertyListValue {
         guard let value else { return Self.null }
         // An NSNumber object first, by what it holds: on Linux it also casts to Int and Bool.
-        if let number = value as? NSNumber, type(of: value) is NSNumber.Type {
+        // (Its type is looked at before any cast: casting a Swift collection to NSNumber bridges it.)
+        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
             return try numberObject(number)
         }
         // Then Swift's own types, by exact type: a Swift number may also cast to another.
@@ -175,10 +176,7 @@ extension KeyedArchiveWriter {
             return object(ArchivedClassChain.uuid, ["NS.uuidbytes": .data(withUnsafeBytes(of: uuid.uuid) { Data($0) })])
         case let url as URL:
             return object(ArchivedClassChain.url, ["NS.base": Self.null, "NS.relative": string(url.absoluteString)])
-        case is NSNull:
-            return object(ArchivedClassChain.null, [:])
-        case let number as NSNumber:
-            return try numberObject(number)
+        // The collections before the classes: casting one to a class bridges it first.
         case let members as Set<AnyHashable>:
             return set(try members.map { try foundationValue($0.base) })
         case let members as [Any]:
@@ -188,6 +186,10 @@ extension KeyedArchiveWriter {
             let sorted = entries.sorted { String(describing: $0.key) < String(describing: $1.key) }
             return dictionary(keys: try sorted.map { try foundationValue($0.key.base) },
                               values: try sorted.map { try foundationValue($0.value) })
+        case is NSNull:
+            return object(ArchivedClassChain.null, [:])
+        case let number as NSNumber:
+            return try numberObject(number)
         default:
             throw KeyedArchiveEncodingError(reason: "a value of type \(type(of: value)) cannot be archived (only Foundation's property list and value classes can)")
         }

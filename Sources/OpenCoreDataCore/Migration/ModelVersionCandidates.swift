@@ -5,8 +5,8 @@ import Foundation
 ///
 /// A `.xcdatamodeld` bundle gives its `.xcdatamodel` versions, a `.momd` folder its `.mom`
 /// files; a single version inside a bundle gives its bundle's. The version the model itself was
-/// loaded from is left out, and the others come newest first (a store is most often one version
-/// behind), each loaded only when asked for. A single `.xcdatamodel` or `.mom`, and a model
+/// loaded from is left out; the older ones come first, newest first (a store is most often one
+/// version behind), then the newer ones; each is loaded only when asked for. A single `.xcdatamodel` or `.mom`, and a model
 /// built in code, give none.
 package struct ModelVersionCandidates {
     /// A version's name, without extension (`"BookmarksModel 3"`), and its file.
@@ -21,14 +21,19 @@ package struct ModelVersionCandidates {
     package let currentName: String?
 
     package init(of model: NSManagedObjectModel) {
-        guard let url = model.fileURL, let (files, current) = Self.versionFiles(of: url) else {
+        guard let url = model.fileURL, let (files, current) = model.bundleVersions.map({ ($0.files, Optional($0.loaded)) }) ?? Self.versionFiles(of: url)
+        else {
             versions = []
             currentName = nil
             return
         }
         currentName = current?.deletingPathExtension().lastPathComponent
-        versions = files.reversed().filter { $0.standardizedFileURL != current?.standardizedFileURL }
-            .map { Version(name: $0.deletingPathExtension().lastPathComponent, file: $0) }
+        // The versions before the loaded one first, newest first; then any after it (a store
+        // written by a later release, opened by an earlier one), oldest first.
+        let position = files.firstIndex { $0.standardizedFileURL == current?.standardizedFileURL }
+        let older = position.map { files[..<$0] } ?? files[...]
+        let newer = position.map { files[($0 + 1)...] } ?? []
+        versions = (older.reversed() + newer).map { Version(name: $0.deletingPathExtension().lastPathComponent, file: $0) }
     }
 
     /// Loads one version, frozen as a store's model is.

@@ -182,7 +182,9 @@ extension XcodeMappingModel {
         var found: [URL] = []
         for folder in ModelLocator.searchFolders(in: bundles) + folders {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            for name in names.sorted() where name.hasSuffix(".xcmappingmodel") {
+            // Filtered before sorting: a program's folder (its "main bundle" on Linux) can be
+            // /usr/bin, and every migration looks there.
+            for name in names.filter({ $0.hasSuffix(".xcmappingmodel") }).sorted() {
                 let url = folder.appendingPathComponent(name).standardizedFileURL
                 if !found.contains(url) { found.append(url) }
             }

@@ -31,6 +31,10 @@ open class NSManagedObjectModel: @unchecked Sendable {
     /// The model file this model was loaded from (`.xcdatamodeld`, `.xcdatamodel`, `.momd` or
     /// `.mom`): a migration looks among its other versions for the model a store was written with.
     package var fileURL: URL?
+    /// For a model loaded from a `.xcdatamodeld` bundle: the bundle's versions (oldest first)
+    /// and the one loaded, as they were when it was loaded, so that a migration need not list
+    /// and read the bundle again (`ModelVersionCandidates`).
+    package var bundleVersions: (files: [URL], loaded: URL)?
 
     /// Named fetch requests (see NSManagedObjectModel+FetchRequestTemplates.swift).
     var fetchRequestTemplates: [String: NSFetchRequest<NSFetchRequestResult>] = [:]

@@ -20,7 +20,8 @@ enum ModelLocator {
         // SwiftPM resource bundles beside the searched bundles.
         for folder in folders {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            for name in names.sorted() where name.hasSuffix(".resources") || name.hasSuffix(".bundle") {
+            // Filtered before sorting: the folder can be as large as /usr/bin.
+            for name in names.filter({ $0.hasSuffix(".resources") || $0.hasSuffix(".bundle") }).sorted() {
                 let resources = folder.appendingPathComponent(name)
                 if !folders.contains(resources) { folders.append(resources) }
             }
@@ -45,7 +46,7 @@ enum ModelLocator {
         var order: [String] = []
         for folder in searchFolders(in: bundles) {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            for name in names.sorted() {
+            for name in names.filter({ name in extensions.contains { name.hasSuffix(".\($0)") } }).sorted() {
                 let url = folder.appendingPathComponent(name)
                 guard let rank = extensions.firstIndex(of: url.pathExtension) else { continue }
                 let base = url.deletingPathExtension().lastPathComponent

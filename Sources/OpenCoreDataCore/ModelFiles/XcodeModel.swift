@@ -42,7 +42,11 @@ enum XcodeModel {
 
     /// The version loaded from `bundle` (see the type's documentation for the rule).
     static func currentVersion(in bundle: URL) throws -> URL {
-        let versions = try versions(in: bundle)
+        try currentVersion(in: bundle, among: versions(in: bundle))
+    }
+
+    /// The version loaded from `bundle`, whose versions are `versions`.
+    private static func currentVersion(in bundle: URL, among versions: [URL]) throws -> URL {
         if let declared = try declaredCurrentVersion(in: bundle) {
             guard let version = versions.first(where: { $0.lastPathComponent == declared }) else {
                 throw ModelFileError(file: bundle.appendingPathComponent(".xccurrentversion"),
@@ -58,8 +62,11 @@ enum XcodeModel {
 
     /// Loads a `.xcdatamodeld` bundle (its current version) or a `.xcdatamodel` folder.
     static func load(at url: URL, into model: NSManagedObjectModel) throws {
-        let version = url.pathExtension == "xcdatamodeld" ? try currentVersion(in: url) : url
+        guard url.pathExtension == "xcdatamodeld" else { return try loadVersion(at: url, into: model) }
+        let versions = try versions(in: url)
+        let version = try currentVersion(in: url, among: versions)
         try loadVersion(at: version, into: model)
+        model.bundleVersions = (versions, version)
     }
 
     /// Loads one `.xcdatamodel` folder.
