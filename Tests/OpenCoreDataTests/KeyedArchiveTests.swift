@@ -51,6 +51,22 @@ import OpenCoreData
         #expect(foundation["date"] as? Date == Date(timeIntervalSinceReferenceDate: 123.5))
     }
 
+    @Test func equalScalarsAreWrittenOnceButCanonicallyEqualOnesAreKeptApart() throws {
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        #expect(composed == decomposed)   // Swift's equality joins them; the file must not.
+        let shared = BinaryPropertyListWriter.write(.array([.string("x"), .string("x"), .real(1), .real(1), .integer(1), .bool(true)]))
+        let kept = BinaryPropertyListWriter.write(.array([.string(composed), .string(decomposed), .real(0.0), .real(-0.0), .integer(1), .uid(1)]))
+        // The trailer's object count (bytes 8..<16 from the end): the array and its distinct members.
+        func objectCount(_ data: Data) -> Int { data.suffix(24).prefix(8).reduce(0) { $0 << 8 | Int($1) } }
+        #expect(objectCount(shared) == 5)
+        #expect(objectCount(kept) == 7)
+        guard case .array(let read) = try BinaryPropertyList.read(kept) else { Issue.record("not an array"); return }
+        guard case .string(let first) = read[0], case .string(let second) = read[1] else { Issue.record("not strings"); return }
+        #expect(Array(first.unicodeScalars) != Array(second.unicodeScalars))
+        guard case .real(let zero) = read[2], case .real(let negativeZero) = read[3] else { Issue.record("not reals"); return }
+        #expect(zero.sign == .plus && negativeZero.sign == .minus)
+    }
+
     @Test func archivesFoundationValuesTheDecoderReadsBack() throws {
         let values: [Any] = [
             "text", 42, -7, 2.5, true, Decimal(string: "-1234567890.0987654321")!, Decimal(0), Data([1, 2]),

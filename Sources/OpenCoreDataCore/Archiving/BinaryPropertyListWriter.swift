@@ -28,12 +28,50 @@ package enum BinaryPropertyListWriter {
         case container(marker: UInt8, references: [Int])
     }
 
+    /// A scalar as it is written, for sharing equal ones: equal keys, equal bytes. Not
+    /// `PropertyListValue`'s own `==`: Swift's string equality joins canonically equivalent
+    /// strings, and `-0.0 == 0.0`; CoreFoundation compares code units and bits.
+    private enum ScalarKey: Hashable {
+        case null
+        case bool(Bool)
+        case integer(Int64)
+        case real(bits: UInt64)
+        case date(bits: UInt64)
+        case data(Data)
+        case string(ExactString)
+        case uid(Int)
+
+        init(_ value: PropertyListValue) {
+            switch value {
+            case .null: self = .null
+            case .bool(let flag): self = .bool(flag)
+            case .integer(let number): self = .integer(number)
+            case .real(let number): self = .real(bits: number.bitPattern)
+            case .date(let date): self = .date(bits: date.timeIntervalSinceReferenceDate.bitPattern)
+            case .data(let bytes): self = .data(bytes)
+            case .string(let text): self = .string(ExactString(text: text))
+            case .uid(let index): self = .uid(index)
+            case .array, .set, .dictionary: preconditionFailure("containers are not scalars")
+            }
+        }
+    }
+
+    /// A string compared by its UTF-8 code units, as the file holds them.
+    private struct ExactString: Hashable {
+        let text: String
+
+        static func == (left: ExactString, right: ExactString) -> Bool { left.text.utf8.elementsEqual(right.text.utf8) }
+
+        func hash(into hasher: inout Hasher) {
+            var text = text
+            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        }
+    }
+
     private struct Flattener {
         var entries: [Entry] = []
-        /// Index of each scalar already written, by its bytes, so equal scalars are shared.
-        /// (By bytes, not by `==`: Swift's string equality joins canonically equivalent strings,
-        /// and `-0.0 == 0.0`; CoreFoundation compares code units and bits.)
-        var scalarIndex: [[UInt8]: Int] = [:]
+        /// Index of each scalar already written, so equal scalars are shared.
+        var scalarIndex: [ScalarKey: Int] = [:]
 
         mutating func add(_ value: PropertyListValue) -> Int {
             switch value {
@@ -47,10 +85,10 @@ package enum BinaryPropertyListWriter {
                 let valueIndices = keys.map { add(entries[$0]!) }
                 return container(marker: 0xD, keyIndices + valueIndices)
             default:
-                let bytes = Self.bytes(ofScalar: value)
-                if let index = scalarIndex[bytes] { return index }
-                entries.append(.scalar(bytes))
-                scalarIndex[bytes] = entries.count - 1
+                let key = ScalarKey(value)
+                if let index = scalarIndex[key] { return index }
+                entries.append(.scalar(Self.bytes(ofScalar: value)))
+                scalarIndex[key] = entries.count - 1
                 return entries.count - 1
             }
         }
