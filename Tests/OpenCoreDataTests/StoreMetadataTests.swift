@@ -158,6 +158,7 @@ import OpenCoreData
         metadata["count"] = 42
         metadata["negative"] = Int64(-7)
         metadata["small"] = UInt8(200)
+        metadata["negativeByte"] = NSNumber(value: Int8(-3))
         metadata["ratio"] = 0.25
         metadata["ratioObject"] = NSNumber(value: 1.5)
         metadata["when"] = date
@@ -174,6 +175,7 @@ import OpenCoreData
         #expect(plist["count"] as? Int == 42)
         #expect(plist["negative"] as? Int == -7)
         #expect(plist["small"] as? Int == 200)
+        #expect(plist["negativeByte"] as? Int == -3)
         #expect(plist["ratio"] as? Double == 0.25)
         #expect(plist["ratioObject"] as? Double == 1.5)
         #expect(plist["when"] as? Date == date)

@@ -198,8 +198,10 @@ extension KeyedArchiveWriter {
     /// An `NSNumber` as what it holds: a boolean, a real or an integer.
     private mutating func numberObject(_ number: NSNumber) throws -> PropertyListValue {
         if let decimal = number as? NSDecimalNumber { return decimalNumber(decimal.decimalValue) }
+        // A boolean is one of the two shared boolean objects: on Linux a negative Int8 is "c" too.
+        if number === NSNumber(value: true) || number === NSNumber(value: false) { return scalar(.bool(number.boolValue)) }
         switch String(cString: number.objCType) {
-        case "c", "B": return scalar(.bool(number.boolValue))
+        case "B": return scalar(.bool(number.boolValue))
         case "f", "d": return scalar(.real(number.doubleValue))
         case "Q", "L", "I", "S", "C": return try unsigned(number.uint64Value)
         default: return scalar(.integer(number.int64Value))

@@ -9,8 +9,9 @@ package struct PropertyListEncodingError: Error, CustomStringConvertible {
 extension PropertyListValue {
     /// `object` as `PropertyListSerialization` writes it: `String`, `Bool`, integers, `Double`
     /// and `Float`, `Data`, `Date`, arrays, and dictionaries with string keys — Swift's types or
-    /// Foundation's classes. Anything else (a set, `NSNull`, a URL, an unsigned number above
-    /// `Int64.max`) is refused, as Foundation refuses it.
+    /// Foundation's classes. Anything else (a set, `NSNull`, a URL) is refused, as Foundation
+    /// refuses it; so is an unsigned number above `Int64.max`, which Foundation writes in 16
+    /// bytes that OpenCoreData's reader does not read.
     ///
     /// ```swift
     /// let data = BinaryPropertyListWriter.write(try PropertyListValue(propertyListObject: metadata))
@@ -48,13 +49,15 @@ extension PropertyListValue {
         }
     }
 
-    /// An `NSNumber` as what it holds: a boolean, a real or an integer.
+    /// An `NSNumber` as what it holds: a boolean, a real or an integer. A boolean is one of
+    /// Foundation's two shared boolean objects: on Linux a negative `Int8` is also of type "c".
     private static func number(_ number: NSNumber) throws -> PropertyListValue {
+        if number === NSNumber(value: true) || number === NSNumber(value: false) { return .bool(number.boolValue) }
         switch String(cString: number.objCType) {
-        case "c", "B": .bool(number.boolValue)
-        case "f", "d": .real(number.doubleValue)
-        case "Q", "L", "I", "S", "C": try unsigned(number.uint64Value)
-        default: .integer(number.int64Value)
+        case "B": return .bool(number.boolValue)
+        case "f", "d": return .real(number.doubleValue)
+        case "Q", "L", "I", "S", "C": return try unsigned(number.uint64Value)
+        default: return .integer(number.int64Value)
         }
     }
 

@@ -15,7 +15,7 @@ package struct ModelVersionCandidates {
         package let file: URL
     }
 
-    /// The other versions, newest first.
+    /// The other versions: the older ones newest first, then the newer ones oldest first.
     package let versions: [Version]
     /// The name of the version the model was loaded from, when it came from a versioned file.
     package let currentName: String?

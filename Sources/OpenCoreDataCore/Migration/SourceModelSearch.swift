@@ -3,7 +3,7 @@ import Foundation
 /// Finds the model a store was written with, for a migration to the current model.
 ///
 /// In order: a version of the current model's file whose entity version hashes are the
-/// store's (as Core Data matches them), newest first; then a version the store fits by structure (for hashes
+/// store's (as Core Data matches them), in `ModelVersionCandidates`' order; then a version the store fits by structure (for hashes
 /// OpenCoreData cannot reproduce exactly, `hasExactVersionHash`); then the model the store
 /// carries itself (`Z_MODELCACHE`), if it fits. Nothing found is Core Data's 134130, naming the
 /// store's entity hashes and every version tried.
