@@ -95,13 +95,14 @@ extension NSPersistentStoreCoordinator {
     /// ```
     /// If this coordinator has the store, it is removed first. A missing store is no error. A file
     /// that is not a Core Data store is refused (134000) and left as it was. For the in-memory
-    /// store type there is nothing to delete.
+    /// store type there is nothing to delete. For a registered type of your own, the regular file
+    /// at `url` is deleted (anything else there is refused with 134000); Core Data leaves this to
+    /// the store class.
     public func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
         guard storeType == NSSQLiteStoreType else {
-            guard storeType == NSInMemoryStoreType else {
-                throw CoreDataError.make(.persistentStoreInvalidType, "Unknown store type '\(storeType)'")
-            }
-            return
+            if storeType == NSInMemoryStoreType { return }
+            if try destroyStoreOfRegisteredType(at: url, ofType: storeType) { return }
+            throw CoreDataError.make(.persistentStoreInvalidType, "Unknown store type '\(storeType)'")
         }
         if let store = persistentStore(for: url) { try remove(store) }
         try SQLiteStoreFiles.destroy(at: url)

@@ -197,6 +197,25 @@ import OpenCoreData
         #expect(coordinator.managedObjectID(forURIRepresentation: fixture.adaURI) == nil)
     }
 
+    @Test func destroyingAStoreOfOnesOwnDeletesItsFileAndNothingElse() throws {
+        let fixture = try Fixture()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try fixture.bundle.model())
+        try coordinator.destroyPersistentStore(at: fixture.url, ofType: JSONFileStore.versionedType)
+        #expect(!FileManager.default.fileExists(atPath: fixture.url.path))
+        #expect(FileManager.default.fileExists(atPath: fixture.bundle.url.path))
+        // A missing store is no error; a folder at the URL is refused and left.
+        try coordinator.destroyPersistentStore(at: fixture.url, ofType: JSONFileStore.versionedType)
+        let folder = fixture.directory.file("Folder.json")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let error = try #require(throws: CocoaError.self) {
+            try coordinator.destroyPersistentStore(at: folder, ofType: JSONFileStore.versionedType)
+        }
+        #expect(error.code == .persistentStoreInvalidType)
+        #expect(FileManager.default.fileExists(atPath: folder.path))
+        // An unregistered type is still unknown.
+        #expect(throws: CocoaError.self) { try coordinator.destroyPersistentStore(at: fixture.url, ofType: "NoSuchType") }
+    }
+
     @Test func aReadOnlyStoreThatNoLongerFitsIsRefusedNotMigrated() throws {
         let fixture = try Fixture()
         let before = try fixture.fileContents

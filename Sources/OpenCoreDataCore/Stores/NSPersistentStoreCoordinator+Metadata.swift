@@ -52,3 +52,20 @@ extension NSPersistentStoreCoordinator {
                                   "Can't read or write the metadata of \(url.path) as a store of type '\(storeType)': \(reason)", url: url)
     }
 }
+
+extension NSPersistentStoreCoordinator {
+    /// Deletes the store of a registered type of your own at `url` (removed from this
+    /// coordinator first): the regular file there, as the coordinator destroys such a store under
+    /// `.destroyAndRecreate`. False when `storeType` is not a registered type of your own; a
+    /// missing file is no error; anything but a regular file there is refused (134000) and left.
+    package func destroyStoreOfRegisteredType(at url: URL, ofType storeType: String) throws -> Bool {
+        guard !StoreClassRegistry.isBuiltIn(storeType), let storeClass = StoreClassRegistry.storeClass(for: storeType) else { return false }
+        if let store = persistentStore(for: url) { try remove(store) }
+        let unloaded = storeClass.init(persistentStoreCoordinator: nil, configurationName: nil, at: url, options: nil)
+        guard try unloaded.seam.destroyFiles() else {
+            throw CoreDataError.store(.persistentStoreInvalidType,
+                                      "The store \(url.path) of type '\(storeType)' is not a regular file at a file URL, and is left as it is", url: url)
+        }
+        return true
+    }
+}
