@@ -73,6 +73,19 @@ import OpenCoreData
 
         var fileContents: Data { get throws { try Data(contentsOf: url) } }
 
+        /// The error adding the store with the next version and `options` fails with; the
+        /// store's file must be left byte for byte as it was.
+        func refusal(options: [AnyHashable: Any]?) throws -> CocoaError {
+            let before = try fileContents
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try bundle.model())
+            let error = try #require(throws: CocoaError.self) {
+                try coordinator.addPersistentStore(ofType: JSONFileStore.versionedType, configurationName: nil, at: url, options: options)
+            }
+            #expect(coordinator.persistentStores.isEmpty)
+            #expect(try fileContents == before)
+            return error
+        }
+
         static var migrating: [AnyHashable: Any] { [NSMigratePersistentStoresAutomaticallyOption: true,
                                                     NSInferMappingModelAutomaticallyOption: true] }
     }
@@ -158,32 +171,18 @@ import OpenCoreData
     }
 
     @Test func withoutTheOptionsAStoreThatNoLongerFitsIsRefusedNamingTheEntitiesAndLeftAsItWas() throws {
-        let fixture = try Fixture()
-        let before = try fixture.fileContents
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try fixture.bundle.model())
-        let error = try #require(throws: CocoaError.self) {
-            try coordinator.addPersistentStore(ofType: JSONFileStore.versionedType, configurationName: nil, at: fixture.url, options: nil)
-        }
+        let error = try Fixture().refusal(options: nil)
         #expect(error.code == .persistentStoreIncompatibleVersionHash)
         let message = error.userInfo[NSLocalizedDescriptionKey] as? String ?? ""
         #expect(message.contains("entity 'Author' is not the one the store was written with"))
         #expect(message.contains("entity 'Book' is not the one the store was written with"))
         #expect(error.userInfo["NSEntityNameKey"] as? String == "Author")
-        #expect(coordinator.persistentStores.isEmpty)
-        #expect(try fixture.fileContents == before)
     }
 
     @Test func theFailPolicyRefusesEvenWithTheOptions() throws {
-        let fixture = try Fixture()
-        let before = try fixture.fileContents
         var options = Fixture.migrating
         options[OCDIncompatibleStorePolicyOption] = IncompatibleStorePolicy.fail.rawValue
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try fixture.bundle.model())
-        let error = try #require(throws: CocoaError.self) {
-            try coordinator.addPersistentStore(ofType: JSONFileStore.versionedType, configurationName: nil, at: fixture.url, options: options)
-        }
-        #expect(error.code == .persistentStoreIncompatibleVersionHash)
-        #expect(try fixture.fileContents == before)
+        #expect(try Fixture().refusal(options: options).code == .persistentStoreIncompatibleVersionHash)
     }
 
     @Test func aCacheOfOnesOwnIsDestroyedAndMadeAgain() throws {
@@ -217,16 +216,9 @@ import OpenCoreData
     }
 
     @Test func aReadOnlyStoreThatNoLongerFitsIsRefusedNotMigrated() throws {
-        let fixture = try Fixture()
-        let before = try fixture.fileContents
         var options = Fixture.migrating
         options[NSReadOnlyPersistentStoreOption] = true
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try fixture.bundle.model())
-        let error = try #require(throws: CocoaError.self) {
-            try coordinator.addPersistentStore(ofType: JSONFileStore.versionedType, configurationName: nil, at: fixture.url, options: options)
-        }
-        #expect(error.code == .persistentStoreIncompatibleVersionHash)
-        #expect(try fixture.fileContents == before)
+        #expect(try Fixture().refusal(options: options).code == .persistentStoreIncompatibleVersionHash)
     }
 
     @Test func aStoreFromAModelInNoVersionIsMissingItsSourceModel() throws {

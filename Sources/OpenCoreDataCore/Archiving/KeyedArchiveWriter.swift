@@ -147,27 +147,11 @@ extension KeyedArchiveWriter {
     /// `FoundationValueDecoder`.
     mutating func foundationValue(_ value: Any?) throws -> PropertyListValue {
         guard let value else { return Self.null }
-        // An NSNumber object first, by what it holds: on Linux it also casts to Int and Bool.
-        // (Its type is looked at before any cast: casting a Swift collection to NSNumber bridges it.)
-        if type(of: value) is NSNumber.Type, let number = value as? NSNumber {
-            return try numberObject(number)
-        }
-        // Then Swift's own types, by exact type: a Swift number may also cast to another.
+        // (Types before casts: casting a Swift collection to a class bridges it first.)
+        if type(of: value) is NSNumber.Type, let decimal = value as? NSDecimalNumber { return decimalNumber(decimal.decimalValue) }
+        if let number = try plainNumber(value) { return scalar(number) }
         switch value {
-        case let flag as Bool where type(of: value) == Bool.self: return scalar(.bool(flag))
         case let text as String: return string(text)
-        case let number as Int where type(of: value) == Int.self: return scalar(.integer(Int64(number)))
-        case let number as Int8 where type(of: value) == Int8.self: return scalar(.integer(Int64(number)))
-        case let number as Int16 where type(of: value) == Int16.self: return scalar(.integer(Int64(number)))
-        case let number as Int32 where type(of: value) == Int32.self: return scalar(.integer(Int64(number)))
-        case let number as Int64 where type(of: value) == Int64.self: return scalar(.integer(number))
-        case let number as UInt8 where type(of: value) == UInt8.self: return scalar(.integer(Int64(number)))
-        case let number as UInt16 where type(of: value) == UInt16.self: return scalar(.integer(Int64(number)))
-        case let number as UInt32 where type(of: value) == UInt32.self: return scalar(.integer(Int64(number)))
-        case let number as UInt where type(of: value) == UInt.self: return try unsigned(UInt64(number))
-        case let number as UInt64 where type(of: value) == UInt64.self: return try unsigned(number)
-        case let number as Double where type(of: value) == Double.self: return scalar(.real(number))
-        case let number as Float where type(of: value) == Float.self: return scalar(.real(Double(number)))
         case let number as Decimal: return decimalNumber(number)
         case let bytes as Data: return scalar(.data(bytes))
         case let date as Date:
@@ -189,32 +173,21 @@ extension KeyedArchiveWriter {
         case is NSNull:
             return object(ArchivedClassChain.null, [:])
         case let number as NSNumber:
-            return try numberObject(number)
+            // What bridges to NSNumber without being one (CGFloat, say): archived as the object.
+            return try foundationValue(number as Any)
         default:
             throw KeyedArchiveEncodingError(reason: "a value of type \(type(of: value)) cannot be archived (only Foundation's property list and value classes can)")
         }
     }
 
-    /// An `NSNumber` as what it holds: a boolean, a real or an integer.
-    private mutating func numberObject(_ number: NSNumber) throws -> PropertyListValue {
-        if let decimal = number as? NSDecimalNumber { return decimalNumber(decimal.decimalValue) }
-        // A boolean is one of the two shared boolean objects: on Linux a negative Int8 is "c" too.
-        if number === NSNumber(value: true) || number === NSNumber(value: false) { return scalar(.bool(number.boolValue)) }
-        switch String(cString: number.objCType) {
-        case "B": return scalar(.bool(number.boolValue))
-        case "f", "d": return scalar(.real(number.doubleValue))
-        case "Q", "L", "I", "S", "C": return try unsigned(number.uint64Value)
-        default: return scalar(.integer(number.int64Value))
+    /// `value` as a property list's number (`PropertyListValue.number(of:)`), nil when it is not
+    /// one; a number the archive cannot hold is this writer's error.
+    private func plainNumber(_ value: Any) throws -> PropertyListValue? {
+        do {
+            return try PropertyListValue.number(of: value)
+        } catch let error as PropertyListEncodingError {
+            throw KeyedArchiveEncodingError(reason: error.reason)
         }
-    }
-
-    /// An unsigned number; one above `Int64.max` is refused, as the reader (and this writer)
-    /// keep property-list integers in 64 signed bits.
-    private mutating func unsigned(_ number: UInt64) throws -> PropertyListValue {
-        guard number <= UInt64(Int64.max) else {
-            throw KeyedArchiveEncodingError(reason: "the number \(number) is too large to archive (above Int64.max)")
-        }
-        return scalar(.integer(Int64(number)))
     }
 
     /// `NSDecimalNumber`'s keys, as `FoundationValueDecoder.decimal` reads them: the mantissa's

@@ -17,41 +17,52 @@ extension PropertyListValue {
     /// let data = BinaryPropertyListWriter.write(try PropertyListValue(propertyListObject: metadata))
     /// ```
     package init(propertyListObject object: Any) throws {
-        // An NSNumber object by what it holds: on Linux it also casts to Int and Bool. (Its type
-        // is looked at before any cast: casting a Swift collection to NSNumber bridges it first.)
-        if type(of: object) is NSNumber.Type, let number = object as? NSNumber {
-            self = try Self.number(number)
+        if let number = try Self.number(of: object) {
+            self = number
             return
         }
-        // Then Swift's own types, by exact type: a Swift number may also cast to another.
         switch object {
-        case let flag as Bool where type(of: object) == Bool.self: self = .bool(flag)
         case let text as String: self = .string(text)
-        case let number as Int where type(of: object) == Int.self: self = .integer(Int64(number))
-        case let number as Int8 where type(of: object) == Int8.self: self = .integer(Int64(number))
-        case let number as Int16 where type(of: object) == Int16.self: self = .integer(Int64(number))
-        case let number as Int32 where type(of: object) == Int32.self: self = .integer(Int64(number))
-        case let number as Int64 where type(of: object) == Int64.self: self = .integer(number)
-        case let number as UInt8 where type(of: object) == UInt8.self: self = .integer(Int64(number))
-        case let number as UInt16 where type(of: object) == UInt16.self: self = .integer(Int64(number))
-        case let number as UInt32 where type(of: object) == UInt32.self: self = .integer(Int64(number))
-        case let number as UInt where type(of: object) == UInt.self: self = try Self.unsigned(UInt64(number))
-        case let number as UInt64 where type(of: object) == UInt64.self: self = try Self.unsigned(number)
-        case let number as Double where type(of: object) == Double.self: self = .real(number)
-        case let number as Float where type(of: object) == Float.self: self = .real(Double(number))
         case let bytes as Data: self = .data(bytes)
         case let date as Date: self = .date(date)
         case let elements as [Any]: self = .array(try elements.map(PropertyListValue.init(propertyListObject:)))
         case let entries as [String: Any]: self = .dictionary(try entries.mapValues(PropertyListValue.init(propertyListObject:)))
+        // What bridges to NSNumber without being one or a Swift number above (CGFloat, say).
         case let number as NSNumber: self = try Self.number(number)
         default:
             throw PropertyListEncodingError(reason: "a property list cannot hold a value of type \(type(of: object))")
         }
     }
 
+    /// `value` as the number a property list holds — a boolean, an integer or a real — when it
+    /// is an `NSNumber` object (by what it holds) or one of Swift's `Bool`, integer and
+    /// floating-point types (by its exact type: on Linux a Swift number, and an NSNumber, also
+    /// cast to other number types and to `Bool`); nil for anything else. Shared by the plain
+    /// property-list converter and the keyed archive writer.
+    package static func number(of value: Any) throws -> PropertyListValue? {
+        // The type is looked at before any cast: casting a Swift collection to NSNumber bridges it.
+        if type(of: value) is NSNumber.Type, let number = value as? NSNumber { return try Self.number(number) }
+        switch value {
+        case let flag as Bool where type(of: value) == Bool.self: return .bool(flag)
+        case let number as Int where type(of: value) == Int.self: return .integer(Int64(number))
+        case let number as Int8 where type(of: value) == Int8.self: return .integer(Int64(number))
+        case let number as Int16 where type(of: value) == Int16.self: return .integer(Int64(number))
+        case let number as Int32 where type(of: value) == Int32.self: return .integer(Int64(number))
+        case let number as Int64 where type(of: value) == Int64.self: return .integer(number)
+        case let number as UInt8 where type(of: value) == UInt8.self: return .integer(Int64(number))
+        case let number as UInt16 where type(of: value) == UInt16.self: return .integer(Int64(number))
+        case let number as UInt32 where type(of: value) == UInt32.self: return .integer(Int64(number))
+        case let number as UInt where type(of: value) == UInt.self: return try unsigned(UInt64(number))
+        case let number as UInt64 where type(of: value) == UInt64.self: return try unsigned(number)
+        case let number as Double where type(of: value) == Double.self: return .real(number)
+        case let number as Float where type(of: value) == Float.self: return .real(Double(number))
+        default: return nil
+        }
+    }
+
     /// An `NSNumber` as what it holds: a boolean, a real or an integer. A boolean is one of
     /// Foundation's two shared boolean objects: on Linux a negative `Int8` is also of type "c".
-    private static func number(_ number: NSNumber) throws -> PropertyListValue {
+    package static func number(_ number: NSNumber) throws -> PropertyListValue {
         if number === NSNumber(value: true) || number === NSNumber(value: false) { return .bool(number.boolValue) }
         switch String(cString: number.objCType) {
         case "B": return .bool(number.boolValue)

@@ -112,32 +112,35 @@ package struct MappedStoreMigration {
     /// The store's metadata as it is now, read under the migration's lock; for a store class of
     /// your own that cannot read a file's metadata without adding it, the metadata it was loaded with.
     private func currentSourceMetadata() throws -> [String: Any] {
-        do {
-            return try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: url)
-        } catch let error as CocoaError where error.code == .persistentStoreInvalidType && !StoreClassRegistry.isBuiltIn(storeType) {
-            return request.sourceMetadata
-        }
+        try unlessUnaddedMetadataIsUnsupported {
+            try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: url)
+        } ?? request.sourceMetadata
     }
 
     /// The old store's UUID (which its objects' URIs name) and the application's metadata, in
     /// the migrated store, whose model keys are the new model's. A store class of your own that
-    /// cannot read or write a file's metadata without adding it (the defaults of
-    /// `metadataForPersistentStore(with:)` and `setMetadata(_:forPersistentStoreAt:)` throw
-    /// 134000) keeps the migrated store's own.
+    /// cannot read or write a file's metadata without adding it keeps the migrated store's own.
     private func carryOver(_ sourceMetadata: [String: Any], to migrated: URL) throws {
-        var metadata: [String: Any]
-        do {
-            metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: migrated)
-        } catch let error as CocoaError where error.code == .persistentStoreInvalidType && !StoreClassRegistry.isBuiltIn(storeType) {
-            return
-        }
+        guard var metadata = try unlessUnaddedMetadataIsUnsupported({
+            try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: migrated)
+        }) else { return }
         for (key, value) in sourceMetadata where !StoreMetadataKey.modelKeys.contains(key) && key != NSStoreTypeKey {
             metadata[key] = value
         }
-        do {
+        try unlessUnaddedMetadataIsUnsupported {
             try NSPersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: storeType, at: migrated)
+        }
+    }
+
+    /// What `body` answers; nil when it reads or writes the metadata of a file of a store class
+    /// of your own that cannot do so without adding the store (the defaults of
+    /// `metadataForPersistentStore(with:)` and `setMetadata(_:forPersistentStoreAt:)` throw 134000).
+    @discardableResult
+    private func unlessUnaddedMetadataIsUnsupported<Answer>(_ body: () throws -> Answer) throws -> Answer? {
+        do {
+            return try body()
         } catch let error as CocoaError where error.code == .persistentStoreInvalidType && !StoreClassRegistry.isBuiltIn(storeType) {
-            return
+            return nil
         }
     }
 

@@ -6,8 +6,8 @@ import Foundation
 /// A `.xcdatamodeld` bundle gives its `.xcdatamodel` versions, a `.momd` folder its `.mom`
 /// files; a single version inside a bundle gives its bundle's. The version the model itself was
 /// loaded from is left out; the older ones come first, newest first (a store is most often one
-/// version behind), then the newer ones; each is loaded only when asked for. A single `.xcdatamodel` or `.mom`, and a model
-/// built in code, give none.
+/// version behind), then the newer ones; each is loaded only when asked for. A single
+/// `.xcdatamodel` or `.mom`, and a model built in code, give none.
 package struct ModelVersionCandidates {
     /// A version's name, without extension (`"BookmarksModel 3"`), and its file.
     package struct Version {
@@ -21,8 +21,9 @@ package struct ModelVersionCandidates {
     package let currentName: String?
 
     package init(of model: NSManagedObjectModel) {
-        guard let url = model.fileURL, let (files, current) = model.bundleVersions.map({ ($0.files, Optional($0.loaded)) }) ?? Self.versionFiles(of: url)
-        else {
+        // The bundle's versions as the model's loading listed them, else as the folder lists them.
+        let listed = model.bundleVersions.map { ($0.files, Optional($0.loaded)) }
+        guard let url = model.fileURL, let (files, current) = listed ?? Self.versionFiles(of: url) else {
             versions = []
             currentName = nil
             return
