@@ -127,9 +127,9 @@ struct SQLiteLightweightMigration {
     }
 
     private func rewritePrimaryKeyTable(for destination: SQLiteSchema) throws {
-        var rows: [Int64: (name: String?, superNumber: Int64)] = [:]
-        for row in try connection.rows("SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY") {
-            if let number = row[0].int64Value { rows[number] = (row[1].stringValue, row[2].int64Value ?? 0) }
+        var rows: [Int64: (name: String?, superNumber: Int64, max: Int64)] = [:]
+        for row in try connection.rows("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY") {
+            if let number = row[0].int64Value { rows[number] = (row[1].stringValue, row[2].int64Value ?? 0, row[3].int64Value ?? 0) }
         }
         var kept = Set<Int64>()
         for entity in destination.orderedEntities {
@@ -149,6 +149,22 @@ struct SQLiteLightweightMigration {
             guard let number = source.mapping(for: entity)?.number, !kept.contains(number) else { continue }
             try connection.run("DELETE FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(number)])
         }
+        try continueKeys(of: destination, from: rows.mapValues(\.max))
+    }
+
+    /// Keys are handed out from the root's `Z_MAX`. A tree whose objects got their keys under
+    /// another root (a new root over a tree, a sub-entity that left its tree) continues after
+    /// that root's last key and after every key its table holds, so no key is handed out twice.
+    private func continueKeys(of destination: SQLiteSchema, from lastKeys: [Int64: Int64]) throws {
+        for table in destination.tables {
+            guard let number = destination.mapping(for: table.root)?.number else { continue }
+            let sourceRoots = Set(table.entities.compactMap { sourceEntity(for: $0.entity)?.rootEntity }
+                .compactMap { source.mapping(for: $0)?.number })
+            guard !sourceRoots.isEmpty, sourceRoots != [number] else { continue }
+            let last = sourceRoots.compactMap { lastKeys[$0] }.max() ?? 0
+            try connection.run("UPDATE Z_PRIMARYKEY SET Z_MAX = max(?, ifnull((SELECT max(Z_PK) FROM \(table.name)), 0)) WHERE Z_ENT = ?",
+                               [.integer(last), .integer(number)])
+        }
     }
 }
 
@@ -164,8 +180,12 @@ extension SQLiteLightweightMigration {
         var keptTables: Set<String> = []
         /// Tables built under a temporary name: temporary name → final name.
         var rebuilt: [(temporary: String, final: String)] = []
-        /// Entity tables that lost rows (of removed entities): references to them are checked.
+        /// Entity tables that lost rows (of removed entities, or moved to another table):
+        /// references to them are checked.
         var tablesWithRemovedRows: Set<String> = []
+        /// Tables kept in place whose rows of some entities go (removed, or moved to another
+        /// table): deleted once every destination table has its rows.
+        var rowsToDelete: [(table: String, numbers: [Int64])] = []
         /// Each source table (entity or join table, by upper-cased name) carried over, and the
         /// destination table its rows are now in.
         var carriedTables: [String: String] = [:]
@@ -193,20 +213,30 @@ extension SQLiteLightweightMigration {
                     continue
                 }
                 guard sources.count == 1, let sourceTable = source.tables.first(where: { $0.name == sourceName }) else {
-                    throw migrationError("entity '\(table.root.name ?? "")' would gather rows of several tables (\(sources.sorted().joined(separator: ", "))), which a lightweight migration does not do yet",
+                    throw migrationError("entity '\(table.root.name ?? "")' would gather rows of several tables (\(sources.sorted().joined(separator: ", "))), which a lightweight migration does not do",
                                          entity: table.root.name)
                 }
                 try migrate(sourceTable, into: table)
             }
+            // Rows leave a table kept in place only once every table they move to has its copy.
+            for (table, numbers) in rowsToDelete {
+                try connection.execute("DELETE FROM \(table) WHERE Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))")
+            }
         }
 
+        /// Carries the rows of `sourceTable` that `table` keeps into it. A source table may feed
+        /// several destination tables (a sub-entity moved out of its tree takes its rows to a
+        /// table of its own); each keeps the rows of its entities, keys unchanged.
         private mutating func migrate(_ sourceTable: SQLiteSchema.TableMapping, into table: SQLiteSchema.TableMapping) throws {
-            carriedTables[sourceTable.name.uppercased()] = table.name
             let kept = Set(table.entities.compactMap { mapping in migration.sourceEntity(for: mapping.entity).flatMap { source.mapping(for: $0)?.number } })
-            let removed = sourceTable.entities.map(\.number).filter { !kept.contains($0) }
-            if let moved = sourceTable.entities.first(where: { !kept.contains($0.number) && migration.isMapped($0.entity) }) {
-                throw migrationError("the rows of entity '\(moved.entity.name ?? "")' would move to another table, which a lightweight migration does not do yet",
-                                     entity: moved.entity.name)
+            let left = sourceTable.entities.map(\.number).filter { !kept.contains($0) }
+            if let lost = sourceTable.entities.first(where: { !kept.contains($0.number) && migration.isMapped($0.entity) && !destinationKeeps($0.entity) }) {
+                throw migrationError("the rows of entity '\(lost.entity.name ?? "")' would have no table in the new store, which a lightweight migration does not do",
+                                     entity: lost.entity.name)
+            }
+            // Triggers follow the rows of the source table's root.
+            if carriedTables[sourceTable.name.uppercased()] == nil || kept.contains(source.mapping(for: sourceTable.root)?.number ?? -1) {
+                carriedTables[sourceTable.name.uppercased()] = table.name
             }
             let plan = try columnPlan(for: table, from: sourceTable)
             let sourceColumns = Set(sourceTable.columns.map(\.name))
@@ -216,13 +246,18 @@ extension SQLiteLightweightMigration {
             if onlyAdds {
                 keptTables.insert(table.name)
                 try addColumns(plan.filter { !$0.isIdentity }, to: table)
-                if !removed.isEmpty {
-                    try connection.execute("DELETE FROM \(table.name) WHERE Z_ENT IN (\(removed.map(String.init).joined(separator: ", ")))")
-                }
+                if !left.isEmpty { rowsToDelete.append((table.name, left)) }
             } else {
                 try rebuild(table, from: sourceTable, plan: plan, keeping: kept)
             }
-            if !removed.isEmpty { tablesWithRemovedRows.insert(table.name) }
+            // Links into the table may point at rows it did not keep (removed, or moved to
+            // another tree's table): they are checked once every row is in place.
+            if !left.isEmpty { tablesWithRemovedRows.insert(table.name) }
+        }
+
+        /// Whether some destination table keeps the rows of the source entity `entity`.
+        private func destinationKeeps(_ entity: NSEntityDescription) -> Bool {
+            destination.orderedEntities.contains { migration.sourceEntity(for: $0) === entity && destination.mapping(for: $0) != nil }
         }
 
         private func addColumns(_ added: [ColumnSource], to table: SQLiteSchema.TableMapping) throws {

@@ -410,23 +410,6 @@ struct ModelBundle {
         try container.viewContext.save()
     }
 
-    /// A root entity that gains a new parent would move into the parent's table: not inferred yet.
-    @Test func aRootThatGainsANewParentIsNotInferredYet() throws {
-        let directory = TemporaryDirectory()
-        let parented = Self.entryV1
-            .replacingOccurrences(of: "<entity name=\"Scratch\" representedClassName=\"Scratch\" syncable=\"YES\">",
-                                  with: "<entity name=\"Note\" representedClassName=\"Note\" syncable=\"YES\"/><entity name=\"Scratch\" representedClassName=\"Scratch\" parentEntity=\"Note\" syncable=\"YES\">")
-        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", parented)], current: "Journal")
-        let v1 = try bundle.model()
-        try bundle.makeCurrent("Journal 2")
-        let error = try #require(throws: CocoaError.self) {
-            try NSMappingModel.inferredMappingModel(forSourceModel: v1, destinationModel: try bundle.model())
-        }
-        #expect(error.code.rawValue == 134190)
-        #expect(error.userInfo["entity"] as? String == "Scratch")
-        #expect(error.message.contains("becomes a sub-entity of the new entity 'Note'"))
-    }
-
     /// A store whose hashes are the model's but whose tables differ (damaged, or edited by
     /// hand) has nothing to migrate from: it is refused with 134100 naming what differs, and
     /// left as it is, even with migration asked for.

@@ -8,9 +8,12 @@ import Foundation
 /// made optional or required; numeric type changes (integers, Boolean, decimal, double and
 /// float into each other); sub-entities added or removed; a to-one becoming a to-many where its
 /// links survive (one-to-one → one-to-many, one-to-many → many-to-many); relationships becoming
-/// ordered (in key order) or unordered. What it refuses, each listed in one
-/// `NSInferredMappingModelError`: other type changes, an entity moved in the inheritance tree,
-/// other changes between to-one and to-many, a relationship to another destination entity.
+/// ordered (in key order) or unordered; changes in inheritance that keep each tree's objects
+/// apart from other trees' (a new parent entity over a root, a sub-entity moved out of its tree
+/// or elsewhere in it, properties moved up and down). What it refuses, each listed in one
+/// `NSInferredMappingModelError`: other type changes, entities of two trees brought into one
+/// (Core Data's "cannot merge entity hierarchies"), other changes between to-one and to-many, a
+/// relationship to another destination entity.
 struct MappingInference {
     let source: NSManagedObjectModel
     let destination: NSManagedObjectModel
@@ -42,7 +45,6 @@ struct MappingInference {
                 continue
             }
             matchedSources.insert(ObjectIdentifier(sourceEntity))
-            checkInheritance(of: entity, from: sourceEntity, into: &obstacles)
             let mapping = NSEntityMapping()
             mapping.name = "\(sourceEntity.name ?? "")To\(name)"
             mapping.sourceEntityName = sourceEntity.name
@@ -55,6 +57,7 @@ struct MappingInference {
             mapping.relationshipMappings = relationshipMappings(of: entity, from: sourceEntity, obstacles: &obstacles)
             model.entityMappings.append(mapping)
         }
+        checkTreesStayApart(into: &obstacles)
         for entity in Self.sorted(source.entities) where !matchedSources.contains(ObjectIdentifier(entity)) {
             let mapping = NSEntityMapping()
             mapping.name = "Remove\(entity.name ?? "")"
@@ -127,17 +130,24 @@ struct MappingInference {
         return mapping
     }
 
-    /// An entity keeps its place in the inheritance tree: its superentity is the version of the
-    /// source entity's superentity (an entity that moves changes tables).
-    private func checkInheritance(of entity: NSEntityDescription, from sourceEntity: NSEntityDescription, into obstacles: inout [Obstacle]) {
-        let expected = entity.superentity.flatMap(sourceEntity(matching:))
-        // A root that gains a new parent entity moves into the parent's table: not done yet.
-        let gainsNewParent = entity.superentity != nil && expected == nil
-        guard expected !== sourceEntity.superentity || gainsNewParent else { return }
-        let was = sourceEntity.superentity?.name.map { "a sub-entity of '\($0)'" } ?? "a root entity"
-        let becomes = entity.superentity?.name.map { "a sub-entity of \(gainsNewParent ? "the new entity " : "")'\($0)'" } ?? "a root entity"
-        obstacles.append(Obstacle(entity: entity.name ?? "", property: nil,
-                                  reason: "entity '\(entity.name ?? "")' was \(was) and becomes \(becomes), which inference does not map yet"))
+    /// Each inheritance tree of the destination holds versions of entities of one source tree
+    /// only. Objects of one tree share one sequence of primary keys (and one table); two trees'
+    /// objects brought under one root could collide, so, as in Core Data, entities that share no
+    /// root in the source cannot share one in the destination. A new root over one tree, a
+    /// sub-entity moved out of its tree or to another place in it, keep every tree's keys apart.
+    private func checkTreesStayApart(into obstacles: inout [Obstacle]) {
+        var sourceTrees: [ObjectIdentifier: [(entity: NSEntityDescription, sourceRoot: NSEntityDescription)]] = [:]
+        for entity in Self.sorted(destination.entities) {
+            guard let sourceEntity = sourceEntity(matching: entity) else { continue }
+            sourceTrees[ObjectIdentifier(entity.rootEntity), default: []].append((entity, sourceEntity.rootEntity))
+        }
+        for root in Self.sorted(destination.entities) where root.superentity == nil {
+            guard let members = sourceTrees[ObjectIdentifier(root)], let first = members.first,
+                  let other = members.first(where: { $0.sourceRoot !== first.sourceRoot }) else { continue }
+            let name = { (entity: NSEntityDescription) in "'\(entity.name ?? "")'" }
+            obstacles.append(Obstacle(entity: other.entity.name ?? "", property: nil,
+                                      reason: "entities \(name(first.entity)) and \(name(other.entity)) share the inheritance tree of \(name(root)) but were in the trees of \(name(first.sourceRoot)) and \(name(other.sourceRoot)); inference cannot merge inheritance trees"))
+        }
     }
 
     // MARK: Attributes
