@@ -53,7 +53,9 @@ import Testing
 
     /// The stages from version 1 to 4: a lightweight stage 1 → 2, a custom stage 2 → 3 that
     /// gives untitled notes a title first, a custom stage 3 → 4 that counts words afterwards.
-    static func manager(_ bundle: ModelBundle, calls: Calls, failIn failing: String? = nil) throws -> NSStagedMigrationManager {
+    /// `observe` is called as each handler starts, with the stage's label.
+    static func manager(_ bundle: ModelBundle, calls: Calls, failIn failing: String? = nil,
+                        observe: @escaping (String) -> Void = { _ in }) throws -> NSStagedMigrationManager {
         let (v1, v2, v3, v4) = (try model(bundle, "Notes"), try model(bundle, "Notes 2"), try model(bundle, "Notes 3"), try model(bundle, "Notes 4"))
         let early = NSLightweightMigrationStage([v1.versionChecksum, v2.versionChecksum])
         early.label = "mood"
@@ -65,6 +67,7 @@ import Testing
         titles.willMigrateHandler = { manager, stage in
             let container = try #require(manager.container)
             calls.mutate { $0.append("\(stage.label!) will \(container.managedObjectModel.versionChecksum)") }
+            observe(stage.label!)
             if failing == "titles" { throw CocoaError(.featureUnsupported) }
             let context = container.newBackgroundContext()
             try context.performAndWait {
@@ -80,6 +83,7 @@ import Testing
         words.didMigrateHandler = { manager, stage in
             let container = try #require(manager.container)
             calls.mutate { $0.append("\(stage.label!) did \(container.managedObjectModel.versionChecksum)") }
+            observe(stage.label!)
             if failing == "words" { throw CocoaError(.featureUnsupported) }
             let context = container.newBackgroundContext()
             try context.performAndWait {
@@ -261,5 +265,68 @@ import Testing
         let again = Calls([])
         _ = Self.open(url, with: v4, manager: try Self.manager(bundle, calls: again))
         #expect(again.value.isEmpty)
+    }
+
+    /// A progress that records every entity name a migration tells it.
+    // @unchecked Sendable: `names` is a locked box; Progress guards the rest.
+    final class RecordingProgress: Progress, @unchecked Sendable {
+        let names = LockedBox<[String]>([])
+        override func setUserInfoObject(_ objectOrNil: Any?, forKey key: ProgressUserInfoKey) {
+            super.setUserInfoObject(objectOrNil, forKey: key)
+            if key == .migrationEntityName, let name = objectOrNil as? String { names.mutate { $0.append(name) } }
+        }
+    }
+
+    /// The description's progress counts the stages: one unit per step, each step's migration
+    /// a child worth one unit, whose entity names reach the progress the app holds.
+    @Test func theProgressCountsEveryStageAndNamesTheEntities() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try Self.bundle(in: directory)
+        let url = directory.file("Notes.sqlite")
+        try Self.writeStore(at: url, bundle: bundle)
+        try bundle.makeCurrent("Notes 4")
+        let progress = RecordingProgress(totalUnitCount: 0)
+        let seen = LockedBox<[String: Double]>([:])
+        let manager = try Self.manager(bundle, calls: Calls([])) { label in
+            seen.mutate { $0[label] = progress.fractionCompleted }
+        }
+        let (container, error) = LightweightMigrationTests.container(try bundle.model(), at: url) { description in
+            description.setOption(manager, forKey: NSPersistentStoreStagedMigrationManagerOptionKey)
+            description.migrationProgress = progress
+        }
+        #expect(error == nil)
+        #expect(try Self.notes(in: container.viewContext).count == 3)
+        #expect(progress.totalUnitCount == 3)
+        #expect(progress.fractionCompleted == 1)
+        // Before the second stage migrates, the first is done; after the third, all three are.
+        #expect(abs((seen.value["required titles"] ?? -1) - 1.0 / 3) < 1e-9)
+        #expect((seen.value["word counts"] ?? -1) > 2.0 / 3)
+        #expect(progress.names.value.filter { $0 == "Note" }.count == 3)
+    }
+
+    /// Cancelling the progress stops the staged migration inside the current stage (134120);
+    /// the store is whole at the version the last finished stage reached, and the next add
+    /// goes on from there.
+    @Test func cancellingStopsTheStagesAndLeavesTheStoreAtTheLastVersionReached() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try Self.bundle(in: directory)
+        let url = directory.file("Notes.sqlite")
+        try Self.writeStore(at: url, bundle: bundle)
+        try bundle.makeCurrent("Notes 4")
+        let progress = Progress(totalUnitCount: 0)
+        let manager = try Self.manager(bundle, calls: Calls([])) { label in
+            if label == "required titles" { progress.cancel() }
+        }
+        let (_, error) = LightweightMigrationTests.container(try bundle.model(), at: url) { description in
+            description.setOption(manager, forKey: NSPersistentStoreStagedMigrationManagerOptionKey)
+            description.migrationProgress = progress
+        }
+        #expect((error as? CocoaError)?.code.rawValue == NSMigrationCancelledError)
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        #expect(try Self.model(bundle, "Notes 2").isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+
+        let (container, retryError) = Self.open(url, with: try bundle.model(), manager: try Self.manager(bundle, calls: Calls([])))
+        #expect(retryError == nil)
+        #expect(try Self.notes(in: container.viewContext).map { ($0.value(forKey: "words") as? NSNumber)?.intValue } == [1, 2, 3])
     }
 }

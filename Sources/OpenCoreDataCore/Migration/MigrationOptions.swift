@@ -20,7 +20,10 @@ extension NSPersistentStoreDescription {
     /// per table, and one each for the indexes and the metadata) and, under
     /// `ProgressUserInfoKey.migrationEntityName`, the entity whose table is being migrated.
     /// Cancelling it stops the migration, between tables or in the middle of one, with
-    /// `NSMigrationCancelledError` (134120), and leaves the store as it was. Kept in `options`
+    /// `NSMigrationCancelledError` (134120), and leaves the store as it was. A staged migration
+    /// (`NSPersistentStoreStagedMigrationManagerOptionKey`) counts one unit per step, each step's
+    /// migration reporting to a child of it; cancelled, it leaves the store whole at the version
+    /// the last finished step reached, where the next add goes on. Kept in `options`
     /// under `OCDMigrationProgressOption`. An OpenCoreData extension: Core Data reports no progress
     /// for lightweight migrations.
     ///

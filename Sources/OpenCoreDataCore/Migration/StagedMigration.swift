@@ -32,15 +32,22 @@ package struct StagedMigration {
     /// Takes the store through the steps from the version it is at to the coordinator's
     /// model (or to the end of the stages). A store that fits the model already, that is not
     /// a store whose metadata can be read, or whose version no stage names, is left alone.
-    package func run() throws {
+    ///
+    /// The options' `Progress` (`OCDMigrationProgressOption`) gets one unit per step, and one
+    /// for the rest of the way when the stages stop short of the model; each step's migration
+    /// reports to a child of it (its entity names reach the parent too). Cancelling it stops the
+    /// migration before the next step, or inside the current one, with 134120: the store is left
+    /// whole at the version the last finished step reached, and the next add goes on from there.
+    /// Returns the options for the rest of the add (their progress the child for the rest).
+    package func run() throws -> [AnyHashable: Any]? {
         guard FileManager.default.fileExists(atPath: url.path),
-              let metadata = try? NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: url) else { return }
+              let metadata = try? NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: url) else { return options }
         let fits = destination.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata)
-        if fits && metadata[Self.pendingHandlerKey] == nil { return }
+        if fits && metadata[Self.pendingHandlerKey] == nil { return options }
         let steps = try chain()
         let models = [steps.first?.from].compactMap { $0 } + steps.map(\.to)
         guard let start = models.firstIndex(where: { $0.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) })
-        else { return }
+        else { return options }
         if let end = models.firstIndex(where: { sameVersion($0, destination) }), end < start {
             throw CoreDataError.make(.stagedMigrationBackwardMigration,
                                      "The store \(url.path) was written with a later version of the model (checksum \(models[start].versionChecksum)) than the coordinator's (checksum \(destination.versionChecksum)): a staged migration does not go back",
@@ -53,11 +60,28 @@ package struct StagedMigration {
             try withContainer(on: models[start], for: custom, handler: "didMigrateHandler") { try handler(manager, custom) }
             try markPendingHandler(nil)
         }
-        if fits { return }
-        for step in steps[start...] {
-            try perform(step)
-            if sameVersion(step.to, destination) { return }
+        if fits { return options }
+        var remaining = Array(steps[start...])
+        if let last = remaining.firstIndex(where: { sameVersion($0.to, destination) }) { remaining = Array(remaining[...last]) }
+        let reachesModel = remaining.last.map { sameVersion($0.to, destination) } ?? false
+        let progress = options?[OCDMigrationProgressOption] as? Progress
+        progress?.totalUnitCount = Int64(remaining.count + (reachesModel ? 0 : 1))
+        for step in remaining {
+            if progress?.isCancelled == true { throw cancellationError(before: step) }
+            let stepProgress = StepProgress(reportingTo: progress)
+            try perform(step, progress: stepProgress)
+            stepProgress?.finish()
         }
+        guard !reachesModel, let progress else { return options }
+        var rest = options ?? [:]
+        rest[OCDMigrationProgressOption] = StepProgress(reportingTo: progress)
+        return rest
+    }
+
+    private func cancellationError(before step: Step) -> CocoaError {
+        CoreDataError.make(.migrationCancelled,
+                           "The staged migration of \(url.path) was cancelled before \(self.step(describing: step.stage)); the store is whole at the version with checksum \(step.from.versionChecksum)",
+                           [NSURLErrorKey: url])
     }
 
     /// The store's metadata key naming the version (by checksum) whose custom stage's
@@ -128,7 +152,7 @@ package struct StagedMigration {
     }
 
     /// One step: the custom stage's first handler, the migration, its second handler.
-    private func perform(_ step: Step) throws {
+    private func perform(_ step: Step, progress: Progress?) throws {
         if let custom = step.custom, let handler = custom.willMigrateHandler {
             try withContainer(on: step.from, for: custom, handler: "willMigrateHandler") { try handler(manager, custom) }
         }
@@ -136,7 +160,7 @@ package struct StagedMigration {
         // Recorded in the store before it migrates, so that the migration carries it over: a
         // kill before the handler is done leaves it for the next add to run the handler again.
         if runsAfter { try markPendingHandler(step.to.versionChecksum) }
-        try migrate(from: step.from, to: step.to, in: step.stage)
+        try migrate(from: step.from, to: step.to, in: step.stage, progress: progress)
         if let custom = step.custom, let handler = custom.didMigrateHandler {
             try withContainer(on: step.to, for: custom, handler: "didMigrateHandler") { try handler(manager, custom) }
         }
@@ -145,8 +169,10 @@ package struct StagedMigration {
 
     /// Migrates the store by lightweight migration, `from` given as the source model: the store
     /// is added to a coordinator of `to` and removed again.
-    private func migrate(from source: NSManagedObjectModel, to model: NSManagedObjectModel, in stage: NSMigrationStage) throws {
+    private func migrate(from source: NSManagedObjectModel, to model: NSManagedObjectModel, in stage: NSMigrationStage,
+                         progress: Progress?) throws {
         var stepOptions = options ?? [:]
+        stepOptions[OCDMigrationProgressOption] = progress
         stepOptions[NSPersistentStoreStagedMigrationManagerOptionKey] = nil
         stepOptions[NSMigratePersistentStoresAutomaticallyOption] = true
         stepOptions[NSInferMappingModelAutomaticallyOption] = true
@@ -191,5 +217,34 @@ package struct StagedMigration {
     private func step(describing stage: NSMigrationStage) -> String {
         let index = manager.stages.firstIndex { $0 === stage }.map { " (stage \($0 + 1) of \(manager.stages.count))" } ?? ""
         return "\(stage)\(index)"
+    }
+}
+
+extension StagedMigration {
+    /// The progress of one step: a child of the staged migration's progress, to which it also
+    /// passes the name of the entity being migrated (a parent's `userInfo` is its own).
+    // @unchecked Sendable: Progress guards its own state; `parent` is set before it is shared.
+    final class StepProgress: Progress, @unchecked Sendable {
+        private weak var parentProgress: Progress?
+
+        /// A child of `parent` worth one of its units; nil without a parent.
+        init?(reportingTo parent: Progress?) {
+            guard let parent else { return nil }
+            parentProgress = parent
+            super.init(parent: nil, userInfo: nil)
+            parent.addChild(self, withPendingUnitCount: 1)
+        }
+
+        override func setUserInfoObject(_ objectOrNil: Any?, forKey key: ProgressUserInfoKey) {
+            super.setUserInfoObject(objectOrNil, forKey: key)
+            if key == .migrationEntityName { parentProgress?.setUserInfoObject(objectOrNil, forKey: key) }
+        }
+
+        /// Marks the step done, whatever its migration counted (nothing, for a store that
+        /// reports no progress).
+        func finish() {
+            if totalUnitCount <= 0 { totalUnitCount = 1 }
+            completedUnitCount = totalUnitCount
+        }
     }
 }

@@ -22,7 +22,8 @@ struct StoreOpening {
     let storeType: String
     let configurationName: String?
     let storeURL: URL?
-    let options: [AnyHashable: Any]?
+    /// The add's options; after the stages of a staged migration, those for the rest of the way.
+    var options: [AnyHashable: Any]?
 
     private var model: NSManagedObjectModel { coordinator.managedObjectModel }
     private var url: URL { storeURL ?? URL(fileURLWithPath: "/dev/null") }
@@ -32,17 +33,23 @@ struct StoreOpening {
 
     /// The store, loaded and fitting the model.
     func open() throws -> NSPersistentStore {
-        var store = makeStore()
         if storeURL != nil, storeType != NSInMemoryStoreType, coordinator.persistentStore(for: url) != nil {
             throw CoreDataError.store(.persistentStoreOpen, "The store at \(url.path) is already added to this coordinator", url: url)
         }
         if let manager = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager,
-           storeURL != nil, storeType != NSInMemoryStoreType, !store.isReadOnly {
+           storeURL != nil, storeType != NSInMemoryStoreType, (options?[NSReadOnlyPersistentStoreOption] as? Bool) != true {
             // The stages first; then the store is added as any other, and migrated the rest of
             // the way if the stages stop short of the model.
-            try StagedMigration(manager: manager, destination: model, storeType: storeType,
-                                configuration: configurationName, url: url, options: options).run()
+            var rest = self
+            rest.options = try StagedMigration(manager: manager, destination: model, storeType: storeType,
+                                               configuration: configurationName, url: url, options: options).run()
+            return try rest.openAfterStages()
         }
+        return try openAfterStages()
+    }
+
+    private func openAfterStages() throws -> NSPersistentStore {
+        var store = makeStore()
         do {
             try load(store)
         } catch let request as MappedMigrationRequest {
