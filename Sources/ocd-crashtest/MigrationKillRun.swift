@@ -14,13 +14,28 @@ import OpenCoreData
 /// With `--mapping custom`, a `.xcmappingmodel` beside the bundle maps the two versions, its
 /// transfers through `TransferAuthorPolicy`: the store is migrated by an `NSMigrationManager`
 /// into a new file, which then replaces it.
+///
+/// With `--mapping staged`, a third version adds `Account.tier`, and an `NSStagedMigrationManager`
+/// takes the store through a lightweight stage (1 → 2) and a custom stage (2 → 3) whose
+/// `didMigrateHandler` labels every account: the store may be left whole at any of the three
+/// versions, and at version 3 either every account is labelled or the handler is recorded as
+/// owed (and runs on the next add).
 struct MigrationKillRun {
+    /// How the versions are mapped.
+    enum Mapping: String {
+        /// Inferred by lightweight migration, in place.
+        case inferred
+        /// By a mapping model of the application's own, into a new file.
+        case custom
+        /// By an `NSStagedMigrationManager`'s stages.
+        case staged
+    }
+
     struct Options {
         var kills = 100
         var seed: UInt64 = 1
         var transfers = 20_000
-        /// Whether the versions are mapped by a mapping model of the application's own.
-        var customMapping = false
+        var mapping = Mapping.inferred
     }
 
     let options: Options
@@ -30,13 +45,14 @@ struct MigrationKillRun {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let bundle = try Self.writeBundle(in: directory)
-        if options.customMapping { try Self.writeMappingModel(in: directory) }
+        if options.mapping == .custom { try Self.writeMappingModel(in: directory) }
         let template = directory.appendingPathComponent("template/Bank.sqlite")
         try fillTemplate(at: template, bundle: bundle)
         let duration = try migrationSeconds(of: template, bundle: bundle, in: directory.appendingPathComponent("timing"))
 
         var random = SplitMix(seed: options.seed)
-        var failures = 0, leftOld = 0, leftNew = 0
+        var failures = 0
+        var left: [String: Int] = [:]
         for round in 1...options.kills {
             let store = try copy(template, to: directory.appendingPathComponent("round-\(round)"))
             let migrator = try startMigrator(store: store, bundle: bundle)
@@ -49,28 +65,32 @@ struct MigrationKillRun {
                 failures += 1
                 print("kill \(round): \(problem)")
             case .success(let version):
-                if version == Self.oldVersion { leftOld += 1 } else { leftNew += 1 }
+                left[version, default: 0] += 1
             }
             try? FileManager.default.removeItem(at: store.deletingLastPathComponent())
         }
-        print("\(options.kills) kills during \(options.customMapping ? "custom" : "lightweight") migration (\(String(format: "%.0f", duration * 1000)) ms each), "
-              + "\(leftOld) left the old version, \(leftNew) the new one, \(failures) failures")
+        let kind = [Mapping.inferred: "lightweight", .custom: "custom", .staged: "staged"][options.mapping] ?? ""
+        let versions = Self.versions(for: options.mapping)
+        let leftAt = versions.map { "\(left[$0] ?? 0) at \"\($0)\"" }.joined(separator: ", ")
+        print("\(options.kills) kills during \(kind) migration (\(String(format: "%.0f", duration * 1000)) ms each), "
+              + "left \(leftAt), \(failures) failures")
         return failures == 0
     }
 
     // MARK: The migrating child
 
-    /// Opens the store with the new model, migrating it, and exits.
-    static func migrate(store: URL, bundle: URL) throws {
-        let model = try NSManagedObjectModel(validatingContentsOf: bundle.appendingPathComponent("\(newVersion).xcdatamodel"))
+    /// Opens the store with the newest model, migrating it, and exits.
+    static func migrate(store: URL, bundle: URL, mapping: Mapping) throws {
+        let model = try Self.model(versions(for: mapping).last!, in: bundle)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: store, options: migrationOptions)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: store,
+                                           options: try migrationOptions(for: mapping, bundle: bundle))
     }
 
     private func startMigrator(store: URL, bundle: URL) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        process.arguments = ["migrator", store.path, bundle.path]
+        process.arguments = ["migrator", store.path, bundle.path, options.mapping.rawValue]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         return process
@@ -86,29 +106,58 @@ struct MigrationKillRun {
             .rows("PRAGMA integrity_check").compactMap { $0.first?.stringValue }
         guard integrity == ["ok"] else { return .failure(Problem("integrity_check: \(integrity.joined(separator: "; "))")) }
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: store, options: nil)
-        let fitting = try [Self.oldVersion, Self.newVersion].filter { version in
+        let versions = Self.versions(for: options.mapping)
+        let fitting = try versions.filter { version in
             try Self.model(version, in: bundle).isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata)
         }
-        guard fitting.count == 1, let version = fitting.first else {
-            return .failure(Problem("the store's hashes fit \(fitting.isEmpty ? "neither version" : "both versions")"))
+        guard fitting.count == 1, let version = fitting.first, let newest = versions.last else {
+            return .failure(Problem("the store's hashes fit \(fitting.isEmpty ? "no version" : "several versions: \(fitting)")"))
         }
-        if let problem = try checkBank(store, model: try Self.model(version, in: bundle), options: [:]) {
+        // At the staged run's last version, the custom stage's handler is done or recorded as owed.
+        let handlerOwed = metadata[StagedMigration.pendingHandlerKey] != nil
+        let labelsExpected = options.mapping == .staged && version == newest && !handlerOwed
+        if let problem = try checkBank(store, model: try Self.model(version, in: bundle), options: [:], labelled: labelsExpected) {
             return .failure(Problem("left at \(version): \(problem)"))
         }
-        // Whatever the kill left, the new version opens it (migrating the old one now).
-        if let problem = try checkBank(store, model: try Self.model(Self.newVersion, in: bundle), options: Self.migrationOptions) {
-            return .failure(Problem("opened with \(Self.newVersion) after the kill: \(problem)"))
+        // Whatever the kill left, the newest version opens it (migrating the rest of the way now).
+        if let problem = try checkBank(store, model: try Self.model(newest, in: bundle),
+                                       options: try Self.migrationOptions(for: options.mapping, bundle: bundle), labelled: options.mapping == .staged) {
+            return .failure(Problem("opened with \(newest) after the kill: \(problem)"))
+        }
+        let after = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: store, options: nil)
+        if after[StagedMigration.pendingHandlerKey] != nil {
+            return .failure(Problem("opened with \(newest) after the kill: the custom stage's handler is still recorded as owed"))
         }
         return .success(version)
     }
 
-    private func checkBank(_ store: URL, model: NSManagedObjectModel, options storeOptions: [String: Any]) throws -> String? {
+    /// The bank's invariants through `model`; with `labelled`, every account's label too.
+    private func checkBank(_ store: URL, model: NSManagedObjectModel, options storeOptions: [AnyHashable: Any], labelled: Bool) throws -> String? {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: store, options: storeOptions)
         defer { try? coordinator.remove(coordinator.persistentStores[0]) }
         let (problem, transfers) = try BankStore(url: store, model: model).check(on: coordinator)
         if let problem { return problem }
+        if labelled, let unlabelled = try Self.unlabelledAccounts(on: coordinator), unlabelled > 0 {
+            return "\(unlabelled) accounts without the label the custom stage's handler gives"
+        }
         return transfers == options.transfers ? nil : "\(transfers) transfers, expected \(options.transfers)"
+    }
+
+    /// The accounts whose label is not the one `labelAccounts` gives; nil before version 2.
+    private static func unlabelledAccounts(on coordinator: NSPersistentStoreCoordinator) throws -> Int? {
+        guard coordinator.managedObjectModel.entitiesByName["Account"]?.attributesByName["label"] != nil else { return nil }
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return try context.performAndWait {
+            try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Account")).filter { account in
+                account.value(forKey: "label") as? String != label(of: account)
+            }.count
+        }
+    }
+
+    private static func label(of account: NSManagedObject) -> String {
+        "account \((account.value(forKey: "number") as? Int64) ?? -1)"
     }
 
     struct Problem: Error, CustomStringConvertible {
@@ -118,9 +167,38 @@ struct MigrationKillRun {
 
     // MARK: Setup
 
-    static let oldVersion = "Bank", newVersion = "Bank 2"
-    static var migrationOptions: [String: Any] {
-        [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
+    static let oldVersion = "Bank", newVersion = "Bank 2", stagedVersion = "Bank 3"
+
+    /// The versions a run migrates through, oldest first.
+    static func versions(for mapping: Mapping) -> [String] {
+        mapping == .staged ? [oldVersion, newVersion, stagedVersion] : [oldVersion, newVersion]
+    }
+
+    /// The options of an add that migrates: with the stages for a staged run.
+    static func migrationOptions(for mapping: Mapping, bundle: URL) throws -> [AnyHashable: Any] {
+        var options: [AnyHashable: Any] = [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
+        if mapping == .staged { options[NSPersistentStoreStagedMigrationManagerOptionKey] = try stages(bundle: bundle) }
+        return options
+    }
+
+    /// A lightweight stage from version 1 to 2, then a custom stage to version 3 whose
+    /// `didMigrateHandler` labels every account, in one save.
+    static func stages(bundle: URL) throws -> NSStagedMigrationManager {
+        let (v1, v2, v3) = (try model(oldVersion, in: bundle), try model(newVersion, in: bundle), try model(stagedVersion, in: bundle))
+        let labels = NSCustomMigrationStage(migratingFrom: NSManagedObjectModelReference(model: v2, versionChecksum: v2.versionChecksum),
+                                            to: NSManagedObjectModelReference(model: v3, versionChecksum: v3.versionChecksum))
+        labels.label = "account labels"
+        labels.didMigrateHandler = { manager, _ in
+            guard let container = manager.container else { return }
+            let context = container.newBackgroundContext()
+            try context.performAndWait {
+                for account in try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Account")) {
+                    account.setValue(label(of: account), forKey: "label")
+                }
+                try context.save()
+            }
+        }
+        return NSStagedMigrationManager([NSLightweightMigrationStage([v1.versionChecksum, v2.versionChecksum]), labels])
     }
 
     static func model(_ version: String, in bundle: URL) throws -> NSManagedObjectModel {
@@ -166,7 +244,7 @@ struct MigrationKillRun {
     }
 
     /// `Bank.xcdatamodeld`: version "Bank" is `BankModel`'s; "Bank 2" adds `Account.label`,
-    /// renames `Transfer.writer` to `author` and adds `Audit`.
+    /// renames `Transfer.writer` to `author` and adds `Audit`; "Bank 3" adds `Account.tier`.
     static func writeBundle(in directory: URL) throws -> URL {
         let bundle = directory.appendingPathComponent("Bank.xcdatamodeld")
         let account = """
@@ -188,6 +266,12 @@ struct MigrationKillRun {
                 """),
             (newVersion, """
                 <entity name="Account" syncable="YES">\(account)<attribute name="label" optional="YES" attributeType="String"/></entity>
+                <entity name="Transfer" syncable="YES">\(transfer)<attribute name="author" attributeType="Integer 64" usesScalarValueType="YES" elementID="writer"/></entity>
+                <entity name="Audit" syncable="YES"><attribute name="note" optional="YES" attributeType="String"/></entity>
+                """),
+            (stagedVersion, """
+                <entity name="Account" syncable="YES">\(account)<attribute name="label" optional="YES" attributeType="String"/>\
+                <attribute name="tier" optional="YES" attributeType="Integer 16" usesScalarValueType="YES"/></entity>
                 <entity name="Transfer" syncable="YES">\(transfer)<attribute name="author" attributeType="Integer 64" usesScalarValueType="YES" elementID="writer"/></entity>
                 <entity name="Audit" syncable="YES"><attribute name="note" optional="YES" attributeType="String"/></entity>
                 """),

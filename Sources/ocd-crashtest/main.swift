@@ -7,13 +7,13 @@ import OpenCoreData
 /// invariants (see `BankModel`).
 ///
 ///     ocd-crashtest run [--kills N] [--writers W] [--seed S] [--store DIR]
-///     ocd-crashtest migrations [--kills N] [--seed S] [--transfers T] [--mapping inferred|custom]
+///     ocd-crashtest migrations [--kills N] [--seed S] [--transfers T] [--mapping inferred|custom|staged]
 ///     ocd-crashtest writer STORE WRITER SEED      (started by `run`)
-///     ocd-crashtest migrator STORE BUNDLE         (started by `migrations`)
+///     ocd-crashtest migrator STORE BUNDLE MAPPING (started by `migrations`)
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: ocd-crashtest run [--kills N] [--writers W] [--seed S] [--store DIR]\n       ocd-crashtest migrations [--kills N] [--seed S] [--transfers T] [--mapping inferred|custom]\n".utf8))
+    FileHandle.standardError.write(Data("usage: ocd-crashtest run [--kills N] [--writers W] [--seed S] [--store DIR]\n       ocd-crashtest migrations [--kills N] [--seed S] [--transfers T] [--mapping inferred|custom|staged]\n".utf8))
     exit(2)
 }
 
@@ -26,8 +26,8 @@ case "writer":
         exit(1)
     }
 case "migrator":
-    guard arguments.count == 3 else { usage() }
-    do { try MigrationKillRun.migrate(store: URL(fileURLWithPath: arguments[1]), bundle: URL(fileURLWithPath: arguments[2])) } catch {
+    guard arguments.count == 4, let mapping = MigrationKillRun.Mapping(rawValue: arguments[3]) else { usage() }
+    do { try MigrationKillRun.migrate(store: URL(fileURLWithPath: arguments[1]), bundle: URL(fileURLWithPath: arguments[2]), mapping: mapping) } catch {
         FileHandle.standardError.write(Data("ocd-crashtest migrator: \(error)\n".utf8))
         exit(1)
     }
@@ -41,8 +41,7 @@ case "migrations":
         case "--seed": options.seed = UInt64(value) ?? { usage() }()
         case "--transfers": options.transfers = Int(value) ?? { usage() }()
         case "--mapping":
-            guard ["custom", "inferred"].contains(value) else { usage() }
-            options.customMapping = value == "custom"
+            options.mapping = MigrationKillRun.Mapping(rawValue: value) ?? { usage() }()
         default: usage()
         }
     }

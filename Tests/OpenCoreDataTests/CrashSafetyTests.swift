@@ -41,6 +41,18 @@ import OpenCoreData
         #expect(result.output.hasSuffix(", 0 failures\n"), "\(result.output)")
     }
 
+    /// The same through an `NSStagedMigrationManager`'s two stages to a third version: a kill
+    /// leaves the store whole at one of the three, and at the third, the custom stage's handler
+    /// done or recorded as owed (the next add runs it). `swift run ocd-crashtest migrations
+    /// --mapping staged --kills 100` runs many.
+    @Test func killsDuringAStagedMigrationLeaveOneVersionWhole() throws {
+        let result = try OCD.run(["migrations", "--mapping", "staged", "--kills", "5", "--seed", "13", "--transfers", "2000"],
+                                 executable: OCD.product("ocd-crashtest"))
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        #expect(result.output.contains("5 kills during staged migration"))
+        #expect(result.output.hasSuffix(", 0 failures\n"), "\(result.output)")
+    }
+
     /// The check can fail: a balance changed behind the ledger's back is found.
     @Test func theCheckFindsABalanceTheLedgerDoesNotExplain() throws {
         let directory = TemporaryDirectory()

@@ -87,7 +87,7 @@ package struct StagedMigration {
     /// The store's metadata key naming the version (by checksum) whose custom stage's
     /// `didMigrateHandler` has not completed yet: set before the stage migrates, cleared when
     /// the handler returns. An OpenCoreData key.
-    static let pendingHandlerKey = "OCDStagedMigrationPendingDidMigrateHandler"
+    package static let pendingHandlerKey = "OCDStagedMigrationPendingDidMigrateHandler"
 
     /// Sets or clears `pendingHandlerKey` in the store's metadata.
     private func markPendingHandler(_ checksum: String?) throws {
