@@ -116,7 +116,7 @@ enum PredicateReuse {
         case .subquery: (expression.collection as? NSExpression).map(isFixed) ?? false && givesFixedArguments(expression.predicate)
         case .conditional:
             givesFixedArguments(expression.predicate) && isFixed(expression.trueExpression) && isFixed(expression.falseExpression)
-        case .function, .unionSet, .intersectSet, .minusSet: false
+        case .function, .unionSet, .intersectSet, .minusSet, .fetchRequest: false
         }
     }
 

@@ -121,7 +121,8 @@ extension PredicateSQLCompiler {
     private func readsRow(_ expression: NSExpression) -> Bool {
         switch expression.expressionType {
         case .constantValue: false
-        case .evaluatedObject, .keyPath, .subquery, .variable: true
+        // A FETCH runs a context's fetch: never while a store compiles a fetch of its own.
+        case .evaluatedObject, .keyPath, .subquery, .variable, .fetchRequest: true
         case .aggregate, .unionSet, .intersectSet, .minusSet: (expression.elements ?? []).contains(where: readsRow)
         case .function: expression.operand.map(readsRow) == true || (expression.arguments ?? []).contains(where: readsRow)
         case .conditional: true
@@ -156,6 +157,8 @@ extension PredicateSQLCompiler {
                               isObjectReference: kind == .object, computed: kind)
         case .subquery:
             throw PredicateCheck.invalid("a SUBQUERY is a collection: the SQLite store compares its count (SUBQUERY(…).@count)", predicate)
+        case .computed(let expression) where expression.expressionType == .fetchRequest:
+            throw PredicateCheck.invalid("\(expression): a FETCH is only evaluated in memory, not by the SQLite store", predicate)
         case .computed(let expression) where expression.expressionType == .function:
             throw PredicateCheck.invalid("\(expression): methods are only called in memory, not by the SQLite store", predicate)
         case .aggregate(let expression, _), .computed(let expression):

@@ -168,6 +168,34 @@ class SplitNamePolicy: NSEntityMigrationPolicy {
         #expect(try Self.fetch("Person", from: sourceURL, model: v1).count == 4)
     }
 
+    /// The source expression as Xcode's mapping editor writes it, a FETCH of the filtered
+    /// request in the manager's source context, chooses the instances migrated.
+    @Test func aFetchSourceExpressionChoosesTheInstancesMigrated() throws {
+        let directory = TemporaryDirectory()
+        let (sourceURL, destinationURL) = (directory.file("v1.sqlite"), directory.file("v2.sqlite"))
+        let v1 = try Self.writeSource(at: sourceURL)
+        let v2 = Self.people(v2: true)
+        let mapping = Self.mapping(source: v1, destination: v2)
+        let people = try #require(mapping.entityMappings.first { $0.name == "PersonToPerson" })
+        people.sourceExpression = try NSExpression(validatingFormat: """
+            FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", "Person", "active == YES AND name BEGINSWITH 'Ada1'"), \
+            $manager.sourceContext, NO)
+            """)
+        // Their pets only: version 2's pets must have an owner.
+        let pets = try #require(mapping.entityMappings.first { $0.name == "PetToPet" })
+        pets.sourceExpression = try NSExpression(validatingFormat: """
+            FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", "Pet", "owner.name BEGINSWITH 'Ada1'"), \
+            $manager.sourceContext, NO)
+            """)
+        try NSMigrationManager(sourceModel: v1, destinationModel: v2)
+            .migrateStore(from: sourceURL, sourceType: NSSQLiteStoreType, with: mapping,
+                          toDestinationURL: destinationURL, destinationType: NSSQLiteStoreType)
+        let migrated = try Self.fetch("Person", from: destinationURL, model: v2, sortedBy: "firstName")
+        #expect(migrated.map { $0.value(forKey: "firstName") as? String } == ["Ada1"])
+        let migratedPets = (migrated.first?.value(forKey: "pets") as? Set<NSManagedObject>) ?? []
+        #expect(Set(migratedPets.compactMap { $0.value(forKey: "name") as? String }) == ["cat1", "dog1"])
+    }
+
     @Test func withoutAMappingModelTheInferredOneCopiesTheStoreIntoAnotherStoreType() throws {
         let directory = TemporaryDirectory()
         let (bundle, sourceURL) = try LightweightMigrationTests.version1Store(upgradingTo: LightweightMigrationTests.entryV2, in: directory)

@@ -53,6 +53,8 @@ enum BatchComputedValue {
             throw Unsupported(message: "SELF is the object, not a value")
         case .subquery, .unionSet, .intersectSet, .minusSet:
             throw Unsupported(message: "collections are not computed per row")
+        case .fetchRequest:
+            throw Unsupported(message: "a FETCH is not computed per row")
         }
     }
 

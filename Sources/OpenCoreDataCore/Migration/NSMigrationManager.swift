@@ -531,3 +531,23 @@ enum PolicyClassRegistry {
         return NSClassFromString(name) as? NSEntityMigrationPolicy.Type
     }
 }
+
+/// `$manager.sourceContext` and the manager's other properties in mapping expressions, as
+/// key-value coding reads them on Apple's platforms.
+extension NSMigrationManager: KeyValueReadable {
+    func value(forKey key: String) -> Any? {
+        switch key {
+        case "sourceContext": sourceContext
+        case "destinationContext": destinationContext
+        case "sourceModel": sourceModel
+        case "destinationModel": destinationModel
+        case "mappingModel": mappingModel
+        case "currentEntityMapping": currentEntityMapping
+        case "userInfo": userInfo
+        case "migrationProgress": NSNumber(value: migrationProgress)
+        default: nil
+        }
+    }
+
+    var rowObjectID: NSManagedObjectID? { nil }
+}

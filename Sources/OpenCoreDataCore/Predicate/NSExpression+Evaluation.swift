@@ -14,6 +14,8 @@ extension NSExpression {
             return branch.value(for: object, variables: variables)
         case .subquery:
             return subqueryValue(for: object, variables: variables)
+        case .fetchRequest:
+            return fetchValue(for: object, variables: variables)
         case .unionSet, .intersectSet, .minusSet:
             return setValue(left.value(for: object, variables: variables), right.value(for: object, variables: variables))
         }

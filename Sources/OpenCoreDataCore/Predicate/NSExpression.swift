@@ -28,14 +28,17 @@ open class NSExpression: @unchecked Sendable, CustomStringConvertible {
         case subquery = 13
         case aggregate = 14
         case conditional = 20
+        /// A fetch (`FETCH(request, context, countOnly)`, an `NSFetchRequestExpression`): Core
+        /// Data's `NSFetchRequestExpressionType`, which Foundation's enumeration does not list.
+        case fetchRequest = 50
     }
 
     public let expressionType: ExpressionType
     let constant: Any?
     /// The key path, the variable name (also a subquery's iterator variable) or the function name.
     let name: String?
-    /// An aggregate's members, a function's arguments, a set operation's two sides, or a
-    /// conditional's two branches.
+    /// An aggregate's members, a function's arguments, a set operation's two sides, a
+    /// conditional's two branches, or a fetch's request and context.
     package let elements: [NSExpression]?
     /// The target of a function called as a method (`FUNCTION(target, "selector", …)`), or a
     /// subquery's collection.
@@ -43,8 +46,9 @@ open class NSExpression: @unchecked Sendable, CustomStringConvertible {
     /// A subquery's or a conditional's predicate.
     let condition: NSPredicate?
 
-    private init(type: ExpressionType, constant: Any? = nil, name: String? = nil, elements: [NSExpression]? = nil,
-                 target: NSExpression? = nil, condition: NSPredicate? = nil) {
+    // Internal, not private: `NSFetchRequestExpression` builds itself with it.
+    init(type: ExpressionType, constant: Any? = nil, name: String? = nil, elements: [NSExpression]? = nil,
+         target: NSExpression? = nil, condition: NSPredicate? = nil) {
         self.expressionType = type
         self.constant = constant
         self.name = name
@@ -137,7 +141,8 @@ open class NSExpression: @unchecked Sendable, CustomStringConvertible {
         self.init(type: .minusSet, elements: [left, right])
     }
 
-    /// A copy of `other` (how the format initializers hand back what the parser built).
+    /// A copy of `other` (how the format initializers hand back what the parser built). A
+    /// fetch stays a fetch, but of this class: its parts are read through `fetchParts`.
     convenience init(copying other: NSExpression) {
         self.init(type: other.expressionType, constant: other.constant, name: other.name, elements: other.elements,
                   target: other.target, condition: other.condition)
@@ -202,6 +207,13 @@ open class NSExpression: @unchecked Sendable, CustomStringConvertible {
 
     /// The right side of a set expression; a nil constant for others.
     public var right: NSExpression { isSetExpression ? elements![1] : NSExpression(forConstantValue: nil) }
+
+    /// A fetch expression's request and context expressions and whether it only counts; nil
+    /// for other expressions.
+    package var fetchParts: (request: NSExpression, context: NSExpression, countOnly: Bool)? {
+        guard expressionType == .fetchRequest, let elements, elements.count == 2 else { return nil }
+        return (elements[0], elements[1], constant as? Bool ?? false)
+    }
 
     var isSetExpression: Bool {
         expressionType == .unionSet || expressionType == .intersectSet || expressionType == .minusSet
@@ -271,6 +283,9 @@ open class NSExpression: @unchecked Sendable, CustomStringConvertible {
                 return NSExpression(forConstantValue: substituted.value(for: nil, variables: nil))
             }
             return substituted
+        case .fetchRequest:
+            guard let (request, context, countOnly) = fetchParts else { return self }
+            return NSFetchRequestExpression(request: request.substituting(variables), context: context.substituting(variables), countOnly: countOnly)
         case .constantValue, .evaluatedObject, .keyPath:
             return self
         }

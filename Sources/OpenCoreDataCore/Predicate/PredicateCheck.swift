@@ -45,6 +45,12 @@ package enum PredicateCheck {
         case .unionSet, .intersectSet, .minusSet:
             try validate(expression.left, for: entity, allowsToMany: true, in: predicate)
             try validate(expression.right, for: entity, allowsToMany: true, in: predicate)
+        case .fetchRequest:
+            // Its request and context are values (constants or variables), not keys of the entity.
+            if let (request, context, _) = expression.fetchParts {
+                try validate(request, for: entity, allowsToMany: true, in: predicate)
+                try validate(context, for: entity, allowsToMany: true, in: predicate)
+            }
         case .constantValue, .evaluatedObject, .variable:
             break
         }

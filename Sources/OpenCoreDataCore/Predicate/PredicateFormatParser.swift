@@ -351,6 +351,7 @@ struct PredicateFormatParser {
             case "SUBQUERY": advance(); return try parseSubquery()
             case "FUNCTION": advance(); return try parseMethodCall()
             case "TERNARY" where followedByParenthesis: advance(); return try parseTernary()
+            case "FETCH" where followedByParenthesis: advance(); return try parseFetch()
             default:
                 advance()
                 if followedByParenthesis || word.contains(":") { return try parseFunctionCall(word, at: token.position) }
@@ -438,6 +439,26 @@ struct PredicateFormatParser {
         guard isSymbol(")") else { throw expected(")") }
         advance()
         return NSExpression(forConditional: condition, trueExpression: whenTrue, falseExpression: whenFalse)
+    }
+
+    /// `FETCH(request, context, countOnly)`: the count-only flag a literal `YES` or `NO`.
+    private mutating func parseFetch() throws(PredicateFormatError) -> NSExpression {
+        advance()  // (
+        try enter()
+        defer { depth -= 1 }
+        let request = try parseExpression()
+        guard isSymbol(",") else { throw expected(", after the FETCH request") }
+        advance()
+        let context = try parseExpression()
+        guard isSymbol(",") else { throw expected(", after the FETCH context") }
+        advance()
+        guard case .identifier(let flag) = current.kind, ["YES", "NO", "TRUE", "FALSE"].contains(flag.uppercased()) else {
+            throw expected("YES or NO (whether the FETCH only counts)")
+        }
+        advance()
+        guard isSymbol(")") else { throw expected(")") }
+        advance()
+        return NSFetchRequestExpression.expression(forFetch: request, context: context, countOnly: ["YES", "TRUE"].contains(flag.uppercased()))
     }
 
     /// `SUBQUERY(collection, $variable, predicate)`.

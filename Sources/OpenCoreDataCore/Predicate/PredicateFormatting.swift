@@ -54,6 +54,9 @@ package enum PredicateFormatting {
         case .conditional:
             return "TERNARY(\(expression.predicate.predicateFormat), \(format(expression.trueExpression)), "
                 + "\(format(expression.falseExpression)))"
+        case .fetchRequest:
+            guard let (request, context, countOnly) = expression.fetchParts else { return "FETCH()" }
+            return "FETCH(\(format(request)), \(format(context)), \(countOnly ? "YES" : "NO"))"
         }
     }
 

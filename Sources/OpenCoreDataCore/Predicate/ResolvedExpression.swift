@@ -58,7 +58,7 @@ package indirect enum ResolvedExpression {
             inner.variables[expression.variable] = collection.memberEntity
             self = .subquery(expression, collection: collection, variable: expression.variable,
                              predicate: try ResolvedPredicate(expression.predicate, in: inner))
-        case .unionSet, .intersectSet, .minusSet:
+        case .unionSet, .intersectSet, .minusSet, .fetchRequest:
             try PredicateCheck.validate(expression, for: scope.entity, allowsToMany: allowsToMany, in: predicate)
             self = .computed(expression)
         }
