@@ -53,6 +53,7 @@ struct SQLiteLightweightMigration {
             try step.setTriggersAside()
             try step.migrateTables()
             try step.migrateJoinTables()
+            try step.deleteRowsLeft()
             try step.dropUnusedTables()
             try step.renameRebuiltTables()
             try step.checkRequiredValues()
@@ -218,7 +219,11 @@ extension SQLiteLightweightMigration {
                 }
                 try migrate(sourceTable, into: table)
             }
-            // Rows leave a table kept in place only once every table they move to has its copy.
+        }
+
+        /// Rows leave a table kept in place only once every table they move to has its copy, and
+        /// the join tables have read the keys they held (a to-one that became a many-to-many).
+        func deleteRowsLeft() throws {
             for (table, numbers) in rowsToDelete {
                 try connection.execute("DELETE FROM \(table) WHERE Z_ENT IN (\(numbers.map(String.init).joined(separator: ", ")))")
             }
@@ -490,7 +495,9 @@ extension SQLiteLightweightMigration {
                         carriedTables[join.name.uppercased()] = join.name
                         continue
                     }
-                    carriedTables[sourceJoin.name.uppercased()] = join.name
+                    // A source join table kept in place keeps its triggers; another one filled
+                    // from it does not take them.
+                    if carriedTables[sourceJoin.name.uppercased()] == nil { carriedTables[sourceJoin.name.uppercased()] = join.name }
                     try fill(join, columns: columns, values: columns.map { columnSources[$0] ?? "NULL" }, from: sourceJoin.name, where: "1")
                 } else if let (table, filter, columnSources) = try sourceForeignKey(for: sides) {
                     // A one-to-many became a many-to-many: its key column fills the join table.
@@ -568,17 +575,18 @@ extension SQLiteLightweightMigration {
             }
         }
 
-        /// After rows of removed entities went, no to-one or join row may point at them.
+        /// After rows of removed entities went, or entities left the subtree a relationship
+        /// leads to, no to-one or join row may point at an object that is no longer one of the
+        /// relationship's destination entity (or its sub-entities): such links go, as the object
+        /// is not one of them any more.
         func removeDanglingReferences() throws {
-            guard !tablesWithRemovedRows.isEmpty else { return }
             for table in destination.tables {
                 for mapping in table.entities {
                     for relationship in mapping.entity.layout.relationships where relationship.entity === mapping.entity {
                         guard let column = mapping.toOneColumns[relationship.relationshipSlot],
-                              let target = relationship.destinationEntity.flatMap({ destination.mapping(for: $0)?.table.name }),
-                              tablesWithRemovedRows.contains(target) else { continue }
+                              let targets = linkTargets(of: relationship.destinationEntity) else { continue }
                         let entityColumn = mapping.toOneEntityColumns[relationship.relationshipSlot].map { ", \($0) = NULL" } ?? ""
-                        try connection.execute("UPDATE \(table.name) SET \(column) = NULL\(entityColumn) WHERE \(column) IS NOT NULL AND \(column) NOT IN (SELECT Z_PK FROM \(target))")
+                        try connection.execute("UPDATE \(table.name) SET \(column) = NULL\(entityColumn) WHERE \(column) IS NOT NULL AND \(column) NOT IN (\(targets))")
                     }
                 }
             }
@@ -587,10 +595,23 @@ extension SQLiteLightweightMigration {
                 // Both sides: a to-many without inverse has no other side to clean its rows.
                 let ends = [(join.destinationColumn, relationship.destinationEntity), (join.sourceColumn, relationship.entity)]
                 for (column, entity) in ends {
-                    guard let table = entity.flatMap({ destination.mapping(for: $0)?.table.name }), tablesWithRemovedRows.contains(table) else { continue }
-                    try connection.execute("DELETE FROM \(join.name) WHERE \(column) NOT IN (SELECT Z_PK FROM \(table))")
+                    guard let targets = linkTargets(of: entity) else { continue }
+                    try connection.execute("DELETE FROM \(join.name) WHERE \(column) NOT IN (\(targets))")
                 }
             }
+        }
+
+        /// The keys a link to `entity` may hold after the migration, as a sub-select; nil when
+        /// every old link still fits: its table lost no rows, and no entity left its subtree.
+        private func linkTargets(of entity: NSEntityDescription?) -> String? {
+            guard let entity, let mapping = destination.mapping(for: entity) else { return nil }
+            let lostRows = tablesWithRemovedRows.contains(mapping.table.name)
+            let oldSubtree = migration.sourceEntity(for: entity).flatMap { source.mapping(for: $0)?.subtreeNumbers } ?? []
+            let leftSubtree = !Set(oldSubtree).isSubset(of: Set(mapping.subtreeNumbers))
+            guard lostRows || leftSubtree else { return nil }
+            let filter = entity.superentity == nil && mapping.table.entities.count == mapping.subtreeNumbers.count
+                ? "" : " WHERE \(mapping.subtreeCondition(on: "Z_ENT"))"
+            return "SELECT Z_PK FROM \(mapping.table.name)\(filter)"
         }
 
         /// Drops the indexes the new model does not have (or has otherwise) and creates the ones

@@ -10,7 +10,8 @@ import OCDSQLite
 /// rows move between tables with their keys, links follow them, and new objects get keys no
 /// object had.
 @Suite struct InheritanceMigrationTests {
-    /// Version 1: Animal with sub-entities Dog, Bird and Puppy; Keepers keep animals; Tags tag them.
+    /// Version 1: Animal with sub-entities Dog (and its Puppy) and Bird; Keepers keep animals and
+    /// have a best dog; Tags tag animals.
     static let zooV1 = """
         <entity name="Animal" representedClassName="Animal" syncable="YES">
             <attribute name="name" optional="YES" attributeType="String"/>
@@ -19,16 +20,18 @@ import OCDSQLite
         </entity>
         <entity name="Dog" representedClassName="Dog" parentEntity="Animal" syncable="YES">
             <attribute name="nickname" optional="YES" attributeType="String"/>
+            <relationship name="admirers" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Keeper" inverseName="bestDog" inverseEntity="Keeper"/>
         </entity>
         <entity name="Bird" representedClassName="Bird" parentEntity="Animal" syncable="YES">
             <attribute name="wingspan" optional="YES" attributeType="Double" usesScalarValueType="YES"/>
         </entity>
-        <entity name="Puppy" representedClassName="Puppy" parentEntity="Animal" syncable="YES">
+        <entity name="Puppy" representedClassName="Puppy" parentEntity="Dog" syncable="YES">
             <attribute name="age" optional="YES" attributeType="Integer 16" usesScalarValueType="YES"/>
         </entity>
         <entity name="Keeper" representedClassName="Keeper" syncable="YES">
             <attribute name="name" optional="YES" attributeType="String"/>
             <relationship name="animals" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Animal" inverseName="keeper" inverseEntity="Animal"/>
+            <relationship name="bestDog" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Dog" inverseName="admirers" inverseEntity="Dog"/>
         </entity>
         <entity name="Tag" representedClassName="Tag" syncable="YES">
             <attribute name="label" optional="YES" attributeType="String"/>
@@ -38,7 +41,7 @@ import OCDSQLite
 
     /// Version 2: Bird leaves Animal's tree (a root now, declaring the name and tags it
     /// inherited, tags through Tag's new `birds`); Keeper gets a new parent entity, Person;
-    /// Puppy moves under Dog.
+    /// Puppy moves from under Dog to under Animal (a puppy is no dog any more).
     static let zooV2 = """
         <entity name="Animal" representedClassName="Animal" syncable="YES">
             <attribute name="name" optional="YES" attributeType="String"/>
@@ -47,8 +50,9 @@ import OCDSQLite
         </entity>
         <entity name="Dog" representedClassName="Dog" parentEntity="Animal" syncable="YES">
             <attribute name="nickname" optional="YES" attributeType="String"/>
+            <relationship name="admirers" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Keeper" inverseName="bestDog" inverseEntity="Keeper"/>
         </entity>
-        <entity name="Puppy" representedClassName="Puppy" parentEntity="Dog" syncable="YES">
+        <entity name="Puppy" representedClassName="Puppy" parentEntity="Animal" syncable="YES">
             <attribute name="age" optional="YES" attributeType="Integer 16" usesScalarValueType="YES"/>
         </entity>
         <entity name="Bird" representedClassName="Bird" syncable="YES">
@@ -62,6 +66,7 @@ import OCDSQLite
         <entity name="Keeper" representedClassName="Keeper" parentEntity="Person" syncable="YES">
             <attribute name="name" optional="YES" attributeType="String"/>
             <relationship name="animals" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Animal" inverseName="keeper" inverseEntity="Animal"/>
+            <relationship name="bestDog" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Dog" inverseName="admirers" inverseEntity="Dog"/>
         </entity>
         <entity name="Tag" representedClassName="Tag" syncable="YES">
             <attribute name="label" optional="YES" attributeType="String"/>
@@ -70,8 +75,10 @@ import OCDSQLite
         </entity>
         """
 
-    /// A version 1 store: Rex the dog (nicknamed, kept by Ann, tagged "pet"), Tweety the bird
-    /// (kept by Ann, tagged "pet"), Bo the puppy, Blob the plain animal (kept by Ann).
+    /// A version 1 store: Rex the dog (nicknamed, kept by Ann, tagged "pet", Cy's best dog),
+    /// Tweety the bird (kept by Ann, tagged "pet"), Bo the puppy (Ann's best dog), Blob the plain
+    /// animal (kept by Ann); a bird inserted last and deleted, so that the tree's last key is no
+    /// object's.
     static func writeZoo(at url: URL, bundle: ModelBundle) throws {
         let (container, error) = LightweightMigrationTests.container(try bundle.model(), at: url)
         #expect(error == nil)
@@ -91,6 +98,15 @@ import OCDSQLite
         animal("Bird", "Tweety", kept: true, tagged: true, ["wingspan": NSNumber(value: 0.3)])
         animal("Puppy", "Bo", kept: false, tagged: false, ["age": NSNumber(value: Int16(1))])
         animal("Animal", "Blob", kept: true, tagged: false)
+        let cy = NSEntityDescription.insertNewObject(forEntityName: "Keeper", into: context)
+        cy.setValue("Cy", forKey: "name")
+        let animals = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Animal"))
+        ann.setValue(animals.first { $0.value(forKey: "name") as? String == "Bo" }, forKey: "bestDog")
+        cy.setValue(animals.first { $0.value(forKey: "name") as? String == "Rex" }, forKey: "bestDog")
+        try context.save()
+        let last = NSEntityDescription.insertNewObject(forEntityName: "Bird", into: context)
+        try context.save()
+        context.delete(last)
         try context.save()
         try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
     }
@@ -112,10 +128,10 @@ import OCDSQLite
                 == ["Animal Blob", "Puppy Bo", "Dog Rex"])
         let rex = try #require(try fetch("Dog", in: context).first { $0.value(forKey: "name") as? String == "Rex" })
         #expect(rex.value(forKey: "nickname") as? String == "Rexy")
-        let bo = try #require(try fetch("Dog", in: context).first { $0.value(forKey: "name") as? String == "Bo" })
+        #expect(try fetch("Dog", in: context).map { $0.value(forKey: "name") as? String } == ["Rex"])
+        let bo = try #require(try fetch("Animal", in: context).first { $0.value(forKey: "name") as? String == "Bo" })
         #expect(bo.entity.name == "Puppy")
         #expect((bo.value(forKey: "age") as? NSNumber)?.intValue == 1)
-        #expect(bo.value(forKey: "nickname") == nil)
 
         let birds = try fetch("Bird", in: context)
         #expect(birds.count == 1)
@@ -124,9 +140,13 @@ import OCDSQLite
         #expect((tweety.value(forKey: "wingspan") as? NSNumber)?.doubleValue == 0.3)
 
         let people = try fetch("Person", in: context)
-        #expect(people.map { $0.entity.name } == ["Keeper"])
-        let ann = try #require(people.first)
-        #expect(ann.value(forKey: "name") as? String == "Ann")
+        #expect(people.map { $0.entity.name } == ["Keeper", "Keeper"])
+        let ann = try #require(people.first { $0.value(forKey: "name") as? String == "Ann" })
+        let cy = try #require(people.first { $0.value(forKey: "name") as? String == "Cy" })
+        // Bo is no dog any more: Ann's best dog link went; Cy's to Rex stays.
+        #expect(ann.value(forKey: "bestDog") == nil)
+        #expect((cy.value(forKey: "bestDog") as? NSManagedObject)?.value(forKey: "name") as? String == "Rex")
+        #expect(names(rex.value(forKey: "admirers")) == ["Cy"])
         // A bird is no animal: Ann keeps the animals, and Tweety left her.
         #expect(names(ann.value(forKey: "animals")) == ["Blob", "Rex"])
         let pet = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Tag")).first)
@@ -147,7 +167,7 @@ import OCDSQLite
         let ids = try ["Bird", "Person", "Animal"].flatMap { try fetch($0, in: context).map(\.objectID) }
         #expect(Set(ids).count == ids.count)
         #expect(try fetch("Bird", in: context).count == 2)
-        #expect(try fetch("Person", in: context).count == 3)
+        #expect(try fetch("Person", in: context).count == 4)
         #expect(try fetch("Animal", in: context).count == 6)
     }
 
@@ -156,6 +176,7 @@ import OCDSQLite
         let bundle = try ModelBundle(in: directory, name: "Zoo", versions: [("Zoo", Self.zooV1), ("Zoo 2", Self.zooV2)], current: "Zoo")
         let url = directory.file("Zoo.sqlite")
         try Self.writeZoo(at: url, bundle: bundle)
+        let animalsLastKey = try SQLiteConnection(path: url.path).scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Animal'").int64Value ?? 0
         try bundle.makeCurrent("Zoo 2")
         let (container, error) = LightweightMigrationTests.container(try bundle.model(), at: url)
         #expect(error == nil)
@@ -171,6 +192,10 @@ import OCDSQLite
             let highest = try raw.scalar("SELECT max(Z_PK) FROM \(table)").int64Value ?? 0
             #expect(last >= highest && highest > 0, "\(root)")
         }
+        // Bird's keys came from Animal's tree: they continue after its last key, also one
+        // whose object was deleted.
+        #expect(try raw.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Bird'").int64Value ?? 0 >= animalsLastKey)
+        #expect(animalsLastKey > (try raw.scalar("SELECT max(Z_PK) FROM ZANIMAL").int64Value ?? 0))
         #expect(try raw.scalar("SELECT count(*) FROM ZANIMAL WHERE ZNAME = 'Tweety'").int64Value == 0)
 
         try Self.expectNewObjectsFit(container)
@@ -179,6 +204,72 @@ import OCDSQLite
         #expect(reopenError == nil)
         #expect(try Self.fetch("Animal", in: reopened.viewContext).count == 6)
         #expect(try Self.fetch("Bird", in: reopened.viewContext).compactMap { $0.value(forKey: "name") as? String } == ["Polly", "Tweety"])
+    }
+
+    /// A sub-entity with no columns of its own leaves its tree: the old table keeps its rows in
+    /// place (no rebuild), the leaver's rows move to a table of their own, and its to-one, which
+    /// becomes a many-to-many, keeps its links (the join table is filled before the rows go).
+    @Test func aSubEntityLeavingATableKeptInPlaceKeepsItsLinks() throws {
+        let v1 = """
+            <entity name="Animal" representedClassName="Animal" syncable="YES">
+                <attribute name="name" optional="YES" attributeType="String"/>
+                <relationship name="keeper" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Keeper" inverseName="animals" inverseEntity="Keeper"/>
+            </entity>
+            <entity name="Fish" representedClassName="Fish" parentEntity="Animal" syncable="YES"/>
+            <entity name="Keeper" representedClassName="Keeper" syncable="YES">
+                <attribute name="name" optional="YES" attributeType="String"/>
+                <relationship name="animals" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Animal" inverseName="keeper" inverseEntity="Animal"/>
+            </entity>
+            """
+        let v2 = """
+            <entity name="Animal" representedClassName="Animal" syncable="YES">
+                <attribute name="name" optional="YES" attributeType="String"/>
+                <relationship name="keeper" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Keeper" inverseName="animals" inverseEntity="Keeper"/>
+            </entity>
+            <entity name="Fish" representedClassName="Fish" syncable="YES">
+                <attribute name="name" optional="YES" attributeType="String"/>
+                <relationship name="keepers" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Keeper" inverseName="fish" inverseEntity="Keeper" elementID="keeper"/>
+            </entity>
+            <entity name="Keeper" representedClassName="Keeper" syncable="YES">
+                <attribute name="name" optional="YES" attributeType="String"/>
+                <relationship name="animals" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Animal" inverseName="keeper" inverseEntity="Animal"/>
+                <relationship name="fish" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Fish" inverseName="keepers" inverseEntity="Fish"/>
+            </entity>
+            """
+        let directory = TemporaryDirectory()
+        let bundle = try ModelBundle(in: directory, name: "Pond", versions: [("Pond", v1), ("Pond 2", v2)], current: "Pond")
+        let url = directory.file("Pond.sqlite")
+        do {
+            let (container, error) = LightweightMigrationTests.container(try bundle.model(), at: url)
+            #expect(error == nil)
+            let context = container.viewContext
+            let ann = NSEntityDescription.insertNewObject(forEntityName: "Keeper", into: context)
+            ann.setValue("Ann", forKey: "name")
+            for (entity, name) in [("Animal", "Frog"), ("Fish", "Nemo"), ("Fish", "Dory")] {
+                let animal = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+                animal.setValue(name, forKey: "name")
+                if name != "Dory" { animal.setValue(ann, forKey: "keeper") }
+            }
+            try context.save()
+            try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
+        }
+        func rootPage() throws -> Int64? {
+            try SQLiteConnection(path: url.path).scalar("SELECT rootpage FROM sqlite_master WHERE name = 'ZANIMAL'").int64Value
+        }
+        let pageBefore = try rootPage()
+        try bundle.makeCurrent("Pond 2")
+        let (container, error) = LightweightMigrationTests.container(try bundle.model(), at: url)
+        #expect(error == nil)
+        #expect(try rootPage() == pageBefore)
+        let context = container.viewContext
+        #expect(try Self.fetch("Animal", in: context).compactMap { $0.value(forKey: "name") as? String } == ["Frog"])
+        let fish = try Self.fetch("Fish", in: context)
+        #expect(fish.compactMap { $0.value(forKey: "name") as? String } == ["Dory", "Nemo"])
+        #expect(Self.names(fish[1].value(forKey: "keepers")) == ["Ann"])
+        #expect(Self.names(fish[0].value(forKey: "keepers")).isEmpty)
+        let ann = try #require(try Self.fetch("Keeper", in: context).first)
+        #expect(Self.names(ann.value(forKey: "animals")) == ["Frog"])
+        #expect(Self.names(ann.value(forKey: "fish")) == ["Nemo"])
     }
 
     /// The migration manager, copying objects through the same inferred mapping (as for stores of

@@ -296,6 +296,9 @@ open class NSMigrationManager: @unchecked Sendable {
         request.entity = entity
         request.includesSubentities = false
         if let expression = mapping.sourceExpression {
+            if expression.fetchParts?.countOnly == true {
+                throw CoreDataError.make(.migration, "The source expression of the entity mapping \(mapping.name ?? "?") counts its instances instead of fetching them: \(expression)")
+            }
             switch try evaluate(expression, source: nil, destination: nil, mapping: mapping, propertyMapping: nil, policy: nil) {
             case let fetch as NSFetchRequest<NSFetchRequestResult>:
                 request = fetch.copy(as: NSManagedObjectID.self)

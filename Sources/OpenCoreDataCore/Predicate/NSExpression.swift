@@ -162,6 +162,7 @@ open class NSExpression: @unchecked Sendable, CustomStringConvertible {
     /// The constant of a constant expression (the array of values of an aggregate of constants).
     public var constantValue: Any? {
         if expressionType == .aggregate { return elements?.map { $0.constantValue as Any } }
+        if expressionType == .fetchRequest { return nil }  // `constant` holds its count-only flag
         return constant
     }
 

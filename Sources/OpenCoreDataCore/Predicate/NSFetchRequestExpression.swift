@@ -17,8 +17,10 @@ public let NSFetchRequestExpressionType = NSExpression.ExpressionType.fetchReque
 ///                                                 context: NSExpression(forConstantValue: context), countOnly: true)
 /// count.expressionValue(with: nil, context: nil)   // the number of objects request finds
 /// ```
-/// Evaluated in memory, on the thread of the context (a context's own queue, as every fetch).
-/// Differences from Core Data: a request or context that is not one, or a fetch that fails,
+/// Evaluated in memory: the fetch runs on the thread that evaluates the expression, which must be
+/// one the context may be used on (inside its `perform` for a queue context), and not while a
+/// store the context fetches from is busy with the evaluation (a fetch predicate of the
+/// in-memory store with a FETCH into the same coordinator). Differences from Core Data: a request or context that is not one, or a fetch that fails,
 /// evaluates to nil (Core Data raises an exception); a predicate fetched from a SQLite store
 /// cannot contain one (134091); `NSExpression(format:)` returns an `NSExpression` of type
 /// `.fetchRequest`, not an instance of this class.

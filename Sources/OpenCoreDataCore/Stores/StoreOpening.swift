@@ -36,20 +36,24 @@ struct StoreOpening {
         if storeURL != nil, storeType != NSInMemoryStoreType, coordinator.persistentStore(for: url) != nil {
             throw CoreDataError.store(.persistentStoreOpen, "The store at \(url.path) is already added to this coordinator", url: url)
         }
+        let store = makeStore()
         if let manager = options?[NSPersistentStoreStagedMigrationManagerOptionKey] as? NSStagedMigrationManager,
-           storeURL != nil, storeType != NSInMemoryStoreType, (options?[NSReadOnlyPersistentStoreOption] as? Bool) != true {
-            // The stages first; then the store is added as any other, and migrated the rest of
-            // the way if the stages stop short of the model.
+           storeURL != nil, storeType != NSInMemoryStoreType, !store.isReadOnly {
+            // The stages first; then the store is added as any other (made with the options for
+            // the rest of the way), and migrated the rest of the way if the stages stop short.
             var rest = self
             rest.options = try StagedMigration(manager: manager, destination: model, storeType: storeType,
                                                configuration: configurationName, url: url, options: options).run()
-            return try rest.openAfterStages()
+            let opened = try rest.openAfterStages(rest.makeStore())
+            // The rest of the way is done, whether or not it had to migrate.
+            (rest.options?[OCDMigrationProgressOption] as? StagedMigration.StepProgress)?.finish()
+            return opened
         }
-        return try openAfterStages()
+        return try openAfterStages(store)
     }
 
-    private func openAfterStages() throws -> NSPersistentStore {
-        var store = makeStore()
+    private func openAfterStages(_ made: NSPersistentStore) throws -> NSPersistentStore {
+        var store = made
         do {
             try load(store)
         } catch let request as MappedMigrationRequest {
