@@ -63,6 +63,9 @@ import OpenCoreData
         ("FUNCTION(SELF)", 8, "FUNCTION needs a receiver and a selector name string"),
         ("count:", 6, "( after the function name count:"),
         ("a ** ", 5, "expected an expression"),
+        ("FETCH($r, $c, 3)", 14, "YES or NO"),
+        ("FETCH($r, $c)", 12, ", after the FETCH context"),
+        ("FETCH($r $c, NO)", 9, ", after the FETCH request"),
     ])
     func malformedExpressionsAreErrors(format: String, position: Int, reason: String) {
         do {

@@ -63,24 +63,6 @@ import OpenCoreData
         #expect(built.description == "FETCH($r, $c, YES)")
     }
 
-    /// The count-only flag must be a literal YES or NO; the error names where.
-    @Test(arguments: [
-        ("FETCH($r, $c, 3)", 14, "YES or NO"),
-        ("FETCH($r, $c)", 12, ", after the FETCH context"),
-        ("FETCH($r $c, NO)", 9, ", after the FETCH request"),
-    ])
-    func malformedFetchExpressionsNameThePosition(format: String, position: Int, reason: String) {
-        do {
-            _ = try NSExpression(validatingFormat: format)
-            Issue.record("\(format) should not parse")
-        } catch let error as PredicateFormatError {
-            #expect(error.position == position, "\(error)")
-            #expect(error.reason.contains(reason), "\(error)")
-        } catch {
-            Issue.record("unexpected error \(error)")
-        }
-    }
-
     /// The SQLite store does not run a fetch inside its own: a predicate with FETCH is refused
     /// with 134091, naming it.
     @Test func theSQLiteStoreRefusesAFetchInsideAPredicate() throws {

@@ -97,9 +97,11 @@ import Testing
         return NSStagedMigrationManager([early, titles, words])
     }
 
-    static func open(_ url: URL, with model: NSManagedObjectModel, manager: NSStagedMigrationManager?) -> (NSPersistentContainer, Error?) {
+    static func open(_ url: URL, with model: NSManagedObjectModel, manager: NSStagedMigrationManager?,
+                     progress: Progress? = nil) -> (NSPersistentContainer, Error?) {
         LightweightMigrationTests.container(model, at: url) { description in
             if let manager { description.setOption(manager, forKey: NSPersistentStoreStagedMigrationManagerOptionKey) }
+            description.migrationProgress = progress
         }
     }
 
@@ -290,10 +292,7 @@ import Testing
         let manager = try Self.manager(bundle, calls: Calls([])) { label in
             seen.mutate { $0[label] = progress.fractionCompleted }
         }
-        let (container, error) = LightweightMigrationTests.container(try bundle.model(), at: url) { description in
-            description.setOption(manager, forKey: NSPersistentStoreStagedMigrationManagerOptionKey)
-            description.migrationProgress = progress
-        }
+        let (container, error) = Self.open(url, with: try bundle.model(), manager: manager, progress: progress)
         #expect(error == nil)
         #expect(try Self.notes(in: container.viewContext).count == 3)
         #expect(progress.totalUnitCount == 3)
@@ -317,10 +316,7 @@ import Testing
         let manager = try Self.manager(bundle, calls: Calls([])) { label in
             if label == "required titles" { progress.cancel() }
         }
-        let (_, error) = LightweightMigrationTests.container(try bundle.model(), at: url) { description in
-            description.setOption(manager, forKey: NSPersistentStoreStagedMigrationManagerOptionKey)
-            description.migrationProgress = progress
-        }
+        let (_, error) = Self.open(url, with: try bundle.model(), manager: manager, progress: progress)
         #expect((error as? CocoaError)?.code.rawValue == NSMigrationCancelledError)
         let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
         #expect(try Self.model(bundle, "Notes 2").isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
