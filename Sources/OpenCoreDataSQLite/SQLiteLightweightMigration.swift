@@ -609,8 +609,8 @@ extension SQLiteLightweightMigration {
             let oldSubtree = migration.sourceEntity(for: entity).flatMap { source.mapping(for: $0)?.subtreeNumbers } ?? []
             let leftSubtree = !Set(oldSubtree).isSubset(of: Set(mapping.subtreeNumbers))
             guard lostRows || leftSubtree else { return nil }
-            let filter = entity.superentity == nil && mapping.table.entities.count == mapping.subtreeNumbers.count
-                ? "" : " WHERE \(mapping.subtreeCondition(on: "Z_ENT"))"
+            // A root's table holds its subtree only: every row there is one.
+            let filter = entity.superentity == nil ? "" : " WHERE \(mapping.subtreeCondition(on: "Z_ENT"))"
             return "SELECT Z_PK FROM \(mapping.table.name)\(filter)"
         }
 

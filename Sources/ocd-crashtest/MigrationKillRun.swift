@@ -29,6 +29,9 @@ struct MigrationKillRun {
         case custom
         /// By an `NSStagedMigrationManager`'s stages.
         case staged
+
+        /// The kind of migration, as the run's summary names it.
+        var kind: String { self == .inferred ? "lightweight" : rawValue }
     }
 
     struct Options {
@@ -69,10 +72,9 @@ struct MigrationKillRun {
             }
             try? FileManager.default.removeItem(at: store.deletingLastPathComponent())
         }
-        let kind = [Mapping.inferred: "lightweight", .custom: "custom", .staged: "staged"][options.mapping] ?? ""
         let versions = Self.versions(for: options.mapping)
         let leftAt = versions.map { "\(left[$0] ?? 0) at \"\($0)\"" }.joined(separator: ", ")
-        print("\(options.kills) kills during \(kind) migration (\(String(format: "%.0f", duration * 1000)) ms each), "
+        print("\(options.kills) kills during \(options.mapping.kind) migration (\(String(format: "%.0f", duration * 1000)) ms each), "
               + "left \(leftAt), \(failures) failures")
         return failures == 0
     }
