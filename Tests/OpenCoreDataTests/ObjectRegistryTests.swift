@@ -59,6 +59,38 @@ import OpenCoreData
         for key in Int64(1)...15_000 where reference[key] == nil { #expect(table.object(for: key) == nil) }
     }
 
+    /// Objects going away leave no tombstones behind once their probe runs end: a table whose
+    /// objects all went away (a fetch's results released, as after every W3 fetch) is empty
+    /// again, and probes and rebuilds do not grow with the objects that came and went.
+    @Test func aTableWhoseObjectsAllWentAwayHoldsNoTombstones() {
+        let model = TestModel.make()
+        let entity = model.entitiesByName["Person"]!
+        var generator = SplitMix(seed: 11)
+        var table = PrimaryKeyTable(store: ObjectIdentifier(model), root: ObjectIdentifier(entity))
+        var objects: [NSManagedObject] = []
+        for round in 0..<5 {
+            // Keys in runs of consecutive keys and keys far apart, removed in a shuffled order.
+            var keys = (0..<1_000).map { Int64(round * 10_000 + $0 * 1_000 % 9_973 + 1) }
+            keys += (1...500).map { Int64(round * 10_000 + 5_000 + $0) }
+            for key in keys {
+                let object = NSManagedObject(entity: entity, insertInto: nil)
+                objects.append(object)
+                table.insert(object, for: key)
+            }
+            var order = Set(keys).sorted()
+            for index in order.indices.reversed() {
+                order.swapAt(index, Int(generator.next() % UInt64(index + 1)))
+            }
+            for (position, key) in order.enumerated() {
+                table.remove(key, ifMatching: nil)
+                #expect(table.object(for: key) == nil)
+                if let next = order.dropFirst(position + 1).first { #expect(table.object(for: next) != nil) }
+            }
+            #expect(table.count == 0)
+            #expect(table.tombstones == 0)
+        }
+    }
+
     @Test func removingOnlyTheMatchingObject() {
         let model = TestModel.make()
         let entity = model.entitiesByName["Person"]!

@@ -118,7 +118,8 @@ struct PrimaryKeyTable {
     private var values: [Unmanaged<NSManagedObject>?]
     private var shift: UInt64
     private(set) var count = 0
-    private var tombstones = 0
+    /// Removed slots that still mark a probe run: each has a live entry after it in its run.
+    private(set) var tombstones = 0
 
     private static let empty: Int64 = 0
     private static let removed: Int64 = -1
@@ -192,10 +193,23 @@ struct PrimaryKeyTable {
             index = (index + 1) & mask
         }
         if let object, values[index]?.toOpaque() != Unmanaged.passUnretained(object).toOpaque() { return }
-        keys[index] = Self.removed
         values[index] = nil
         count -= 1
-        tombstones += 1
+        guard keys[(index + 1) & mask] == Self.empty else {
+            keys[index] = Self.removed
+            tombstones += 1
+            return
+        }
+        // No probe run goes on past an empty slot, so none needs this one or the tombstones
+        // just before it: they become empty. A table whose objects all went away (a fetch's
+        // results released) ends up empty rather than full of tombstones to rebuild.
+        keys[index] = Self.empty
+        var previous = (index + mask) & mask
+        while keys[previous] == Self.removed {
+            keys[previous] = Self.empty
+            tombstones -= 1
+            previous = (previous + mask) & mask
+        }
     }
 
     mutating func reserveCapacity(_ capacity: Int) {
