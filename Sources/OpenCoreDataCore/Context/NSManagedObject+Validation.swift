@@ -65,7 +65,37 @@ extension NSManagedObject {
         default:
             break
         }
+        if !attribute.customValidationRules.isEmpty, let judged = value.objectValue(for: attribute.attributeType) {
+            errors.append(contentsOf: customRuleErrors(of: attribute, value: judged))
+        }
         return errors
+    }
+
+    /// The rules of `setValidationPredicates(_:withValidationWarnings:)` that `value` (the
+    /// predicates' `SELF`) breaks: each an `NSManagedObjectValidationError` reporting its warning.
+    private func customRuleErrors(of property: NSPropertyDescription, value: Any) -> [Error] {
+        var errors: [Error] = []
+        for (predicate, warning) in property.customValidationRules where !predicate.evaluate(with: value) {
+            let text = (warning as? String).flatMap { $0.isEmpty ? nil : $0 }
+            let message = text ?? "\(Self.describe(value)) does not satisfy the validation predicate \(predicate.predicateFormat)"
+            // A warning that is a number is the error code to report (as in Xcode's model files).
+            let code = (warning as? Int).map(CocoaError.Code.init(rawValue:)) ?? .managedObjectValidation
+            var info = CoreDataError.validation(code, object: self, key: property.name, value: value, message).userInfo
+            info[NSValidationPredicateErrorKey] = predicate
+            // Core Data reports the warning itself as the error's description.
+            if let text { info[NSLocalizedDescriptionKey] = text }
+            errors.append(CocoaError(code, userInfo: info))
+        }
+        return errors
+    }
+
+    private static func describe(_ value: Any) -> String {
+        switch value {
+        case let string as String: "\"\(string)\""
+        case let object as NSManagedObject: "\(object.entity.name ?? "an object") \(object.objectID.uriRepresentation().absoluteString)"
+        case let set as Set<NSManagedObject>: "a set of \(set.count) objects"
+        default: "\(value)"
+        }
     }
 
     /// A numeric minimum or maximum as a Double, whichever number type the model gave it in.
@@ -93,9 +123,16 @@ extension NSManagedObject {
     }
 
     private func validationErrors(of relationship: NSRelationshipDescription) -> [Error] {
-        if !relationship.isToMany { return toOneErrors(relationship, hasDestination: toOneDestinationID(relationship) != nil) }
-        guard relationship.hasCountRules else { return [] }
-        return countErrors(relationship, count: toManyMembers(relationship).members.count)
+        var errors: [Error]
+        if !relationship.isToMany {
+            errors = toOneErrors(relationship, hasDestination: toOneDestinationID(relationship) != nil)
+        } else {
+            errors = relationship.hasCountRules ? countErrors(relationship, count: toManyMembers(relationship).members.count) : []
+        }
+        guard !relationship.customValidationRules.isEmpty else { return errors }
+        let current: Any? = relationship.isToMany ? toManyMembers(relationship).members : toOneDestination(relationship)
+        if let current { errors += customRuleErrors(of: relationship, value: current) }
+        return errors
     }
 
     private func toOneErrors(_ relationship: NSRelationshipDescription, hasDestination: Bool) -> [Error] {
@@ -155,6 +192,7 @@ extension NSManagedObject {
                                                    "expected a collection of objects of entity \(relationship.destinationEntity?.name ?? "?")")]
             } else {
                 errors = countErrors(relationship, count: members.count)
+                if let candidate, !isNilOrNull(candidate) { errors += customRuleErrors(of: relationship, value: candidate) }
             }
         case let relationship as NSRelationshipDescription:
             if !isNilOrNull(candidate) && !(candidate is NSManagedObject) {
@@ -162,6 +200,7 @@ extension NSManagedObject {
                                                    "expected an object of entity \(relationship.destinationEntity?.name ?? "?")")]
             } else {
                 errors = toOneErrors(relationship, hasDestination: !isNilOrNull(candidate))
+                if let candidate, !isNilOrNull(candidate) { errors += customRuleErrors(of: relationship, value: candidate) }
             }
         default:
             break
@@ -193,8 +232,10 @@ extension NSRelationshipDescription {
 }
 
 extension NSAttributeDescription {
-    /// Whether values must be checked against a minimum, a maximum or a pattern.
-    var hasValueRules: Bool { minValue != nil || maxValue != nil || regularExpression != nil }
+    /// Whether values must be checked against a minimum, a maximum, a pattern or predicates.
+    var hasValueRules: Bool {
+        minValue != nil || maxValue != nil || regularExpression != nil || !customValidationRules.isEmpty
+    }
 }
 
 extension PrimitiveValue {

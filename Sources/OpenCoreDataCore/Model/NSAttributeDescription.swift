@@ -42,6 +42,37 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
 
     public convenience init() { self.init(name: "", type: .undefinedAttributeType) }
 
+    /// The predicates Xcode makes of the minimum, maximum and pattern: one for the bounds (an AND
+    /// of both when both are set), one for the pattern.
+    override var ruleValidationPredicates: [NSPredicate] {
+        let measuresLength = [.stringAttributeType, .binaryDataAttributeType].contains(attributeType)
+        let subject = measuresLength ? NSExpression(forKeyPath: "length") : NSExpression.expressionForEvaluatedObject()
+        var bounds: [NSPredicate] = []
+        if let minValue {
+            bounds.append(NSComparisonPredicate(leftExpression: subject, rightExpression: NSExpression(forConstantValue: minValue),
+                                                modifier: .direct, type: .greaterThanOrEqualTo, options: []))
+        }
+        if let maxValue {
+            bounds.append(NSComparisonPredicate(leftExpression: subject, rightExpression: NSExpression(forConstantValue: maxValue),
+                                                modifier: .direct, type: .lessThanOrEqualTo, options: []))
+        }
+        var predicates: [NSPredicate] = []
+        if bounds.count == 1 { predicates.append(bounds[0]) }
+        if bounds.count == 2 { predicates.append(NSCompoundPredicate(type: .and, subpredicates: bounds)) }
+        if let regularExpression, attributeType == .stringAttributeType {
+            predicates.append(NSComparisonPredicate(leftExpression: .expressionForEvaluatedObject(),
+                                                    rightExpression: NSExpression(forConstantValue: regularExpression),
+                                                    modifier: .direct, type: .matches, options: []))
+        }
+        return predicates
+    }
+
+    override func clearRuleValidation() {
+        if minValue != nil { minValue = nil }
+        if maxValue != nil { maxValue = nil }
+        if regularExpression != nil { regularExpression = nil }
+    }
+
     /// The default value converted once to storage form (at freeze).
     @exclusivity(unchecked) var defaultPrimitive: PrimitiveValue = .null
     /// Storage index among the attributes of an object of the entity. Set at freeze.

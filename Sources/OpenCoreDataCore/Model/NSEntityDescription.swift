@@ -250,7 +250,9 @@ package final class EntityLayout: @unchecked Sendable {
         self.attributeChecks = attributesToValidate.map { ($0.attributeSlot, $0.isOptional, $0.hasValueRules) }
         self.persistentAttributeSlots = attributes.filter { !$0.isTransient }.map(\.attributeSlot)
         self.persistentToOneSlots = relationships.filter { !$0.isToMany && !$0.isTransient }.map(\.relationshipSlot)
-        self.relationshipsToValidate = relationships.filter { !$0.isOptional || $0.minCount > 0 || $0.maxCount > 1 }
+        self.relationshipsToValidate = relationships.filter {
+            !$0.isOptional || $0.minCount > 0 || $0.maxCount > 1 || !$0.customValidationRules.isEmpty
+        }
         self.inverses = relationships.map(\.inverseRelationship)
     }
 }

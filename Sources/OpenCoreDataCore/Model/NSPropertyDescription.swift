@@ -25,6 +25,64 @@ open class NSPropertyDescription: @unchecked Sendable {
     /// The name this property had in an earlier model version (for migration).
     public var renamingIdentifier: String? = nil { didSet { checkEditable("renamingIdentifier") } }
 
+    /// Rules set with `setValidationPredicates(_:withValidationWarnings:)`: predicates a value
+    /// must satisfy at save, each with the warning its failure reports.
+    @exclusivity(unchecked) package private(set) var customValidationRules: [(predicate: NSPredicate, warning: Any)] = []
+
+    /// The predicates a value of this property must satisfy when its object is validated.
+    ///
+    /// An attribute's `minValue`, `maxValue` and `regularExpression` come first, as the
+    /// predicates Xcode makes of them (`length >= 3`, `SELF <= 100`, `SELF MATCHES "…"`), then
+    /// the predicates set with `setValidationPredicates(_:withValidationWarnings:)`.
+    ///
+    /// Differences from Apple: Core Data keeps a model editor's minimum, maximum and pattern only
+    /// as predicates; OpenCoreData keeps them as properties too, and lists them here as predicates.
+    public var validationPredicates: [NSPredicate] { ruleValidationPredicates + customValidationRules.map(\.predicate) }
+
+    /// The warnings of `validationPredicates`, in the same order: what a failed predicate reports
+    /// as the error's localized description. An attribute's minimum, maximum and pattern have an
+    /// empty warning (their failures report codes 1610–1680 with a message of their own).
+    public var validationWarnings: [Any] {
+        Array(repeating: "", count: ruleValidationPredicates.count) + customValidationRules.map(\.warning)
+    }
+
+    /// Replaces the property's validation rules with `validationPredicates`, each failing with the
+    /// warning at the same position.
+    ///
+    /// ```swift
+    /// title.setValidationPredicates([NSPredicate(format: "length >= 3"), NSPredicate(format: "SELF CONTAINS %@", "title")],
+    ///                               withValidationWarnings: ["Too short", "Must contain 'title'"])
+    /// ```
+    /// At save, a value that is nil is not checked (optionality is); any other value is the
+    /// predicate's `SELF` — an attribute's value, a to-one's destination, a to-many's set. A
+    /// failed predicate is an `NSManagedObjectValidationError` (1550) whose localized description
+    /// is the warning, with the predicate under `NSValidationPredicateErrorKey`.
+    ///
+    /// Differences from Apple: Core Data raises when the counts differ; here a predicate without
+    /// a warning reports a message naming it. An attribute's `minValue`, `maxValue` and
+    /// `regularExpression` are cleared, since on Apple's platforms they are among the rules
+    /// this call replaces.
+    public func setValidationPredicates(_ validationPredicates: [NSPredicate]?, withValidationWarnings validationWarnings: [String]?) {
+        checkEditable("validationPredicates")
+        clearRuleValidation()
+        let warnings = validationWarnings ?? []
+        customValidationRules = (validationPredicates ?? []).enumerated().map { index, predicate in
+            (predicate, index < warnings.count ? warnings[index] : "")
+        }
+    }
+
+    /// Adds one custom rule whose warning may be any archived value (a model file's).
+    package func addCustomValidationRule(_ predicate: NSPredicate, warning: Any) {
+        checkEditable("validationPredicates")
+        customValidationRules.append((predicate, warning))
+    }
+
+    /// The predicates of the rules a subclass keeps as properties (an attribute's range and pattern).
+    var ruleValidationPredicates: [NSPredicate] { [] }
+
+    /// Forgets the rules a subclass keeps as properties.
+    func clearRuleValidation() {}
+
     /// The entity this property is declared on (not inherited into).
     public internal(set) var entity: NSEntityDescription? {
         get { entityAnchor?.entity }

@@ -35,8 +35,8 @@ import Foundation
 ///   `_storeBinaryDataExternally` in the attribute's flags, not confirmed by a corpus file.
 /// - Xcode's minimum, maximum and regular expression are archived as validation predicates
 ///   (`length >= 3`, `SELF <= 100`, `SELF MATCHES "…"`); those come back as `minValue`,
-///   `maxValue` and `regularExpression`. Other validation predicates cannot be represented by
-///   the model yet and are left out (see `droppedValidationPredicates`).
+///   `maxValue` and `regularExpression`. Other validation predicates, and any with a warning of
+///   their own, are kept as `validationPredicates` with their `validationWarnings`.
 /// - In model caches, a property that is the only element of a fetch index is `isIndexed`, and
 ///   has a fetch index named after it besides (`byUUID` on `uuid` brings an index `uuid`): the
 ///   store has both (`Z_BookmarkEntity_byUUID`, `Z_BookmarkEntity_uuid`), and so does the model.
@@ -53,9 +53,6 @@ final class KeyedArchiveModelDecoder {
     private var propertiesByUID: [Int: NSPropertyDescription] = [:]
     private var propertyObjects: [(object: ArchivedObject, property: NSPropertyDescription)] = []
     private var predicates = KeyedArchivePredicateDecoder()
-
-    /// Validation predicates the model could not represent, as `Entity.property: predicate`.
-    private(set) var droppedValidationPredicates: [String] = []
 
     /// Decodes the model archived in `data`; errors name `source`, and `wholeElement` for
     /// errors about the archive as a whole (`Z_MODELCACHE` for a store's cache).
@@ -192,7 +189,7 @@ final class KeyedArchiveModelDecoder {
                 guard propertiesByUID[propertyObject.uid] == nil else {
                     throw KeyedArchiveError(reason: "\(propertyObject) is listed by two entities")
                 }
-                let property = try decodeProperty(propertyObject, key: key, entityName: entityName)
+                let property = try decodeProperty(propertyObject, key: key)
                 propertiesByUID[propertyObject.uid] = property
                 propertyObjects.append((propertyObject, property))
                 own.append(property)
@@ -201,12 +198,12 @@ final class KeyedArchiveModelDecoder {
         entity.properties = own.sorted { $0.name < $1.name }
     }
 
-    private func decodeProperty(_ object: ArchivedObject, key: String, entityName: String) throws -> NSPropertyDescription {
+    private func decodeProperty(_ object: ArchivedObject, key: String) throws -> NSPropertyDescription {
         let name = try object.string(forKey: "NSPropertyName") ?? key
         let property: NSPropertyDescription
         if object.isKind(of: "NSDerivedAttributeDescription") {
             let derived = NSDerivedAttributeDescription(name: name, type: .undefinedAttributeType)
-            try decodeAttribute(object, into: derived, entityName: entityName)
+            try decodeAttribute(object, into: derived)
             if let expression = try object.object(forKey: "NSDerivationExpression") {
                 derived.derivationExpression = try predicates.expression(expression)
                 derived.derivationExpressionFormat = derived.derivationExpression?.description
@@ -217,7 +214,7 @@ final class KeyedArchiveModelDecoder {
             property = derived
         } else if object.isKind(of: "NSAttributeDescription") {
             let attribute = NSAttributeDescription(name: name, type: .undefinedAttributeType)
-            try decodeAttribute(object, into: attribute, entityName: entityName)
+            try decodeAttribute(object, into: attribute)
             property = attribute
         } else if object.isKind(of: "NSRelationshipDescription") {
             let relationship = NSRelationshipDescription(name: name)
@@ -245,10 +242,11 @@ final class KeyedArchiveModelDecoder {
         property.userInfo = try userInfo(of: object)
         property.versionHashModifier = try object.string(forKey: "NSVersionHashModifier")
         property.renamingIdentifier = try renamingIdentifier(of: object, name: name)
+        try decodeValidationRules(object, into: property)
         return property
     }
 
-    private func decodeAttribute(_ object: ArchivedObject, into attribute: NSAttributeDescription, entityName: String) throws {
+    private func decodeAttribute(_ object: ArchivedObject, into attribute: NSAttributeDescription) throws {
         let rawType = try object.integer(forKey: "NSAttributeType")
         guard rawType >= 0, let type = NSAttributeType(rawValue: UInt(rawType)) else {
             throw KeyedArchiveError(reason: "\(object) has the unknown attribute type \(rawType)")
@@ -260,13 +258,28 @@ final class KeyedArchiveModelDecoder {
         attribute.allowsExternalBinaryDataStorage = flags & 0x04 != 0
         attribute.preservesValueInHistoryOnDeletion = flags & 0x10 != 0
         attribute.defaultValue = try defaultValue(of: object, type: type)
-        if let list = try object.object(forKey: "NSValidationPredicates") {
-            for element in try list.collectionElements() {
-                let predicate = try predicates.predicate(element.asObject("a validation predicate"))
-                if !applyValidationRule(predicate, to: attribute) {
-                    droppedValidationPredicates.append("\(entityName).\(attribute.name): \(predicate.predicateFormat)")
-                }
+    }
+
+    /// The validation predicates and their warnings. A rule without a warning text (Xcode's
+    /// minimum, maximum and pattern, whose warnings are error codes) becomes the attribute's `minValue`, `maxValue` or
+    /// `regularExpression` where it has that form; every other rule is kept as it is, with its
+    /// warning (as `setValidationPredicates(_:withValidationWarnings:)` made it).
+    private func decodeValidationRules(_ object: ArchivedObject, into property: NSPropertyDescription) throws {
+        guard let list = try object.object(forKey: "NSValidationPredicates") else { return }
+        let rules = try list.collectionElements().map { try predicates.predicate($0.asObject("a validation predicate")) }
+        var warnings: [Any?] = []
+        if let warningList = try object.object(forKey: "NSValidationWarnings") {
+            var values = FoundationValueDecoder()
+            warnings = try warningList.collectionElements().map { try values.decode($0) }
+        }
+        for (index, predicate) in rules.enumerated() {
+            let warning = index < warnings.count ? warnings[index] : nil
+            // Xcode's rules carry an error code (or nothing) as their warning; code carries text.
+            let hasOwnText = (warning as? String).map { !$0.isEmpty } ?? false
+            if !hasOwnText, let attribute = property as? NSAttributeDescription, applyValidationRule(predicate, to: attribute) {
+                continue
             }
+            property.addCustomValidationRule(predicate, warning: warning ?? "")
         }
     }
 

@@ -226,7 +226,7 @@ struct KeyedArchiveModelEncoder {
         // Core Data's fetched properties are always optional and transient.
         let optional = property.isOptional || property is NSFetchedPropertyDescription
         let transient = property.isTransient || property is NSFetchedPropertyDescription
-        let validation = (property as? NSAttributeDescription).map(validationPredicates(of:)) ?? []
+        let validation = property.validationPredicates
         let userInfo = try userInfo(property.userInfo)
         let ordered = (property as? NSRelationshipDescription)?.isOrdered ?? false
 
@@ -253,7 +253,7 @@ struct KeyedArchiveModelEncoder {
         if !validation.isEmpty {
             let predicates = try validation.map { try KeyedArchivePredicateEncoder.predicate($0, into: &writer) }
             fields["NSValidationPredicates"] = writer.array(predicates)
-            fields["NSValidationWarnings"] = writer.array(validation.map { _ in writer.string("") })
+            fields["NSValidationWarnings"] = writer.array(try property.validationWarnings.map { try writer.foundationValue($0) })
         }
         return fields
     }
@@ -313,28 +313,5 @@ struct KeyedArchiveModelEncoder {
         case .URIAttributeType: "NSURL"
         default: nil
         }
-    }
-
-    /// The validation predicates Xcode makes of an attribute's minimum, maximum and pattern.
-    private func validationPredicates(of attribute: NSAttributeDescription) -> [NSPredicate] {
-        let measuresLength = [.stringAttributeType, .binaryDataAttributeType].contains(attribute.attributeType)
-        let subject = measuresLength ? NSExpression(forKeyPath: "length") : NSExpression.expressionForEvaluatedObject()
-        var bounds: [NSPredicate] = []
-        if let minimum = attribute.minValue {
-            bounds.append(NSComparisonPredicate(leftExpression: subject, rightExpression: NSExpression(forConstantValue: minimum),
-                                                modifier: .direct, type: .greaterThanOrEqualTo, options: []))
-        }
-        if let maximum = attribute.maxValue {
-            bounds.append(NSComparisonPredicate(leftExpression: subject, rightExpression: NSExpression(forConstantValue: maximum),
-                                                modifier: .direct, type: .lessThanOrEqualTo, options: []))
-        }
-        var predicates: [NSPredicate] = []
-        if bounds.count == 1 { predicates.append(bounds[0]) }
-        if bounds.count == 2 { predicates.append(NSCompoundPredicate(type: .and, subpredicates: bounds)) }
-        if let pattern = attribute.regularExpression, attribute.attributeType == .stringAttributeType {
-            predicates.append(NSComparisonPredicate(leftExpression: .expressionForEvaluatedObject(), rightExpression: NSExpression(forConstantValue: pattern),
-                                                    modifier: .direct, type: .matches, options: []))
-        }
-        return predicates
     }
 }
