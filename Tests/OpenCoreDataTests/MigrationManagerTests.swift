@@ -196,6 +196,30 @@ class SplitNamePolicy: NSEntityMigrationPolicy {
         #expect(Set(migratedPets.compactMap { $0.value(forKey: "name") as? String }) == ["cat1", "dog1"])
     }
 
+    /// A FETCH whose fetch fails (here: a key the source entity lacks) fails the migration with
+    /// that fetch's error, naming the mapping; nothing is left at the destination.
+    @Test func aFailingFetchSourceExpressionReportsTheFetchError() throws {
+        let directory = TemporaryDirectory()
+        let (sourceURL, destinationURL) = (directory.file("v1.sqlite"), directory.file("v2.sqlite"))
+        let v1 = try Self.writeSource(at: sourceURL)
+        let v2 = Self.people(v2: true)
+        let mapping = Self.mapping(source: v1, destination: v2)
+        let people = try #require(mapping.entityMappings.first { $0.name == "PersonToPerson" })
+        people.sourceExpression = try NSExpression(validatingFormat: """
+            FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", "Person", "nickname == 'x'"), \
+            $manager.sourceContext, NO)
+            """)
+        let error = #expect(throws: (any Error).self) {
+            try NSMigrationManager(sourceModel: v1, destinationModel: v2)
+                .migrateStore(from: sourceURL, sourceType: NSSQLiteStoreType, with: mapping,
+                              toDestinationURL: destinationURL, destinationType: NSSQLiteStoreType)
+        }
+        let message = (error as? NSError)?.localizedDescription ?? ""
+        #expect(message.contains("The FETCH of the entity mapping PersonToPerson failed"))
+        #expect(message.contains("nickname"))
+        #expect(!FileManager.default.fileExists(atPath: destinationURL.path))
+    }
+
     @Test func withoutAMappingModelTheInferredOneCopiesTheStoreIntoAnotherStoreType() throws {
         let directory = TemporaryDirectory()
         let (bundle, sourceURL) = try LightweightMigrationTests.version1Store(upgradingTo: LightweightMigrationTests.entryV2, in: directory)

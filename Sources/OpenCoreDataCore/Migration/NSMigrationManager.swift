@@ -296,8 +296,11 @@ open class NSMigrationManager: @unchecked Sendable {
         request.entity = entity
         request.includesSubentities = false
         if let expression = mapping.sourceExpression {
-            if expression.fetchParts?.countOnly == true {
-                throw CoreDataError.make(.migration, "The source expression of the entity mapping \(mapping.name ?? "?") counts its instances instead of fetching them: \(expression)")
+            if let parts = expression.fetchParts {
+                if parts.countOnly {
+                    throw CoreDataError.make(.migration, "The source expression of the entity mapping \(mapping.name ?? "?") counts its instances instead of fetching them: \(expression)")
+                }
+                return try fetchedInstanceIDs(parts.request, in: parts.context, of: mapping, entity: entity)
             }
             switch try evaluate(expression, source: nil, destination: nil, mapping: mapping, propertyMapping: nil, policy: nil) {
             case let fetch as NSFetchRequest<NSFetchRequestResult>:
@@ -312,6 +315,29 @@ open class NSMigrationManager: @unchecked Sendable {
         request.resultType = NSFetchRequestResultType.managedObjectIDResultType
         request.sortDescriptors = []
         return try sourceContext.fetch(request)
+    }
+
+    /// The IDs a FETCH source expression chooses, fetched as IDs rather than objects; a failing
+    /// fetch fails the migration with its own error.
+    private func fetchedInstanceIDs(_ requestExpression: NSExpression, in contextExpression: NSExpression,
+                                    of mapping: NSEntityMapping, entity: NSEntityDescription) throws -> [NSManagedObjectID] {
+        let name = mapping.name ?? "?"
+        guard let request = try evaluate(requestExpression, source: nil, destination: nil, mapping: mapping,
+                                         propertyMapping: nil, policy: nil) as? TypeErasedFetchRequest else {
+            throw CoreDataError.make(.migration, "The FETCH of the entity mapping \(name) has no fetch request: \(requestExpression)")
+        }
+        guard let context = try evaluate(contextExpression, source: nil, destination: nil, mapping: mapping,
+                                         propertyMapping: nil, policy: nil) as? NSManagedObjectContext else {
+            throw CoreDataError.make(.migration, "The FETCH of the entity mapping \(name) has no managed object context: \(contextExpression)")
+        }
+        let ids = request.objectIDRequest()
+        if ids.entity == nil && ids.entityName == nil { ids.entity = entity }
+        do {
+            return try context.fetch(ids)
+        } catch {
+            throw CoreDataError.make(.migration, "The FETCH of the entity mapping \(name) failed: \((error as NSError).localizedDescription)",
+                                     [NSUnderlyingErrorKey: error])
+        }
     }
 
     /// The source instances of one batch, their values read in one fetch.

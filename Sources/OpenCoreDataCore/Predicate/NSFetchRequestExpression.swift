@@ -52,11 +52,18 @@ protocol TypeErasedFetchRequest {
     func results(in context: NSManagedObjectContext) throws -> [Any]
     /// How many objects `context` finds with the request.
     func count(in context: NSManagedObjectContext) throws -> Int
+    /// The same request, answering object IDs.
+    func objectIDRequest() -> NSFetchRequest<NSManagedObjectID>
 }
 
 extension NSFetchRequest: TypeErasedFetchRequest {
     func results(in context: NSManagedObjectContext) throws -> [Any] { try context.fetch(self).map { $0 as Any } }
     func count(in context: NSManagedObjectContext) throws -> Int { try context.count(for: self) }
+    func objectIDRequest() -> NSFetchRequest<NSManagedObjectID> {
+        let request = copy(as: NSManagedObjectID.self)
+        request.resultType = .managedObjectIDResultType
+        return request
+    }
 }
 
 extension NSExpression {
