@@ -12,6 +12,8 @@ class SplitNamePolicy: NSEntityMigrationPolicy {
         // @unchecked Sendable: set and cleared by one serialized suite around its migrations.
         var failAfter: Int?
         var cancelAfter: Int?
+        /// A progress the policy cancels once it has made its first instance.
+        var progressToCancel: Progress?
     }
     static let managerKnobs = Knobs()
     class var knobs: Knobs { managerKnobs }
@@ -21,6 +23,7 @@ class SplitNamePolicy: NSEntityMigrationPolicy {
                                              manager: NSMigrationManager) throws {
         if let limit = Self.knobs.failAfter, created == limit { throw CocoaError(.validationStringTooLong) }
         if let limit = Self.knobs.cancelAfter, created == limit { manager.cancelMigrationWithError(CocoaError(.userCancelled)) }
+        if created == 1 { Self.knobs.progressToCancel?.cancel() }
         try super.createDestinationInstances(forSource: source, in: mapping, manager: manager)
         created += 1
         let person = manager.destinationInstances(forEntityMappingName: mapping.name!, sourceInstances: [source])[0]

@@ -161,6 +161,26 @@ final class ShelterPolicy: SplitNamePolicy {
         #expect(NSMappingModel(from: [], forSourceModel: try Self.version(bundle, "People 2"), destinationModel: try Self.version(bundle, "People")) == nil)
     }
 
+    /// Cancelling the load's progress while a mapping model's policy runs stops the migration
+    /// within its one step: 134120, and the old store as it was, which the old version opens.
+    @Test func cancellingTheLoadsProgressStopsAMigrationThroughAMappingModel() throws {
+        let directory = TemporaryDirectory()
+        let (bundle, _) = try Self.project(in: directory)
+        let url = directory.file("People.sqlite")
+        try Self.writeStore(at: url, bundle: bundle)
+        let bytes = try Data(contentsOf: url)
+        try bundle.makeCurrent("People 2")
+        let progress = Progress(totalUnitCount: 0)
+        ShelterPolicy.knobs.progressToCancel = progress
+        defer { ShelterPolicy.knobs.progressToCancel = nil }
+        let (_, error) = LightweightMigrationTests.container(try bundle.model(), at: url) { $0.migrationProgress = progress }
+        #expect((error as? CocoaError)?.code.rawValue == 134120)
+        #expect(try Data(contentsOf: url) == bytes)
+        let (old, reopenError) = LightweightMigrationTests.container(try Self.version(bundle, "People"), at: url)
+        #expect(reopenError == nil)
+        #expect(try old.viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 4)
+    }
+
     @Test func aStoreWithAMappingModelOfItsOwnIsMigratedThroughItWhenAdded() throws {
         let directory = TemporaryDirectory()
         let (bundle, _) = try Self.project(in: directory)

@@ -79,6 +79,7 @@ package struct MappedStoreMigration {
         manager.configurationName = configuration
         let progress = options?[OCDMigrationProgressOption] as? Progress
         progress?.totalUnitCount = 100
+        manager.openingProgress = progress
         do {
             let sourceMetadata = try currentSourceMetadata()
             let replacement = try (storeClass as? any MigratedStoreReplacing.Type)?.watchForReplacement(of: url)
@@ -104,6 +105,10 @@ package struct MappedStoreMigration {
             progress?.completedUnitCount = 100
         } catch {
             try? removeStore(at: migrated)
+            if (error as NSError).domain == NSCocoaErrorDomain && (error as NSError).code == CocoaError.Code.migrationCancelled.rawValue {
+                throw CoreDataError.make(.migrationCancelled, "The migration of \(url.path) was cancelled; the store is as it was",
+                                         [NSURLErrorKey: url, NSUnderlyingErrorKey: error])
+            }
             throw CoreDataError.make(.migration, "The store \(url.path) could not be migrated through its mapping model: \(error.localizedDescription)",
                                      [NSURLErrorKey: url, NSUnderlyingErrorKey: error])
         }
