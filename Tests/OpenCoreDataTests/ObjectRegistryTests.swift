@@ -91,6 +91,34 @@ import OpenCoreData
         }
     }
 
+    /// Objects may go away between finding a key's free slot and filling it (a removal can
+    /// empty part of the probe run before that slot): the key is still found afterwards.
+    @Test func removalsBetweenFindingAndFillingASlotLoseNoKey() {
+        let model = TestModel.make()
+        let entity = model.entitiesByName["Person"]!
+        var generator = SplitMix(seed: 23)
+        var table = PrimaryKeyTable(store: ObjectIdentifier(model), root: ObjectIdentifier(entity))
+        var reference: [Int64: NSManagedObject] = [:]
+        for _ in 0..<20_000 {
+            let key = Int64(generator.next() % 600) + 1
+            let (index, existing) = table.slot(for: key)
+            let seen = table.removals
+            for _ in 0..<Int(generator.next() % 3) {
+                let victim = Int64(generator.next() % 600) + 1
+                guard victim != key else { continue }
+                table.remove(victim, ifMatching: nil)
+                reference[victim] = nil
+            }
+            if existing == nil {
+                let object = NSManagedObject(entity: entity, insertInto: nil)
+                table.fill(index, key: key, with: object, removalsSeen: seen)
+                reference[key] = object
+            }
+        }
+        #expect(table.count == reference.count)
+        for key in Int64(1)...600 { #expect(table.object(for: key) === reference[key]) }
+    }
+
     @Test func removingOnlyTheMatchingObject() {
         let model = TestModel.make()
         let entity = model.entitiesByName["Person"]!

@@ -42,6 +42,7 @@ import OpenCoreData
     @Test func theRulesReadBackAsTheyWereSet() {
         let title = Self.model().entitiesByName["Book"]!.attributesByName["title"]!
         #expect(title.validationPredicates.map(\.predicateFormat) == ["length >= 3 AND length <= 50", "SELF CONTAINS \"title\""])
+        #expect(title.validationWarnings.count == 2)
         #expect(title.validationWarnings.compactMap { $0 as? String } == [Self.lengthWarning, Self.containsWarning])
     }
 
@@ -141,7 +142,8 @@ import OpenCoreData
         title.minValue = 2
         title.regularExpression = "[a-z]+"
         #expect(title.validationPredicates.map(\.predicateFormat) == ["length >= 2", "SELF MATCHES \"[a-z]+\""])
-        #expect(title.validationWarnings.compactMap { $0 as? String } == ["", ""])
+        #expect(title.validationWarnings.count == 2)
+        #expect(title.validationWarnings.compactMap { $0 as? Int } == [NSValidationStringTooShortError, NSValidationStringPatternMatchingError])
         title.setValidationPredicates([Self.containsRule], withValidationWarnings: [Self.containsWarning])
         #expect(title.minValue == nil && title.regularExpression == nil)
         #expect(title.validationPredicates.map(\.predicateFormat) == ["SELF CONTAINS \"title\""])
@@ -157,7 +159,49 @@ import OpenCoreData
         let title = try #require(cached.entitiesByName["Book"]?.attributesByName["title"])
         #expect(title.validationPredicates.map(\.predicateFormat) == ["length >= 3 AND length <= 50", "SELF CONTAINS \"title\""])
         #expect(title.validationWarnings.compactMap { $0 as? String } == [Self.lengthWarning, Self.containsWarning])
+        #expect(title.validationWarnings.count == 2)
         let books = try #require(cached.entitiesByName["Shelf"]?.relationshipsByName["books"])
         #expect(books.validationWarnings.compactMap { $0 as? String } == ["A shelf holds two books"])
+    }
+
+    /// A rule set in code that looks like a minimum stays a rule of its own beside the
+    /// attribute's minimum through the model cache, each reporting as before.
+    @Test func aRuleLikeAMinimumStaysApartFromTheMinimumThroughTheCache() throws {
+        let item = NSEntityDescription(name: "Item")
+        let count = NSAttributeDescription(name: "count", type: .integer64AttributeType)
+        count.setValidationPredicates([NSPredicate(format: "SELF >= 0")], withValidationWarnings: nil)
+        count.minValue = 10
+        item.properties = [count]
+        let model = NSManagedObjectModel()
+        model.entities = [item]
+        let stack = try TestStack(.sqlite, model: model)
+        stack.insert("Item", ["count": 12])
+        try stack.context.save()
+        let cached = try #require(try StoreModelCache.model(ofStoreAt: stack.storeURL))
+        let read = try #require(cached.entitiesByName["Item"]?.attributesByName["count"])
+        #expect(read.minValue as? Int == 10)
+        #expect(read.validationPredicates.map(\.predicateFormat) == ["SELF >= 10", "SELF >= 0"])
+        #expect(read.validationWarnings.count == 2)
+        #expect(read.validationWarnings.first as? Int == NSValidationNumberTooSmallError)
+        #expect(read.validationWarnings.last as? String == "")
+    }
+
+    /// A rule the archive cannot hold (a block) is left out of the model cache; the store still
+    /// gets its cache, with the other rules.
+    @Test func aBlockRuleIsLeftOutOfTheCacheAndTheRestKept() throws {
+        let book = NSEntityDescription(name: "Book")
+        let title = NSAttributeDescription(name: "title", type: .stringAttributeType)
+        title.setValidationPredicates([NSPredicate(block: { value, _ in (value as? String)?.isEmpty == false }), Self.containsRule],
+                                      withValidationWarnings: ["Empty", Self.containsWarning])
+        book.properties = [title]
+        let model = NSManagedObjectModel()
+        model.entities = [book]
+        let stack = try TestStack(.sqlite, model: model)
+        stack.insert("Book", ["title": "a title"])
+        try stack.context.save()
+        let cached = try #require(try StoreModelCache.model(ofStoreAt: stack.storeURL))
+        let read = try #require(cached.entitiesByName["Book"]?.attributesByName["title"])
+        #expect(read.validationPredicates.map(\.predicateFormat) == ["SELF CONTAINS \"title\""])
+        #expect(read.validationWarnings.compactMap { $0 as? String } == [Self.containsWarning])
     }
 }

@@ -129,10 +129,10 @@ extension NSManagedObject {
         } else {
             errors = relationship.hasCountRules ? countErrors(relationship, count: toManyMembers(relationship).members.count) : []
         }
-        guard !relationship.customValidationRules.isEmpty else { return errors }
-        let current: Any? = relationship.isToMany ? toManyMembers(relationship).members : toOneDestination(relationship)
-        if let current { errors += customRuleErrors(of: relationship, value: current) }
-        return errors
+        // The predicates' `SELF` is what `value(forKey:)` gives: the destination, or the set
+        // (an ordered set for an ordered relationship).
+        guard !relationship.customValidationRules.isEmpty, let current = value(of: relationship) else { return errors }
+        return errors + customRuleErrors(of: relationship, value: current)
     }
 
     private func toOneErrors(_ relationship: NSRelationshipDescription, hasDestination: Bool) -> [Error] {

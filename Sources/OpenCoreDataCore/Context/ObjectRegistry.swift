@@ -16,24 +16,25 @@ struct ObjectRegistry {
     }
 
     /// Where a fetched row's object is registered: the object found at `location`, or the empty
-    /// slot to `fill` with a new one. One probe where a lookup and an insert would take two; the
-    /// registry must not change in between.
+    /// slot to `fill` with a new one. One probe where a lookup and an insert would take two; no
+    /// other object may be registered in between (objects going away are allowed).
     mutating func slot(at location: RowLocation) -> Slot {
         let table = tableIndex(for: location) ?? addTable(store: location.store, root: location.root)
         let (index, found) = tables[table].slot(for: location.key)
-        return Slot(table: table, index: index, key: location.key, object: found?.takeUnretainedValue())
+        return Slot(table: table, index: index, key: location.key, removals: tables[table].removals, object: found?.takeUnretainedValue())
     }
 
     struct Slot {
         fileprivate let table: Int
         fileprivate let index: Int
         fileprivate let key: Int64
+        fileprivate let removals: Int
         let object: NSManagedObject?
     }
 
-    /// Registers `object` in the empty `slot`.
+    /// Registers `object` in the empty `slot` (looked for again if an object went away since).
     mutating func fill(_ slot: Slot, with object: NSManagedObject) {
-        tables[slot.table].fill(slot.index, key: slot.key, with: object)
+        tables[slot.table].fill(slot.index, key: slot.key, with: object, removalsSeen: slot.removals)
     }
 
     /// Registers `object` under its permanent `id`.
@@ -108,9 +109,10 @@ extension RowSnapshot {
 /// objects going away, share a cache line of keys and one of objects, while the runs themselves
 /// are scattered by a multiplicative hash (so that keys beyond the table's size do not pile
 /// onto a dense run of small ones, as they would with the identity). Removal leaves a
-/// tombstone instead of shifting the rest of the probe run back: with keys in runs, those
-/// runs are long, and objects go away one by one. Tombstones are reused by inserts and
-/// cleared when the table is rebuilt.
+/// tombstone instead of shifting the rest of the probe run back (with keys in runs, those
+/// runs are long, and objects go away one by one) — unless the run ends right after the removed
+/// slot, which then becomes empty with the tombstones before it. Tombstones are reused by
+/// inserts and cleared when the table is rebuilt.
 struct PrimaryKeyTable {
     let store: ObjectIdentifier
     let root: ObjectIdentifier
@@ -120,6 +122,8 @@ struct PrimaryKeyTable {
     private(set) var count = 0
     /// Removed slots that still mark a probe run: each has a live entry after it in its run.
     private(set) var tombstones = 0
+    /// Counts removals, so that a slot found before one is looked for again (see `fill`).
+    private(set) var removals = 0
 
     private static let empty: Int64 = 0
     private static let removed: Int64 = -1
@@ -169,7 +173,18 @@ struct PrimaryKeyTable {
         }
     }
 
-    /// Puts `object` under `key` in the free slot `index` found by `slot(for:)`.
+    /// Puts `object` under `key` in the free slot `index` found by `slot(for:)`, when no removal
+    /// came in between (`removalsSeen` is `removals` as it was then); otherwise it looks for
+    /// the slot again, since a removal may have emptied part of the probe run before `index`.
+    mutating func fill(_ index: Int, key: Int64, with object: NSManagedObject, removalsSeen: Int) {
+        guard removalsSeen == removals else {
+            insert(object, for: key)
+            return
+        }
+        fill(index, key: key, with: object)
+    }
+
+    /// Puts `object` under `key` in the free slot `index` just found by `slot(for:)`.
     mutating func fill(_ index: Int, key: Int64, with object: NSManagedObject) {
         if keys[index] == Self.removed { tombstones -= 1 }
         keys[index] = key
@@ -195,6 +210,7 @@ struct PrimaryKeyTable {
         if let object, values[index]?.toOpaque() != Unmanaged.passUnretained(object).toOpaque() { return }
         values[index] = nil
         count -= 1
+        removals &+= 1
         guard keys[(index + 1) & mask] == Self.empty else {
             keys[index] = Self.removed
             tombstones += 1

@@ -42,29 +42,30 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
 
     public convenience init() { self.init(name: "", type: .undefinedAttributeType) }
 
-    /// The predicates Xcode makes of the minimum, maximum and pattern: one for the bounds (an AND
-    /// of both when both are set), one for the pattern.
-    override var ruleValidationPredicates: [NSPredicate] {
+    /// The minimum, maximum and pattern as predicates, each with the code its failure reports.
+    override var ruleValidationRules: [(predicate: NSPredicate, warning: Any)] {
         let measuresLength = [.stringAttributeType, .binaryDataAttributeType].contains(attributeType)
+        let isDate = attributeType == .dateAttributeType
         let subject = measuresLength ? NSExpression(forKeyPath: "length") : NSExpression.expressionForEvaluatedObject()
-        var bounds: [NSPredicate] = []
+        func bound(_ value: Any, _ type: NSComparisonPredicate.Operator) -> NSPredicate {
+            NSComparisonPredicate(leftExpression: subject, rightExpression: NSExpression(forConstantValue: value),
+                                  modifier: .direct, type: type, options: [])
+        }
+        var rules: [(predicate: NSPredicate, warning: Any)] = []
         if let minValue {
-            bounds.append(NSComparisonPredicate(leftExpression: subject, rightExpression: NSExpression(forConstantValue: minValue),
-                                                modifier: .direct, type: .greaterThanOrEqualTo, options: []))
+            let code = measuresLength ? NSValidationStringTooShortError : isDate ? NSValidationDateTooSoonError : NSValidationNumberTooSmallError
+            rules.append((bound(minValue, .greaterThanOrEqualTo), code))
         }
         if let maxValue {
-            bounds.append(NSComparisonPredicate(leftExpression: subject, rightExpression: NSExpression(forConstantValue: maxValue),
-                                                modifier: .direct, type: .lessThanOrEqualTo, options: []))
+            let code = measuresLength ? NSValidationStringTooLongError : isDate ? NSValidationDateTooLateError : NSValidationNumberTooLargeError
+            rules.append((bound(maxValue, .lessThanOrEqualTo), code))
         }
-        var predicates: [NSPredicate] = []
-        if bounds.count == 1 { predicates.append(bounds[0]) }
-        if bounds.count == 2 { predicates.append(NSCompoundPredicate(type: .and, subpredicates: bounds)) }
         if let regularExpression, attributeType == .stringAttributeType {
-            predicates.append(NSComparisonPredicate(leftExpression: .expressionForEvaluatedObject(),
-                                                    rightExpression: NSExpression(forConstantValue: regularExpression),
-                                                    modifier: .direct, type: .matches, options: []))
+            rules.append((NSComparisonPredicate(leftExpression: .expressionForEvaluatedObject(),
+                                                rightExpression: NSExpression(forConstantValue: regularExpression),
+                                                modifier: .direct, type: .matches, options: []), NSValidationStringPatternMatchingError))
         }
-        return predicates
+        return rules
     }
 
     override func clearRuleValidation() {

@@ -31,20 +31,18 @@ open class NSPropertyDescription: @unchecked Sendable {
 
     /// The predicates a value of this property must satisfy when its object is validated.
     ///
-    /// An attribute's `minValue`, `maxValue` and `regularExpression` come first, as the
-    /// predicates Xcode makes of them (`length >= 3`, `SELF <= 100`, `SELF MATCHES "…"`), then
+    /// An attribute's `minValue`, `maxValue` and `regularExpression` come first, one predicate
+    /// each (`length >= 3`, `SELF <= 100`, `SELF MATCHES "…"`), then
     /// the predicates set with `setValidationPredicates(_:withValidationWarnings:)`.
     ///
     /// Differences from Apple: Core Data keeps a model editor's minimum, maximum and pattern only
     /// as predicates; OpenCoreData keeps them as properties too, and lists them here as predicates.
-    public var validationPredicates: [NSPredicate] { ruleValidationPredicates + customValidationRules.map(\.predicate) }
+    public var validationPredicates: [NSPredicate] { (ruleValidationRules + customValidationRules).map(\.predicate) }
 
     /// The warnings of `validationPredicates`, in the same order: what a failed predicate reports
-    /// as the error's localized description. An attribute's minimum, maximum and pattern have an
-    /// empty warning (their failures report codes 1610–1680 with a message of their own).
-    public var validationWarnings: [Any] {
-        Array(repeating: "", count: ruleValidationPredicates.count) + customValidationRules.map(\.warning)
-    }
+    /// as the error's localized description. The warning of an attribute's minimum, maximum or
+    /// pattern is the code its failure reports (1610–1680), as an `Int`.
+    public var validationWarnings: [Any] { (ruleValidationRules + customValidationRules).map(\.warning) }
 
     /// Replaces the property's validation rules with `validationPredicates`, each failing with the
     /// warning at the same position.
@@ -77,8 +75,9 @@ open class NSPropertyDescription: @unchecked Sendable {
         customValidationRules.append((predicate, warning))
     }
 
-    /// The predicates of the rules a subclass keeps as properties (an attribute's range and pattern).
-    var ruleValidationPredicates: [NSPredicate] { [] }
+    /// The rules a subclass keeps as properties (an attribute's range and pattern), as
+    /// predicates with their error codes.
+    var ruleValidationRules: [(predicate: NSPredicate, warning: Any)] { [] }
 
     /// Forgets the rules a subclass keeps as properties.
     func clearRuleValidation() {}

@@ -260,23 +260,25 @@ final class KeyedArchiveModelDecoder {
         attribute.defaultValue = try defaultValue(of: object, type: type)
     }
 
-    /// The validation predicates and their warnings. A rule without a warning text (Xcode's
-    /// minimum, maximum and pattern, whose warnings are error codes) becomes the attribute's `minValue`, `maxValue` or
+    /// The validation predicates and their warnings. A rule whose warning is an error code (a
+    /// minimum, maximum or pattern), or that has no warnings at all, becomes the attribute's `minValue`, `maxValue` or
     /// `regularExpression` where it has that form; every other rule is kept as it is, with its
     /// warning (as `setValidationPredicates(_:withValidationWarnings:)` made it).
     private func decodeValidationRules(_ object: ArchivedObject, into property: NSPropertyDescription) throws {
         guard let list = try object.object(forKey: "NSValidationPredicates") else { return }
         let rules = try list.collectionElements().map { try predicates.predicate($0.asObject("a validation predicate")) }
-        var warnings: [Any?] = []
+        var warnings: [Any?]?
         if let warningList = try object.object(forKey: "NSValidationWarnings") {
             var values = FoundationValueDecoder()
-            warnings = try warningList.collectionElements().map { try values.decode($0) }
+            // A warning this reader cannot rebuild leaves its rule without one, not the model unread.
+            warnings = try warningList.collectionElements().map { (try? values.decode($0)) ?? nil }
         }
         for (index, predicate) in rules.enumerated() {
-            let warning = index < warnings.count ? warnings[index] : nil
-            // Xcode's rules carry an error code (or nothing) as their warning; code carries text.
-            let hasOwnText = (warning as? String).map { !$0.isEmpty } ?? false
-            if !hasOwnText, let attribute = property as? NSAttributeDescription, applyValidationRule(predicate, to: attribute) {
+            let warning = warnings.flatMap { index < $0.count ? $0[index] : nil }
+            // A minimum, maximum or pattern carries its error code as its warning (or, in files
+            // without warnings, nothing); a rule set in code carries a text, even an empty one.
+            let isRangeOrPattern = warnings == nil || warning is Int
+            if isRangeOrPattern, let attribute = property as? NSAttributeDescription, applyValidationRule(predicate, to: attribute) {
                 continue
             }
             property.addCustomValidationRule(predicate, warning: warning ?? "")
@@ -338,6 +340,9 @@ final class KeyedArchiveModelDecoder {
             return true
         }
         guard collect(predicate) else { return false }
+        // A second rule of a kind already applied stays a predicate of its own.
+        let taken = ["min": attribute.minValue != nil, "max": attribute.maxValue != nil, "pattern": attribute.regularExpression != nil]
+        guard rules.allSatisfy({ taken[$0.kind] != true }), Set(rules.map(\.kind)).count == rules.count else { return false }
         for (kind, value) in rules {
             switch kind {
             case "min": attribute.minValue = value

@@ -26,8 +26,10 @@ import Foundation
 ///   are two flags (predicates, warnings) rather than one is a guess, as they always go
 ///   together. Boolean keys (`NSIsOptional`, `NSIsTransient`, `NSIsIndexed`, `NSIsOrdered`) are
 ///   present only when true, as in Apple's archives.
-/// - a minimum, maximum and regular expression become validation predicates, as Xcode makes
-///   them (`length >= 3 AND length <= 50`, `SELF MATCHES "…"`), with empty warnings.
+/// - a minimum, maximum and regular expression become validation predicates (`length >= 3`,
+///   `SELF MATCHES "…"`) whose warnings are their error codes; rules set with
+///   `setValidationPredicates` follow with their warnings. A rule the archive cannot hold is
+///   left out.
 ///
 /// A value that cannot be archived — a transformable attribute's default value of an
 /// application class — is left out, as the decoder leaves it out; a predicate the archive
@@ -226,7 +228,17 @@ struct KeyedArchiveModelEncoder {
         // Core Data's fetched properties are always optional and transient.
         let optional = property.isOptional || property is NSFetchedPropertyDescription
         let transient = property.isTransient || property is NSFetchedPropertyDescription
-        let validation = property.validationPredicates
+        // A rule the archive cannot hold (a block predicate) is left out of it, not the whole
+        // model: validation rules play no part in a store's compatibility or migration.
+        var validation: [PropertyListValue] = [], warnings: [PropertyListValue] = []
+        for (predicate, warning) in zip(property.validationPredicates, property.validationWarnings) {
+            var attempt = writer
+            guard let archived = try? KeyedArchivePredicateEncoder.predicate(predicate, into: &attempt),
+                  let archivedWarning = try? attempt.foundationValue(warning) else { continue }
+            writer = attempt
+            validation.append(archived)
+            warnings.append(archivedWarning)
+        }
         let userInfo = try userInfo(property.userInfo)
         let ordered = (property as? NSRelationshipDescription)?.isOrdered ?? false
 
@@ -251,9 +263,8 @@ struct KeyedArchiveModelEncoder {
         if let userInfo { fields["NSUserInfo"] = userInfo }
         if let modifier = property.versionHashModifier { fields["NSVersionHashModifier"] = writer.string(modifier) }
         if !validation.isEmpty {
-            let predicates = try validation.map { try KeyedArchivePredicateEncoder.predicate($0, into: &writer) }
-            fields["NSValidationPredicates"] = writer.array(predicates)
-            fields["NSValidationWarnings"] = writer.array(try property.validationWarnings.map { try writer.foundationValue($0) })
+            fields["NSValidationPredicates"] = writer.array(validation)
+            fields["NSValidationWarnings"] = writer.array(warnings)
         }
         return fields
     }
