@@ -186,6 +186,25 @@ import OpenCoreData
         #expect(read.validationWarnings.last as? String == "")
     }
 
+    /// A rule set in code with a number for its warning keeps it through the cache, unless the
+    /// number is the very code of a minimum or maximum of that form.
+    @Test func aNumericWarningOfYourOwnSurvivesTheCache() throws {
+        let item = NSEntityDescription(name: "Item")
+        let count = NSAttributeDescription(name: "count", type: .integer64AttributeType)
+        count.addCustomValidationRule(NSPredicate(format: "SELF <= 100"), warning: 42)
+        item.properties = [count]
+        let model = NSManagedObjectModel()
+        model.entities = [item]
+        let stack = try TestStack(.sqlite, model: model)
+        stack.insert("Item", ["count": 1])
+        try stack.context.save()
+        let cached = try #require(try StoreModelCache.model(ofStoreAt: stack.storeURL))
+        let read = try #require(cached.entitiesByName["Item"]?.attributesByName["count"])
+        #expect(read.maxValue == nil)
+        #expect(read.validationPredicates.map(\.predicateFormat) == ["SELF <= 100"])
+        #expect(read.validationWarnings.count == 1 && read.validationWarnings.first as? Int == 42)
+    }
+
     /// A rule the archive cannot hold (a block) is left out of the model cache; the store still
     /// gets its cache, with the other rules.
     @Test func aBlockRuleIsLeftOutOfTheCacheAndTheRestKept() throws {

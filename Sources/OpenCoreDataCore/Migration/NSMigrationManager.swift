@@ -59,6 +59,7 @@ open class NSMigrationManager: @unchecked Sendable {
     /// cancelling it stops the migration at the next batch with 134120, and it follows the
     /// migration (up to 98 of its 100 units) with the entity being migrated.
     package var openingProgress: Progress?
+    private var reportedEntityName: String?
 
     private var associations = MigrationAssociations()
     /// Every destination instance saved so far, to be validated once relationships are set.
@@ -136,6 +137,7 @@ open class NSMigrationManager: @unchecked Sendable {
 
     /// Forgets the associations and contexts of the last migration.
     open func reset() {
+        reportedEntityName = nil
         associations = MigrationAssociations()
         created = []
         policies = [:]
@@ -334,6 +336,9 @@ open class NSMigrationManager: @unchecked Sendable {
                                          propertyMapping: nil, policy: nil) as? NSManagedObjectContext else {
             throw CoreDataError.make(.migration, "The FETCH of the entity mapping \(name) has no managed object context: \(contextExpression)")
         }
+        guard context.persistentStoreCoordinator === sourceContext.persistentStoreCoordinator else {
+            throw CoreDataError.make(.migration, "The FETCH of the entity mapping \(name) names a context that does not read the source store: \(contextExpression)")
+        }
         let ids = request.objectIDRequest()
         if ids.entity == nil && ids.entityName == nil { ids.entity = entity }
         do {
@@ -402,9 +407,15 @@ open class NSMigrationManager: @unchecked Sendable {
         stepsDone += 1
         let fraction = min(1, Float(stepsDone) / Float(stepsTotal))
         progress.withLock { $0 = fraction }
+        // Only when something shows: a unit more, or another entity.
         if let openingProgress {
-            openingProgress.completedUnitCount = max(openingProgress.completedUnitCount, Int64(fraction * 98))
-            openingProgress.setUserInfoObject(currentEntityMapping?.destinationEntityName, forKey: .migrationEntityName)
+            let units = Int64(fraction * 98)
+            if units > openingProgress.completedUnitCount { openingProgress.completedUnitCount = units }
+            let entity = currentEntityMapping?.destinationEntityName
+            if entity != reportedEntityName {
+                reportedEntityName = entity
+                openingProgress.setUserInfoObject(entity, forKey: .migrationEntityName)
+            }
         }
     }
 

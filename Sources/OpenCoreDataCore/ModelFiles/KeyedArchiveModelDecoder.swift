@@ -277,8 +277,9 @@ final class KeyedArchiveModelDecoder {
             let warning = warnings.flatMap { index < $0.count ? $0[index] : nil }
             // A minimum, maximum or pattern carries its error code as its warning (or, in files
             // without warnings, nothing); a rule set in code carries a text, even an empty one.
-            let isRangeOrPattern = warnings == nil || warning is Int
-            if isRangeOrPattern, let attribute = property as? NSAttributeDescription, applyValidationRule(predicate, to: attribute) {
+            if let attribute = property as? NSAttributeDescription, isRangeOrPattern(predicate, warning: warning, of: attribute,
+                                                                                  archiveHasWarnings: warnings != nil),
+               applyValidationRule(predicate, to: attribute) {
                 continue
             }
             property.addCustomValidationRule(predicate, warning: warning ?? "")
@@ -310,6 +311,19 @@ final class KeyedArchiveModelDecoder {
             break
         }
         return value
+    }
+
+    /// Whether a rule is an attribute's minimum, maximum or pattern: in an archive without
+    /// warnings, any rule of that form; otherwise one bound or pattern whose warning is the very
+    /// code `ruleValidationRules` gives it (a rule set in code may carry any number, or a text).
+    private func isRangeOrPattern(_ predicate: NSPredicate, warning: Any?, of attribute: NSAttributeDescription,
+                                  archiveHasWarnings: Bool) -> Bool {
+        guard archiveHasWarnings else { return true }
+        guard let code = warning as? Int else { return false }
+        let scratch = NSAttributeDescription(name: attribute.name, type: attribute.attributeType)
+        guard applyValidationRule(predicate, to: scratch) else { return false }
+        let rules = scratch.ruleValidationRules
+        return rules.count == 1 && rules[0].warning as? Int == code
     }
 
     /// Applies a validation predicate Xcode makes of a minimum, maximum or pattern (`length >=

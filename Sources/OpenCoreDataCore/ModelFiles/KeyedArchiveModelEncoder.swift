@@ -232,12 +232,12 @@ struct KeyedArchiveModelEncoder {
         // model: validation rules play no part in a store's compatibility or migration.
         var validation: [PropertyListValue] = [], warnings: [PropertyListValue] = []
         for (predicate, warning) in zip(property.validationPredicates, property.validationWarnings) {
-            var attempt = writer
-            guard let archived = try? KeyedArchivePredicateEncoder.predicate(predicate, into: &attempt),
-                  let archivedWarning = try? attempt.foundationValue(warning) else { continue }
-            writer = attempt
-            validation.append(archived)
-            warnings.append(archivedWarning)
+            // Tried on a writer of its own first, so that a failure leaves nothing half written.
+            var probe = KeyedArchiveWriter()
+            guard (try? KeyedArchivePredicateEncoder.predicate(predicate, into: &probe)) != nil,
+                  (try? probe.foundationValue(warning)) != nil else { continue }
+            validation.append(try KeyedArchivePredicateEncoder.predicate(predicate, into: &writer))
+            warnings.append(try writer.foundationValue(warning))
         }
         let userInfo = try userInfo(property.userInfo)
         let ordered = (property as? NSRelationshipDescription)?.isOrdered ?? false
