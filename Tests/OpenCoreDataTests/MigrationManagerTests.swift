@@ -171,6 +171,16 @@ class SplitNamePolicy: NSEntityMigrationPolicy {
         #expect(try Self.fetch("Person", from: sourceURL, model: v1).count == 4)
     }
 
+    /// Gives the entity mapping `name` the source expression Xcode's mapping editor writes: a
+    /// FETCH of `entity`'s instances matching `predicate` in the manager's source context.
+    static func fetchSource(of name: String, in mapping: NSMappingModel, entity: String, predicate: String) throws {
+        let entityMapping = try #require(mapping.entityMappings.first { $0.name == name })
+        entityMapping.sourceExpression = try NSExpression(validatingFormat: """
+            FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", "\(entity)", "\(predicate)"), \
+            $manager.sourceContext, NO)
+            """)
+    }
+
     /// The source expression as Xcode's mapping editor writes it, a FETCH of the filtered
     /// request in the manager's source context, chooses the instances migrated.
     @Test func aFetchSourceExpressionChoosesTheInstancesMigrated() throws {
@@ -179,17 +189,9 @@ class SplitNamePolicy: NSEntityMigrationPolicy {
         let v1 = try Self.writeSource(at: sourceURL)
         let v2 = Self.people(v2: true)
         let mapping = Self.mapping(source: v1, destination: v2)
-        let people = try #require(mapping.entityMappings.first { $0.name == "PersonToPerson" })
-        people.sourceExpression = try NSExpression(validatingFormat: """
-            FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", "Person", "active == YES AND name BEGINSWITH 'Ada1'"), \
-            $manager.sourceContext, NO)
-            """)
+        try Self.fetchSource(of: "PersonToPerson", in: mapping, entity: "Person", predicate: "active == YES AND name BEGINSWITH 'Ada1'")
         // Their pets only: version 2's pets must have an owner.
-        let pets = try #require(mapping.entityMappings.first { $0.name == "PetToPet" })
-        pets.sourceExpression = try NSExpression(validatingFormat: """
-            FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", "Pet", "owner.name BEGINSWITH 'Ada1'"), \
-            $manager.sourceContext, NO)
-            """)
+        try Self.fetchSource(of: "PetToPet", in: mapping, entity: "Pet", predicate: "owner.name BEGINSWITH 'Ada1'")
         try NSMigrationManager(sourceModel: v1, destinationModel: v2)
             .migrateStore(from: sourceURL, sourceType: NSSQLiteStoreType, with: mapping,
                           toDestinationURL: destinationURL, destinationType: NSSQLiteStoreType)
@@ -207,11 +209,7 @@ class SplitNamePolicy: NSEntityMigrationPolicy {
         let v1 = try Self.writeSource(at: sourceURL)
         let v2 = Self.people(v2: true)
         let mapping = Self.mapping(source: v1, destination: v2)
-        let people = try #require(mapping.entityMappings.first { $0.name == "PersonToPerson" })
-        people.sourceExpression = try NSExpression(validatingFormat: """
-            FETCH(FUNCTION($manager, "fetchRequestForSourceEntityNamed:predicateString:", "Person", "nickname == 'x'"), \
-            $manager.sourceContext, NO)
-            """)
+        try Self.fetchSource(of: "PersonToPerson", in: mapping, entity: "Person", predicate: "nickname == 'x'")
         let error = #expect(throws: (any Error).self) {
             try NSMigrationManager(sourceModel: v1, destinationModel: v2)
                 .migrateStore(from: sourceURL, sourceType: NSSQLiteStoreType, with: mapping,

@@ -34,6 +34,15 @@ import OpenCoreData
         return model
     }
 
+    /// A model of one entity with one attribute.
+    private static func model(of entityName: String, with attribute: NSAttributeDescription) -> NSManagedObjectModel {
+        let entity = NSEntityDescription(name: entityName)
+        entity.properties = [attribute]
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        return model
+    }
+
     private func saveError(_ stack: TestStack, sourceLocation: SourceLocation = #_sourceLocation) -> NSError? {
         let error = #expect(throws: (any Error).self, sourceLocation: sourceLocation) { try stack.context.save() }
         return error.map { $0 as NSError }
@@ -109,12 +118,9 @@ import OpenCoreData
 
     /// A predicate set without a warning still names itself.
     @Test func aRuleWithoutAWarningNamesItsPredicate() throws {
-        let book = NSEntityDescription(name: "Book")
         let title = NSAttributeDescription(name: "title", type: .stringAttributeType)
         title.setValidationPredicates([Self.containsRule], withValidationWarnings: nil)
-        book.properties = [title]
-        let model = NSManagedObjectModel()
-        model.entities = [book]
+        let model = Self.model(of: "Book", with: title)
         let stack = try TestStack(.inMemory, model: model)
         stack.insert("Book", ["title": "nothing"])
         let error = try #require(saveError(stack))
@@ -124,12 +130,9 @@ import OpenCoreData
 
     /// A warning that is a number is the error code reported, as in Xcode's model files.
     @Test func aNumericWarningIsTheErrorCode() throws {
-        let book = NSEntityDescription(name: "Book")
         let title = NSAttributeDescription(name: "title", type: .stringAttributeType)
         title.addCustomValidationRule(Self.containsRule, warning: NSValidationStringPatternMatchingError)
-        book.properties = [title]
-        let model = NSManagedObjectModel()
-        model.entities = [book]
+        let model = Self.model(of: "Book", with: title)
         let stack = try TestStack(.inMemory, model: model)
         stack.insert("Book", ["title": "nothing"])
         #expect(try #require(saveError(stack)).code == NSValidationStringPatternMatchingError)
@@ -167,13 +170,10 @@ import OpenCoreData
     /// A rule set in code that looks like a minimum stays a rule of its own beside the
     /// attribute's minimum through the model cache, each reporting as before.
     @Test func aRuleLikeAMinimumStaysApartFromTheMinimumThroughTheCache() throws {
-        let item = NSEntityDescription(name: "Item")
         let count = NSAttributeDescription(name: "count", type: .integer64AttributeType)
         count.setValidationPredicates([NSPredicate(format: "SELF >= 0")], withValidationWarnings: nil)
         count.minValue = 10
-        item.properties = [count]
-        let model = NSManagedObjectModel()
-        model.entities = [item]
+        let model = Self.model(of: "Item", with: count)
         let stack = try TestStack(.sqlite, model: model)
         stack.insert("Item", ["count": 12])
         try stack.context.save()
@@ -189,12 +189,9 @@ import OpenCoreData
     /// A rule set in code with a number for its warning keeps it through the cache, unless the
     /// number is the very code of a minimum or maximum of that form.
     @Test func aNumericWarningOfYourOwnSurvivesTheCache() throws {
-        let item = NSEntityDescription(name: "Item")
         let count = NSAttributeDescription(name: "count", type: .integer64AttributeType)
         count.addCustomValidationRule(NSPredicate(format: "SELF <= 100"), warning: 42)
-        item.properties = [count]
-        let model = NSManagedObjectModel()
-        model.entities = [item]
+        let model = Self.model(of: "Item", with: count)
         let stack = try TestStack(.sqlite, model: model)
         stack.insert("Item", ["count": 1])
         try stack.context.save()
@@ -208,13 +205,10 @@ import OpenCoreData
     /// A rule the archive cannot hold (a block) is left out of the model cache; the store still
     /// gets its cache, with the other rules.
     @Test func aBlockRuleIsLeftOutOfTheCacheAndTheRestKept() throws {
-        let book = NSEntityDescription(name: "Book")
         let title = NSAttributeDescription(name: "title", type: .stringAttributeType)
         title.setValidationPredicates([NSPredicate(block: { value, _ in (value as? String)?.isEmpty == false }), Self.containsRule],
                                       withValidationWarnings: ["Empty", Self.containsWarning])
-        book.properties = [title]
-        let model = NSManagedObjectModel()
-        model.entities = [book]
+        let model = Self.model(of: "Book", with: title)
         let stack = try TestStack(.sqlite, model: model)
         stack.insert("Book", ["title": "a title"])
         try stack.context.save()
