@@ -20,7 +20,8 @@ struct SQLiteDeleteBatches {
     struct Batch {
         let table: SQLiteSchema.TableMapping
         let expectedVersion: Int64
-        let keys: [Key]
+        /// A slice of its group's keys, not a copy: a large save's keys are listed once.
+        let keys: ArraySlice<Key>
         /// Shared by the batches of one table and size.
         let sql: String
     }
@@ -37,13 +38,17 @@ struct SQLiteDeleteBatches {
         // Groups by table and version, in the order first met; rows of one table usually share one.
         var groups: [(table: SQLiteSchema.TableMapping, version: Int64, keys: [Key])] = []
         var last = -1
+        // Sized for all the rows when the first group starts: rows of one table and version
+        // are the usual case.
         for index in rows.indices {
             let objectID = rows[index].objectID
             guard let table = schema.mapping(for: objectID.entity)?.table, let primaryKey = objectID.primaryKey else { continue }
             let version = rows[index].expectedVersion
             if last < 0 || groups[last].table !== table || groups[last].version != version {
                 last = groups.firstIndex { $0.table === table && $0.version == version } ?? {
-                    groups.append((table, version, []))
+                    var keys: [Key] = []
+                    if groups.isEmpty { keys.reserveCapacity(rows.count) }
+                    groups.append((table, version, keys))
                     if !tables.contains(where: { $0 === table }) { tables.append(table) }
                     return groups.count - 1
                 }()
@@ -57,7 +62,7 @@ struct SQLiteDeleteBatches {
                 let sql = statements["\(group.table.name) \(size)", default: Self.sql(deletingFrom: group.table, count: size)]
                 statements["\(group.table.name) \(size)"] = sql
                 while group.keys.count - start >= size {
-                    batches.append(Batch(table: group.table, expectedVersion: group.version, keys: Array(group.keys[start ..< start + size]), sql: sql))
+                    batches.append(Batch(table: group.table, expectedVersion: group.version, keys: group.keys[start ..< start + size], sql: sql))
                     start += size
                 }
             }

@@ -292,7 +292,7 @@ extension SQLiteStore {
     }
 
     /// The versions (`Z_OPT`) of the rows of `keys` that `table` holds.
-    private func versions(of keys: [SQLiteDeleteBatches.Key], in table: SQLiteSchema.TableMapping,
+    private func versions(of keys: some Collection<SQLiteDeleteBatches.Key>, in table: SQLiteSchema.TableMapping,
                           on connection: SQLiteConnection) throws -> [Int64: Int64] {
         var versions: [Int64: Int64] = [:]
         let list = SQLFragment.list(keys.map { .integer($0.primaryKey) })

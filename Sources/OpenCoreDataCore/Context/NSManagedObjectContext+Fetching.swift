@@ -100,7 +100,7 @@ extension NSManagedObjectContext {
         // Taken out before any `switch`, whose copy of the result would keep the rows shared and
         // make moving them out copy them all.
         if var snapshots = result.takeSnapshots() {
-            if let first = snapshots.first { registry.reserveCapacity(snapshots.count, for: entity, in: first.store) }
+            if let first = snapshots.first { registry.reserveCapacity(snapshots.count, besideRowAt: first.rowLocation) }
             objects = objectsConsuming(&snapshots)
         } else if case .objectIDs(let ids) = result {
             let batch = request.fetchBatchSize > 0 && request.includesPropertyValues

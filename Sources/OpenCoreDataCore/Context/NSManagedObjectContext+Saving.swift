@@ -184,9 +184,7 @@ extension NSManagedObjectContext {
     private func finishSave(plan: SavePlan, outcomes: [SaveOutcome]) {
         let savedAt = SnapshotClock.now()
         for (entry, outcome) in zip(plan.changesByStore, outcomes) {
-            if let first = entry.changes.insertedObjects.first {
-                registry.reserveCapacity(entry.changes.insertedObjects.count, for: first.entity, in: entry.store)
-            }
+            registry.reserveCapacity(forObjectsWith: outcome.insertedIDs)
             for (object, id) in zip(entry.changes.insertedObjects, outcome.insertedIDs) where object.storedObjectID !== id {
                 changeID(of: object, to: id)
             }

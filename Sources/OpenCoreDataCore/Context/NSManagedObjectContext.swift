@@ -377,6 +377,9 @@ open class NSManagedObjectContext: @unchecked Sendable {
             var snapshots = related.takeSnapshots() ?? [:]
             var relatedIDs: [NSManagedObjectID: [NSManagedObjectID]]?
             if case .objectIDs(let ids) = related { relatedIDs = ids }
+            if let first = snapshots.values.first(where: { !$0.isEmpty })?.first {
+                registry.reserveCapacity(snapshots.values.reduce(0) { $0 + $1.count }, besideRowAt: first.rowLocation)
+            }
             for object in group {
                 if !object.rejectedValues.isEmpty { object.rejectedValues[relationship.name] = nil }
                 // An object listed twice was loaded the first time; nothing to read again.

@@ -56,10 +56,29 @@ struct ObjectRegistry {
         tables[index].remove(location.key, ifMatching: object)
     }
 
-    mutating func reserveCapacity(_ additional: Int, for entity: NSEntityDescription, in store: NSPersistentStore) {
-        let rootID = ObjectIdentifier(entity.rootEntity), storeID = ObjectIdentifier(store)
-        let index = tables.firstIndex { $0.root == rootID && $0.store == storeID } ?? addTable(store: storeID, root: rootID)
+    /// Makes room for `additional` more objects in the table of `location`'s store and tree, so
+    /// that registering many objects at once (a fetch, a save) does not rebuild it as it fills.
+    mutating func reserveCapacity(_ additional: Int, besideRowAt location: RowLocation) {
+        let index = tableIndex(for: location) ?? addTable(store: location.store, root: location.root)
         tables[index].reserveCapacity(tables[index].count + additional)
+    }
+
+    /// Makes room for objects about to be registered under `ids`, counted per table (a save's
+    /// new objects are of several trees). Temporary IDs are left out.
+    mutating func reserveCapacity(forObjectsWith ids: [NSManagedObjectID]) {
+        var counts: [(location: RowLocation, count: Int)] = []
+        for id in ids {
+            guard let location = id.rowLocation else { continue }
+            // IDs come in runs of one tree: the last entry is the one to count, nearly always.
+            if let last = counts.indices.last, counts[last].location.isInTable(of: location) {
+                counts[last].count += 1
+            } else if let index = counts.firstIndex(where: { $0.location.isInTable(of: location) }) {
+                counts[index].count += 1
+            } else {
+                counts.append((location, 1))
+            }
+        }
+        for (location, count) in counts { reserveCapacity(count, besideRowAt: location) }
     }
 
     /// Every registered object.
@@ -88,6 +107,9 @@ struct RowLocation {
     let store: ObjectIdentifier
     let root: ObjectIdentifier
     let key: Int64
+
+    /// Whether `other` is registered in the same table: the same store and inheritance tree.
+    func isInTable(of other: RowLocation) -> Bool { store == other.store && root == other.root }
 }
 
 extension NSManagedObjectID {

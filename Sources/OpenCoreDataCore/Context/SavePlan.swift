@@ -34,22 +34,31 @@ struct SavePlan {
             lastBucket = index
             return index
         }
-        for object in insertedObjects {
+        // A store's list is sized for the rest of its kind when its first row comes: a large
+        // save's lists would otherwise be copied as they double, into memory never touched yet.
+        for (position, object) in insertedObjects.enumerated() {
             let index = try bucket(for: object)
+            if buckets[index].changes.inserted.isEmpty {
+                buckets[index].changes.inserted.reserveCapacity(insertedObjects.count - position)
+                buckets[index].changes.insertedObjects.reserveCapacity(insertedObjects.count - position)
+            }
             buckets[index].changes.inserted.append(Self.row(for: object, onlyChanges: false))
             buckets[index].changes.insertedObjects.append(object)
             if !object.relations.isEmpty { buckets[index].changes.toMany += Self.toManyChanges(of: object) }
         }
-        for object in updatedObjects {
+        for (position, object) in updatedObjects.enumerated() {
             let index = try bucket(for: object)
+            if buckets[index].changes.updated.isEmpty { buckets[index].changes.updated.reserveCapacity(updatedObjects.count - position) }
             buckets[index].changes.updated.append(Self.row(for: object, onlyChanges: true))
             if !object.relations.isEmpty { buckets[index].changes.toMany += Self.toManyChanges(of: object) }
         }
-        for object in deletedObjects {
+        for (position, object) in deletedObjects.enumerated() {
             if !object.hasSnapshot { object.willAccess() }
             let row = SaveChanges.Row(objectID: object.objectID, values: [], toOne: [], changedAttributeSlots: [],
                                       changedRelationshipSlots: [], expectedVersion: object.snapshot?.version ?? 0)
-            buckets[try bucket(for: object)].changes.deleted.append(row)
+            let index = try bucket(for: object)
+            if buckets[index].changes.deleted.isEmpty { buckets[index].changes.deleted.reserveCapacity(deletedObjects.count - position) }
+            buckets[index].changes.deleted.append(row)
         }
         // In the coordinator's order, so that concurrent saves take store locks in the same order.
         let order = coordinator.persistentStores.map(ObjectIdentifier.init)

@@ -159,24 +159,27 @@ package struct TemporaryKeyMap {
     init() {}
 
     init(rows: [SaveChanges.Row], keys ids: [NSManagedObjectID]) {
-        var pairs: [(number: UInt64, key: Int64)] = []
-        pairs.reserveCapacity(rows.count)
-        var low = UInt64.max, high = UInt64.min
+        // Two passes over the rows rather than a list of pairs: a large save's rows are many,
+        // and memory touched for the first time is what a large save pays most for.
         // By index: iterating the rows would copy each one, retaining and releasing its arrays.
+        var low = UInt64.max, high = UInt64.min, count = 0
         for index in rows.indices where index < ids.count {
-            guard case .temporary(let number) = rows[index].objectID.key, let key = ids[index].primaryKey else { continue }
-            pairs.append((number, key))
+            guard case .temporary(let number) = rows[index].objectID.key, ids[index].primaryKey != nil else { continue }
             low = min(low, number)
             high = max(high, number)
+            count += 1
         }
-        guard !pairs.isEmpty else { return }
-        if high - low < UInt64(pairs.count) * 4 + 64 {
+        guard count > 0 else { return }
+        let isDense = high - low < UInt64(count) * 4 + 64
+        if isDense {
             base = low
             dense = [Int64](repeating: 0, count: Int(high - low) + 1)
-            for (number, key) in pairs { dense[Int(number - low)] = key }
         } else {
-            sparse.reserveCapacity(pairs.count)
-            for (number, key) in pairs { sparse[number] = key }
+            sparse.reserveCapacity(count)
+        }
+        for index in rows.indices where index < ids.count {
+            guard case .temporary(let number) = rows[index].objectID.key, let key = ids[index].primaryKey else { continue }
+            if isDense { dense[Int(number - low)] = key } else { sparse[number] = key }
         }
     }
 
