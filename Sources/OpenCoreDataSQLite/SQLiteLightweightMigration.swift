@@ -63,6 +63,9 @@ struct SQLiteLightweightMigration {
             try advance(working: nil)
             try rewritePrimaryKeyTable(for: destination)
             var updated = metadata
+            // A destination built in code has no model file: the source's versions go.
+            updated[StoreMetadataKey.modelFileVersions] = nil
+            updated[StoreMetadataKey.modelFileVersion] = nil
             for (key, value) in destinationModel.versionMetadata(for: destination.orderedEntities) { updated[key] = value }
             try SQLiteMetadataTable.write(updated, uuid: uuid, on: connection, url: url)
             try StoreModelCache.write(destinationModel, on: connection)

@@ -528,6 +528,47 @@ struct ModelBundle {
         #expect(try Data(contentsOf: url) == bytes)
     }
 
+    /// A store written by a later release (version 2, which the earlier release's model file
+    /// does not have) carries its model, but is not migrated back to version 1, which would drop
+    /// its moods: 134130 naming both versions, the file untouched, and the later release still
+    /// opens it. A store of an earlier version whose version left the model file still migrates
+    /// through the model it carries.
+    @Test func aStoreOfALaterVersionIsNotMigratedBack() throws {
+        let directory = TemporaryDirectory()
+        let later = try ModelBundle(in: directory, name: "Later", versions: [("Journal", Self.entryV1), ("Journal 2", Self.entryV1WithMood)],
+                                    current: "Journal 2")
+        let earlier = try ModelBundle(in: directory, name: "Earlier", versions: [("Journal", Self.entryV1)], current: "Journal")
+        let url = directory.file("Journal.sqlite")
+        do {
+            let (container, error) = Self.container(try later.model(), at: url)
+            #expect(error == nil)
+            let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: container.viewContext)
+            entry.setValue(Self.start, forKey: "time")
+            entry.setValue("calm", forKey: "mood")
+            try container.viewContext.save()
+            try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
+        }
+        let bytes = try Data(contentsOf: url)
+
+        let (_, error) = Self.container(try earlier.model(), at: url)
+        let failure = try #require(error as? CocoaError)
+        #expect(failure.code.rawValue == 134130)
+        #expect(failure.message.contains("written with version \"Journal 2\" of the model, which comes after this model's version \"Journal\""))
+        #expect(try Data(contentsOf: url) == bytes)
+
+        let (reopened, reopenError) = Self.container(try later.model(), at: url)
+        #expect(reopenError == nil)
+        #expect(try Self.entries(in: reopened.viewContext).map { $0.value(forKey: "mood") as? String } == ["calm"])
+
+        // Forward: a version-1 store opened by a release whose file has only version 2.
+        let onlyNext = try ModelBundle(in: directory, name: "Next", versions: [("Journal 2", Self.entryV1WithMood)], current: "Journal 2")
+        let olderURL = directory.file("Older.sqlite")
+        try Self.writeVersion1Store(at: olderURL, bundle: earlier)
+        let (migrated, migrateError) = Self.container(try onlyNext.model(), at: olderURL)
+        #expect(migrateError == nil)
+        #expect(try Self.entries(in: migrated.viewContext).count == 3)
+    }
+
     /// A new uniqueness constraint the rows break is 134111, and the store stays at version 1.
     @Test func aNewUniquenessConstraintTheRowsBreakFailsTheMigration() throws {
         let directory = TemporaryDirectory()

@@ -5,8 +5,9 @@ import Foundation
 /// In order: a version of the current model's file whose entity version hashes are the
 /// store's (as Core Data matches them), in `ModelVersionCandidates`' order; then a version the store fits by structure (for hashes
 /// OpenCoreData cannot reproduce exactly, `hasExactVersionHash`); then the model the store
-/// carries itself (`Z_MODELCACHE`), if it fits. Nothing found is Core Data's 134130, naming the
-/// store's entity hashes and every version tried.
+/// carries itself (`Z_MODELCACHE`), if it fits — unless the store says it was written by a
+/// later version of the model file than the one opening it. Nothing found is Core Data's
+/// 134130, naming the store's entity hashes and every version tried.
 package struct SourceModelSearch {
     /// Where the source model came from.
     package enum Origin: Equatable, CustomStringConvertible {
@@ -76,6 +77,9 @@ package struct SourceModelSearch {
         for version in loaded where try fits(version.model) {
             return Found(model: version.model, origin: .versionFittingTables(version.name))
         }
+        if let later = laterVersionOfStore(than: candidates.currentName) {
+            throw laterStoreError(writtenBy: later, current: candidates.currentName ?? "", url: url)
+        }
         do {
             if let model = try storedModel() {
                 model.freeze()
@@ -86,6 +90,30 @@ package struct SourceModelSearch {
             tried.append("the model kept in the store (Z_MODELCACHE), which could not be read: \(error)")
         }
         throw missingSourceModelError(tried: tried, url: url)
+    }
+
+    /// The version of the model file that wrote the store, when it comes after `currentName` in
+    /// the file's versions as the store recorded them: a store of a later release, opened by an
+    /// earlier one that does not have that version. Its own model (`Z_MODELCACHE`) would make
+    /// a migration possible, but a migration back to an earlier version drops what the later
+    /// one added, so the store is not migrated (as staged migration refuses to go back, 134506).
+    private func laterVersionOfStore(than currentName: String?) -> String? {
+        guard let currentName,
+              let versions = (metadata[StoreMetadataKey.modelFileVersions] as? [Any])?.compactMap({ $0 as? String }),
+              let storeVersion = metadata[StoreMetadataKey.modelFileVersion] as? String,
+              let storeIndex = versions.firstIndex(of: storeVersion),
+              let currentIndex = versions.firstIndex(of: currentName),
+              storeIndex > currentIndex else { return nil }
+        return storeVersion
+    }
+
+    /// 134130 for a store of a later version of the model (`laterVersionOfStore`).
+    private func laterStoreError(writtenBy later: String, current: String, url: URL?) -> CocoaError {
+        var info: [String: Any] = ["NSStoreModelVersionHashes": VersionHashing.hashes(inMetadata: metadata) ?? [:]]
+        if let url { info[NSURLErrorKey] = url }
+        return CoreDataError.make(.migrationMissingSourceModel,
+                                  "The store \(url?.path ?? "") was written with version \"\(later)\" of the model, which comes after this model's version \"\(current)\" and is not among its versions; a store is not migrated back to an earlier version, which would drop what the later one added",
+                                  info)
     }
 
     /// Core Data's 134130, naming what the store says of its model and what was tried.

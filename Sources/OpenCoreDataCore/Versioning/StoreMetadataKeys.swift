@@ -18,31 +18,47 @@ package enum StoreMetadataKey {
     package static let frameworkVersion = "NSPersistenceFrameworkVersion"
     /// SQLite's `auto_vacuum` level, as a string ("2", incremental).
     package static let autoVacuumLevel = "_NSAutoVacuumLevel"
+    /// OpenCoreData's own: the names of the versions of the model file (`.xcdatamodeld`,
+    /// `.momd`) the store's model came from, in the file's order, oldest first. With
+    /// `modelFileVersion`, it tells a store written by a later release of the model from one
+    /// of an earlier release (see `SourceModelSearch`). Absent for a model built in code.
+    package static let modelFileVersions = "OCDModelFileVersions"
+    /// OpenCoreData's own: the name of the version the store's model is, among `modelFileVersions`.
+    package static let modelFileVersion = "OCDModelFileVersion"
 
     /// The keys that describe the model a store was written with (a migration writes the new
     /// model's; the application's own keys are carried over).
     package static let modelKeys: Set<String> = [
         NSStoreModelVersionHashesKey, NSStoreModelVersionIdentifiersKey, NSStoreModelVersionChecksumKey,
-        versionHashesDigest, versionHashesVersion, frameworkVersion,
+        versionHashesDigest, versionHashesVersion, frameworkVersion, modelFileVersions, modelFileVersion,
     ]
 }
 
 extension NSManagedObjectModel {
     /// The metadata entries that describe this model, for a store holding `entities`:
     /// `NSStoreModelVersionHashes` (with its version, digest and checksum) and
-    /// `NSStoreModelVersionIdentifiers`.
+    /// `NSStoreModelVersionIdentifiers`; for a model loaded from a versioned model file, the
+    /// file's version names and this model's among them (`StoreMetadataKey.modelFileVersions`).
     package func versionMetadata(for entities: [NSEntityDescription]) -> [String: Any] {
         var hashes: [String: Data] = [:]
         for entity in entities {
             guard let name = entity.name else { continue }
             hashes[name] = entity.versionHash
         }
-        return [
+        var metadata: [String: Any] = [
             NSStoreModelVersionHashesKey: hashes,
             StoreMetadataKey.versionHashesVersion: 3,
             StoreMetadataKey.versionHashesDigest: VersionHashing.digest(of: hashes),
             NSStoreModelVersionChecksumKey: VersionHashing.checksum(of: hashes),
             NSStoreModelVersionIdentifiersKey: versionIdentifiers.compactMap { $0 as? String }.sorted(),
         ]
+        if let (files, loaded) = bundleVersions {
+            metadata[StoreMetadataKey.modelFileVersions] = files.map(Self.versionName(of:))
+            metadata[StoreMetadataKey.modelFileVersion] = Self.versionName(of: loaded)
+        }
+        return metadata
     }
+
+    /// A version's name in its model file: the file name without extension (`"Journal 2"`).
+    package static func versionName(of file: URL) -> String { file.deletingPathExtension().lastPathComponent }
 }
