@@ -18,12 +18,17 @@ import OpenCoreData
 
     static let bookmarks = "models/duckduckgo__BrowserServicesKit/Sources__Bookmarks__BookmarksModel.xcdatamodeld"
     static let sampleModel = "models/alemar11__CoreDataPlus/Tests__Resources__SampleModel__SampleModel.xcdatamodeld"
+    static let syncMetadata = "models/duckduckgo__BrowserServicesKit/Sources__DDGSync__SyncMetadata.xcdatamodeld"
 
     static let histories: [StoreHistory] = (1...5).map { number in
         StoreHistory(store: "stores/duckduckgo__BrowserServicesKit/Tests__BookmarksTests__Resources__Bookmarks_V\(number).sqlite",
                      bundle: bookmarks, version: number == 1 ? "BookmarksModel" : "BookmarksModel \(number)")
     } + [StoreHistory(store: "stores/alemar11__CoreDataPlus/Tests__Resources__SampleModel__Fixtures__SampleModel_V1.sqlite",
-                      bundle: sampleModel, version: "SampleModel")]
+                      bundle: sampleModel, version: "SampleModel"),
+         StoreHistory(store: "stores/alemar11__CoreDataPlus/Tests__Resources__SampleModel__Fixtures__SampleModel_V2.sqlite",
+                      bundle: sampleModel, version: "SampleModel2"),
+         StoreHistory(store: "stores/duckduckgo__BrowserServicesKit/Tests__DDGSyncTests__Resources__SyncMetadata_V3.sqlite",
+                      bundle: syncMetadata, version: "SyncMetadata 3")]
 
     static func versionModel(_ bundle: String, _ version: String) throws -> NSManagedObjectModel {
         try NSManagedObjectModel(validatingContentsOf: Corpus.url(bundle).appendingPathComponent("\(version).xcdatamodel"))
