@@ -303,6 +303,52 @@ import Testing
         #expect(progress.names.value.filter { $0 == "Note" }.count == 3)
     }
 
+    /// Loaded through the async `loadPersistentStores()` from the main actor, the migration runs
+    /// off the main thread: while a stage is held, the main actor is free to run the task that
+    /// cancels the description's progress, and the load then fails with 134120, the store whole
+    /// at version 2, where the last finished stage left it.
+    @MainActor @Test(.timeLimit(.minutes(1)))
+    func anAsyncLoadMigratesOffTheMainThreadAndCanBeCancelledFromIt() async throws {
+        let directory = TemporaryDirectory()
+        let bundle = try Self.bundle(in: directory)
+        let url = directory.file("Notes.sqlite")
+        try Self.writeStore(at: url, bundle: bundle)
+        try bundle.makeCurrent("Notes 4")
+        let progress = Progress(totalUnitCount: 0)
+        let onMainThread = LockedBox<[Bool]>([])
+        let held = DispatchSemaphore(value: 0), released = DispatchSemaphore(value: 0)
+        let manager = try Self.manager(bundle, calls: Calls([])) { label in
+            onMainThread.mutate { $0.append(Thread.isMainThread) }
+            if label == "required titles" {
+                held.signal()
+                released.wait()
+            }
+        }
+        let container = NSPersistentContainer(name: "Notes", managedObjectModel: try bundle.model())
+        let description = NSPersistentStoreDescription(url: url)
+        description.setOption(manager, forKey: NSPersistentStoreStagedMigrationManagerOptionKey)
+        description.migrationProgress = progress
+        container.persistentStoreDescriptions = [description]
+
+        // Runs on the main actor while the load below is suspended: the migration must not hold it.
+        let canceller = Task { @MainActor in
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async {
+                    held.wait()
+                    continuation.resume()
+                }
+            }
+            progress.cancel()
+            released.signal()
+        }
+        let error = await #expect(throws: (any Error).self) { try await container.loadPersistentStores() }
+        await canceller.value
+        #expect((error as? CocoaError)?.code.rawValue == NSMigrationCancelledError)
+        #expect(onMainThread.value == [false])
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        #expect(try Self.model(bundle, "Notes 2").isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+    }
+
     /// Cancelling the progress stops the staged migration inside the current stage (134120);
     /// the store is whole at the version the last finished stage reached, and the next add
     /// goes on from there.
