@@ -41,7 +41,7 @@ enum MigrateCommand {
             let options = try Options(arguments)
             let store = try CommandOptions.existing(options.store!)
             let model = try destinationModel(options)
-            let plan = try LightweightMigrationPlan(forStoreAt: store, model: model)
+            let plan = try SQLiteMigrationPreview(forStoreAt: store, model: model)
             let report = MigrationReport(store: store.path, model: options.model!, version: options.version, plan: plan)
             if !options.json { print(report.text) }
             var seconds: Double?

@@ -21,15 +21,18 @@ struct MigrationReport: Encodable {
     let version: String?
     let needed: Bool
     let source: String?
+    /// "inferred", or "mapping model" when the application's own mapping model is followed.
+    let mappingKind: String?
     let entities: [EntityChange]
     var migratedSeconds: Double?
 
-    init(store: String, model: String, version: String?, plan: LightweightMigrationPlan) {
+    init(store: String, model: String, version: String?, plan: SQLiteMigrationPreview) {
         self.store = store
         self.model = model
         self.version = version
         needed = plan.isNeeded
         source = plan.source.map { "\($0.origin)" }
+        mappingKind = plan.isNeeded ? (plan.usesMappingModel ? "mapping model" : "inferred") : nil
         let sourceModel = plan.source?.model
         entities = (plan.mapping?.entityMappings ?? []).compactMap { mapping in
             Self.change(mapping, sourceModel: sourceModel)
@@ -81,6 +84,7 @@ struct MigrationReport: Encodable {
         var lines = ["Store: \(store)", "Model: \(model)\(version.map { " (version \($0))" } ?? "")"]
         guard needed else { return (lines + ["The store fits the model."]).joined(separator: "\n") }
         lines.append("Source: \(source ?? "?")")
+        lines.append(mappingKind == "mapping model" ? "Mapping: the application's mapping model for the two versions" : "Mapping: inferred")
         for entity in entities {
             switch entity.type {
             case "add": lines.append("  + entity \(entity.destination ?? "")")

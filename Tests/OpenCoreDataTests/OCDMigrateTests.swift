@@ -18,6 +18,7 @@ import OpenCoreData
         let result = try OCD.run(["migrate", "--store", url.path, "--model", bundle.url.path, "--dry-run"])
         #expect(result.status == 0, "\(result.error)")
         #expect(result.output.contains("Source: model version \"Journal\" (its version hashes are the store's)"))
+        #expect(result.output.contains("Mapping: inferred"))
         #expect(result.output.contains("  ~ entity Book → Journal"))
         #expect(result.output.contains("      ~ note → text"))
         #expect(result.output.contains("      + mood"))
@@ -44,6 +45,24 @@ import OpenCoreData
         let again = try OCD.run(["migrate", "--store", url.path, "--model", bundle.url.path])
         #expect(again.status == 0)
         #expect(again.output.hasSuffix("The store fits the model.\nNothing to migrate.\n"))
+    }
+
+    /// With a mapping model of the application's own for the two versions beside the model, the
+    /// plan is that mapping model's, as the add would follow it, not an inferred one.
+    @Test func aDryRunShowsTheApplicationsMappingModelWhenThereIsOne() throws {
+        let directory = TemporaryDirectory()
+        let (bundle, _) = try XcodeMappingModelTests.project(in: directory)
+        let url = directory.file("People.sqlite")
+        try XcodeMappingModelTests.writeStore(at: url, bundle: bundle)
+        try bundle.makeCurrent("People 2")
+        let bytes = try Data(contentsOf: url)
+        let result = try OCD.run(["migrate", "--store", url.path, "--model", bundle.url.path, "--dry-run", "--json"])
+        #expect(result.status == 0, "\(result.error)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.output.utf8)) as? [String: Any])
+        #expect(json["mappingKind"] as? String == "mapping model")
+        let entities = try #require(json["entities"] as? [[String: Any]])
+        #expect(entities.contains { $0["mapping"] as? String == "PersonToPerson" && $0["type"] as? String == "custom" })
+        #expect(try Data(contentsOf: url) == bytes)
     }
 
     /// A version the bundle does not have fails with the versions it has (status 1); a missing

@@ -3,19 +3,25 @@ import OCDSQLite
 import OpenCoreDataCore
 
 /// What opening a SQLite store with a model would migrate, found without changing the store:
-/// whether it must migrate, from which model (and how that model was found), and the mapping.
+/// whether it must migrate, from which model (and how that model was found), and through which
+/// mapping — a mapping model of the application's own for the two versions when there is one,
+/// as the coordinator's add chooses (`StoreMigrationPlanner`), else the inferred one.
 /// `ocd migrate` prints it.
-package struct LightweightMigrationPlan {
+package struct SQLiteMigrationPreview {
     /// The source model and where it came from; nil when the store already fits the model.
     package let source: SourceModelSearch.Found?
-    /// The inferred mapping; nil when the store already fits the model.
+    /// The mapping the migration would follow; nil when the store already fits the model.
     package let mapping: NSMappingModel?
+    /// Whether `mapping` is a mapping model of the application's own (an `.xcmappingmodel` found
+    /// for the two versions) rather than inferred.
+    package let usesMappingModel: Bool
 
     package var isNeeded: Bool { mapping != nil }
 
-    /// The plan for the store at `url` and `model` (the default configuration unless named).
+    /// The preview for the store at `url` and `model` (the default configuration unless named).
     /// Throws what opening would throw: 134100 for a store whose hashes are the model's but whose
-    /// tables differ, 134130 without a source model, 134140 when the mapping cannot be inferred.
+    /// tables differ, 134130 without a source model, 134140 when there is no mapping model and
+    /// none can be inferred.
     package init(forStoreAt url: URL, model: NSManagedObjectModel, configurationName: String = "PF_DEFAULT_CONFIGURATION_NAME") throws {
         model.freeze()
         let connection = try SQLiteStoreFile.open(url, readOnly: true)
@@ -25,6 +31,7 @@ package struct LightweightMigrationPlan {
         if comparison.isCompatible {
             source = nil
             mapping = nil
+            usesMappingModel = false
             return
         }
         if model.isConfiguration(withName: configurationName, compatibleWithStoreMetadata: metadata),
@@ -33,6 +40,12 @@ package struct LightweightMigrationPlan {
         }
         let found = try SQLiteStore.sourceModel(for: model, configuration: configurationName, metadata: metadata, on: connection, url: url)
         source = found
-        mapping = try StoreMigrationPlanner(destination: model, configuration: configurationName, options: nil, url: url).inferredMapping(from: found)
+        if let own = NSMappingModel.mappingModel(in: nil, from: found.model, to: model) {
+            mapping = own
+            usesMappingModel = true
+        } else {
+            mapping = try StoreMigrationPlanner(destination: model, configuration: configurationName, options: nil, url: url).inferredMapping(from: found)
+            usesMappingModel = false
+        }
     }
 }
