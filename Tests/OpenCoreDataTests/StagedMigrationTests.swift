@@ -303,6 +303,49 @@ import Testing
         #expect(progress.names.value.filter { $0 == "Note" }.count == 3)
     }
 
+    /// Stages that do not meet at one version (a lightweight stage naming version 1 alone, then
+    /// a custom stage from version 2) are joined by an inferred step, as Core Data's lightweight
+    /// stages are: the store goes 1 → 2 → 3 → 4 with both handlers run. A gap that cannot be
+    /// inferred fails with 134140 naming the change, the store left at version 1.
+    @Test func stagesThatDoNotMeetAreJoinedByAnInferredStep() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try Self.bundle(in: directory)
+        let url = directory.file("Notes.sqlite")
+        try Self.writeStore(at: url, bundle: bundle)
+        try bundle.makeCurrent("Notes 4")
+        let calls = Calls([])
+        let full = try Self.manager(bundle, calls: calls)
+        let v1 = try Self.model(bundle, "Notes")
+        let gapped = NSStagedMigrationManager([NSLightweightMigrationStage([v1.versionChecksum])] + full.stages.dropFirst())
+
+        let (container, error) = Self.open(url, with: try bundle.model(), manager: gapped)
+        #expect(error == nil)
+        #expect(try Self.notes(in: container.viewContext).map { $0.value(forKey: "title") as? String } == ["Shopping", "Ideas", "Untitled"])
+        #expect(calls.value.count == 2)
+        try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
+
+        // Version 1 → a version whose text became a date: no inferred step joins them.
+        let otherDirectory = TemporaryDirectory()
+        let broken = try ModelBundle(in: otherDirectory, name: "Notes", versions: [
+            ("Notes", Self.notesV1),
+            ("Notes 2", Self.notesV2.replacingOccurrences(of: "name=\"text\" optional=\"YES\" attributeType=\"String\"",
+                                                          with: "name=\"text\" optional=\"YES\" attributeType=\"Date\" usesScalarValueType=\"NO\"")),
+        ], current: "Notes")
+        let brokenURL = otherDirectory.file("Notes.sqlite")
+        try Self.writeStore(at: brokenURL, bundle: broken)
+        let bytes = try Data(contentsOf: brokenURL)
+        try broken.makeCurrent("Notes 2")
+        let (b1, b2) = (try Self.model(broken, "Notes"), try Self.model(broken, "Notes 2"))
+        #expect(b1.versionChecksum != b2.versionChecksum)
+        let unjoinable = NSStagedMigrationManager([NSLightweightMigrationStage([b1.versionChecksum]),
+                                                   NSLightweightMigrationStage([b2.versionChecksum])])
+        let (_, brokenError) = Self.open(brokenURL, with: try broken.model(), manager: unjoinable)
+        let failure = try #require(brokenError as? CocoaError)
+        #expect(failure.code.rawValue == 134140, "\(failure)")
+        #expect(failure.message.contains("text"), "\(failure.message)")
+        #expect(try Data(contentsOf: brokenURL) == bytes)
+    }
+
     /// Loaded through the async `loadPersistentStores()` from the main actor, the migration runs
     /// off the main thread: while a stage is held, the main actor is free to run the task that
     /// cancels the description's progress, and the load then fails with 134120, the store whole
