@@ -32,15 +32,31 @@ extension NSManagedObjectContext {
         let inserted = inserted.members, updated = updated.members, deleted = deleted.members
         if validatesChangesOnSave { try validatePendingChanges(inserted: inserted, updated: updated, deleted: deleted) }
 
-        let plan = try SavePlan(inserted: inserted, updated: updated, deleted: deleted, coordinator: coordinator, context: self)
-        let outcomes: [SaveOutcome]
-        do {
-            outcomes = try coordinator.save(plan)
-        } catch let failure as ParentSaveFailure {
-            throw translate(failure)
+        var plan = try SavePlan(inserted: inserted, updated: updated, deleted: deleted, coordinator: coordinator, context: self)
+        var outcomes: [SaveOutcome]
+        var rounds = 0
+        while true {
+            do {
+                outcomes = try coordinator.save(plan)
+                break
+            } catch let failure as ParentSaveFailure {
+                // Nothing was written: the merge policy settles the conflicts and the save is
+                // tried again with what it chose (a few times, as other writers may go on).
+                let error = translate(failure)
+                guard failure.incomplete == nil, rounds < Self.mergeRounds,
+                      let conflicts = (error as NSError).userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [Any], !conflicts.isEmpty
+                else { throw error }
+                try (mergePolicy as? NSMergePolicy ?? NSMergePolicy.error).resolve(mergeConflicts: conflicts)
+                rounds += 1
+                plan = try SavePlan(inserted: self.inserted.members, updated: self.updated.members, deleted: self.deleted.members,
+                                    coordinator: coordinator, context: self)
+            }
         }
         finishSave(plan: plan, outcomes: outcomes)
     }
+
+    /// How many times a save lets its merge policy settle conflicts before it gives up with them.
+    static let mergeRounds = 3
 
     /// Saves only when there is something to save; the convenience every Core Data stack writes
     /// by hand. Returns whether anything was saved.
@@ -143,16 +159,7 @@ extension NSManagedObjectContext {
                                    cachedSnapshot: object.snapshot.map(NSMergeConflict.values(of:)),
                                    persistedSnapshot: persisted.map(NSMergeConflict.values(of:)))
         }
-        let described = failures.prefix(5).map { failure in
-            "\(failure.objectID.uriRepresentation().absoluteString) "
-                + (failure.storeVersion == 0 ? "was deleted" : "was changed (version \(failure.storeVersion))")
-        }.joined(separator: "; ")
-        let more = failures.count > 5 ? " and \(failures.count - 5) more" : ""
-        let subject = failures.count == 1 ? "" : " (\(failures.count) objects)"
-        return CoreDataError.make(.managedObjectMerge,
-                                  "Could not merge changes\(subject): \(described)\(more) in the store since this context read it",
-                                  ["conflictList": conflicts, NSAffectedObjectsErrorKey: failures.map(\.objectID),
-                                   NSPersistentStoreSaveConflictsErrorKey: conflicts])
+        return NSMergePolicy.mergeError(for: conflicts)
     }
 
     /// The 133021 error for uniqueness constraints a save would break: one `NSConstraintConflict`
@@ -165,20 +172,7 @@ extension NSManagedObjectContext {
                                         databaseSnapshot: conflict.databaseObjectID.flatMap(loadSnapshot(for:)).map(NSMergeConflict.values(of:)),
                                         conflictingObjects: objects, conflictingSnapshots: objects.map(NSMergeConflict.values(of:)))
         }
-        let described = found.prefix(5).map { conflict in
-            let entity = conflict.entity.name ?? "?"
-            guard !conflict.properties.isEmpty else { return "a unique index of the store refused a \(entity)" }
-            let keys = conflict.properties.joined(separator: ", ")
-            let sharing = conflict.databaseObjectID != nil ? "a saved \(entity) already has"
-                : "\(conflict.objectIDs.count) new or changed \(entity) objects share"
-            return "\(sharing) the same \(keys)"
-        }.joined(separator: "; ")
-        let more = found.count > 5 ? " and \(found.count - 5) more" : ""
-        return CoreDataError.make(.managedObjectConstraintMerge,
-                                  "Uniqueness constraint violated\(found.count == 1 ? "" : " (\(found.count) conflicts)"): \(described)\(more)",
-                                  [NSValidationKeyErrorKey: found.first?.properties.joined(separator: ", ") ?? "",
-                                   "conflictList": conflicts,
-                                   NSPersistentStoreSaveConflictsErrorKey: conflicts])
+        return NSMergePolicy.constraintError(for: conflicts)
     }
 
     private func finishSave(plan: SavePlan, outcomes: [SaveOutcome]) {

@@ -40,6 +40,15 @@ open class NSManagedObjectContext: @unchecked Sendable {
     public let concurrencyType: ConcurrencyType
     /// A name for debugging.
     public var name: String?
+    /// How a save settles rows changed in the store since this context read them: an
+    /// `NSMergePolicy` (or one of the `NSErrorMergePolicy`… constants). The default fails the
+    /// save with every conflict listed.
+    ///
+    /// ```swift
+    /// context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+    /// ```
+    /// A value that is not an `NSMergePolicy` is treated as the error policy.
+    public var mergePolicy: Any = NSErrorMergePolicy
     /// The coordinator whose stores this context fetches from and saves to.
     public var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
         didSet { model = persistentStoreCoordinator?.managedObjectModel }
