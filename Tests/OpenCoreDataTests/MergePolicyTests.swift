@@ -201,4 +201,50 @@ import OpenCoreData
         #expect(policy.seen.first?.sourceObject === mine)
         #expect(policy.seen.first?.persistedSnapshot?["email"] as? String == "b@x.org")
     }
+
+    /// §8.10: a new object with a saved object's unique email becomes that object. Under object
+    /// trump the row takes the new values (an upsert); under store trump it keeps its own. Either
+    /// way it is one row, holding the new object's pet.
+    @Test(arguments: StoreKind.allCases, [true, false])
+    func aNewObjectWithASavedObjectsKeyBecomesThatObject(kind: StoreKind, objectTrump: Bool) throws {
+        let stack = try TestStack(kind)
+        let saved = stack.insert("Person", ["name": "Ada", "email": "ada@example.com", "age": 30])
+        try stack.context.save()
+        stack.context.mergePolicy = objectTrump ? NSMergeByPropertyObjectTrumpMergePolicy : NSMergeByPropertyStoreTrumpMergePolicy
+        let duplicate = stack.insert("Person", ["name": "Ada Two", "email": "ada@example.com", "age": 41])
+        let rex = stack.insert("Pet", ["name": "Rex"])
+        rex.setValue(duplicate, forKey: "owner")
+        try stack.context.save()
+        #expect(!stack.context.hasChanges)
+        #expect(duplicate.managedObjectContext == nil)
+        #expect(rex.value(forKey: "owner") as? NSManagedObject === saved)
+
+        let fresh = stack.newContext()
+        let people = try fresh.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person"))
+        #expect(people.count == 1)
+        let row = try #require(people.first)
+        #expect(row.objectID == saved.objectID)
+        #expect(row.value(forKey: "name") as? String == (objectTrump ? "Ada Two" : "Ada"))
+        #expect(row.value(forKey: "age") as? Int == (objectTrump ? 41 : 30))
+        #expect((row.value(forKey: "pets") as? Set<NSManagedObject>)?.compactMap { $0.value(forKey: "name") as? String } == ["Rex"])
+    }
+
+    /// Two new objects of one save with the same key are one row under a merging policy, holding
+    /// both objects' pets.
+    @Test(arguments: StoreKind.allCases)
+    func newObjectsSharingAKeyBecomeOneRow(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        stack.context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+        for (name, pet) in [("Bo", "Rex"), ("Bo Two", "Tom")] {
+            let person = stack.insert("Person", ["name": name, "email": "bo@example.com"])
+            stack.insert("Pet", ["name": pet]).setValue(person, forKey: "owner")
+        }
+        try stack.context.save()
+        let fresh = stack.newContext()
+        let people = try fresh.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person"))
+        #expect(people.count == 1)
+        let pets = try #require(people.first?.value(forKey: "pets") as? Set<NSManagedObject>)
+        #expect(Set(pets.compactMap { $0.value(forKey: "name") as? String }) == ["Rex", "Tom"])
+        #expect(try fresh.count(for: NSFetchRequest<NSManagedObject>(entityName: "Pet")) == 2)
+    }
 }

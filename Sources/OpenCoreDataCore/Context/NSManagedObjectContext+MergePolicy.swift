@@ -53,4 +53,57 @@ extension NSManagedObjectContext {
         }
         return keys
     }
+
+    /// Settles one uniqueness clash as `resolve(constraintConflicts:)` describes; false when it
+    /// cannot (an object of the clash is not a new object of this context).
+    func settle(_ conflict: NSConstraintConflict, by type: NSMergePolicyType) -> Bool {
+        let objects = conflict.conflictingObjects
+        guard !objects.isEmpty, objects.allSatisfy({ $0.context === self && $0.isInserted && !$0.isDeleted }) else { return false }
+        let survivor = conflict.databaseObject ?? objects[0]
+        guard survivor.context === self, !survivor.isDeleted else { return false }
+        let newValuesWin = type == .mergeByPropertyObjectTrumpMergePolicyType || type == .overwriteMergePolicyType
+        for loser in objects where loser !== survivor {
+            if newValuesWin { Self.copyAttributes(of: loser, onto: survivor) }
+            Self.moveRelationships(of: loser, onto: survivor, replacing: newValuesWin)
+            delete(loser)
+        }
+        propagateDeletions()
+        return true
+    }
+
+    /// The persistent attributes of `source` that `destination`'s entity has too, set on it.
+    private static func copyAttributes(of source: NSManagedObject, onto destination: NSManagedObject) {
+        let names = destination.entity.attributesByName
+        for attribute in source.entity.layout.attributes where !attribute.isTransient && names[attribute.name] != nil {
+            let value = source.value(forKey: attribute.name)
+            if let current = destination.value(forKey: attribute.name) as? AnyHashable, current == value as? AnyHashable { continue }
+            destination.setValue(value, forKey: attribute.name)
+        }
+    }
+
+    /// `source`'s related objects, moved onto `destination`: its to-many members join
+    /// `destination`'s, and its to-one destinations become `destination`'s where it has none
+    /// (or, when `replacing`, always). `source` is left with none, so that its delete rules
+    /// touch nothing it had.
+    private static func moveRelationships(of source: NSManagedObject, onto destination: NSManagedObject, replacing: Bool) {
+        let names = destination.entity.relationshipsByName
+        for relationship in source.entity.layout.relationships where !relationship.isTransient {
+            guard let target = names[relationship.name], target.isToMany == relationship.isToMany else { continue }
+            if relationship.isToMany {
+                let members: [NSManagedObject]
+                if relationship.isOrdered {
+                    members = source.mutableOrderedSetValue(forKey: relationship.name).array
+                    source.mutableOrderedSetValue(forKey: relationship.name).removeAllObjects()
+                } else {
+                    members = Array(source.mutableSetValue(forKey: relationship.name))
+                    source.mutableSetValue(forKey: relationship.name).removeAllObjects()
+                }
+                if target.isOrdered { destination.mutableOrderedSetValue(forKey: relationship.name).addObjects(from: members) }
+                else { destination.mutableSetValue(forKey: relationship.name).addObjects(from: members) }
+            } else if let related = source.value(forKey: relationship.name) as? NSManagedObject {
+                source.setValue(nil, forKey: relationship.name)
+                if replacing || destination.value(forKey: relationship.name) == nil { destination.setValue(related, forKey: relationship.name) }
+            }
+        }
+    }
 }

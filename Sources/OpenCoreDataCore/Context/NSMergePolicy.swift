@@ -28,9 +28,8 @@ public enum NSMergePolicyType: UInt, Sendable {
 /// Subclass it to settle conflicts your own way: override `resolve(optimisticLockingConflicts:)`
 /// or `resolve(constraintConflicts:)`, change the objects, and call `super`.
 ///
-/// Differences from Apple: not an `NSObject`. Uniqueness conflicts are settled only by the
-/// error policy so far: under every other policy a save that breaks a uniqueness constraint
-/// still fails with 133021 (see `Docs/Differences.md`). A row deleted in the store since the
+/// Differences from Apple: not an `NSObject`. A uniqueness clash involving a saved object that
+/// was changed into another's values (not a new one) is not settled (133021). A row deleted in the store since the
 /// context read it is not brought back by any policy: the context's change to it is dropped and
 /// the object is left as a fault of a row that is gone.
 open class NSMergePolicy {
@@ -86,10 +85,19 @@ open class NSMergePolicy {
         }
     }
 
-    /// Settles uniqueness conflicts. Only the error policy's answer exists so far: the save
-    /// fails with 133021 listing every conflict, whatever the policy (see the type's notes).
+    /// Settles uniqueness conflicts by making one object of each clash: the saved object (or,
+    /// among new objects only, the first of them) stays, and the new objects that share its
+    /// values are deleted, their relationships moved onto it. Under object trump and overwrite
+    /// their attributes are copied onto it first (the row takes the new values: an upsert);
+    /// under store trump and rollback it keeps its own. The error policy, and a clash that
+    /// involves an object already saved that was changed (not inserted), fail with 133021.
     open func resolve(constraintConflicts list: [NSConstraintConflict]) throws {
-        throw Self.constraintError(for: list)
+        guard mergeType != .errorMergePolicyType else { throw Self.constraintError(for: list) }
+        let unsettled = list.filter { conflict in
+            guard let context = conflict.conflictingObjects.first?.managedObjectContext else { return true }
+            return !context.settle(conflict, by: mergeType)
+        }
+        if !unsettled.isEmpty { throw Self.constraintError(for: unsettled) }
     }
 
     /// 133020 listing `conflicts`, as the error policy fails.
