@@ -545,8 +545,11 @@ struct ModelBundle {
             let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: container.viewContext)
             entry.setValue(Self.start, forKey: "time")
             entry.setValue("calm", forKey: "mood")
+            // The application's own metadata, set without the store's keys, keeps them.
+            let coordinator = container.persistentStoreCoordinator
+            coordinator.setMetadata(["app": 1], for: coordinator.persistentStores[0])
             try container.viewContext.save()
-            try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
+            try coordinator.remove(coordinator.persistentStores[0])
         }
         let bytes = try Data(contentsOf: url)
 

@@ -183,6 +183,55 @@ import OpenCoreData
         #expect((owner.value(forKey: "pets") as? Set<NSManagedObject>)?.contains(rex) == true)
     }
 
+    /// A to-many the context never loaded, changed only through a member's to-one, keeps its
+    /// saved members when the object is merged.
+    @Test(arguments: StoreKind.allCases)
+    func anUnloadedToManyKeepsItsSavedMembers(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let ada = stack.insert("Person", ["name": "Ada", "age": 30])
+        for name in ["Rex", "Tom"] { stack.insert("Pet", ["name": name]).setValue(ada, forKey: "owner") }
+        try stack.context.save()
+        stack.context.reset()
+        let mine = try #require(try stack.fetch("Person").first)
+        let other = stack.newContext()
+        try other.existingObject(with: mine.objectID).setValue(31, forKey: "age")
+        try other.save()
+
+        stack.context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+        stack.insert("Pet", ["name": "Kit"]).setValue(mine, forKey: "owner")
+        mine.setValue("Ada L.", forKey: "name")
+        try stack.context.save()
+        let fresh = stack.newContext()
+        let stored = try fresh.existingObject(with: mine.objectID)
+        #expect(stored.value(forKey: "age") as? Int == 31)
+        #expect(stored.value(forKey: "name") as? String == "Ada L.")
+        let pets = try #require(stored.value(forKey: "pets") as? Set<NSManagedObject>)
+        #expect(Set(pets.compactMap { $0.value(forKey: "name") as? String }) == ["Rex", "Tom", "Kit"])
+    }
+
+    /// A delete that meets another context's change runs its delete rules again on the row as
+    /// it is now: a pet added elsewhere meanwhile is cascaded too, not left pointing at nothing.
+    @Test(arguments: StoreKind.allCases)
+    func aDeleteThatStandsCascadesToMembersAddedElsewhere(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let ada = stack.insert("Person", ["name": "Ada"])
+        try stack.context.save()
+        stack.context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+        stack.context.delete(ada)
+        stack.context.processPendingChanges()  // the delete rules run now, on no pets
+
+        let other = stack.newContext()
+        let hers = try other.existingObject(with: ada.objectID)
+        let pet = NSEntityDescription.insertNewObject(forEntityName: "Pet", into: other)
+        pet.setValue("Rex", forKey: "name")
+        pet.setValue(hers, forKey: "owner")
+        try other.save()
+        try stack.context.save()
+        let fresh = stack.newContext()
+        #expect(try fresh.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 0)
+        #expect(try fresh.count(for: NSFetchRequest<NSManagedObject>(entityName: "Pet")) == 0)
+    }
+
     /// A subclass sees every conflict, may change the objects, and calls `super`.
     @Test func aSubclassSeesTheConflictsAndCallsSuper() throws {
         final class Recording: NSMergePolicy {

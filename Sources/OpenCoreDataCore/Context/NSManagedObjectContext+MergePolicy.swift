@@ -3,55 +3,68 @@ import Foundation
 extension NSManagedObjectContext {
     /// Settles one row changed or deleted in the store since this context read it, as a merge
     /// policy of `type` does; the object is then read at the row's new version, holding the
-    /// values the policy chose, with the changes still to save marked as changes.
-    func settle(_ conflict: NSMergeConflict, by type: NSMergePolicyType) {
+    /// values the policy chose, with the changes still to save marked as changes. Throws when the
+    /// row cannot be read.
+    ///
+    /// Attributes and to-ones are decided one by one against the snapshot the context last read:
+    /// object trump keeps what the context changed, store trump what the store changed, overwrite
+    /// the context's values. To-one changes go through `setValue`, so that inverses follow.
+    /// To-many memberships stay as the context has them (one-to-many ones follow their members'
+    /// to-ones). Rollback refreshes the object whole.
+    func settle(_ conflict: NSMergeConflict, by type: NSMergePolicyType) throws {
         let object = conflict.sourceObject
         guard object.context === self, type != .errorMergePolicyType else { return }
-        guard let latest = loadSnapshot(for: object.objectID) else {
+        guard let latest = try fetchSnapshot(for: object.objectID) else {
             // The row is gone: no policy brings it back. The context's change to it is dropped.
             refresh(object, mergeChanges: false)
             return
         }
-        if object.isDeleted {
-            // A delete is not a property: it stands under every policy but rollback, now
-            // against the row's new version.
-            if type == .rollbackMergePolicyType {
-                refresh(object, mergeChanges: false)
-            } else {
-                object.snapshot = latest
-            }
-            return
-        }
-        let kept: [String: Any]
-        switch type {
-        case .rollbackMergePolicyType, .errorMergePolicyType:
+        if type == .rollbackMergePolicyType {
             refresh(object, mergeChanges: false)
             return
-        case .overwriteMergePolicyType:
-            // The whole object as the context has it; the save writes what differs from the row.
-            kept = NSMergeConflict.values(of: object).merging(object.changedValues()) { _, changed in changed }
-        case .mergeByPropertyObjectTrumpMergePolicyType:
-            kept = object.changedValues()
-        case .mergeByPropertyStoreTrumpMergePolicyType:
-            let changedInStore = Self.keysThatDiffer(conflict.cachedSnapshot ?? [:], conflict.persistedSnapshot ?? [:])
-            kept = object.changedValues().filter { !changedInStore.contains($0.key) }
         }
-        object.turnIntoFault(snapshot: latest)
-        object.fulfillFault()
-        for (key, value) in kept {
-            // Snapshots name to-one destinations by their IDs.
-            let resolved = (value as? NSManagedObjectID).map { self.object(with: $0) as Any } ?? value
-            object.setValue(resolved is NSNull ? nil : resolved, forKey: key)
+        if object.isDeleted {
+            // A delete is not a property: it stands, but its delete rules run again on the row
+            // as it is now (members added elsewhere), and it is validated again (deny).
+            refresh(object, mergeChanges: false)
+            delete(object)
+            return
         }
+        merge(object, with: latest, by: type)
     }
 
-    /// The keys whose values differ between two snapshots (a key missing on one side differs).
-    private static func keysThatDiffer(_ a: [String: Any], _ b: [String: Any]) -> Set<String> {
-        var keys: Set<String> = []
-        for key in Set(a.keys).union(b.keys) where (a[key] as? AnyHashable) != (b[key] as? AnyHashable) {
-            keys.insert(key)
+    /// Settles `object`'s attributes and to-ones against `latest` (see `settle`).
+    private func merge(_ object: NSManagedObject, with latest: RowSnapshot, by type: NSMergePolicyType) {
+        if object.isFault { object.fulfillFault() }
+        let cached = object.snapshot
+        func choose<Value: Equatable>(mine: Value, old: Value?, theirs: Value) -> Value {
+            switch type {
+            case .mergeByPropertyObjectTrumpMergePolicyType: mine != old ? mine : theirs
+            case .mergeByPropertyStoreTrumpMergePolicyType: theirs != old ? theirs : mine
+            default: mine
+            }
         }
-        return keys
+        let layout = object.entity.layout
+        var toOnes: [(NSRelationshipDescription, NSManagedObjectID?)] = []
+        for relationship in layout.relationships where !relationship.isToMany && !relationship.isTransient {
+            let slot = relationship.relationshipSlot
+            let mine = object.toOneDestinationID(relationship)
+            let chosen = choose(mine: mine, old: cached.map { $0.toOne[slot] }, theirs: latest.toOne[slot])
+            if chosen != mine { toOnes.append((relationship, chosen)) }
+        }
+        var values = object.values
+        for attribute in layout.attributes where !attribute.isTransient {
+            let slot = attribute.attributeSlot
+            values[slot] = choose(mine: values[slot], old: cached?.values[slot], theirs: latest.values[slot])
+        }
+        // The row's new version is what the save now expects; any attribute may differ from it.
+        object.snapshot = latest
+        object.values = values
+        object.changedAttributeMask = ~0
+        for (relationship, id) in toOnes {
+            object.setValue(id.map { self.object(with: $0) }, forKey: relationship.name)
+        }
+        object.markUpdated()
     }
 
     /// Settles one uniqueness clash as `resolve(constraintConflicts:)` describes; false when it

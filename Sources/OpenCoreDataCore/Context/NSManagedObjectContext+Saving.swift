@@ -48,8 +48,12 @@ extension NSManagedObjectContext {
                 else { throw error }
                 try (mergePolicy as? NSMergePolicy ?? NSMergePolicy.error).resolve(mergeConflicts: conflicts)
                 rounds += 1
-                plan = try SavePlan(inserted: self.inserted.members, updated: self.updated.members, deleted: self.deleted.members,
-                                    coordinator: coordinator, context: self)
+                // The policy may have deleted objects again (their rules run on the rows as they
+                // are now) or changed them: rules and validation run again before the next try.
+                propagateDeletions()
+                let inserted = self.inserted.members, updated = self.updated.members, deleted = self.deleted.members
+                if validatesChangesOnSave { try validatePendingChanges(inserted: inserted, updated: updated, deleted: deleted) }
+                plan = try SavePlan(inserted: inserted, updated: updated, deleted: deleted, coordinator: coordinator, context: self)
             }
         }
         finishSave(plan: plan, outcomes: outcomes)

@@ -81,7 +81,7 @@ open class NSMergePolicy {
     open func resolve(optimisticLockingConflicts list: [NSMergeConflict]) throws {
         if mergeType == .errorMergePolicyType { throw Self.mergeError(for: list) }
         for conflict in list {
-            conflict.sourceObject.managedObjectContext?.settle(conflict, by: mergeType)
+            try conflict.sourceObject.managedObjectContext?.settle(conflict, by: mergeType)
         }
     }
 

@@ -27,7 +27,7 @@ package enum StoreMetadataValidation {
     static let coreDataKeys: Set<String> = [
         NSStoreTypeKey, NSStoreModelVersionHashesKey, NSStoreModelVersionIdentifiersKey, NSStoreModelVersionChecksumKey,
         StoreMetadataKey.versionHashesDigest, StoreMetadataKey.versionHashesVersion, StoreMetadataKey.frameworkVersion,
-        StoreMetadataKey.autoVacuumLevel,
+        StoreMetadataKey.autoVacuumLevel, StoreMetadataKey.modelFileVersions, StoreMetadataKey.modelFileVersion,
     ]
 
     /// `replacement`, with Core Data's own keys taken from `current` where `replacement` leaves
