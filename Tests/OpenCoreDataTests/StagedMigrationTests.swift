@@ -47,6 +47,16 @@ import Testing
         try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
     }
 
+    /// A store of `version` (three notes) in the four-version bundle, whose current version is
+    /// then `current`, as the app's next release makes it.
+    static func store(writtenWith version: String = "Notes", current: String, in directory: TemporaryDirectory) throws -> (ModelBundle, URL) {
+        let bundle = try bundle(in: directory)
+        let url = directory.file("Notes.sqlite")
+        try writeStore(at: url, bundle: bundle, version: version)
+        try bundle.makeCurrent(current)
+        return (bundle, url)
+    }
+
     /// What the handlers saw: the stage, the handler, and the checksum of the model the
     /// container's store was opened with.
     typealias Calls = LockedBox<[String]>
@@ -113,10 +123,7 @@ import Testing
 
     @Test func aStoreThreeVersionsBehindGoesThroughEveryStage() throws {
         let directory = TemporaryDirectory()
-        let bundle = try Self.bundle(in: directory)
-        let url = directory.file("Notes.sqlite")
-        try Self.writeStore(at: url, bundle: bundle)
-        try bundle.makeCurrent("Notes 4")
+        let (bundle, url) = try Self.store(current: "Notes 4", in: directory)
         let calls = Calls([])
         let v4 = try bundle.model()
 
@@ -140,10 +147,7 @@ import Testing
 
     @Test func withoutTheStagesTheSameStoreCannotBeMigratedAndIsLeftAsItWas() throws {
         let directory = TemporaryDirectory()
-        let bundle = try Self.bundle(in: directory)
-        let url = directory.file("Notes.sqlite")
-        try Self.writeStore(at: url, bundle: bundle)
-        try bundle.makeCurrent("Notes 4")
+        let (bundle, url) = try Self.store(current: "Notes 4", in: directory)
 
         let (_, error) = Self.open(url, with: try bundle.model(), manager: nil)
         // A note without a title cannot become a version 4 note by inference alone.
@@ -154,10 +158,7 @@ import Testing
 
     @Test func aStoreAlreadyPartWayRunsOnlyTheStagesAfterItsVersion() throws {
         let directory = TemporaryDirectory()
-        let bundle = try Self.bundle(in: directory)
-        let url = directory.file("Notes.sqlite")
-        try Self.writeStore(at: url, bundle: bundle, version: "Notes 2")
-        try bundle.makeCurrent("Notes 3")
+        let (bundle, url) = try Self.store(writtenWith: "Notes 2", current: "Notes 3", in: directory)
         let calls = Calls([])
 
         // The coordinator's model is version 3: the stages stop there, the word counts do not run.
@@ -169,10 +170,7 @@ import Testing
 
     @Test func aHandlerThatFailsNamesItsStageAndLeavesTheStoreAtTheLastCompletedVersion() throws {
         let directory = TemporaryDirectory()
-        let bundle = try Self.bundle(in: directory)
-        let url = directory.file("Notes.sqlite")
-        try Self.writeStore(at: url, bundle: bundle)
-        try bundle.makeCurrent("Notes 4")
+        let (bundle, url) = try Self.store(current: "Notes 4", in: directory)
         let calls = Calls([])
 
         let (_, error) = Self.open(url, with: try bundle.model(), manager: try Self.manager(bundle, calls: calls, failIn: "titles"))
@@ -194,10 +192,7 @@ import Testing
 
     @Test func aModelNoReferenceCanFindFailsTheAddWith134504AndLeavesTheStore() throws {
         let directory = TemporaryDirectory()
-        let bundle = try Self.bundle(in: directory)
-        let url = directory.file("Notes.sqlite")
-        try Self.writeStore(at: url, bundle: bundle)
-        try bundle.makeCurrent("Notes 2")
+        let (bundle, url) = try Self.store(current: "Notes 2", in: directory)
         let v1 = try Self.model(bundle, "Notes")
         let wrong = NSCustomMigrationStage(
             migratingFrom: NSManagedObjectModelReference(fileURL: bundle.url, versionChecksum: v1.versionChecksum),
@@ -244,10 +239,7 @@ import Testing
 
     @Test func aDidMigrateHandlerThatFailedRunsAgainOnTheNextAdd() throws {
         let directory = TemporaryDirectory()
-        let bundle = try Self.bundle(in: directory)
-        let url = directory.file("Notes.sqlite")
-        try Self.writeStore(at: url, bundle: bundle, version: "Notes 2")
-        try bundle.makeCurrent("Notes 4")
+        let (bundle, url) = try Self.store(writtenWith: "Notes 2", current: "Notes 4", in: directory)
         let v4 = try bundle.model()
 
         let (_, error) = Self.open(url, with: v4, manager: try Self.manager(bundle, calls: Calls([]), failIn: "words"))
@@ -283,10 +275,7 @@ import Testing
     /// a child worth one unit, whose entity names reach the progress the app holds.
     @Test func theProgressCountsEveryStageAndNamesTheEntities() throws {
         let directory = TemporaryDirectory()
-        let bundle = try Self.bundle(in: directory)
-        let url = directory.file("Notes.sqlite")
-        try Self.writeStore(at: url, bundle: bundle)
-        try bundle.makeCurrent("Notes 4")
+        let (bundle, url) = try Self.store(current: "Notes 4", in: directory)
         let progress = RecordingProgress(totalUnitCount: 0)
         let seen = LockedBox<[String: Double]>([:])
         let manager = try Self.manager(bundle, calls: Calls([])) { label in
@@ -309,10 +298,7 @@ import Testing
     /// inferred fails with 134140 naming the change, the store left at version 1.
     @Test func stagesThatDoNotMeetAreJoinedByAnInferredStep() throws {
         let directory = TemporaryDirectory()
-        let bundle = try Self.bundle(in: directory)
-        let url = directory.file("Notes.sqlite")
-        try Self.writeStore(at: url, bundle: bundle)
-        try bundle.makeCurrent("Notes 4")
+        let (bundle, url) = try Self.store(current: "Notes 4", in: directory)
         let calls = Calls([])
         let full = try Self.manager(bundle, calls: calls)
         let v1 = try Self.model(bundle, "Notes")
@@ -353,10 +339,7 @@ import Testing
     @MainActor @Test(.timeLimit(.minutes(1)))
     func anAsyncLoadMigratesOffTheMainThreadAndCanBeCancelledFromIt() async throws {
         let directory = TemporaryDirectory()
-        let bundle = try Self.bundle(in: directory)
-        let url = directory.file("Notes.sqlite")
-        try Self.writeStore(at: url, bundle: bundle)
-        try bundle.makeCurrent("Notes 4")
+        let (bundle, url) = try Self.store(current: "Notes 4", in: directory)
         let progress = Progress(totalUnitCount: 0)
         let onMainThread = LockedBox<[Bool]>([])
         let held = DispatchSemaphore(value: 0), released = DispatchSemaphore(value: 0)
@@ -397,10 +380,7 @@ import Testing
     /// goes on from there.
     @Test func cancellingStopsTheStagesAndLeavesTheStoreAtTheLastVersionReached() throws {
         let directory = TemporaryDirectory()
-        let bundle = try Self.bundle(in: directory)
-        let url = directory.file("Notes.sqlite")
-        try Self.writeStore(at: url, bundle: bundle)
-        try bundle.makeCurrent("Notes 4")
+        let (bundle, url) = try Self.store(current: "Notes 4", in: directory)
         let progress = Progress(totalUnitCount: 0)
         let manager = try Self.manager(bundle, calls: Calls([])) { label in
             if label == "required titles" { progress.cancel() }
