@@ -238,6 +238,33 @@ struct ModelBundle {
         #expect((try Self.entries(in: container.viewContext)[0].value(forKey: "books") as? Set<NSManagedObject>)?.count == 2)
     }
 
+    /// A to-one becoming a to-many without inverse keeps every link: the key column fills the
+    /// relationship's join table.
+    @Test func aToOneBecomingAToManyWithoutInverseKeepsItsLinks() throws {
+        let directory = TemporaryDirectory()
+        let withoutInverse = Self.entryV1
+            .replacingOccurrences(of: "<relationship name=\"book\" optional=\"YES\" maxCount=\"1\" deletionRule=\"Nullify\" destinationEntity=\"Book\" inverseName=\"entries\" inverseEntity=\"Book\"/>",
+                                  with: "<relationship name=\"books\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Book\" elementID=\"book\"/>")
+            .replacingOccurrences(of: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Entry\" inverseName=\"book\" inverseEntity=\"Entry\"/>",
+                                  with: "")
+        #expect(withoutInverse != Self.entryV1)
+        let (bundle, url) = try Self.version1Store(upgradingTo: withoutInverse, in: directory)
+
+        try bundle.makeCurrent("Journal 2")
+        let (container, error) = Self.container(try bundle.model(), at: url)
+        #expect(error == nil)
+        let entries = try Self.entries(in: container.viewContext)
+        let books = entries.map { ($0.value(forKey: "books") as? Set<NSManagedObject>) ?? [] }
+        #expect(books.map(\.count) == [1, 1, 0])
+        #expect(books[0].first?.value(forKey: "title") as? String == "Diary")
+        // A second book for the first entry, saved and read back.
+        let other = NSEntityDescription.insertNewObject(forEntityName: "Book", into: container.viewContext)
+        entries[0].mutableSetValue(forKey: "books").add(other)
+        try container.viewContext.save()
+        container.viewContext.reset()
+        #expect((try Self.entries(in: container.viewContext)[0].value(forKey: "books") as? Set<NSManagedObject>)?.count == 2)
+    }
+
     /// A migration reports its progress, table by table, to the description's `Progress`.
     @Test func aMigrationReportsItsProgress() throws {
         let directory = TemporaryDirectory()

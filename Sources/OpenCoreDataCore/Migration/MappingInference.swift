@@ -213,8 +213,8 @@ struct MappingInference {
 
     /// Why `old`'s links cannot be carried over to `new`, if they cannot. Carried over: the same
     /// storage; a to-one whose inverse was a to-one becoming a to-many (the inverse's key keeps
-    /// the links); a one-to-many becoming a many-to-many (the key fills the join table). Order
-    /// may be added (by key) or dropped.
+    /// the links); a one-to-many becoming a many-to-many, and a to-one becoming a to-many without
+    /// inverse (the key fills the join table). Order may be added (by key) or dropped.
     private func storageChange(from old: NSRelationshipDescription, to new: NSRelationshipDescription) -> String? {
         if let target = new.destinationEntity, sourceEntity(matching: target) !== old.destinationEntity {
             return "now leads to entity '\(target.name ?? "")' instead of '\(old.destinationEntity?.name ?? "")'"
@@ -225,7 +225,7 @@ struct MappingInference {
             return nil
         case (.foreignKey, .inverseForeignKey) where old.inverseRelationship.map(Storage.init(of:)) == .foreignKey:
             return nil
-        case (.foreignKey, .joinTable), (.inverseForeignKey, .joinTable):
+        case (.foreignKey, .joinTable), (.inverseForeignKey, .joinTable), (.foreignKey, .withoutInverse):
             return nil
         default:
             return "changes from \(Self.describe(was)) to \(Self.describe(becomes))"
