@@ -14,12 +14,12 @@ extension NSManagedObjectContext {
     func settle(_ conflict: NSMergeConflict, by type: NSMergePolicyType) throws {
         let object = conflict.sourceObject
         guard object.context === self, type != .errorMergePolicyType else { return }
-        guard let latest = try fetchSnapshot(for: object.objectID) else {
-            // The row is gone: no policy brings it back. The context's change to it is dropped.
+        if type == .rollbackMergePolicyType {
             refresh(object, mergeChanges: false)
             return
         }
-        if type == .rollbackMergePolicyType {
+        guard let latest = try fetchSnapshot(for: object.objectID) else {
+            // The row is gone: no policy brings it back. The context's change to it is dropped.
             refresh(object, mergeChanges: false)
             return
         }
@@ -80,7 +80,7 @@ extension NSManagedObjectContext {
             Self.moveRelationships(of: loser, onto: survivor, replacing: newValuesWin)
             delete(loser)
         }
-        propagateDeletions()
+        // The save runs the losers' delete rules before it tries again.
         return true
     }
 

@@ -27,12 +27,7 @@ extension NSManagedObjectContext {
 
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
         callWillSave()
-        // The changes as they stand now (willSave may have added some), listed once for both
-        // validation and the plan.
-        let inserted = inserted.members, updated = updated.members, deleted = deleted.members
-        if validatesChangesOnSave { try validatePendingChanges(inserted: inserted, updated: updated, deleted: deleted) }
-
-        var plan = try SavePlan(inserted: inserted, updated: updated, deleted: deleted, coordinator: coordinator, context: self)
+        var plan = try validatedPlan(coordinator: coordinator)
         var outcomes: [SaveOutcome]
         var rounds = 0
         while true {
@@ -51,9 +46,7 @@ extension NSManagedObjectContext {
                 // The policy may have deleted objects again (their rules run on the rows as they
                 // are now) or changed them: rules and validation run again before the next try.
                 propagateDeletions()
-                let inserted = self.inserted.members, updated = self.updated.members, deleted = self.deleted.members
-                if validatesChangesOnSave { try validatePendingChanges(inserted: inserted, updated: updated, deleted: deleted) }
-                plan = try SavePlan(inserted: inserted, updated: updated, deleted: deleted, coordinator: coordinator, context: self)
+                plan = try validatedPlan(coordinator: coordinator)
             }
         }
         finishSave(plan: plan, outcomes: outcomes)
@@ -61,6 +54,14 @@ extension NSManagedObjectContext {
 
     /// How many times a save lets its merge policy settle conflicts before it gives up with them.
     static let mergeRounds = 3
+
+    /// The changes as they stand now (willSave or a merge policy may have made some), listed
+    /// once for both validation and the plan.
+    private func validatedPlan(coordinator: NSPersistentStoreCoordinator) throws -> SavePlan {
+        let inserted = inserted.members, updated = updated.members, deleted = deleted.members
+        if validatesChangesOnSave { try validatePendingChanges(inserted: inserted, updated: updated, deleted: deleted) }
+        return try SavePlan(inserted: inserted, updated: updated, deleted: deleted, coordinator: coordinator, context: self)
+    }
 
     /// Saves only when there is something to save; the convenience every Core Data stack writes
     /// by hand. Returns whether anything was saved.

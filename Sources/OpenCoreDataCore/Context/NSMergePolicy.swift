@@ -29,9 +29,9 @@ public enum NSMergePolicyType: UInt, Sendable {
 /// or `resolve(constraintConflicts:)`, change the objects, and call `super`.
 ///
 /// Differences from Apple: not an `NSObject`. A uniqueness clash involving a saved object that
-/// was changed into another's values (not a new one) is not settled (133021). A row deleted in the store since the
-/// context read it is not brought back by any policy: the context's change to it is dropped and
-/// the object is left as a fault of a row that is gone.
+/// was changed into another's values (not a new one) is not settled (133021). A row deleted in
+/// the store since the context read it is not brought back by any policy: the context's change
+/// to it is dropped and the object is left as a fault of a row that is gone.
 open class NSMergePolicy {
     /// The kind of policy this is.
     open private(set) var mergeType: NSMergePolicyType

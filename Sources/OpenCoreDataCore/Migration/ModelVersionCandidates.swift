@@ -28,13 +28,13 @@ package struct ModelVersionCandidates {
             currentName = nil
             return
         }
-        currentName = current?.deletingPathExtension().lastPathComponent
+        currentName = current.map(NSManagedObjectModel.versionName(of:))
         // The versions before the loaded one first, newest first; then any after it (a store
         // written by a later release, opened by an earlier one), oldest first.
         let position = files.firstIndex { $0.standardizedFileURL == current?.standardizedFileURL }
         let older = position.map { files[..<$0] } ?? files[...]
         let newer = position.map { files[($0 + 1)...] } ?? []
-        versions = (older.reversed() + newer).map { Version(name: $0.deletingPathExtension().lastPathComponent, file: $0) }
+        versions = (older.reversed() + newer).map { Version(name: NSManagedObjectModel.versionName(of: $0), file: $0) }
     }
 
     /// Loads one version, frozen as a store's model is.
@@ -48,7 +48,7 @@ package struct ModelVersionCandidates {
     /// or `.momd` bundle (of its bundle, for one version inside it), or the single file itself.
     package static func everyVersion(of url: URL) -> [Version] {
         let files = versionFiles(of: url)?.0 ?? [url]
-        return files.map { Version(name: $0.deletingPathExtension().lastPathComponent, file: $0) }
+        return files.map { Version(name: NSManagedObjectModel.versionName(of: $0), file: $0) }
     }
 
     /// The version file `url` loads: the current version of a bundle, or `url` itself.
