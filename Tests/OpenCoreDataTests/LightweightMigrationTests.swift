@@ -208,26 +208,41 @@ struct ModelBundle {
         #expect(try scratch.rows("SELECT Z_NAME FROM Z_PRIMARYKEY ORDER BY Z_NAME").compactMap { $0[0].stringValue } == ["Entry", "Journal", "Place", "Tag"])
     }
 
+    /// Version 1 with Entry's to-one `book` and Book's to-many `entries` replaced.
+    static func entryV1(book: String, bookEntries: String) -> String {
+        let changed = entryV1
+            .replacingOccurrences(of: "<relationship name=\"book\" optional=\"YES\" maxCount=\"1\" deletionRule=\"Nullify\" destinationEntity=\"Book\" inverseName=\"entries\" inverseEntity=\"Book\"/>",
+                                  with: book)
+            .replacingOccurrences(of: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Entry\" inverseName=\"book\" inverseEntity=\"Entry\"/>",
+                                  with: bookEntries)
+        #expect(changed != entryV1)
+        return changed
+    }
+
+    /// A version-1 store opened with `next` as version 2: its container, the entries (by time)
+    /// and each entry's `books`, which must be the migrated to-one's links.
+    static func booksOfEntries(afterMigratingTo next: String, in directory: TemporaryDirectory) throws
+        -> (NSPersistentContainer, [NSManagedObject], [Set<NSManagedObject>]) {
+        let (bundle, url) = try version1Store(upgradingTo: next, in: directory)
+        try bundle.makeCurrent("Journal 2")
+        let (container, error) = container(try bundle.model(), at: url)
+        #expect(error == nil)
+        let entries = try entries(in: container.viewContext)
+        let books = entries.map { ($0.value(forKey: "books") as? Set<NSManagedObject>) ?? [] }
+        #expect(books.map(\.count) == [1, 1, 0])
+        #expect(books[0].first?.value(forKey: "title") as? String == "Diary")
+        return (container, entries, books)
+    }
+
     /// A one-to-many becoming a many-to-many keeps every link (the key column fills the join
     /// table), and a relationship becoming ordered keeps its members, in key order.
     @Test func aToOneBecomingAToManyKeepsItsLinks() throws {
         let directory = TemporaryDirectory()
-        let manyToMany = Self.entryV1
-            .replacingOccurrences(of: "<relationship name=\"book\" optional=\"YES\" maxCount=\"1\" deletionRule=\"Nullify\" destinationEntity=\"Book\" inverseName=\"entries\" inverseEntity=\"Book\"/>",
-                                  with: "<relationship name=\"books\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Book\" inverseName=\"entries\" inverseEntity=\"Book\" elementID=\"book\"/>")
-            .replacingOccurrences(of: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Entry\" inverseName=\"book\" inverseEntity=\"Entry\"/>",
-                                  with: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" ordered=\"YES\" destinationEntity=\"Entry\" inverseName=\"books\" inverseEntity=\"Entry\"/>")
-        #expect(manyToMany != Self.entryV1)
-        let (bundle, url) = try Self.version1Store(upgradingTo: manyToMany, in: directory)
-
-        try bundle.makeCurrent("Journal 2")
-        let (container, error) = Self.container(try bundle.model(), at: url)
-        #expect(error == nil)
-        let entries = try Self.entries(in: container.viewContext)
-        let books = entries.map { ($0.value(forKey: "books") as? Set<NSManagedObject>) ?? [] }
-        #expect(books.map(\.count) == [1, 1, 0])
+        let manyToMany = Self.entryV1(
+            book: "<relationship name=\"books\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Book\" inverseName=\"entries\" inverseEntity=\"Book\" elementID=\"book\"/>",
+            bookEntries: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" ordered=\"YES\" destinationEntity=\"Entry\" inverseName=\"books\" inverseEntity=\"Entry\"/>")
+        let (container, entries, books) = try Self.booksOfEntries(afterMigratingTo: manyToMany, in: directory)
         let diary = try #require(books[0].first)
-        #expect(diary.value(forKey: "title") as? String == "Diary")
         let members = try #require(diary.value(forKey: "entries") as? NSOrderedSet)
         #expect(members.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: "note") as? String } == ["note 0", "note 1"])
         // A second book for the first entry: a many-to-many now.
@@ -242,21 +257,10 @@ struct ModelBundle {
     /// relationship's join table.
     @Test func aToOneBecomingAToManyWithoutInverseKeepsItsLinks() throws {
         let directory = TemporaryDirectory()
-        let withoutInverse = Self.entryV1
-            .replacingOccurrences(of: "<relationship name=\"book\" optional=\"YES\" maxCount=\"1\" deletionRule=\"Nullify\" destinationEntity=\"Book\" inverseName=\"entries\" inverseEntity=\"Book\"/>",
-                                  with: "<relationship name=\"books\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Book\" elementID=\"book\"/>")
-            .replacingOccurrences(of: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Entry\" inverseName=\"book\" inverseEntity=\"Entry\"/>",
-                                  with: "")
-        #expect(withoutInverse != Self.entryV1)
-        let (bundle, url) = try Self.version1Store(upgradingTo: withoutInverse, in: directory)
-
-        try bundle.makeCurrent("Journal 2")
-        let (container, error) = Self.container(try bundle.model(), at: url)
-        #expect(error == nil)
-        let entries = try Self.entries(in: container.viewContext)
-        let books = entries.map { ($0.value(forKey: "books") as? Set<NSManagedObject>) ?? [] }
-        #expect(books.map(\.count) == [1, 1, 0])
-        #expect(books[0].first?.value(forKey: "title") as? String == "Diary")
+        let withoutInverse = Self.entryV1(
+            book: "<relationship name=\"books\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Book\" elementID=\"book\"/>",
+            bookEntries: "")
+        let (container, entries, _) = try Self.booksOfEntries(afterMigratingTo: withoutInverse, in: directory)
         // A second book for the first entry, saved and read back.
         let other = NSEntityDescription.insertNewObject(forEntityName: "Book", into: container.viewContext)
         entries[0].mutableSetValue(forKey: "books").add(other)
