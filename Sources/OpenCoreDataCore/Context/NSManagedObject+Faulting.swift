@@ -42,6 +42,7 @@ extension NSManagedObject {
                 becomeUnreadable(error)
                 return
             }
+            if storedObjectID?.isTemporaryID == true, hasSnapshot { context.adoptPermanentIDOfSnapshot(of: self) }
         }
         state.remove(.fault)
         changedAttributeMask = 0

@@ -11,8 +11,8 @@ extension NSManagedObjectContext {
     ///     viewContext.performAndWait { viewContext.mergeChanges(fromContextDidSave: note) }
     /// }
     /// ```
-    /// (`automaticallyMergesChangesFromParent` does this for every other context of the
-    /// coordinator.)
+    /// (`automaticallyMergesChangesFromParent` does this for the saves of the context's parent
+    /// and siblings.)
     /// Updated objects are refreshed, keeping this context's unsaved changes on top; deleted
     /// objects leave the context (objects whose loaded relationships point to them are
     /// refreshed); inserted objects are found by the next fetch.
@@ -23,7 +23,9 @@ extension NSManagedObjectContext {
         mergeRemoteChanges(notification.userInfo ?? [:])
     }
 
-    /// Starts or stops merging the saves of the coordinator's other contexts.
+    /// Starts or stops merging the saves this context follows: its parent context's, and its
+    /// siblings' (contexts saving to the same parent context, or, without one, to the same
+    /// coordinator).
     func observeSiblingSaves(_ on: Bool) {
         if let siblingSaveObserver {
             NotificationCenter.default.removeObserver(siblingSaveObserver)
@@ -34,13 +36,18 @@ extension NSManagedObjectContext {
         siblingSaveObserver = NotificationCenter.default.addObserver(
             forName: NSManagedObjectContext.didSaveObjectIDsNotification, object: nil, queue: nil
         ) { [weak self] notification in
-            guard let self, let saver = notification.object as? NSManagedObjectContext, saver !== self,
-                  let coordinator = saver.persistentStoreCoordinator else { return }
+            // Posted on the saver's queue, where its parent and coordinator may be read.
+            guard let self, let saver = notification.object as? NSManagedObjectContext, saver !== self else { return }
             let changes = SavedObjectIDs(notification.userInfo ?? [:])
-            let saverCoordinator = ObjectIdentifier(coordinator)
+            let saverIdentity = ObjectIdentifier(saver)
+            let saverParent = saver.parent.map(ObjectIdentifier.init)
+            let saverCoordinator = saver.persistentStoreCoordinator.map(ObjectIdentifier.init)
             self.perform {
-                guard let own = self.persistentStoreCoordinator, ObjectIdentifier(own) == saverCoordinator,
-                      self.automaticallyMergesChangesFromParent else { return }
+                guard self.automaticallyMergesChangesFromParent else { return }
+                let ownParent = self.parent.map(ObjectIdentifier.init)
+                let followsSaver = saverIdentity == ownParent
+                    || (saverParent == ownParent && (ownParent != nil || saverCoordinator == self.persistentStoreCoordinator.map(ObjectIdentifier.init)))
+                guard followsSaver else { return }
                 self.mergeRemoteChanges(changes.userInfo)
             }
         }

@@ -24,15 +24,19 @@ extension NSManagedObjectContext {
         isSaving = true
         defer { isSaving = false }
         let coordinator = try coordinatorOrThrow()
+        let parentStore = try parentStoreOrThrow()
 
         NotificationCenter.default.post(name: .NSManagedObjectContextWillSave, object: self)
         callWillSave()
+        // A child's new objects reach its parent with permanent IDs (where Core Data leaves them
+        // temporary until the parent saves): every context then names them alike.
+        if parent != nil { try obtainPermanentIDs(for: inserted.members) }
         var plan = try validatedPlan(coordinator: coordinator)
         var outcomes: [SaveOutcome]
         var rounds = 0
         while true {
             do {
-                outcomes = try coordinator.save(plan)
+                outcomes = try parentStore.save(plan)
                 break
             } catch let failure as ParentSaveFailure {
                 // Nothing was written: the merge policy settles the conflicts and the save is

@@ -49,9 +49,40 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// ```
     /// A value that is not an `NSMergePolicy` is treated as the error policy.
     public var mergePolicy: Any = NSErrorMergePolicy
-    /// The coordinator whose stores this context fetches from and saves to.
+    /// The coordinator whose stores this context fetches from and saves to. For a child context
+    /// (one with a `parent`), the coordinator at the root of its chain of parents.
     public var persistentStoreCoordinator: NSPersistentStoreCoordinator? {
         didSet { model = persistentStoreCoordinator?.managedObjectModel }
+    }
+    /// The context this one reads from and saves to in place of a coordinator: its save pushes
+    /// its changes into the parent (nothing reaches a store until the parent saves), and its
+    /// fetches and faults see the parent's unsaved state.
+    ///
+    /// ```swift
+    /// let editor = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+    /// editor.parent = container.viewContext
+    /// try editor.performAndWait {
+    ///     let entry = try editor.existingObject(with: entryID)
+    ///     entry.setValue("Edited", forKey: "title")
+    ///     try editor.save()           // the view context now has the change, unsaved
+    /// }
+    /// try container.viewContext.save() // and this writes it
+    /// ```
+    /// Setting a parent makes the context use the parent's coordinator (set the parent's
+    /// coordinator or parent first). Differences from Core Data: setting both a parent and a
+    /// coordinator is not an error (the parent's coordinator wins), and a child's save gives its
+    /// new objects permanent IDs before it pushes them, so the parent never holds the child's
+    /// temporary IDs (see `Docs/Differences.md`).
+    public var parent: NSManagedObjectContext? {
+        didSet {
+            var ancestor = parent
+            while let context = ancestor {
+                precondition(context !== self, "A context can't be its own ancestor")
+                ancestor = context.parent
+            }
+            if let parent { persistentStoreCoordinator = parent.persistentStoreCoordinator }
+            if automaticallyMergesChangesFromParent { observeSiblingSaves(true) }
+        }
     }
     /// Whether the context merges, on its own queue, what other contexts of its coordinator save.
     ///
@@ -60,8 +91,9 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// container.performBackgroundTask { background in /* …changes… */ try? background.save() }
     /// // once the main queue has run the merge, the view context's objects show the save
     /// ```
-    /// Difference from Core Data: OpenCoreData has no parent contexts yet, so the "parent" is
-    /// always the coordinator: saves of every other context on it are merged, as
+    /// The context follows the saves of its parent (a child merges what its parent context
+    /// saves) and the saves of its siblings (the other contexts saving to the same parent
+    /// context, or to the same coordinator for a context without a parent), as
     /// `mergeChanges(fromContextDidSave:)` merges them.
     public var automaticallyMergesChangesFromParent = false {
         didSet { if automaticallyMergesChangesFromParent != oldValue { observeSiblingSaves(automaticallyMergesChangesFromParent) } }
@@ -118,6 +150,10 @@ open class NSManagedObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) final var retainedObjects: Set<NSManagedObject> = []
     /// Faults made by `object(with:)` for temporary IDs of other contexts.
     @exclusivity(unchecked) final var strayFaults: [NSManagedObject] = []
+    /// The permanent IDs of objects first known here by a temporary ID that became permanent
+    /// without a save of this context: a parent's new objects a child read, or a child's
+    /// faults for them. `object(with:)` of the temporary ID finds the object again.
+    final var permanentIDsOfTemporaryIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
     /// Objects changed since the last `processPendingChanges` (for ObjectsDidChange).
     @exclusivity(unchecked) final var eventInserted: [NSManagedObject] = []
     @exclusivity(unchecked) final var eventUpdated: [NSManagedObject] = []
@@ -242,7 +278,10 @@ open class NSManagedObjectContext: @unchecked Sendable {
 
     /// The registered object for `objectID`, or nil. Never does I/O.
     public func registeredObject(for objectID: NSManagedObjectID) -> NSManagedObject? {
-        if objectID.isTemporaryID { return temporaryObjects.first { $0.storedObjectID == objectID } }
+        if objectID.isTemporaryID {
+            if let object = temporaryObjects.first(where: { $0.storedObjectID == objectID }) { return object }
+            return permanentID(ofTemporaryID: objectID).flatMap { registry[$0] }
+        }
         return registry[objectID]
     }
 
@@ -260,9 +299,12 @@ open class NSManagedObjectContext: @unchecked Sendable {
         if let object = registeredObject(for: objectID) {
             if object.isFault { object.fulfillFault() }
             if !object.state.contains(.inaccessible) { return object }
-        } else if !objectID.isTemporaryID, let snapshot = try fetchSnapshot(for: objectID) {
-            let object = register(objectID: objectID, snapshot: snapshot)
-            object.fulfillFault()
+        } else if let snapshot = try fetchSnapshot(for: objectID) {
+            // A parent's new object, asked for by its temporary ID, comes with its permanent one.
+            let permanentID = objectID.isTemporaryID ? snapshot.objectID : objectID
+            if objectID.isTemporaryID { permanentIDsOfTemporaryIDs[objectID] = permanentID }
+            let object = registeredObject(for: permanentID) ?? register(objectID: permanentID, snapshot: snapshot)
+            if object.isFault { object.fulfillFault() }
             return object
         }
         throw CoreDataError.make(.managedObjectReferentialIntegrity,
@@ -349,14 +391,16 @@ open class NSManagedObjectContext: @unchecked Sendable {
         return coordinator
     }
 
-    /// What this context reads from and saves to: its coordinator (a parent context, once
-    /// contexts nest).
+    /// What this context reads from and saves to: its parent context, or its coordinator.
     func parentStoreOrThrow() throws -> any ParentObjectStore {
-        try coordinatorOrThrow()
+        if let parent { return parent }
+        return try coordinatorOrThrow()
     }
 
+    /// The saved state of `objectID` as the parent has it. A temporary ID has none, unless it is
+    /// one of a parent context's new objects: the answer then carries the object's permanent ID.
     func fetchSnapshot(for objectID: NSManagedObjectID) throws -> RowSnapshot? {
-        guard objectID.persistentStore != nil else { return nil }
+        guard objectID.persistentStore != nil || parent != nil else { return nil }
         return try parentStoreOrThrow().snapshot(for: objectID, context: self)
     }
 

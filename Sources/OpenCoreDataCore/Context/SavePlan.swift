@@ -94,7 +94,7 @@ struct SavePlan {
                                expectedVersion: object.snapshot?.version ?? 0)
     }
 
-    private static func persistentValues(of object: NSManagedObject) -> [PrimitiveValue] {
+    static func persistentValues(of object: NSManagedObject) -> [PrimitiveValue] {
         let layout = object.entity.layout
         guard layout.hasTransientAttributes else { return object.values }
         var values = object.values
@@ -102,7 +102,7 @@ struct SavePlan {
         return values
     }
 
-    private static func toOneIDs(of object: NSManagedObject) -> [NSManagedObjectID?] {
+    static func toOneIDs(of object: NSManagedObject) -> [NSManagedObjectID?] {
         let relationships = object.entity.layout.relationships
         if relationships.isEmpty { return [] }
         return relationships.map { relationship in
