@@ -18,6 +18,9 @@ struct Workload: Sendable {
     let raw: @Sendable (URL, Int) throws -> Double
     /// What the sides return: seconds, or (W7) peak resident memory in MiB.
     var unit: Unit = .seconds
+    /// What the second side is, in the human output: raw SQLite, or (W9, W10) the framework
+    /// doing the same job the usual way.
+    var baseline = "raw"
 
     enum Unit: Sendable {
         case seconds, peakMiB
@@ -86,6 +89,16 @@ extension Workload {
             id: "W8r", title: "reopen migrated", size: { _ in "\(MigrationWorkload.rows)" },
             framework: { try MigrationWorkload.frameworkReopen(directory: $0, n: $1) },
             raw: { try MigrationWorkload.rawReopen(directory: $0, n: $1) }),
+        Workload(
+            id: "W9", title: "child save", size: { _ in "\(ContextWorkloads.objectCount)" },
+            framework: { try ContextWorkloads.childSave(directory: $0, n: $1) },
+            raw: { try ContextWorkloads.storeSave(directory: $0, n: $1) },
+            baseline: "store save"),
+        Workload(
+            id: "W10", title: "merge a save", size: { _ in "\(ContextWorkloads.objectCount)" },
+            framework: { try ContextWorkloads.mergeSave(directory: $0, n: $1) },
+            raw: { try ContextWorkloads.refetch(directory: $0, n: $1) },
+            baseline: "refetch"),
     ]
 
     /// The workload with the given id (case-insensitive), or nil.

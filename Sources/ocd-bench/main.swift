@@ -19,14 +19,18 @@ struct Options {
           --json     print one JSON object instead of one row per workload
           --runs N   runs per workload; the median is reported (default 5)
           --n N      number of Item rows for W1–W5 (default 200000; W6 has a fixed size)
-          W1 … W8    the workloads to run (default: all of them); W3f is W3 with its predicate
+          W1 … W10   the workloads to run (default: all of them); W3f is W3 with its predicate
                      written as a format string; WA is the sum of price grouped by flag (20 times);
                      W7 (memory) reports peak resident memory in MiB,
                      each side measured in a child process, over a fixed 1,000,000 items;
                      W8 opens a 1,000,000-item store that gains an optional attribute
                      (lightweight migration), W8b one whose attribute was renamed (a table
                      rebuild), W8c migrates 100,000 items through a mapping model into a
-                     new store (NSMigrationManager), W8r opens W8's store again once migrated
+                     new store (NSMigrationManager), W8r opens W8's store again once migrated;
+                     W9 and W10 compare the framework with itself: a child context's save of
+                     10,000 new items into its parent against the same save to the store (W9),
+                     merging another context's save of 10,000 updated items that a context
+                     holds against fetching them again (W10)
         Set OCD_BENCH_PHASES=1 to print the framework side's phases (W1, W2, W6) to standard error.
         """
 
@@ -160,7 +164,7 @@ func humanRow(_ result: WorkloadResult, options: Options, labelWidth: Int) -> St
     let padded = label + String(repeating: " ", count: max(labelWidth - label.count, 1))
     let ratio = result.ratio.map { String(format: "%.2f", $0) } ?? "n/a"
     let unit = result.workload.unit
-    return "\(padded)framework \(figure(result.frameworkSeconds, unit))   raw \(figure(result.rawSeconds, unit))"
+    return "\(padded)framework \(figure(result.frameworkSeconds, unit))   \(result.workload.baseline) \(figure(result.rawSeconds, unit))"
         + "   ratio \(ratio)   (median of \(options.runs))"
 }
 
@@ -177,7 +181,8 @@ func jsonReport(_ results: [WorkloadResult], options: Options) -> String {
         let (frameworkKey, rawKey, digits) = result.workload.unit == .seconds
             ? ("framework_s", "raw_s", 6) : ("framework_peak_mib", "raw_peak_mib", 1)
         return "  {\"id\": \"\(result.workload.id)\", \"\(frameworkKey)\": \(jsonNumber(result.frameworkSeconds, digits: digits)), "
-            + "\"\(rawKey)\": \(jsonNumber(result.rawSeconds, digits: digits)), \"ratio\": \(jsonNumber(result.ratio, digits: 4))}"
+            + "\"\(rawKey)\": \(jsonNumber(result.rawSeconds, digits: digits)), \"ratio\": \(jsonNumber(result.ratio, digits: 4))"
+            + (result.workload.baseline == "raw" ? "" : ", \"baseline\": \"\(result.workload.baseline)\"") + "}"
     }
     return "{\"runs\": \(options.runs), \"n\": \(options.n), \"workloads\": [\n"
         + rows.joined(separator: ",\n") + "\n]}"

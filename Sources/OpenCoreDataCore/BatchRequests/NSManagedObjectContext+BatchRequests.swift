@@ -93,9 +93,22 @@ extension NSManagedObjectContext {
                 refresh(object, mergeChanges: true)
             }
         }
-        for id in updated where !deleted.contains(id) {
-            if let object = registeredObject(for: id) { refresh(object, mergeChanges: true) }
+        refreshMerging(updated.filter { !deleted.contains($0) }.compactMap { registeredObject(for: $0) })
+    }
+
+    /// Refreshes `objects`, keeping their unsaved changes, with their saved states read in one
+    /// request rather than one per object (one per object if that request fails).
+    private func refreshMerging(_ objects: [NSManagedObject]) {
+        let objects = objects.filter { !$0.isInserted }
+        guard !objects.isEmpty else { return }
+        guard let rows = try? parentStoreOrThrow().snapshots(for: objects.map(\.objectID), context: self) else {
+            for object in objects { refresh(object, mergeChanges: true) }
+            return
         }
+        var latest: [NSManagedObjectID: RowSnapshot] = [:]
+        latest.reserveCapacity(rows.count)
+        for row in rows { latest[row.objectID] = row }
+        for object in objects { refresh(object, mergeChanges: true, to: latest.removeValue(forKey: object.objectID)) }
     }
 
     private func objectIDs(in changes: [AnyHashable: Any], keys: [String]) -> [NSManagedObjectID] {

@@ -190,7 +190,11 @@ extension NSManagedObjectContext {
     public func refresh(_ object: NSManagedObject, mergeChanges flag: Bool) {
         checkQueue()
         guard object.context === self, !object.isInserted else { return }
-        let latest = loadSnapshot(for: object.objectID)
+        refresh(object, mergeChanges: flag, to: loadSnapshot(for: object.objectID))
+    }
+
+    /// Refreshes an object to `latest`, its saved state read already (nil: the row is gone).
+    func refresh(_ object: NSManagedObject, mergeChanges flag: Bool, to latest: RowSnapshot?) {
         if flag && object.hasChanges && !object.isFault {
             let changes = object.changedValues()
             object.turnIntoFault(snapshot: latest)
