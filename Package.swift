@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "ocd", targets: ["ocd"]),
         .executable(name: "ocd-bench", targets: ["ocd-bench"]),
         .executable(name: "ocd-crashtest", targets: ["ocd-crashtest"]),
+        .executable(name: "ocd-mainqueue", targets: ["ocd-mainqueue"]),
     ],
     targets: [
         // The system SQLite (Debian: libsqlite3-dev).
@@ -28,6 +29,8 @@ let package = Package(
         .executableTarget(name: "ocd-bench", dependencies: ["OpenCoreData", "OCDSQLite", "CSQLite"]),
         // Kills writer processes at random moments and checks the store each time.
         .executableTarget(name: "ocd-crashtest", dependencies: ["OpenCoreData", "OCDSQLite"]),
+        // A program built like a server (an async main) using a main-queue context; run by the tests.
+        .executableTarget(name: "ocd-mainqueue", dependencies: ["OpenCoreData"]),
         .testTarget(name: "OCDSQLiteTests", dependencies: ["OCDSQLite"]),
         .testTarget(name: "OpenCoreDataTests", dependencies: ["OpenCoreData", "OpenCoreDataCore", "OpenCoreDataSQLite", "OCDSQLite"],
                     resources: [.copy("Resources/Journal.xcdatamodeld")]),

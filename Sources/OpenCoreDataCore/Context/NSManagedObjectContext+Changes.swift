@@ -66,8 +66,10 @@ extension NSManagedObjectContext {
     }
 
     /// Runs pending delete rules and posts `NSManagedObjectContextObjectsDidChange` for the
-    /// changes since the last call.
+    /// changes since the last call. First merges the saves that arrived for
+    /// `automaticallyMergesChangesFromParent` and are not merged yet.
     public func processPendingChanges() {
+        mergeArrivedSaves()
         if propagatesDeletesAtEndOfEvent {
             propagateDeletions()
             detachInsertedThenDeletedObjects()

@@ -13,6 +13,7 @@ extension NSManagedObjectContext {
     /// deleted objects are left out, and changed objects are matched on their current values.
     public func fetch<T>(_ request: NSFetchRequest<T>) throws -> [T] {
         checkQueue()
+        mergeArrivedSaves()
         let entity = try entity(of: request)
         if request.resultType == .managedObjectResultType {
             let objects = try fetchObjects(request, entity: entity)
@@ -66,6 +67,7 @@ extension NSManagedObjectContext {
     /// The number of objects `fetch(_:)` would return for `request`.
     public func count<T>(for request: NSFetchRequest<T>) throws -> Int {
         checkQueue()
+        mergeArrivedSaves()
         let entity = try entity(of: request)
         if request.includesPendingChanges && hasPendingChanges(affecting: entity) {
             return try fetchObjects(request, entity: entity).count

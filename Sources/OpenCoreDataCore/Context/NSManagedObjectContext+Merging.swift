@@ -38,24 +38,47 @@ extension NSManagedObjectContext {
         ) { [weak self] notification in
             // Posted on the saver's queue, where its parent and coordinator may be read.
             guard let self, let saver = notification.object as? NSManagedObjectContext, saver !== self else { return }
-            let changes = SavedObjectIDs(notification.userInfo ?? [:])
-            let saverIdentity = ObjectIdentifier(saver)
-            let saverParent = saver.parent.map(ObjectIdentifier.init)
-            let saverCoordinator = saver.persistentStoreCoordinator.map(ObjectIdentifier.init)
-            self.perform {
-                guard self.automaticallyMergesChangesFromParent else { return }
-                let ownParent = self.parent.map(ObjectIdentifier.init)
-                let followsSaver = saverIdentity == ownParent
-                    || (saverParent == ownParent && (ownParent != nil || saverCoordinator == self.persistentStoreCoordinator.map(ObjectIdentifier.init)))
-                guard followsSaver else { return }
-                self.mergeRemoteChanges(changes.userInfo)
-            }
+            let save = ArrivedSave(changes: SavedObjectIDs(notification.userInfo ?? [:]), saver: ObjectIdentifier(saver),
+                                   saverParent: saver.parent.map(ObjectIdentifier.init),
+                                   saverCoordinator: saver.persistentStoreCoordinator.map(ObjectIdentifier.init))
+            self.arrivedSaves.withLock { $0.append(save) }
+            self.arrivedSaveCount.add(1, ordering: .releasing)
+            // Merged by this block where the context's queue is serviced, or else the next time
+            // the context is used (see `mergeArrivedSaves()`).
+            self.perform { self.mergeArrivedSaves() }
+        }
+    }
+
+    /// Merges the saves that arrived since the last call, those this context follows: its
+    /// parent's, and its siblings'. Runs at the start of a fetch, a count, a save and
+    /// `processPendingChanges()`, so that a main-queue context whose queue nothing services (a
+    /// program that keeps its main thread busy) still merges before it answers.
+    func mergeArrivedSaves() {
+        guard arrivedSaveCount.load(ordering: .acquiring) > 0 else { return }
+        let saves = arrivedSaves.withLock { saves in
+            defer { saves = [] }
+            return saves
+        }
+        arrivedSaveCount.subtract(saves.count, ordering: .relaxed)
+        guard automaticallyMergesChangesFromParent else { return }
+        let ownParent = parent.map(ObjectIdentifier.init)
+        let ownCoordinator = persistentStoreCoordinator.map(ObjectIdentifier.init)
+        for save in saves where save.saver == ownParent || (save.saverParent == ownParent && (ownParent != nil || save.saverCoordinator == ownCoordinator)) {
+            mergeRemoteChanges(save.changes.userInfo)
         }
     }
 }
 
+/// A save another context made, as it reaches a context that may follow it.
+struct ArrivedSave: Sendable {
+    let changes: SavedObjectIDs
+    let saver: ObjectIdentifier
+    let saverParent: ObjectIdentifier?
+    let saverCoordinator: ObjectIdentifier?
+}
+
 /// The object IDs of a save, in a form that can be handed to another queue.
-private struct SavedObjectIDs: Sendable {
+struct SavedObjectIDs: Sendable {
     let inserted: Set<NSManagedObjectID>
     let updated: Set<NSManagedObjectID>
     let deleted: Set<NSManagedObjectID>

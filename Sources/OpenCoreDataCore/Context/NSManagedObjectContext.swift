@@ -95,6 +95,10 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// saves) and the saves of its siblings (the other contexts saving to the same parent
     /// context, or to the same coordinator for a context without a parent), as
     /// `mergeChanges(fromContextDidSave:)` merges them.
+    ///
+    /// Merges run on the context's queue. Difference from Core Data: a main-queue context whose
+    /// queue nothing services (no run loop, no async main) also merges them the next time it
+    /// fetches, counts, saves or processes pending changes (see `Docs/Differences.md`).
     public var automaticallyMergesChangesFromParent = false {
         didSet { if automaticallyMergesChangesFromParent != oldValue { observeSiblingSaves(automaticallyMergesChangesFromParent) } }
     }
@@ -154,6 +158,10 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// without a save of this context: a parent's new objects a child read, or a child's
     /// faults for them. `object(with:)` of the temporary ID finds the object again.
     final var permanentIDsOfTemporaryIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
+    /// Saves this context follows (`automaticallyMergesChangesFromParent`) that arrived from
+    /// other queues and are not merged yet, and how many there are.
+    let arrivedSaves = Mutex<[ArrivedSave]>([])
+    let arrivedSaveCount = Atomic<Int>(0)
     /// Objects changed since the last `processPendingChanges` (for ObjectsDidChange).
     @exclusivity(unchecked) final var eventInserted: [NSManagedObject] = []
     @exclusivity(unchecked) final var eventUpdated: [NSManagedObject] = []
@@ -181,6 +189,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
             queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
         case .mainQueueConcurrencyType:
             self.queue = DispatchQueue.main
+            MainQueue.mark()
         case .confinementConcurrencyType:
             self.queue = nil
         }
@@ -238,7 +247,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
     var isOnOwnQueue: Bool {
         switch concurrencyType {
         case .privateQueueConcurrencyType: DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
-        case .mainQueueConcurrencyType: Thread.isMainThread
+        case .mainQueueConcurrencyType: MainQueue.isCurrent
         case .confinementConcurrencyType: true
         }
     }
@@ -449,6 +458,19 @@ open class NSManagedObjectContext: @unchecked Sendable {
             object.installToMany(relationship, members: [])
         }
     }
+}
+
+/// The main queue, as main-queue contexts recognise it: the main thread, or any thread running
+/// a block of the main queue. In a program whose main is `async` (or that calls `dispatchMain()`),
+/// the main thread leaves and the main queue's blocks run on another thread.
+enum MainQueue {
+    private static let key = DispatchSpecificKey<Bool>()
+    private static let marked: Void = DispatchQueue.main.setSpecific(key: key, value: true)
+
+    /// Marks the main queue, once, so that its blocks can be recognised on any thread.
+    static func mark() { _ = marked }
+
+    static var isCurrent: Bool { Thread.isMainThread || DispatchQueue.getSpecific(key: key) == true }
 }
 
 /// Whether the debug queue check is on for a kind of context.
