@@ -457,9 +457,9 @@ import OpenCoreData
         let stack = try TestStack(.sqlite)
         let ada = stack.insert("Person", ["name": "Ada", "age": 1])
         try stack.context.save()
-        let observer = stack.newContext()
+        let observer = rootContext(stack)
         observer.automaticallyMergesChangesFromParent = true
-        let watched = try observer.existingObject(with: ada.objectID)
+        let watched = try observer.performAndWait { try observer.existingObject(with: ada.objectID) }
         let parent = rootContext(stack)
         let child = child(of: parent)
         try child.performAndWait {
@@ -467,12 +467,96 @@ import OpenCoreData
             try child.save()
         }
         // Nothing reached the store, so the coordinator's other contexts have nothing to merge.
-        #expect(watched.value(forKey: "age") as? Int == 1)
+        observer.performAndWait {}
+        observer.performAndWait { #expect(watched.value(forKey: "age") as? Int == 1) }
+        // The parent's save reached the store: the observer, its sibling, merges it.
         try parent.performAndWait { try parent.save() }
-        // The parent's save reached the store: merged on the observer's (main) queue when it
-        // runs; refreshing shows the saved value either way.
-        observer.refresh(watched, mergeChanges: true)
-        #expect(watched.value(forKey: "age") as? Int == 2)
+        observer.performAndWait {}
+        observer.performAndWait { #expect(watched.value(forKey: "age") as? Int == 2) }
+    }
+
+    @Test func aChildHasOneObjectForAParentsNewObjectHoweverItReachesIt() throws {
+        let stack = try TestStack(.sqlite)
+        let parent = rootContext(stack)
+        let (adaID, petID) = parent.performAndWait { () -> (NSManagedObjectID, NSManagedObjectID) in
+            let ada = insertPerson("Ada", into: parent)
+            let pet = NSEntityDescription.insertNewObject(forEntityName: "Pet", into: parent)
+            pet.setValue(ada, forKey: "owner")
+            return (ada.objectID, pet.objectID)
+        }
+        let child = child(of: parent)
+        try child.performAndWait {
+            // First by its temporary ID, before anything of it was read; then through a to-one.
+            let early = child.object(with: adaID)
+            let owner = try #require(child.object(with: petID).value(forKey: "owner") as? NSManagedObject)
+            #expect(early === owner)
+            #expect(try names(people(), in: child) == ["Ada"])
+            #expect(try child.fetch(people()).first === early)
+        }
+    }
+
+    @Test func aChildsNewObjectsKeepAnsweringToTheirTemporaryIDsAfterItsSave() throws {
+        let stack = try TestStack(.sqlite)
+        let parent = rootContext(stack)
+        let child = child(of: parent)
+        let temporaryID = try child.performAndWait { () -> NSManagedObjectID in
+            let id = insertPerson("Ada", into: child).objectID
+            try child.save()
+            #expect(try child.existingObject(with: id).value(forKey: "name") as? String == "Ada")
+            return id
+        }
+        #expect(temporaryID.isTemporaryID)
+        try parent.performAndWait {
+            let ada = try parent.existingObject(with: temporaryID)
+            #expect(ada.isInserted)
+            #expect(parent.object(with: temporaryID) === ada)
+        }
+    }
+
+    @Test func nestedPerformAndWaitOfAParentAndItsChildRunsInPlace() throws {
+        let stack = try TestStack(.sqlite)
+        stack.insert("Person", ["name": "Ada"])
+        try stack.context.save()
+        let parent = rootContext(stack)
+        let child = child(of: parent)
+        // The child's fetch reaches the parent while the parent's own block is running on this
+        // thread: it must run in place, not wait for that block.
+        let seen = try parent.performAndWait {
+            _ = insertPerson("Bob", into: parent)
+            return try child.performAndWait { try names(people(), in: child) }
+        }
+        #expect(seen == ["Ada", "Bob"])
+    }
+
+    @Test(arguments: [false, true])
+    func aChangeSavedElsewhereSinceTheChildReadAnObjectIsAConflictOfTheParentsSave(objectTrump: Bool) throws {
+        // As if the child had saved to the store itself (§8): the parent compares the version the
+        // child read, not the one it finds when the child's change arrives.
+        let stack = try TestStack(.sqlite)
+        let ada = stack.insert("Person", ["name": "Ada", "age": 1])
+        try stack.context.save()
+        let parent = rootContext(stack)
+        if objectTrump { parent.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy }
+        let child = child(of: parent)
+        let read = try child.performAndWait { try child.existingObject(with: ada.objectID) }
+        let other = stack.newContext()
+        try other.existingObject(with: ada.objectID).setValue("Ada L.", forKey: "name")
+        try other.save()
+        try child.performAndWait {
+            read.setValue(2, forKey: "age")
+            try child.save()
+        }
+        try parent.performAndWait {
+            if objectTrump {
+                try parent.save()
+            } else {
+                let error = #expect(throws: (any Error).self) { try parent.save() }
+                #expect(error?.code == NSManagedObjectMergeError)
+            }
+        }
+        let stored = try #require(try stack.fetch("Person", in: stack.newContext()).first)
+        #expect(stored.value(forKey: "name") as? String == "Ada L.")
+        #expect(stored.value(forKey: "age") as? Int == (objectTrump ? 2 : 1))
     }
 
     @Test func awakeFromInsertRunsOnTheParentsInstance() throws {

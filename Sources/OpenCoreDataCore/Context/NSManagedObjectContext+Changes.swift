@@ -177,6 +177,7 @@ extension NSManagedObjectContext {
         registry.removeAll()
         for object in inserted.allCandidates + strayFaults where object.context === self { object.context = nil }
         strayFaults = []
+        permanentIDsOfTemporaryIDs = [:]
         inserted.removeAll()
         updated.removeAll()
         deleted.removeAll()

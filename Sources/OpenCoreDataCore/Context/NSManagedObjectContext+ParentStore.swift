@@ -5,9 +5,8 @@ import Foundation
 /// A child sees this context's unsaved changes over what this context's own parent has: its
 /// fetches (predicates, sorts, counts and limits) and faults include this context's pending
 /// inserts, updates and deletes, and a child's save becomes this context's unsaved changes.
-/// Objects this context has not changed read as the saved state it holds for them, or, when it
-/// holds none, as what is below it; a child of a context without changes reads straight from
-/// below, as if the context were not there.
+/// Objects this context has not changed are read from below it, as if it were not there, so
+/// that a child of a context without changes reads straight from the stores.
 ///
 /// Every call runs on this context's queue (`performAndWait`), as Core Data's do: a child on
 /// another queue waits for it.
@@ -22,7 +21,12 @@ extension NSManagedObjectContext: ParentObjectStore {
             // As in a context's own dictionary fetches, dictionaries reflect the stores only.
             if case .dictionaries = fetch.result { return try below.execute(fetch, in: stores) }
             guard hasPendingChanges(affecting: fetch.entity) else { return try below.execute(fetch, in: stores) }
-            let objects = try fetchObjects(Self.request(for: fetch, in: stores), entity: fetch.entity)
+            var objects = try fetchObjects(Self.request(for: fetch, in: stores), entity: fetch.entity)
+            if objects.contains(where: \.isInserted) {
+                // New objects match whatever store they will go to; named now, each goes to one.
+                try makeNewObjectsPermanent()
+                objects.removeAll { object in !stores.contains { $0 === object.objectID.persistentStore } }
+            }
             switch fetch.result {
             case .count:
                 return .count(objects.count)
@@ -127,11 +131,8 @@ extension NSManagedObjectContext: ParentObjectStore {
         for object in objects {
             if object.hasChanges && !object.isFault {
                 snapshots.append(object.currentSnapshot(readAt: readAt))
-            } else if object.isFault, object.hasSnapshot {
-                snapshots.append(object.snapshot)
-            } else if !object.isFault, let snapshot = object.snapshot {
-                snapshots.append(snapshot)
             } else {
+                // Unchanged here: read from below, as every other path reads such objects.
                 unread.append(snapshots.count)
                 snapshots.append(nil)
             }
@@ -174,9 +175,19 @@ extension NSManagedObjectContext: ParentObjectStore {
     /// parents' new objects that a child read (their IDs become permanent then).
     func permanentID(ofTemporaryID id: NSManagedObjectID) -> NSManagedObjectID? {
         if let known = permanentIDsOfTemporaryIDs[id] { return known }
-        guard let parent, let found = parent.performAndWait({ parent.permanentID(ofTemporaryID: id) }) else { return nil }
+        guard let parent, let found = parent.performAndWait({ parent.permanentIDForChild(ofTemporaryID: id) }) else { return nil }
         permanentIDsOfTemporaryIDs[id] = found
         return found
+    }
+
+    /// The permanent ID of this context's object (or an ancestor's) known by the temporary `id`,
+    /// giving this context's new objects permanent IDs if it is one of them; nil for an ID no
+    /// context of the chain knows. A child then registers the object under its permanent ID, so
+    /// that it has one object for it, however it reaches it.
+    private func permanentIDForChild(ofTemporaryID id: NSManagedObjectID) -> NSManagedObjectID? {
+        guard let object = registeredObject(for: id) else { return nil }
+        if object.objectID.isTemporaryID { try? makeNewObjectsPermanent() }
+        return object.objectID.isTemporaryID ? nil : object.objectID
     }
 
     /// A fault of the other contexts' temporary ID that turned out to be a parent's new object:
@@ -196,6 +207,7 @@ private struct ChildSaveApplication {
     let parent: NSManagedObjectContext
 
     func apply(_ plan: SavePlan) {
+        for (temporary, permanent) in plan.formerTemporaryIDs { parent.permanentIDsOfTemporaryIDs[temporary] = permanent }
         // New objects first, all of them, so that references among them find each other.
         var created: [(object: NSManagedObject, row: SaveChanges.Row)] = []
         for entry in plan.changesByStore {
@@ -212,6 +224,7 @@ private struct ChildSaveApplication {
         for entry in plan.changesByStore {
             for row in entry.changes.updated {
                 let object = parent.object(with: row.objectID)
+                takeVersionTheChildRead(row, into: object)
                 copyAttributes(of: row, to: object, slots: row.changedAttributeSlots)
                 copyToOnes(of: row, to: object, slots: row.changedRelationshipSlots)
             }
@@ -220,6 +233,18 @@ private struct ChildSaveApplication {
             }
             for row in entry.changes.deleted { parent.delete(parent.object(with: row.objectID)) }
         }
+    }
+
+    /// An object this context has not changed was read by the child from below, at the version
+    /// the row names. The parent takes the row as it is now, at that version (or the earlier
+    /// one it holds), so that its save meets a change another context saved since as a conflict,
+    /// as the child's own save to the store would have.
+    private func takeVersionTheChildRead(_ row: SaveChanges.Row, into object: NSManagedObject) {
+        guard !object.hasChanges, row.expectedVersion > 0, object.snapshot?.version != row.expectedVersion,
+              let latest = parent.loadSnapshot(for: row.objectID) else { return }
+        let version = min(latest.version, row.expectedVersion)
+        object.turnIntoFault(snapshot: RowSnapshot(objectID: row.objectID, version: version, values: latest.values,
+                                                   toOne: latest.toOne, readAt: latest.readAt))
     }
 
     private func copyAttributes(of row: SaveChanges.Row, to object: NSManagedObject, slots: [Int]) {

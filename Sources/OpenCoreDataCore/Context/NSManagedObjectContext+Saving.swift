@@ -30,8 +30,10 @@ extension NSManagedObjectContext {
         callWillSave()
         // A child's new objects reach its parent with permanent IDs (where Core Data leaves them
         // temporary until the parent saves): every context then names them alike.
-        if parent != nil { try obtainPermanentIDs(for: inserted.members) }
+        // Their temporary IDs keep naming them, here and in the parent.
+        let formerTemporaryIDs = parent == nil ? [] : try givePermanentIDs(to: inserted.members)
         var plan = try validatedPlan(coordinator: coordinator)
+        plan.formerTemporaryIDs = formerTemporaryIDs
         var outcomes: [SaveOutcome]
         var rounds = 0
         while true {
@@ -51,6 +53,7 @@ extension NSManagedObjectContext {
                 // are now) or changed them: rules and validation run again before the next try.
                 propagateDeletions()
                 plan = try validatedPlan(coordinator: coordinator)
+                plan.formerTemporaryIDs = formerTemporaryIDs
             }
         }
         finishSave(plan: plan, outcomes: outcomes)
@@ -84,6 +87,22 @@ extension NSManagedObjectContext {
         guard !temporary.isEmpty else { return }
         let ids = try parentStoreOrThrow().newPermanentIDs(for: temporary)
         for (object, id) in zip(temporary, ids) { changeID(of: object, to: id) }
+    }
+
+    /// Gives the new objects among `objects` permanent IDs, remembering their temporary ones
+    /// (which keep finding them): the temporary and permanent ID of each.
+    func givePermanentIDs(to objects: [NSManagedObject]) throws -> [(temporary: NSManagedObjectID, permanent: NSManagedObjectID)] {
+        let temporary = objects.filter { $0.context === self && $0.objectID.isTemporaryID }
+        guard !temporary.isEmpty else { return [] }
+        let ids = try parentStoreOrThrow().newPermanentIDs(for: temporary)
+        var pairs: [(temporary: NSManagedObjectID, permanent: NSManagedObjectID)] = []
+        pairs.reserveCapacity(ids.count)
+        for (object, id) in zip(temporary, ids) {
+            pairs.append((object.objectID, id))
+            permanentIDsOfTemporaryIDs[object.objectID] = id
+            changeID(of: object, to: id)
+        }
+        return pairs
     }
 
     // MARK: Steps
@@ -198,8 +217,11 @@ extension NSManagedObjectContext {
             object.state = []
             object.markRelationshipsCommitted()
         }
+        // A save into a parent context leaves the versions as read: nothing reached a store, and
+        // the parent's save compares them with the store's (see `ChildSaveApplication`).
+        let versionStep: Int64 = parent == nil ? 1 : 0
         for object in plan.updatedObjects {
-            object.snapshot = plan.committedSnapshot(of: object, version: (object.snapshot?.version ?? 0) + 1, savedAt: savedAt)
+            object.snapshot = plan.committedSnapshot(of: object, version: (object.snapshot?.version ?? 0) + versionStep, savedAt: savedAt)
             object.changedAttributeMask = 0
             object.state = []
             object.markRelationshipsCommitted()
@@ -212,6 +234,8 @@ extension NSManagedObjectContext {
         }
         detachInsertedThenDeletedObjects()
         if !storeAssignments.isEmpty { storeAssignments = [:] }
+        // Once saved to a store, temporary IDs are spent, as in Core Data.
+        if parent == nil, !permanentIDsOfTemporaryIDs.isEmpty { permanentIDsOfTemporaryIDs = [:] }
         // Every saved object's state was just cleared, listing flags included.
         inserted.removeAll(clearedMembers: plan.insertedObjects.count)
         updated.removeAll(clearedMembers: plan.updatedObjects.count)

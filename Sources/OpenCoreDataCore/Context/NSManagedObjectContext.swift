@@ -208,14 +208,16 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// Runs `block` on the context's queue, asynchronously.
     public func perform(_ block: @escaping @Sendable () -> Void) {
         guard let queue else { return block() }
-        queue.async { self.withProcessedChanges(block) }
+        queue.async { ContextsOnThisThread.running(self, self.withProcessedChanges(block)) }
     }
 
     /// Runs `block` on the context's queue and waits for it; runs it at once when already there.
     public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
         if isOnOwnQueue { return try block() }
         guard let queue else { return try block() }
-        return try queue.sync { try block() }
+        // Remembered for the thread, so that a nested call (a child's fetch reaching this
+        // context while this block runs) runs in place instead of waiting for this very block.
+        return try queue.sync { try ContextsOnThisThread.running(self, try block()) }
     }
 
     /// Runs `block` on the context's queue and returns its result.
@@ -246,7 +248,8 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// True when the caller runs on the queue this context belongs to.
     var isOnOwnQueue: Bool {
         switch concurrencyType {
-        case .privateQueueConcurrencyType: DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
+        case .privateQueueConcurrencyType:
+            DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self) || ContextsOnThisThread.contains(self)
         case .mainQueueConcurrencyType: MainQueue.isCurrent
         case .confinementConcurrencyType: true
         }
@@ -298,6 +301,10 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// Never does I/O; if the object does not exist, the fault reads as deleted when fired.
     public func object(with objectID: NSManagedObjectID) -> NSManagedObject {
         if let object = registeredObject(for: objectID) { return object }
+        // A parent's new object: registered under the permanent ID `registeredObject` found.
+        if objectID.isTemporaryID, let permanentID = permanentIDsOfTemporaryIDs[objectID] {
+            return register(objectID: permanentID, snapshot: nil)
+        }
         return register(objectID: objectID, snapshot: nil)
     }
 

@@ -5,6 +5,9 @@ struct SavePlan {
     let deletedObjects: [NSManagedObject]
     /// Per store: its changes (with the inserted objects in the order of `changes.inserted`).
     private(set) var changesByStore: [(store: NSPersistentStore, changes: SaveChanges)] = []
+    /// For a child's save into its parent: the temporary IDs its new objects had, with the
+    /// permanent ones they were given, so that the parent finds them by either.
+    var formerTemporaryIDs: [(temporary: NSManagedObjectID, permanent: NSManagedObjectID)] = []
 
     init(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
          coordinator: NSPersistentStoreCoordinator, context: NSManagedObjectContext) throws {

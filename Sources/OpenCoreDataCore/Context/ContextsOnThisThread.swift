@@ -1,0 +1,47 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The contexts whose blocks the current thread is running (`perform`, `performAndWait`).
+///
+/// A thread inside a context's block owns that context's queue even when it goes on to run
+/// another queue's block synchronously: a parent's `performAndWait` whose block uses a child, a
+/// child whose fetch reaches its parent. Dispatch only knows the queue the thread runs now, so
+/// without this a nested call would wait for the block it is part of.
+enum ContextsOnThisThread {
+    /// The thread's list, owned by the thread (released by the key's destructor when it ends).
+    private final class List {
+        var contexts: [ObjectIdentifier] = []
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key) { list in
+            if let list { Unmanaged<List>.fromOpaque(list).release() }
+        }
+        return key
+    }()
+
+    private static var list: List {
+        if let existing = pthread_getspecific(key) { return Unmanaged<List>.fromOpaque(existing).takeUnretainedValue() }
+        let list = List()
+        pthread_setspecific(key, Unmanaged.passRetained(list).toOpaque())
+        return list
+    }
+
+    /// Whether the current thread is running a block of `context`.
+    static func contains(_ context: AnyObject) -> Bool {
+        guard let existing = pthread_getspecific(key) else { return false }
+        return Unmanaged<List>.fromOpaque(existing).takeUnretainedValue().contexts.contains(ObjectIdentifier(context))
+    }
+
+    /// Runs `body` as a block of `context`.
+    static func running<T>(_ context: AnyObject, _ body: @autoclosure () throws -> T) rethrows -> T {
+        let list = list
+        list.contexts.append(ObjectIdentifier(context))
+        defer { list.contexts.removeLast() }
+        return try body()
+    }
+}
