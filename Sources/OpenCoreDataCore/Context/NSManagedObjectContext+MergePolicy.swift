@@ -62,7 +62,16 @@ extension NSManagedObjectContext {
         object.values = values
         object.changedAttributeMask = ~0
         for (relationship, id) in toOnes {
-            object.setValue(id.map { self.object(with: $0) }, forKey: relationship.name)
+            let destination = id.map { self.object(with: $0) }
+            // A one-to-many's membership lives in its members' keys: the store already pairs the
+            // row with the destination it holds, so the owners on either side follow without
+            // becoming changes of their own (which, saved at versions read long ago, would be
+            // new conflicts of the retried save).
+            let owners = relationship.inverseRelationship.map { $0.isToMany && !$0.needsOwnStorage } == true
+                ? [object.toOneDestination(relationship), destination].compactMap { $0 }.filter { !$0.state.contains(.trackingSuspended) } : []
+            for owner in owners { owner.state.insert(.trackingSuspended) }
+            object.setValue(destination, forKey: relationship.name)
+            for owner in owners { owner.state.remove(.trackingSuspended) }
         }
         object.markUpdated()
     }

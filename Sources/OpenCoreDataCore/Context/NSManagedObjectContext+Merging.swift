@@ -41,8 +41,7 @@ extension NSManagedObjectContext {
             let save = ArrivedSave(changes: SavedObjectIDs(notification.userInfo ?? [:]), saver: ObjectIdentifier(saver),
                                    saverParent: saver.parent.map(ObjectIdentifier.init),
                                    saverCoordinator: saver.persistentStoreCoordinator.map(ObjectIdentifier.init))
-            self.arrivedSaves.withLock { $0.append(save) }
-            self.arrivedSaveCount.add(1, ordering: .releasing)
+            self.arrivedSaves.append(save)
             // Merged by this block where the context's queue is serviced, or else the next time
             // the context is used (see `mergeArrivedSaves()`).
             self.perform { self.mergeArrivedSaves() }
@@ -54,17 +53,38 @@ extension NSManagedObjectContext {
     /// `processPendingChanges()`, so that a main-queue context whose queue nothing services (a
     /// program that keeps its main thread busy) still merges before it answers.
     func mergeArrivedSaves() {
-        guard arrivedSaveCount.load(ordering: .acquiring) > 0 else { return }
-        let saves = arrivedSaves.withLock { saves in
-            defer { saves = [] }
-            return saves
-        }
-        arrivedSaveCount.subtract(saves.count, ordering: .relaxed)
-        guard automaticallyMergesChangesFromParent else { return }
+        guard arrivedSaves.mayHaveSaves else { return }
+        let saves = arrivedSaves.takeAll()
+        guard !saves.isEmpty, automaticallyMergesChangesFromParent else { return }
         let ownParent = parent.map(ObjectIdentifier.init)
         let ownCoordinator = persistentStoreCoordinator.map(ObjectIdentifier.init)
         for save in saves where save.saver == ownParent || (save.saverParent == ownParent && (ownParent != nil || save.saverCoordinator == ownCoordinator)) {
             mergeRemoteChanges(save.changes.userInfo)
+        }
+    }
+}
+
+/// The saves that arrived for a context from other queues, waiting to be merged on its own.
+///
+/// A class with a lock rather than a `Mutex` and an `Atomic` in the context: reflection (a
+/// debugger, a test framework printing an object) copies stored fields, which those types
+/// cannot survive.
+final class ArrivedSaves: @unchecked Sendable {
+    // @unchecked Sendable: `saves` is only touched under `lock`.
+    private let lock = NSLock()
+    private var saves: [ArrivedSave] = []
+
+    func append(_ save: ArrivedSave) {
+        lock.withLock { saves.append(save) }
+    }
+
+    /// Whether saves are waiting; checked on every fetch (an uncontended lock).
+    var mayHaveSaves: Bool { lock.withLock { !saves.isEmpty } }
+
+    func takeAll() -> [ArrivedSave] {
+        lock.withLock {
+            defer { saves = [] }
+            return saves
         }
     }
 }

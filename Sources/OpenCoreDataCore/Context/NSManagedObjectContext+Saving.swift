@@ -34,15 +34,31 @@ extension NSManagedObjectContext {
         let formerTemporaryIDs = parent == nil ? [] : try givePermanentIDs(to: inserted.members)
         var plan = try validatedPlan(coordinator: coordinator)
         plan.formerTemporaryIDs = formerTemporaryIDs
-        var outcomes: [SaveOutcome]
+        // Saves to the stores are serialised in the process while they settle conflicts, so
+        // that no other save commits between a policy's read of a row and the write it chose.
+        let outcomes: [SaveOutcome]
+        if parent == nil {
+            (plan, outcomes) = try coordinator.withSavesSerialized {
+                try write(plan, to: parentStore, coordinator: coordinator, formerTemporaryIDs: formerTemporaryIDs)
+            }
+        } else {
+            (plan, outcomes) = try write(plan, to: parentStore, coordinator: coordinator, formerTemporaryIDs: formerTemporaryIDs)
+        }
+        finishSave(plan: plan, outcomes: outcomes)
+    }
+
+    /// Writes `plan` to the parent; on conflicts, lets the merge policy settle them and writes
+    /// what it chose (a few times, should other processes go on writing). Returns the plan written.
+    private func write(_ plan: SavePlan, to parentStore: any ParentObjectStore, coordinator: NSPersistentStoreCoordinator,
+                       formerTemporaryIDs: [(temporary: NSManagedObjectID, permanent: NSManagedObjectID)]) throws -> (SavePlan, [SaveOutcome]) {
+        var plan = plan
         var rounds = 0
         while true {
             do {
-                outcomes = try parentStore.save(plan)
-                break
+                return (plan, try parentStore.save(plan))
             } catch let failure as ParentSaveFailure {
                 // Nothing was written: the merge policy settles the conflicts and the save is
-                // tried again with what it chose (a few times, as other writers may go on).
+                // tried again with what it chose.
                 let error = translate(failure)
                 guard failure.incomplete == nil, rounds < Self.mergeRounds,
                       let conflicts = (error as NSError).userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [Any], !conflicts.isEmpty
@@ -56,7 +72,6 @@ extension NSManagedObjectContext {
                 plan.formerTemporaryIDs = formerTemporaryIDs
             }
         }
-        finishSave(plan: plan, outcomes: outcomes)
     }
 
     /// How many times a save lets its merge policy settle conflicts before it gives up with them.

@@ -159,9 +159,8 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// faults for them. `object(with:)` of the temporary ID finds the object again.
     final var permanentIDsOfTemporaryIDs: [NSManagedObjectID: NSManagedObjectID] = [:]
     /// Saves this context follows (`automaticallyMergesChangesFromParent`) that arrived from
-    /// other queues and are not merged yet, and how many there are.
-    let arrivedSaves = Mutex<[ArrivedSave]>([])
-    let arrivedSaveCount = Atomic<Int>(0)
+    /// other queues and are not merged yet.
+    let arrivedSaves = ArrivedSaves()
     /// Objects changed since the last `processPendingChanges` (for ObjectsDidChange).
     @exclusivity(unchecked) final var eventInserted: [NSManagedObject] = []
     @exclusivity(unchecked) final var eventUpdated: [NSManagedObject] = []

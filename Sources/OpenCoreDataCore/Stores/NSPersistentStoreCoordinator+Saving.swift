@@ -57,6 +57,15 @@ extension NSPersistentStoreCoordinator {
         return outcomes
     }
 
+    /// Runs a context's save, its writes and the settling of their conflicts, while no other
+    /// context's save on this coordinator runs its own. Recursive: a merge policy of your own
+    /// may save another context on this thread.
+    func withSavesSerialized<T>(_ body: () throws -> T) rethrows -> T {
+        saveSerialization.lock()
+        defer { saveSerialization.unlock() }
+        return try body()
+    }
+
     func newPermanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
         guard let first = objects.first else { return [] }
         let firstStore = try store(forNew: first)

@@ -15,6 +15,8 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
     /// A name for debugging.
     public var name: String?
     private let lock = NSLock()
+    /// Held by a context's save while it writes and settles conflicts (`withSavesSerialized`).
+    let saveSerialization = NSRecursiveLock()
     private var stores: [NSPersistentStore] = []
 
     /// Creates a coordinator; the model is frozen from now on.
