@@ -380,6 +380,34 @@ import OpenCoreData
         }
     }
 
+    @Test(arguments: StoreKind.allCases)
+    func aChildCannotRelateAnObjectToOneItsParentDeleted(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let ada = stack.insert("Person", ["name": "Ada"])
+        let club = NSEntityDescription.insertNewObject(forEntityName: "Club", into: stack.context)
+        club.setValue("Chess", forKey: "name")
+        try stack.context.save()
+        let parent = rootContext(stack)
+        let child = child(of: parent)
+        try child.performAndWait {
+            // A new pet owned by Ada, and Ada in the club (many-to-many).
+            let ada = try child.existingObject(with: ada.objectID)
+            let pet = NSEntityDescription.insertNewObject(forEntityName: "Pet", into: child)
+            pet.setValue(ada, forKey: "owner")
+            try child.existingObject(with: club.objectID).mutableSetValue(forKey: "members").add(ada)
+        }
+        try parent.performAndWait { parent.delete(try parent.existingObject(with: ada.objectID)) }
+        child.performAndWait {
+            let error = #expect(throws: (any Error).self) { try child.save() }
+            #expect(error?.code == NSManagedObjectReferentialIntegrityError)
+            #expect(error?.message.contains("Person") == true && error?.message.contains("which its parent context has deleted") == true)
+        }
+        parent.performAndWait {
+            #expect(parent.insertedObjects.isEmpty)
+            #expect(parent.deletedObjects.count == 1)
+        }
+    }
+
     // MARK: Chains
 
     @Test(arguments: StoreKind.allCases)

@@ -159,14 +159,26 @@ extension NSManagedObjectContext: ParentObjectStore {
         }
     }
 
-    /// Refuses a child's save that changes or deletes objects this context has deleted.
+    /// Refuses a child's save that changes or deletes objects this context has deleted, or that
+    /// relates objects to them.
     private func checkChildSave(_ plan: SavePlan) throws {
+        func isDeletedHere(_ id: NSManagedObjectID) -> Bool {
+            registeredObject(for: id)?.state.contains(.deleted) ?? false
+        }
+        func refusal(_ id: NSManagedObjectID, _ what: String) -> CocoaError {
+            CoreDataError.make(.managedObjectReferentialIntegrity,
+                               "The child context saved \(what) \(id.entity.name ?? "an object") \(id.uriRepresentation().absoluteString), which its parent context has deleted",
+                               [NSAffectedObjectsErrorKey: [id]])
+        }
         for entry in plan.changesByStore {
-            for row in entry.changes.updated + entry.changes.deleted {
-                guard let object = registeredObject(for: row.objectID), object.state.contains(.deleted) else { continue }
-                throw CoreDataError.make(.managedObjectReferentialIntegrity,
-                                         "The child context saved a change to \(object.entity.name ?? "an object") \(row.objectID.uriRepresentation().absoluteString), which its parent context has deleted",
-                                         [NSAffectedObjectsErrorKey: [row.objectID]])
+            for row in entry.changes.updated + entry.changes.deleted where isDeletedHere(row.objectID) {
+                throw refusal(row.objectID, "a change to")
+            }
+            for row in entry.changes.inserted + entry.changes.updated {
+                if let id = row.toOne.lazy.compactMap({ $0 }).first(where: isDeletedHere) { throw refusal(id, "a relationship to") }
+            }
+            for change in entry.changes.toMany {
+                if let id = change.members.first(where: isDeletedHere) { throw refusal(id, "a relationship to") }
             }
         }
     }
