@@ -74,7 +74,11 @@ struct FetchStatementCache {
         if let kept = entries[index].kept { return kept.statement }
         let made = try make()
         if !entries[index].isRefused {
-            if Self.isKept(fetch) { entries[index].kept = (fetch, made) } else { entries[index].isRefused = true }
+            if Self.isKept(fetch) {
+                entries[index].kept = (fetch.withoutAsker, made)
+            } else {
+                entries[index].isRefused = true
+            }
         }
         return made
     }

@@ -80,6 +80,14 @@ struct Stack: @unchecked Sendable {
         // And from a block of the main queue (on whatever thread runs it), it runs in place.
         let inPlace = await MainActor.run { view.performAndWait { self.viewText() } }
         print("async: performAndWait on the main queue \(inPlace)")
+        // A child of the view context, used synchronously from a main-queue block: its reads
+        // reach the view context in place, the thread holding the main queue.
+        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        child.parent = view
+        let seenByChild = try await MainActor.run {
+            try child.performAndWait { try child.existingObject(with: self.noteID).value(forKey: "text") as? String ?? "nil" }
+        }
+        print("async: a child in a main-queue block \(seenByChild)")
     }
 
     /// The main queue stays blocked while another thread saves: nothing runs the queued merge,

@@ -57,6 +57,22 @@ import OpenCoreData
         #expect(await saves.value == 30)
     }
 
+    @Test func aStreamEndsWhenItsContextGoesAway() async throws {
+        let stack = try TestStack(.sqlite)
+        var context: NSManagedObjectContext? = stack.newContext()
+        let changes = try #require(context).changes
+        weak let gone = context
+        let reader = Task {
+            var count = 0
+            for await _ in changes { count += 1 }
+            return count
+        }
+        context = nil
+        // The stream does not keep its context alive, and its iteration ends with the context.
+        #expect(gone == nil)
+        #expect(await reader.value == 0)
+    }
+
     @Test func aStreamThatEndsStopsObserving() async throws {
         let stack = try TestStack(.sqlite)
         var changes: AsyncStream<NSManagedObjectContext.Change>? = stack.context.changes

@@ -15,6 +15,7 @@ import Testing
         #expect(result.output.contains("async: performAndWait from another thread v2\n"), "\(result.output)")
         // performAndWait inside a main-queue block runs in place, not with a sync onto its own queue.
         #expect(result.output.contains("async: performAndWait on the main queue v2\n"), "\(result.output)")
+        #expect(result.output.contains("async: a child in a main-queue block v2\n"), "\(result.output)")
     }
 
     @Test func aViewContextWhoseQueueIsBlockedMergesWhenItIsNextUsed() throws {

@@ -14,6 +14,8 @@ enum ContextsOnThisThread {
     /// The thread's list, owned by the thread (released by the key's destructor when it ends).
     private final class List {
         var contexts: [ObjectIdentifier] = []
+        /// How many of the blocks below were entered from the main queue (see `holdsMainQueue`).
+        var mainQueueDepth = 0
     }
 
     private static let key: pthread_key_t = {
@@ -38,10 +40,24 @@ enum ContextsOnThisThread {
     }
 
     /// Runs `body` as a block of `context`.
-    static func running<T>(_ context: AnyObject, _ body: @autoclosure () throws -> T) rethrows -> T {
+    /// `fromMainQueue`: whether the caller ran the main queue when it asked for the block (a
+    /// synchronous block then holds the main queue too, on a queue where dispatch no longer
+    /// says so).
+    static func running<T>(_ context: AnyObject, fromMainQueue: Bool = false, _ body: @autoclosure () throws -> T) rethrows -> T {
         let list = list
         list.contexts.append(ObjectIdentifier(context))
-        defer { list.contexts.removeLast() }
+        if fromMainQueue { list.mainQueueDepth += 1 }
+        defer {
+            list.contexts.removeLast()
+            if fromMainQueue { list.mainQueueDepth -= 1 }
+        }
         return try body()
+    }
+
+    /// Whether the thread is inside a context's block that it entered while running the main
+    /// queue (a main-queue block that went on to run a child context's block synchronously).
+    static var holdsMainQueue: Bool {
+        guard let existing = pthread_getspecific(key) else { return false }
+        return Unmanaged<List>.fromOpaque(existing).takeUnretainedValue().mainQueueDepth > 0
     }
 }

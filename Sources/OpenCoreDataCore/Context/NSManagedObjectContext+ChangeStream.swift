@@ -36,8 +36,8 @@ extension NSManagedObjectContext {
     ///     }
     /// }
     /// ```
-    /// Each access makes a new sequence, which observes until its iteration ends or it is
-    /// dropped. Changes are buffered until read. The IDs of a save's new objects are permanent;
+    /// Each access makes a new sequence, which observes until its iteration ends, it is
+    /// dropped, or the context goes away (the sequence then ends). Changes are buffered until read. The IDs of a save's new objects are permanent;
     /// those of new objects in `objectsDidChange` are temporary until saved.
     ///
     /// Not part of Core Data's API: Apple's platforms offer `NotificationCenter.notifications(named:)`,
@@ -45,12 +45,16 @@ extension NSManagedObjectContext {
     public var changes: AsyncStream<Change> {
         AsyncStream { continuation in
             let center = NotificationCenter.default
-            // Posted on the context's queue, where its objects' IDs may be read.
-            let didChange = center.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: self, queue: nil) { note in
+            // Observed for any sender and matched here: a notification center holds the object
+            // it filters on, which would keep the context alive as long as the stream.
+            let didChange = center.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: nil, queue: nil) { [weak self] note in
+                // Posted on the context's queue, where its objects' IDs may be read.
+                guard let self, note.object as AnyObject? === self else { return }
                 continuation.yield(Change(kind: .objectsDidChange, inserted: Self.ids(note, NSInsertedObjectsKey),
                                           updated: Self.ids(note, NSUpdatedObjectsKey), deleted: Self.ids(note, NSDeletedObjectsKey)))
             }
-            let didSave = center.addObserver(forName: Self.didSaveObjectIDsNotification, object: self, queue: nil) { note in
+            let didSave = center.addObserver(forName: Self.didSaveObjectIDsNotification, object: nil, queue: nil) { [weak self] note in
+                guard let self, note.object as AnyObject? === self else { return }
                 let info = note.userInfo ?? [:]
                 continuation.yield(Change(kind: .didSave, inserted: info[NSInsertedObjectIDsKey] as? Set<NSManagedObjectID> ?? [],
                                           updated: info[NSUpdatedObjectIDsKey] as? Set<NSManagedObjectID> ?? [],
@@ -58,11 +62,28 @@ extension NSManagedObjectContext {
             }
             let observers = Observers(tokens: [didChange, didSave])
             continuation.onTermination = { _ in observers.remove() }
+            // The sequence ends when the context goes away.
+            changeStreamEnds.add { continuation.finish() }
         }
     }
 
     private static func ids(_ notification: Notification, _ key: String) -> Set<NSManagedObjectID> {
         Set((notification.userInfo?[key] as? Set<NSManagedObject> ?? []).map(\.objectID))
+    }
+}
+
+/// What ends a context's change streams when the context goes away.
+final class ChangeStreamEnds: @unchecked Sendable {
+    // @unchecked Sendable: `ends` is only touched under `lock`.
+    private let lock = NSLock()
+    private var ends: [@Sendable () -> Void] = []
+
+    func add(_ end: @escaping @Sendable () -> Void) {
+        lock.withLock { ends.append(end) }
+    }
+
+    func endAll() {
+        for end in lock.withLock({ ends }) { end() }
     }
 }
 

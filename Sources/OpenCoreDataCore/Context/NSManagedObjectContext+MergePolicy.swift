@@ -67,11 +67,15 @@ extension NSManagedObjectContext {
             // row with the destination it holds, so the owners on either side follow without
             // becoming changes of their own (which, saved at versions read long ago, would be
             // new conflicts of the retried save).
-            let owners = relationship.inverseRelationship.map { $0.isToMany && !$0.needsOwnStorage } == true
-                ? [object.toOneDestination(relationship), destination].compactMap { $0 }.filter { !$0.state.contains(.trackingSuspended) } : []
+            let inverse = relationship.inverseRelationship.flatMap { $0.isToMany && !$0.needsOwnStorage ? $0 : nil }
+            let owners = inverse == nil ? [] : [object.toOneDestination(relationship), destination].compactMap { $0 }
+                .filter { $0 !== object && !$0.state.contains(.trackingSuspended) && !$0.state.contains(.updated) }
             for owner in owners { owner.state.insert(.trackingSuspended) }
             object.setValue(destination, forKey: relationship.name)
-            for owner in owners { owner.state.remove(.trackingSuspended) }
+            for owner in owners {
+                owner.state.remove(.trackingSuspended)
+                if let inverse { owner.toManyStorage(inverse).hasChanges = false }
+            }
         }
         object.markUpdated()
     }

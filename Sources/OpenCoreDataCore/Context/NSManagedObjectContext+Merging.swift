@@ -44,16 +44,21 @@ extension NSManagedObjectContext {
             self.arrivedSaves.append(save)
             // Merged by this block where the context's queue is serviced, or else the next time
             // the context is used (see `mergeArrivedSaves()`).
-            self.perform { self.mergeArrivedSaves() }
+            self.perform { self.mergeArrivedSaves(onUse: false) }
         }
     }
 
     /// Merges the saves that arrived since the last call, those this context follows: its
-    /// parent's, and its siblings'. Runs at the start of a fetch, a count, a save and
-    /// `processPendingChanges()`, so that a main-queue context whose queue nothing services (a
-    /// program that keeps its main thread busy) still merges before it answers.
-    func mergeArrivedSaves() {
-        guard arrivedSaves.mayHaveSaves else { return }
+    /// parent's, and its siblings'. Runs as its own block on the context's queue; and, for a
+    /// main-queue context, also `onUse`: at the start of a fetch, a count, a save and
+    /// `processPendingChanges()`, so that a context whose queue nothing services (a program that
+    /// keeps its main thread busy) still merges before it answers. Never in the middle of a
+    /// save or of another merge.
+    func mergeArrivedSaves(onUse: Bool = true) {
+        if onUse && concurrencyType != .mainQueueConcurrencyType { return }
+        guard !isSaving, !isMergingArrivedSaves, arrivedSaves.mayHaveSaves else { return }
+        isMergingArrivedSaves = true
+        defer { isMergingArrivedSaves = false }
         let saves = arrivedSaves.takeAll()
         guard !saves.isEmpty, automaticallyMergesChangesFromParent else { return }
         let ownParent = parent.map(ObjectIdentifier.init)

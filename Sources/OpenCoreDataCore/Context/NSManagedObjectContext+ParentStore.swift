@@ -236,7 +236,6 @@ private struct ChildSaveApplication {
         for entry in plan.changesByStore {
             for row in entry.changes.updated {
                 let object = parent.object(with: row.objectID)
-                takeVersionTheChildRead(row, into: object)
                 copyAttributes(of: row, to: object, slots: row.changedAttributeSlots)
                 copyToOnes(of: row, to: object, slots: row.changedRelationshipSlots)
             }
@@ -245,18 +244,6 @@ private struct ChildSaveApplication {
             }
             for row in entry.changes.deleted { parent.delete(parent.object(with: row.objectID)) }
         }
-    }
-
-    /// An object this context has not changed was read by the child from below, at the version
-    /// the row names. The parent takes the row as it is now, at that version (or the earlier
-    /// one it holds), so that its save meets a change another context saved since as a conflict,
-    /// as the child's own save to the store would have.
-    private func takeVersionTheChildRead(_ row: SaveChanges.Row, into object: NSManagedObject) {
-        guard !object.hasChanges, row.expectedVersion > 0, object.snapshot?.version != row.expectedVersion,
-              let latest = parent.loadSnapshot(for: row.objectID) else { return }
-        let version = min(latest.version, row.expectedVersion)
-        object.turnIntoFault(snapshot: RowSnapshot(objectID: row.objectID, version: version, values: latest.values,
-                                                   toOne: latest.toOne, readAt: latest.readAt))
     }
 
     private func copyAttributes(of row: SaveChanges.Row, to object: NSManagedObject, slots: [Int]) {

@@ -161,6 +161,9 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// Saves this context follows (`automaticallyMergesChangesFromParent`) that arrived from
     /// other queues and are not merged yet.
     let arrivedSaves = ArrivedSaves()
+    var isMergingArrivedSaves = false
+    /// Ends the sequences of `changes` when the context goes away.
+    let changeStreamEnds = ChangeStreamEnds()
     /// Objects changed since the last `processPendingChanges` (for ObjectsDidChange).
     @exclusivity(unchecked) final var eventInserted: [NSManagedObject] = []
     @exclusivity(unchecked) final var eventUpdated: [NSManagedObject] = []
@@ -195,6 +198,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
     }
 
     deinit {
+        changeStreamEnds.endAll()
         if let siblingSaveObserver { NotificationCenter.default.removeObserver(siblingSaveObserver) }
         if IncrementalStores.mayBeInUse { noteUnregistered(registeredIncrementalStoreIDs(among: registry.objects)) }
         for object in registry.objects { object.context = nil }
@@ -216,7 +220,8 @@ open class NSManagedObjectContext: @unchecked Sendable {
         guard let queue else { return try block() }
         // Remembered for the thread, so that a nested call (a child's fetch reaching this
         // context while this block runs) runs in place instead of waiting for this very block.
-        return try queue.sync { try ContextsOnThisThread.running(self, try block()) }
+        let fromMainQueue = MainQueue.isCurrent
+        return try queue.sync { try ContextsOnThisThread.running(self, fromMainQueue: fromMainQueue, try block()) }
     }
 
     /// Runs `block` on the context's queue and returns its result.
@@ -476,7 +481,9 @@ enum MainQueue {
     /// Marks the main queue, once, so that its blocks can be recognised on any thread.
     static func mark() { _ = marked }
 
-    static var isCurrent: Bool { Thread.isMainThread || DispatchQueue.getSpecific(key: key) == true }
+    static var isCurrent: Bool {
+        Thread.isMainThread || DispatchQueue.getSpecific(key: key) == true || ContextsOnThisThread.holdsMainQueue
+    }
 }
 
 /// Whether the debug queue check is on for a kind of context.

@@ -58,8 +58,10 @@ extension NSPersistentStoreCoordinator {
     }
 
     /// Runs a context's save, its writes and the settling of their conflicts, while no other
-    /// context's save on this coordinator runs its own. Recursive: a merge policy of your own
-    /// may save another context on this thread.
+    /// context's save on this coordinator runs its own. Recursive, so that a merge policy of
+    /// your own that saves another root context of this coordinator on the same thread goes on;
+    /// code run under it (a policy, validation, delete rules) must not wait for another
+    /// thread's save.
     func withSavesSerialized<T>(_ body: () throws -> T) rethrows -> T {
         saveSerialization.lock()
         defer { saveSerialization.unlock() }

@@ -30,6 +30,15 @@ package struct StoreFetch {
     /// request on every fetch cost a witness-table lookup; only an incremental store casts it.)
     unowned(unsafe) var request: AnyObject? = nil
 
+    /// The fetch without the context and request that asked, for keeping beyond the call (a
+    /// kept unowned reference to them would dangle once they go away).
+    package var withoutAsker: StoreFetch {
+        var fetch = self
+        fetch.context = nil
+        fetch.request = nil
+        return fetch
+    }
+
     package init(entity: NSEntityDescription, includesSubentities: Bool, predicate: NSPredicate?, sortDescriptors: [NSSortDescriptor],
                  fetchLimit: Int, fetchOffset: Int, returnsDistinctResults: Bool, result: Result,
                  context: NSManagedObjectContext? = nil, request: AnyObject? = nil) {
