@@ -42,7 +42,7 @@ import OpenCoreData
         child.automaticallyMergesChangesFromParent = true
 
         DispatchQueue.concurrentPerform(iterations: Self.workers + 1) { worker in
-            var random = SeededGenerator(seed: UInt64(worker + 1) * 7919 + UInt64(policyIndex))
+            var random = SplitMix(seed: UInt64(worker + 1) * 7919 + UInt64(policyIndex))
             for round in 0..<Self.rounds {
                 if worker < Self.workers {
                     let context = roots[worker]
@@ -85,7 +85,7 @@ import OpenCoreData
     /// The changes of one round, made in `context`: a person's age, a new pet, a pet moved to
     /// another owner, a pet deleted. Returns the IDs of the new pets (permanent once saved).
     private func change(_ context: NSManagedObjectContext, worker: Int, round: Int,
-                        random: inout SeededGenerator) -> [NSManagedObject] {
+                        random: inout SplitMix) -> [NSManagedObject] {
         guard let people = try? context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")), !people.isEmpty else { return [] }
         let person = people[Int(random.next() % UInt64(people.count))]
         person.setValue(Int(random.next() % 100), forKey: "age")
@@ -148,18 +148,5 @@ import OpenCoreData
         let stored = Set(pets.map(\.objectID))
         let lost = ledger.insertedPets.subtracting(ledger.deletedPets).subtracting(stored)
         #expect(lost.isEmpty, "\(policyName): \(lost.count) saved pets are gone")
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so that a failing round can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -26,6 +26,18 @@ import OpenCoreData
         return person
     }
 
+    /// A person with pets, saved through the stack's context.
+    private func savePerson(_ name: String, withPets pets: [String], in stack: TestStack) throws -> NSManagedObject {
+        let person = stack.insert("Person", ["name": name])
+        for petName in pets {
+            let pet = NSEntityDescription.insertNewObject(forEntityName: "Pet", into: stack.context)
+            pet.setValue(petName, forKey: "name")
+            pet.setValue(person, forKey: "owner")
+        }
+        try stack.context.save()
+        return person
+    }
+
     private func names(_ request: NSFetchRequest<NSManagedObject>, in context: NSManagedObjectContext) throws -> [String] {
         try context.fetch(request).map { $0.value(forKey: "name") as? String ?? "?" }
     }
@@ -100,13 +112,7 @@ import OpenCoreData
     @Test(arguments: StoreKind.allCases)
     func aDeleteInAChildRunsItsCascadeThroughTheParent(kind: StoreKind) throws {
         let stack = try TestStack(kind)
-        let ada = stack.insert("Person", ["name": "Ada"])
-        for name in ["Rex", "Tom"] {
-            let pet = NSEntityDescription.insertNewObject(forEntityName: "Pet", into: stack.context)
-            pet.setValue(name, forKey: "name")
-            pet.setValue(ada, forKey: "owner")
-        }
-        try stack.context.save()
+        let ada = try savePerson("Ada", withPets: ["Rex", "Tom"], in: stack)
         let parent = rootContext(stack)
         let child = child(of: parent)
         try child.performAndWait {
@@ -265,13 +271,7 @@ import OpenCoreData
     @Test(arguments: StoreKind.allCases)
     func aChildLoadsToManysWithTheParentsPendingMembers(kind: StoreKind) throws {
         let stack = try TestStack(kind)
-        let ada = stack.insert("Person", ["name": "Ada"])
-        for name in ["Rex", "Tom"] {
-            let pet = NSEntityDescription.insertNewObject(forEntityName: "Pet", into: stack.context)
-            pet.setValue(name, forKey: "name")
-            pet.setValue(ada, forKey: "owner")
-        }
-        try stack.context.save()
+        let ada = try savePerson("Ada", withPets: ["Rex", "Tom"], in: stack)
         let parent = rootContext(stack)
         try parent.performAndWait {
             let ada = try parent.existingObject(with: ada.objectID)
