@@ -232,6 +232,26 @@ import OpenCoreData
     }
 
     @Test(arguments: StoreKind.allCases)
+    func aChildSeesAnObjectItsParentChangedOnlyThroughAnInverse(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let ada = try savePerson("Ada", withPets: [], in: stack)
+        let parent = rootContext(stack)
+        parent.performAndWait {
+            // Ada is changed in the parent only by the inverse of the new pet's owner.
+            let pet = NSEntityDescription.insertNewObject(forEntityName: "Pet", into: parent)
+            pet.setValue("Rex", forKey: "name")
+            pet.setValue(parent.object(with: ada.objectID), forKey: "owner")
+        }
+        let child = child(of: parent)
+        try child.performAndWait {
+            let adaInChild = try child.existingObject(with: ada.objectID)
+            #expect(adaInChild.value(forKey: "name") as? String == "Ada")
+            let pets = try #require(adaInChild.value(forKey: "pets") as? Set<NSManagedObject>)
+            #expect(pets.map { $0.value(forKey: "name") as? String } == ["Rex"])
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
     func theParentsNewObjectsResolveInTheChildByTheirTemporaryIDs(kind: StoreKind) throws {
         let stack = try TestStack(kind)
         let parent = rootContext(stack)

@@ -56,11 +56,11 @@ extension NSManagedObjectContext {
     /// save or of another merge.
     func mergeArrivedSaves(onUse: Bool = true) {
         if onUse && concurrencyType != .mainQueueConcurrencyType { return }
-        guard !isSaving, !isMergingArrivedSaves, arrivedSaves.mayHaveSaves else { return }
-        isMergingArrivedSaves = true
-        defer { isMergingArrivedSaves = false }
+        guard !isSaving, !isMergingArrivedSaves else { return }
         let saves = arrivedSaves.takeAll()
         guard !saves.isEmpty, automaticallyMergesChangesFromParent else { return }
+        isMergingArrivedSaves = true
+        defer { isMergingArrivedSaves = false }
         let ownParent = parent.map(ObjectIdentifier.init)
         let ownCoordinator = persistentStoreCoordinator.map(ObjectIdentifier.init)
         for save in saves where save.saver == ownParent || (save.saverParent == ownParent && (ownParent != nil || save.saverCoordinator == ownCoordinator)) {
@@ -83,9 +83,7 @@ final class ArrivedSaves: @unchecked Sendable {
         lock.withLock { saves.append(save) }
     }
 
-    /// Whether saves are waiting; checked on every fetch (an uncontended lock).
-    var mayHaveSaves: Bool { lock.withLock { !saves.isEmpty } }
-
+    /// The waiting saves, taken out (none, usually: a fetch of a main-queue context asks).
     func takeAll() -> [ArrivedSave] {
         lock.withLock {
             defer { saves = [] }

@@ -31,10 +31,8 @@ extension NSManagedObjectContext: ParentObjectStore {
             case .count:
                 return .count(objects.count)
             case .objectIDs:
-                try makeNewObjectsPermanent()
                 return .objectIDs(objects.map(\.objectID))
             case .keys:
-                try makeNewObjectsPermanent()
                 let family = fetch.includesSubentities ? fetch.entity.selfAndDescendants : [fetch.entity]
                 let keys = objects.compactMap(\.objectID.primaryKey)
                 let indexes = family.count > 1 ? objects.map { object in UInt16(family.firstIndex { $0 === object.entity } ?? 0) } : []
@@ -129,7 +127,7 @@ extension NSManagedObjectContext: ParentObjectStore {
         snapshots.reserveCapacity(objects.count)
         var unread: [Int] = []
         for object in objects {
-            if object.hasChanges && !object.isFault {
+            if object.hasChanges {
                 snapshots.append(object.currentSnapshot(readAt: readAt))
             } else {
                 // Unchanged here: read from below, as every other path reads such objects.
@@ -149,14 +147,7 @@ extension NSManagedObjectContext: ParentObjectStore {
     /// Gives this context's new objects permanent IDs, so that a child can name them (a row
     /// snapshot names a saved row). Their temporary IDs keep finding them.
     private func makeNewObjectsPermanent() throws {
-        guard !inserted.isEmpty else { return }
-        let temporary = inserted.members.filter { $0.objectID.isTemporaryID }
-        guard !temporary.isEmpty else { return }
-        let ids = try parentStoreOrThrow().newPermanentIDs(for: temporary)
-        for (object, id) in zip(temporary, ids) {
-            permanentIDsOfTemporaryIDs[object.objectID] = id
-            changeID(of: object, to: id)
-        }
+        if !inserted.isEmpty { _ = try givePermanentIDs(to: inserted.members) }
     }
 
     /// Refuses a child's save that changes or deletes objects this context has deleted, or that
@@ -260,9 +251,10 @@ private struct ChildSaveApplication {
 
 extension NSManagedObject {
     /// The object's current persistent state as a snapshot (for a child context reading it).
-    /// The object has a permanent ID.
+    /// The object has a permanent ID; a fault is loaded first.
     func currentSnapshot(readAt: UInt64) -> RowSnapshot {
-        RowSnapshot(objectID: objectID, version: snapshot?.version ?? 0, values: SavePlan.persistentValues(of: self),
+        willAccess()
+        return RowSnapshot(objectID: objectID, version: snapshot?.version ?? 0, values: SavePlan.persistentValues(of: self),
                     toOne: SavePlan.toOneIDs(of: self), readAt: readAt)
     }
 }

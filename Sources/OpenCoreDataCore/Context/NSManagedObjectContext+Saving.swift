@@ -95,13 +95,11 @@ extension NSManagedObjectContext {
         return true
     }
 
-    /// Gives the objects permanent IDs now, without saving them (they stay inserted).
+    /// Gives the objects permanent IDs now, without saving them (they stay inserted). Their
+    /// temporary IDs keep finding them until the context saves to a store or is reset.
     public func obtainPermanentIDs(for objects: [NSManagedObject]) throws {
         checkQueue()
-        let temporary = objects.filter { $0.context === self && $0.objectID.isTemporaryID }
-        guard !temporary.isEmpty else { return }
-        let ids = try parentStoreOrThrow().newPermanentIDs(for: temporary)
-        for (object, id) in zip(temporary, ids) { changeID(of: object, to: id) }
+        _ = try givePermanentIDs(to: objects)
     }
 
     /// Gives the new objects among `objects` permanent IDs, remembering their temporary ones
@@ -232,8 +230,8 @@ extension NSManagedObjectContext {
             object.state = []
             object.markRelationshipsCommitted()
         }
-        // A save into a parent context leaves the versions as read: nothing reached a store, and
-        // the parent's save compares them with the store's (see `ChildSaveApplication`).
+        // A save into a parent context leaves the versions as they were read: nothing reached a
+        // store.
         let versionStep: Int64 = parent == nil ? 1 : 0
         for object in plan.updatedObjects {
             object.snapshot = plan.committedSnapshot(of: object, version: (object.snapshot?.version ?? 0) + versionStep, savedAt: savedAt)
