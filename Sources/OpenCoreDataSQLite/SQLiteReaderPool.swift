@@ -30,6 +30,8 @@ final class SQLiteReaderPool: @unchecked Sendable {
     private let condition = NSCondition()
     private var idle: [SQLiteReader] = []
     private var opened = 0
+    /// Readers kept by query generations (`takeForPin()`), counted apart from `capacity`.
+    private var pinned = 0
     private var isClosed = false
 
     /// A pool whose readers `open` makes; once closed, reads throw `closedError()`.
@@ -47,6 +49,44 @@ final class SQLiteReaderPool: @unchecked Sendable {
         return try body(reader)
     }
 
+    /// A reader kept for a query generation, for as long as the generation lasts: an idle one,
+    /// or a new one beyond the capacity, so that pinned contexts never starve the others' reads.
+    /// Give it back with `giveBackPinned(_:)`.
+    func takeForPin() throws -> SQLiteReader {
+        condition.lock()
+        if isClosed {
+            condition.unlock()
+            throw closedError()
+        }
+        pinned += 1
+        if let reader = idle.popLast() {
+            condition.unlock()
+            return reader
+        }
+        opened += 1
+        condition.unlock()
+        do {
+            return try openReader()
+        } catch {
+            condition.withLock { pinned -= 1 }
+            throw error
+        }
+    }
+
+    /// Gives back a reader `takeForPin()` took (its read transaction ended): it joins the idle
+    /// readers while the pool is within its capacity, and is closed otherwise.
+    func giveBackPinned(_ reader: SQLiteReader) {
+        condition.lock()
+        pinned -= 1
+        if !isClosed && opened - pinned <= capacity {
+            idle.append(reader)
+        } else {
+            opened -= 1
+        }
+        condition.signal()
+        condition.unlock()
+    }
+
     /// Closes the idle readers and refuses further reads; readers in use close when given back.
     func close() {
         condition.lock()
@@ -61,6 +101,11 @@ final class SQLiteReaderPool: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         for reader in idle { body(reader) }
+    }
+
+    /// The error reads get once the pool is closed (its store removed), nil while it is open.
+    var closedRefusal: Error? {
+        condition.withLock { isClosed ? closedError() : nil }
     }
 
     /// The number of readers opened so far.
@@ -81,7 +126,7 @@ final class SQLiteReaderPool: @unchecked Sendable {
                 condition.unlock()
                 return reader
             }
-            if opened < capacity {
+            if opened - pinned < capacity {
                 opened += 1
                 condition.unlock()
                 return try openReader()

@@ -4,7 +4,7 @@ import OpenCoreDataCore
 
 extension SQLiteStore {
     func executeFetch(_ fetch: StoreFetch) throws -> StoreFetchResult {
-        try withReader { reader in
+        try withReader(for: fetch.context) { reader in
             let connection = reader.connection
             let select = try reader.fetchStatements.statement(for: fetch) { try SQLiteFetchStatement(fetch, schema: schema) }
             let mapping = select.mapping
@@ -89,8 +89,8 @@ extension SQLiteStore {
         return result
     }
 
-    func readSnapshots(for objectIDs: [NSManagedObjectID]) throws -> [RowSnapshot] {
-        try withReader { reader in
+    func readSnapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext?) throws -> [RowSnapshot] {
+        try withReader(for: context) { reader in
             let connection = reader.connection
             var result: [RowSnapshot] = []
             let byTable = Dictionary(grouping: objectIDs.filter { $0.primaryKey != nil }) { ObjectIdentifier($0.entity.rootEntity) }
@@ -109,9 +109,9 @@ extension SQLiteStore {
         }
     }
 
-    func readRelatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription) throws
-        -> [NSManagedObjectID: [RowSnapshot]] {
-        try withReader { reader in
+    func readRelatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
+                              context: NSManagedObjectContext?) throws -> [NSManagedObjectID: [RowSnapshot]] {
+        try withReader(for: context) { reader in
             let connection = reader.connection
             guard let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else { return [:] }
             var result: [NSManagedObjectID: [RowSnapshot]] = [:]

@@ -25,6 +25,8 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     @exclusivity(unchecked) var readers: SQLiteReaderPool?
     /// The writer connection with the fetch statements made for it, to read on under `lock`.
     @exclusivity(unchecked) private var writerAsReader: SQLiteReader?
+    /// Whether the file is in WAL mode, where query generations can pin a reader; set at load.
+    @exclusivity(unchecked) private var keepsGenerations = false
 
     override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
         try SQLiteStoreFile.metadata(at: url)
@@ -111,6 +113,8 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             try applyPragmas(on: connection)
             schema.prepareForReaders()
             readers = readerPool(path: path, configuration: configuration)
+            let journalMode = try connection.scalar("PRAGMA journal_mode").stringValue?.lowercased()
+            keepsGenerations = !configuration.immutable && journalMode == "wal"
         } catch let error as CocoaError {
             throw error
         } catch let request as MappedMigrationRequest {
@@ -279,18 +283,35 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         return try readers.withReader(body)
     }
 
+    /// Runs `body` with the connection `context`'s reads go through: the reader of the query
+    /// generation it is pinned to, or else any (`withReader(_:)`).
+    @inline(__always)
+    func withReader<Result>(for context: NSManagedObjectContext?, _ body: (SQLiteReader) throws -> Result) throws -> Result {
+        if let context, let pin = try context.generationPin(for: self) as? SQLitePinnedReader {
+            return try pin.withReader(body)
+        }
+        return try withReader(body)
+    }
+
+    /// Keeps the store's state as it is now for a query generation: a reader holding a read
+    /// transaction open. Only under WAL, where a reader holds back no writer (only checkpoints).
+    func pinCurrentGeneration() throws -> (any StoreGenerationPin)? {
+        guard keepsGenerations, let readers else { return nil }
+        return try namingTheFile { try SQLitePinnedReader(pool: readers) }
+    }
+
     // The seam's methods, implemented in SQLiteStore+Reading.swift and SQLiteStore+Writing.swift.
     // Reads name the store file when SQLite fails (saves are translated by the context).
     func execute(_ fetch: StoreFetch) throws -> StoreFetchResult { try namingTheFile { try executeFetch(fetch) } }
     func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext?) throws -> RowSnapshot? {
-        try namingTheFile { try readSnapshots(for: [objectID]).first }
+        try namingTheFile { try readSnapshots(for: [objectID], context: context).first }
     }
     func snapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext?) throws -> [RowSnapshot] {
-        try namingTheFile { try readSnapshots(for: objectIDs) }
+        try namingTheFile { try readSnapshots(for: objectIDs, context: context) }
     }
     func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
                           context: NSManagedObjectContext?) throws -> [NSManagedObjectID: [RowSnapshot]] {
-        try namingTheFile { try readRelatedSnapshots(of: sources, through: relationship) }
+        try namingTheFile { try readRelatedSnapshots(of: sources, through: relationship, context: context) }
     }
     func prepareSave(_ changes: SaveChanges) throws -> SaveOutcome { try writeChanges(changes) }
     func commitPreparedSave() throws { try commitChanges() }

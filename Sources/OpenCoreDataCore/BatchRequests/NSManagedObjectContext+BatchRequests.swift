@@ -74,6 +74,8 @@ extension NSManagedObjectContext {
     /// Applies changes made outside this context (see `mergeChanges(fromRemoteContextSave:into:)`).
     func mergeRemoteChanges(_ changes: [AnyHashable: Any]) {
         checkQueue()
+        // A pinned context merges into the newest generation, as Core Data's does.
+        advanceQueryGeneration()
         let deleted = Set(objectIDs(in: changes, keys: [NSDeletedObjectsKey, NSDeletedObjectIDsKey]))
         let updated = objectIDs(in: changes, keys: [NSUpdatedObjectsKey, NSUpdatedObjectIDsKey])
         var gone: [NSManagedObject] = []

@@ -169,7 +169,7 @@ extension NSManagedObjectContext {
     }
 
     /// Forgets every registered object; objects you still hold become invalid (they no longer
-    /// belong to a context).
+    /// belong to a context). A context pinned to a query generation moves to the newest one.
     public func reset() {
         checkQueue()
         if IncrementalStores.mayBeInUse { noteUnregistered(registeredIncrementalStoreIDs(among: registry.objects)) }
@@ -184,6 +184,7 @@ extension NSManagedObjectContext {
         pendingDeletions = []
         retainedObjects = []
         storeAssignments = [:]
+        advanceQueryGeneration()
         clearEvent()
     }
 

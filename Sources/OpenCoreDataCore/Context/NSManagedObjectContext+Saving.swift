@@ -44,6 +44,8 @@ extension NSManagedObjectContext {
         } else {
             (plan, outcomes) = try write(plan, to: parentStore, coordinator: coordinator, formerTemporaryIDs: formerTemporaryIDs)
         }
+        // A context pinned to a query generation reads the state its save made, and after.
+        if parent == nil { advanceQueryGeneration() }
         finishSave(plan: plan, outcomes: outcomes)
     }
 
@@ -63,6 +65,8 @@ extension NSManagedObjectContext {
                 guard failure.incomplete == nil, rounds < Self.mergeRounds,
                       let conflicts = (error as NSError).userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [Any], !conflicts.isEmpty
                 else { throw error }
+                // The policy weighs the rows as they are now, not as a pinned generation has them.
+                if parent == nil { advanceQueryGeneration() }
                 try (mergePolicy as? NSMergePolicy ?? NSMergePolicy.error).resolve(mergeConflicts: conflicts)
                 rounds += 1
                 // The policy may have deleted objects again (their rules run on the rows as they

@@ -164,6 +164,8 @@ open class NSManagedObjectContext: @unchecked Sendable {
     var isMergingArrivedSaves = false
     /// Ends the sequences of `changes` when the context goes away.
     let changeStreamEnds = ChangeStreamEnds()
+    /// The generation of the stores the context reads (`setQueryGenerationFrom(_:)`).
+    let queryGenerationSetting = QueryGenerationSetting()
     /// Objects changed since the last `processPendingChanges` (for ObjectsDidChange).
     @exclusivity(unchecked) final var eventInserted: [NSManagedObject] = []
     @exclusivity(unchecked) final var eventUpdated: [NSManagedObject] = []

@@ -23,7 +23,7 @@ package struct StoreFetch {
     package var result: Result
     /// The context fetching, when there is one: an incremental store hands it to the store's
     /// own `execute(_:with:)`. Unowned: a fetch never outlives the call that makes it.
-    unowned(unsafe) var context: NSManagedObjectContext? = nil
+    unowned(unsafe) package var context: NSManagedObjectContext? = nil
     /// The application's request, when the fetch comes from one: an incremental store is handed a
     /// copy of it, with every setting the store may use (result type, prefetching, batch size).
     /// (An object reference, not an `AnyFetchRequest` existential: building that for a generic
@@ -126,7 +126,7 @@ package struct SaveChanges {
     package var toMany: [ToMany] = []
     /// The context saving, and its inserted objects in the order of `inserted`: what an
     /// incremental store's save request is made of. Unowned: changes never outlive the save.
-    unowned(unsafe) var context: NSManagedObjectContext? = nil
+    unowned(unsafe) package var context: NSManagedObjectContext? = nil
     var insertedObjects: [NSManagedObject] = []
 }
 

@@ -58,6 +58,10 @@ package protocol StoreSeam: AnyObject {
     /// Deletes the files of this store, which is not loaded (its load failed), so that a new
     /// store can be made in their place; false when the store type cannot (stores of your own).
     func destroyFiles() throws -> Bool
+
+    /// Begins keeping the store's state as it is now for the reads of a query generation, or
+    /// nil when the store cannot (it is then read at its newest state).
+    func pinCurrentGeneration() throws -> (any StoreGenerationPin)?
 }
 
 extension StoreSeam {
@@ -65,6 +69,7 @@ extension StoreSeam {
     package func destroyFiles() throws -> Bool { false }
     package var comparesItselfWithModel: Bool { false }
     package var answersKeyFetches: Bool { true }
+    package func pinCurrentGeneration() throws -> (any StoreGenerationPin)? { nil }
 
     package func snapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext?) throws -> [RowSnapshot] {
         try objectIDs.compactMap { try snapshot(for: $0, context: context) }

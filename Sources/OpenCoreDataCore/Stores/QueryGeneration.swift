@@ -1,0 +1,42 @@
+import Synchronization
+
+/// A generation of a coordinator's stores: for each store that can keep one (a SQLite store in
+/// WAL mode), a reader holding the state the store had when the generation began. The other
+/// stores (in memory, incremental, SQLite without WAL) are read at their newest state, as
+/// Core Data's "graceful revert to unpinned behaviour" does.
+///
+/// Shared by every context pinned to it and by every token naming it; its readers are given back
+/// when the last of them lets it go.
+package final class QueryGeneration: Sendable {
+    /// The pinned readers, by store.
+    private let pins: [ObjectIdentifier: any StoreGenerationPin]
+    /// The coordinator whose stores it pins: a token of another coordinator is refused.
+    let coordinator: ObjectIdentifier
+    /// A number for descriptions, in the order generations began in the process.
+    let number: Int
+
+    private static let counter = Atomic<Int>(0)
+
+    /// Begins a generation of `coordinator`'s stores as they are now.
+    init(pinning coordinator: NSPersistentStoreCoordinator) throws {
+        var pins: [ObjectIdentifier: any StoreGenerationPin] = [:]
+        for store in coordinator.persistentStores {
+            if let pin = try store.seam.pinCurrentGeneration() { pins[ObjectIdentifier(store)] = pin }
+        }
+        self.pins = pins
+        self.coordinator = ObjectIdentifier(coordinator)
+        number = Self.counter.add(1, ordering: .relaxed).newValue
+    }
+
+    /// The reader of `store`'s state in this generation, or nil when the store keeps none.
+    package func pin(for store: NSPersistentStore) -> (any StoreGenerationPin)? {
+        pins.isEmpty ? nil : pins[ObjectIdentifier(store)]
+    }
+
+    /// Whether any store keeps this generation (when none does, pinning changes nothing).
+    var pinsAnyStore: Bool { !pins.isEmpty }
+}
+
+/// A store's side of a query generation: what it reads the generation's state through. The store
+/// that made it is the only one that uses it; it lets its reader go when it is released.
+package protocol StoreGenerationPin: AnyObject, Sendable {}

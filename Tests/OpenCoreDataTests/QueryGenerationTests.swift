@@ -1,0 +1,325 @@
+import Foundation
+import Testing
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
+import OCDSQLite
+
+/// Query generations (issue 14 item 5; Apple's "Accessing data when the store has changed"): a
+/// pinned context reads one state of the store — fetches, counts and faults fired later — while
+/// other contexts, coordinators and processes save; `.current`, a token or nil move it; its own
+/// save, a merge and `reset()` move it to the newest generation.
+@Suite struct QueryGenerationTests {
+    /// A stack holding Ann (30, two pets) and Bob (40).
+    private func stackWithAnnAndBob(_ kind: StoreKind = .sqlite) throws -> TestStack {
+        let stack = try TestStack(kind)
+        let ann = stack.insert("Person", ["name": "Ann", "age": 30])
+        stack.insert("Person", ["name": "Bob", "age": 40])
+        for name in ["Rex", "Tom"] { stack.insert("Pet", ["name": name, "owner": ann]) }
+        try stack.context.save()
+        return stack
+    }
+
+    /// A second coordinator on the same file, standing for another process: its own writer.
+    private func otherCoordinator(on stack: TestStack) throws -> NSManagedObjectContext {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: stack.model)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: stack.storeURL)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
+    /// Adds Cy, makes Ann 31 and deletes Bob, in `context`'s store.
+    private func changeEveryone(in context: NSManagedObjectContext) throws {
+        try context.performAndWait {
+            let people = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person"))
+            for person in people {
+                switch person.value(forKey: "name") as? String {
+                case "Ann": person.setValue(31, forKey: "age")
+                case "Bob": context.delete(person)
+                default: break
+                }
+            }
+            let cy = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+            cy.setValue("Cy", forKey: "name")
+            try context.save()
+        }
+    }
+
+    private func names(in context: NSManagedObjectContext, _ format: String? = nil) throws -> [String] {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+        request.predicate = format.map { NSPredicate(format: $0) }
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        return try context.fetch(request).map { $0.value(forKey: "name") as? String ?? "?" }
+    }
+
+    private func personCount(in context: NSManagedObjectContext) throws -> Int {
+        try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person"))
+    }
+
+    // MARK: Pinning
+
+    @Test func aPinnedContextKeepsReadingItsGenerationWhileOthersSave() throws {
+        let stack = try stackWithAnnAndBob()
+        let viewer = stack.newContext()
+        try viewer.setQueryGenerationFrom(.current)
+        #expect(try names(in: viewer) == ["Ann", "Bob"])
+
+        try changeEveryone(in: stack.newContext())
+        #expect(try names(in: viewer) == ["Ann", "Bob"])
+        #expect(try personCount(in: viewer) == 2)
+        #expect(try names(in: viewer, "age > 30") == ["Bob"])
+        // An unpinned context reads the newest state.
+        #expect(try names(in: stack.newContext()) == ["Ann", "Cy"])
+    }
+
+    @Test func aSaveThroughAnotherCoordinatorIsNotSeenEither() throws {
+        let stack = try stackWithAnnAndBob()
+        let viewer = stack.newContext()
+        try viewer.setQueryGenerationFrom(.current)
+        #expect(try personCount(in: viewer) == 2)
+        try changeEveryone(in: try otherCoordinator(on: stack))
+        #expect(try names(in: viewer) == ["Ann", "Bob"])
+        #expect(try names(in: stack.newContext()) == ["Ann", "Cy"])
+    }
+
+    @Test func faultsFiredLaterReadTheGeneration() throws {
+        let stack = try stackWithAnnAndBob()
+        let annID = try stack.fetch("Person", NSPredicate(format: "name == 'Ann'"))[0].objectID
+        let viewer = stack.newContext()
+        try viewer.setQueryGenerationFrom(.current)
+        #expect(try personCount(in: viewer) == 2)  // the generation begins here
+        let ann = viewer.object(with: annID)
+        #expect(ann.isFault)
+
+        let writer = stack.newContext()
+        let annThere = try writer.existingObject(with: annID)
+        annThere.setValue(55, forKey: "age")
+        let pet = NSEntityDescription.insertNewObject(forEntityName: "Pet", into: writer)
+        pet.setValue("Zed", forKey: "name")
+        pet.setValue(annThere, forKey: "owner")
+        try writer.save()
+
+        #expect(ann.value(forKey: "age") as? Int == 30)
+        #expect(strings(members(ann, "pets")) == ["Rex", "Tom"])
+        // Refreshing reads the generation again, not the newest row.
+        viewer.refresh(ann, mergeChanges: false)
+        #expect(ann.value(forKey: "age") as? Int == 30)
+        #expect(try viewer.existingObject(with: annID).value(forKey: "age") as? Int == 30)
+    }
+
+    @Test func theGenerationBeginsAtTheNextRead() throws {
+        let stack = try stackWithAnnAndBob()
+        let viewer = stack.newContext()
+        try viewer.setQueryGenerationFrom(.current)
+        try changeEveryone(in: stack.newContext())
+        // Pinned lazily: the save before the first read is part of the generation.
+        #expect(try names(in: viewer) == ["Ann", "Cy"])
+        let cy = NSEntityDescription.insertNewObject(forEntityName: "Person", into: stack.context)
+        cy.setValue("Dee", forKey: "name")
+        try stack.context.save()
+        #expect(try names(in: viewer) == ["Ann", "Cy"])
+    }
+
+    @Test func askingForTheTokenBeginsTheGeneration() throws {
+        let stack = try stackWithAnnAndBob()
+        let viewer = stack.newContext()
+        #expect(viewer.queryGenerationToken == nil)
+        try viewer.setQueryGenerationFrom(.current)
+        let token = try #require(viewer.queryGenerationToken)
+        #expect(token != NSQueryGenerationToken.current)
+        #expect(viewer.queryGenerationToken == token)
+        try changeEveryone(in: stack.newContext())
+        #expect(try names(in: viewer) == ["Ann", "Bob"])
+    }
+
+    // MARK: Moving on
+
+    @Test func currentAgainAndNilMoveToTheNewestState() throws {
+        let stack = try stackWithAnnAndBob()
+        let viewer = stack.newContext()
+        try viewer.setQueryGenerationFrom(.current)
+        let first = try #require(viewer.queryGenerationToken)
+        try changeEveryone(in: stack.newContext())
+        #expect(try personCount(in: viewer) == 2)
+
+        try viewer.setQueryGenerationFrom(.current)
+        #expect(try names(in: viewer) == ["Ann", "Cy"])
+        let second = try #require(viewer.queryGenerationToken)
+        #expect(second != first)
+
+        let dee = NSEntityDescription.insertNewObject(forEntityName: "Person", into: stack.context)
+        dee.setValue("Dee", forKey: "name")
+        try stack.context.save()
+        #expect(try personCount(in: viewer) == 2)
+        try viewer.setQueryGenerationFrom(nil)
+        #expect(viewer.queryGenerationToken == nil)
+        #expect(try names(in: viewer) == ["Ann", "Cy", "Dee"])
+    }
+
+    @Test func aTokenPinsAnotherContextToTheSameGeneration() throws {
+        let stack = try stackWithAnnAndBob()
+        let viewer = stack.newContext()
+        try viewer.setQueryGenerationFrom(.current)
+        let token = try #require(viewer.queryGenerationToken)
+        try changeEveryone(in: stack.newContext())
+
+        let other = stack.newContext()
+        try other.setQueryGenerationFrom(token)
+        #expect(try names(in: other) == ["Ann", "Bob"])
+        #expect(other.queryGenerationToken == token)
+        #expect(Set([token, try #require(other.queryGenerationToken)]).count == 1)
+        // The token keeps the generation when the context that made it moves on.
+        try viewer.setQueryGenerationFrom(nil)
+        let third = stack.newContext()
+        try third.setQueryGenerationFrom(token)
+        #expect(try names(in: third) == ["Ann", "Bob"])
+    }
+
+    @Test func savingMovesAPinnedContextToTheNewestGeneration() throws {
+        let stack = try stackWithAnnAndBob()
+        let viewer = stack.newContext()
+        try viewer.setQueryGenerationFrom(.current)
+        let before = try #require(viewer.queryGenerationToken)
+        try changeEveryone(in: stack.newContext())
+        let dee = NSEntityDescription.insertNewObject(forEntityName: "Person", into: viewer)
+        dee.setValue("Dee", forKey: "name")
+        try viewer.save()
+        #expect(try names(in: viewer) == ["Ann", "Cy", "Dee"])
+        let after = try #require(viewer.queryGenerationToken)
+        #expect(after != before)
+    }
+
+    @Test func aConflictingSaveOfAPinnedContextWeighsTheNewestRow() throws {
+        let stack = try stackWithAnnAndBob()
+        let viewer = stack.newContext()
+        viewer.mergePolicy = NSMergeByPropertyStoreTrumpMergePolicy
+        try viewer.setQueryGenerationFrom(.current)
+        let ann = try stack.fetch("Person", NSPredicate(format: "name == 'Ann'"), in: viewer)[0]
+        try changeEveryone(in: stack.newContext())  // Ann is 31 in the store
+        ann.setValue(99, forKey: "age")
+        ann.setValue("ann@example.com", forKey: "email")
+        try viewer.save()
+        #expect(ann.value(forKey: "age") as? Int == 31)
+        #expect(try stack.storedStrings("Person", "email") == ["ann@example.com"])
+    }
+
+    @Test func mergingMovesAPinnedContextToTheNewestGeneration() throws {
+        let stack = try stackWithAnnAndBob()
+        let viewer = stack.newContext()
+        try viewer.setQueryGenerationFrom(.current)
+        #expect(try personCount(in: viewer) == 2)
+        let writer = stack.newContext()
+        let recorder = NotificationRecorder(.NSManagedObjectContextDidSave, object: writer)
+        try changeEveryone(in: writer)
+        #expect(try personCount(in: viewer) == 2)
+        viewer.mergeChanges(fromContextDidSave: try #require(recorder.notifications.first))
+        #expect(try names(in: viewer) == ["Ann", "Cy"])
+        #expect(viewer.queryGenerationToken != nil)
+    }
+
+    @Test func resetReleasesThePinAndLetsCheckpointsFinish() throws {
+        let stack = try stackWithAnnAndBob()
+        let viewer = stack.newContext()
+        try viewer.setQueryGenerationFrom(.current)
+        #expect(try personCount(in: viewer) == 2)
+        try changeEveryone(in: stack.newContext())
+
+        // A checkpoint cannot pass the snapshot a pinned reader holds.
+        #expect(try checkpointIsBusy(stack))
+        viewer.reset()
+        #expect(try !checkpointIsBusy(stack))
+        // Still pinned, to the newest generation from the next read.
+        #expect(try names(in: viewer) == ["Ann", "Cy"])
+        #expect(viewer.queryGenerationToken != nil)
+    }
+
+    /// Whether a full checkpoint of the store's file is held back by a reader.
+    private func checkpointIsBusy(_ stack: TestStack) throws -> Bool {
+        var configuration = SQLiteConnection.Configuration()
+        configuration.busyTimeoutMilliseconds = 0
+        let connection = try SQLiteConnection(path: stack.storeURL.path, configuration: configuration)
+        let row = try connection.rows("PRAGMA wal_checkpoint(TRUNCATE)")
+        return row.first?.first?.int64Value == 1
+    }
+
+    // MARK: Contexts and stores that keep no generation
+
+    @Test func storesWithoutGenerationsAreReadAtTheirNewestState() throws {
+        let stack = try stackWithAnnAndBob(.inMemory)
+        let viewer = stack.newContext()
+        try viewer.setQueryGenerationFrom(.current)
+        #expect(try personCount(in: viewer) == 2)
+        #expect(viewer.queryGenerationToken == nil)
+        try changeEveryone(in: stack.newContext())
+        #expect(try names(in: viewer) == ["Ann", "Cy"])
+    }
+
+    @Test func aChildReadsThroughItsPinnedParent() throws {
+        let stack = try stackWithAnnAndBob()
+        let parent = stack.newContext()
+        try parent.setQueryGenerationFrom(.current)
+        #expect(try personCount(in: parent) == 2)
+        let child = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        child.parent = parent
+        try changeEveryone(in: stack.newContext())
+
+        try child.performAndWait {
+            #expect(try names(in: child) == ["Ann", "Bob"])
+            #expect(child.queryGenerationToken == nil)
+            let error = #expect(throws: CocoaError.self) { try child.setQueryGenerationFrom(.current) }
+            #expect(error?.code.rawValue == NSPersistentStoreOperationError)
+            try child.setQueryGenerationFrom(nil)
+        }
+    }
+
+    @Test func aTokenOfAnotherCoordinatorIsRefused() throws {
+        let first = try stackWithAnnAndBob()
+        let second = try stackWithAnnAndBob()
+        try first.context.setQueryGenerationFrom(.current)
+        let token = try #require(first.context.queryGenerationToken)
+        let error = #expect(throws: CocoaError.self) { try second.context.setQueryGenerationFrom(token) }
+        #expect(error?.code.rawValue == NSPersistentStoreOperationError)
+        #expect(error?.message.contains("another persistent store coordinator") == true)
+    }
+
+    @Test func pinnedReadsOfARemovedStoreFailWithAnError() throws {
+        let stack = try stackWithAnnAndBob()
+        let viewer = stack.newContext()
+        try viewer.setQueryGenerationFrom(.current)
+        let token = try #require(viewer.queryGenerationToken)
+        let store = try #require(stack.coordinator.persistentStores.first)
+        let annID = try stack.fetch("Person", NSPredicate(format: "name == 'Ann'"))[0].objectID
+        try stack.coordinator.remove(store)
+        #expect(throws: (any Error).self) { try viewer.existingObject(with: annID) }
+        withExtendedLifetime(token) {}
+    }
+
+    // MARK: Threads
+
+    @Test func aPinnedContextReadsOneStateWhileAWriterSavesOnAnotherThread() async throws {
+        let stack = try stackWithAnnAndBob()
+        let viewer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        viewer.persistentStoreCoordinator = stack.coordinator
+        try viewer.performAndWait { try viewer.setQueryGenerationFrom(.current) }
+        #expect(try viewer.performAndWait { try personCount(in: viewer) } == 2)
+
+        let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        writer.persistentStoreCoordinator = stack.coordinator
+        async let writes: Void = writer.perform {
+            for round in 0..<50 {
+                let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: writer)
+                person.setValue("Writer \(round)", forKey: "name")
+                try writer.save()
+            }
+        }
+        var counts: Set<Int> = []
+        for _ in 0..<50 {
+            counts.insert(try await viewer.perform { try personCount(in: viewer) })
+        }
+        try await writes
+        #expect(counts == [2])
+        try await viewer.perform { try viewer.setQueryGenerationFrom(.current) }
+        #expect(try await viewer.perform { try personCount(in: viewer) } == 52)
+    }
+}
