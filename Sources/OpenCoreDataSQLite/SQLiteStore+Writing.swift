@@ -3,14 +3,15 @@ import OCDSQLite
 import OpenCoreDataCore
 
 extension SQLiteStore {
-    /// Writes a save inside a transaction left open for `commitChanges()` or `rollbackChanges()`.
+    /// Writes a save inside a transaction left open for `commitChanges()` or `rollbackChanges()`
+    /// (a savepoint of the held transaction while `holdWrites()` holds the store).
     func writeChanges(_ changes: SaveChanges) throws -> SaveOutcome {
         try lock.withLock {
             let connection = try liveConnection()
             guard !isReadOnly else {
                 throw CoreDataError.store(.persistentStoreSave, "The store \(url?.path ?? "?") is read-only", url: url)
             }
-            try connection.execute("BEGIN IMMEDIATE TRANSACTION")
+            try beginSave(on: connection)
             do {
                 var outcome = SaveOutcome()
                 outcome.insertedIDs = try allocatePermanentIDs(for: changes.inserted.map(\.objectID), on: connection)
@@ -64,7 +65,7 @@ extension SQLiteStore {
                 }
                 if !unresolvedDeletes.isEmpty {
                     // Nothing may be written after this: the save fails with what the reads find.
-                    try connection.execute("ROLLBACK TRANSACTION")
+                    try undoSave(on: connection)
                     throw OptimisticLockingFailures(failures: lockingFailures + (try failures(among: unresolvedDeletes, on: connection)))
                 }
                 if !lockingFailures.isEmpty { throw OptimisticLockingFailures(failures: lockingFailures) }
@@ -76,7 +77,7 @@ extension SQLiteStore {
                 if metadataNeedsWriting { try writeMetadata(on: connection) }
                 return outcome
             } catch {
-                try? connection.execute("ROLLBACK TRANSACTION")
+                try? undoSave(on: connection)
                 throw error
             }
         }
@@ -84,14 +85,72 @@ extension SQLiteStore {
 
     func commitChanges() throws {
         try lock.withLock {
-            try liveConnection().execute("COMMIT TRANSACTION")
-            metadataNeedsWriting = false
+            if writesHeld {
+                // Final when the hold ends (`releaseWrites(committing:)`).
+                try liveConnection().execute("RELEASE ocd_save")
+            } else {
+                try liveConnection().execute("COMMIT TRANSACTION")
+                metadataNeedsWriting = false
+            }
         }
     }
 
     func rollbackChanges() {
         lock.withLock {
-            if let connection, connection.isInTransaction { try? connection.execute("ROLLBACK TRANSACTION") }
+            if let connection, connection.isInTransaction { try? undoSave(on: connection) }
+        }
+    }
+
+    /// Begins writing a save: a transaction holding the store's write lock, or a savepoint of
+    /// the transaction `holdWrites()` holds.
+    private func beginSave(on connection: SQLiteConnection) throws {
+        try connection.execute(writesHeld ? "SAVEPOINT ocd_save" : "BEGIN IMMEDIATE TRANSACTION")
+    }
+
+    /// Throws away what the save being written wrote (only that, while writes are held).
+    private func undoSave(on connection: SQLiteConnection) throws {
+        try connection.execute(writesHeld ? "ROLLBACK TO ocd_save; RELEASE ocd_save" : "ROLLBACK TRANSACTION")
+    }
+
+    // MARK: Holding writes
+
+    /// Holds the store for a save that may be written several times: no other connection, of
+    /// this process or another, writes to the file until `releaseWrites(committing:)`, so that
+    /// what a merge policy reads between two tries is still the store's state when the next try
+    /// writes. Takes the store's lock until then.
+    func holdWrites() throws {
+        lock.lock()
+        do {
+            let connection = try liveConnection()
+            // A read-only store holds nothing: its save fails as it would anyway.
+            if !isReadOnly && !writesHeld {
+                try connection.execute("BEGIN IMMEDIATE TRANSACTION")
+                writesHeld = true
+            }
+        } catch {
+            lock.unlock()
+            throw error
+        }
+    }
+
+    /// Ends a hold: commits what its tries made final, or throws it all away.
+    func releaseWrites(committing: Bool) throws {
+        defer { lock.unlock() }
+        guard writesHeld, let connection else {
+            writesHeld = false
+            return
+        }
+        writesHeld = false
+        if !committing {
+            try? connection.execute("ROLLBACK TRANSACTION")
+            return
+        }
+        do {
+            try connection.execute("COMMIT TRANSACTION")
+            metadataNeedsWriting = false
+        } catch {
+            if connection.isInTransaction { try? connection.execute("ROLLBACK TRANSACTION") }
+            throw error
         }
     }
 

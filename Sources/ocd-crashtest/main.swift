@@ -4,16 +4,19 @@ import OpenCoreData
 /// `ocd-crashtest`: proves that a save is atomic across crashes. Writer processes save
 /// transfers between accounts into one SQLite store and are killed with SIGKILL at random
 /// moments; after each kill the store is checked with SQLite's integrity check and the bank's
-/// invariants (see `BankModel`).
+/// invariants (see `BankModel`). `writers` runs several processes saving the same objects at
+/// once under a merge policy, and checks what the policy promises (see `ManyWritersRun`).
 ///
 ///     ocd-crashtest run [--kills N] [--writers W] [--seed S] [--store DIR]
 ///     ocd-crashtest migrations [--kills N] [--seed S] [--transfers T] [--mapping inferred|custom|staged]
+///     ocd-crashtest writers [--writers W] [--rounds R] [--policy P] [--seed S]
 ///     ocd-crashtest writer STORE WRITER SEED      (started by `run`)
+///     ocd-crashtest board-writer STORE WRITER ROUNDS POLICY SEED (started by `writers`)
 ///     ocd-crashtest migrator STORE BUNDLE MAPPING (started by `migrations`)
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: ocd-crashtest run [--kills N] [--writers W] [--seed S] [--store DIR]\n       ocd-crashtest migrations [--kills N] [--seed S] [--transfers T] [--mapping inferred|custom|staged]\n".utf8))
+    FileHandle.standardError.write(Data("usage: ocd-crashtest run [--kills N] [--writers W] [--seed S] [--store DIR]\n       ocd-crashtest migrations [--kills N] [--seed S] [--transfers T] [--mapping inferred|custom|staged]\n       ocd-crashtest writers [--writers W] [--rounds R] [--policy error|objectTrump|storeTrump|overwrite|rollback] [--seed S]\n".utf8))
     exit(2)
 }
 
@@ -23,6 +26,32 @@ case "writer":
     let store = BankStore(url: URL(fileURLWithPath: arguments[1]), model: BankModel.make())
     do { try Writer.run(store: store, writer: writer, seed: seed) } catch {
         FileHandle.standardError.write(Data("ocd-crashtest writer: \(error)\n".utf8))
+        exit(1)
+    }
+case "board-writer":
+    guard arguments.count == 6, let writer = Int(arguments[2]), let rounds = Int(arguments[3]),
+          let policy = ManyWritersRun.Policy(rawValue: arguments[4]), let seed = UInt64(arguments[5]) else { usage() }
+    do { try BoardWriter.run(url: URL(fileURLWithPath: arguments[1]), writer: writer, rounds: rounds, policy: policy, seed: seed) } catch {
+        FileHandle.standardError.write(Data("ocd-crashtest board-writer: \(error)\n".utf8))
+        exit(1)
+    }
+case "writers":
+    var options = ManyWritersRun.Options()
+    var remaining = arguments.dropFirst()
+    while let option = remaining.popFirst() {
+        guard let value = remaining.popFirst() else { usage() }
+        switch option {
+        case "--writers": options.writers = Int(value) ?? { usage() }()
+        case "--rounds": options.rounds = Int(value) ?? { usage() }()
+        case "--seed": options.seed = UInt64(value) ?? { usage() }()
+        case "--policy": options.policy = ManyWritersRun.Policy(rawValue: value) ?? { usage() }()
+        default: usage()
+        }
+    }
+    do {
+        exit(try ManyWritersRun(options: options).run() ? 0 : 1)
+    } catch {
+        FileHandle.standardError.write(Data("ocd-crashtest: \(error)\n".utf8))
         exit(1)
     }
 case "migrator":

@@ -50,14 +50,22 @@ extension NSManagedObjectContext {
     }
 
     /// Writes `plan` to the parent; on conflicts, lets the merge policy settle them and writes
-    /// what it chose (a few times, should other processes go on writing). Returns the plan written.
+    /// what it chose (a few times, should the policy's choices conflict again). Returns the plan
+    /// written.
+    ///
+    /// From a root save's first conflict on, its stores are held (`StoreWriteHold`): no other
+    /// process writes between the policy's reading of the rows and the next try, so that
+    /// several processes saving the same objects meet only what their policies decide.
     private func write(_ plan: SavePlan, to parentStore: any ParentObjectStore, coordinator: NSPersistentStoreCoordinator,
                        formerTemporaryIDs: [(temporary: NSManagedObjectID, permanent: NSManagedObjectID)]) throws -> (SavePlan, [SaveOutcome]) {
         var plan = plan
         var rounds = 0
+        var hold = StoreWriteHold()
+        defer { hold.abandon() }
         while true {
+            let outcomes: [SaveOutcome]
             do {
-                return (plan, try parentStore.save(plan))
+                outcomes = try parentStore.save(plan)
             } catch let failure as ParentSaveFailure {
                 // Nothing was written: the merge policy settles the conflicts and the save is
                 // tried again with what it chose.
@@ -65,8 +73,11 @@ extension NSManagedObjectContext {
                 guard failure.incomplete == nil, rounds < Self.mergeRounds,
                       let conflicts = (error as NSError).userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [Any], !conflicts.isEmpty
                 else { throw error }
-                // The policy weighs the rows as they are now, not as a pinned generation has them.
-                if parent == nil { advanceQueryGeneration() }
+                if parent == nil {
+                    try hold.hold(plan.changesByStore.map(\.store))
+                    // The policy weighs the rows as they are now, not as a pinned generation has them.
+                    advanceQueryGeneration()
+                }
                 try (mergePolicy as? NSMergePolicy ?? NSMergePolicy.error).resolve(mergeConflicts: conflicts)
                 rounds += 1
                 // The policy may have deleted objects again (their rules run on the rows as they
@@ -74,7 +85,14 @@ extension NSManagedObjectContext {
                 propagateDeletions()
                 plan = try validatedPlan(coordinator: coordinator)
                 plan.formerTemporaryIDs = formerTemporaryIDs
+                continue
             }
+            do {
+                try hold.commit()
+            } catch let failure as ParentSaveFailure {
+                throw translate(failure)
+            }
+            return (plan, outcomes)
         }
     }
 

@@ -59,6 +59,16 @@ package protocol StoreSeam: AnyObject {
     /// store can be made in their place; false when the store type cannot (stores of your own).
     func destroyFiles() throws -> Bool
 
+    /// Holds the store for one save that may be written several times (a merge policy settles
+    /// conflicts between the tries): until `releaseWrites(committing:)`, nothing else — another
+    /// connection, another process — writes to the store, and each try's `prepareSave` /
+    /// `commitPreparedSave` / `rollbackPreparedSave` runs inside the hold, made final only when
+    /// the hold ends. A store whose writes are serialised in the process anyway does nothing.
+    func holdWrites() throws
+
+    /// Ends `holdWrites()`: makes the tries' committed changes final, or throws them away.
+    func releaseWrites(committing: Bool) throws
+
     /// Begins keeping the store's state as it is now for the reads of a query generation, or
     /// nil when the store cannot (it is then read at its newest state).
     func pinCurrentGeneration() throws -> (any StoreGenerationPin)?
@@ -70,6 +80,8 @@ extension StoreSeam {
     package var comparesItselfWithModel: Bool { false }
     package var answersKeyFetches: Bool { true }
     package func pinCurrentGeneration() throws -> (any StoreGenerationPin)? { nil }
+    package func holdWrites() throws {}
+    package func releaseWrites(committing: Bool) throws {}
 
     package func snapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext?) throws -> [RowSnapshot] {
         try objectIDs.compactMap { try snapshot(for: $0, context: context) }
