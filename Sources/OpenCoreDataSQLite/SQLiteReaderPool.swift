@@ -12,6 +12,11 @@ final class SQLiteReader {
     init(connection: SQLiteConnection) { self.connection = connection }
 }
 
+/// A generation's pin as the pool remembers it, without keeping it alive.
+private struct WeakPin {
+    weak var pin: SQLitePinnedReader?
+}
+
 /// The reading connections of a SQLite store. Under WAL each reader sees the last committed save
 /// while the store's one writer connection writes the next one, so a fetch never waits for
 /// another context's save. Readers are opened on first need, at most `capacity` of them; a read
@@ -30,8 +35,10 @@ final class SQLiteReaderPool: @unchecked Sendable {
     private let condition = NSCondition()
     private var idle: [SQLiteReader] = []
     private var opened = 0
-    /// Readers kept by query generations (`takeForPin()`), counted apart from `capacity`.
+    /// Readers kept by query generations (`takeForPin(for:)`), counted apart from `capacity`.
     private var pinned = 0
+    /// The generations' pins holding them, to let go of when the pool closes.
+    private var pins: [WeakPin] = []
     private var isClosed = false
 
     /// A pool whose readers `open` makes; once closed, reads throw `closedError()`.
@@ -52,13 +59,14 @@ final class SQLiteReaderPool: @unchecked Sendable {
     /// A reader kept for a query generation, for as long as the generation lasts: an idle one,
     /// or a new one beyond the capacity, so that pinned contexts never starve the others' reads.
     /// Give it back with `giveBackPinned(_:)`.
-    func takeForPin() throws -> SQLiteReader {
+    func takeForPin(for pin: SQLitePinnedReader) throws -> SQLiteReader {
         condition.lock()
         if isClosed {
             condition.unlock()
             throw closedError()
         }
         pinned += 1
+        pins.append(WeakPin(pin: pin))
         if let reader = idle.popLast() {
             condition.unlock()
             return reader
@@ -66,18 +74,24 @@ final class SQLiteReaderPool: @unchecked Sendable {
         opened += 1
         condition.unlock()
         do {
-            return try openReader()
+            return SQLiteReader(connection: try open())
         } catch {
-            condition.withLock { pinned -= 1 }
+            condition.withLock {
+                opened -= 1
+                pinned -= 1
+                pins.removeAll { $0.pin === pin || $0.pin == nil }
+                condition.signal()
+            }
             throw error
         }
     }
 
-    /// Gives back a reader `takeForPin()` took (its read transaction ended): it joins the idle
-    /// readers while the pool is within its capacity, and is closed otherwise.
-    func giveBackPinned(_ reader: SQLiteReader) {
+    /// Gives back a reader `takeForPin(for:)` took (its read transaction ended): it joins the
+    /// idle readers while the pool is within its capacity, and is closed otherwise.
+    func giveBackPinned(_ reader: SQLiteReader, of pin: SQLitePinnedReader) {
         condition.lock()
         pinned -= 1
+        pins.removeAll { $0.pin === pin || $0.pin == nil }
         if !isClosed && opened - pinned <= capacity {
             idle.append(reader)
         } else {
@@ -88,12 +102,17 @@ final class SQLiteReaderPool: @unchecked Sendable {
     }
 
     /// Closes the idle readers and refuses further reads; readers in use close when given back.
+    /// Pinned readers (query generations) end their read transactions and close now, so that
+    /// nothing keeps the file open once its store is removed.
     func close() {
         condition.lock()
         isClosed = true
         idle.removeAll()
+        let holding = pins.compactMap(\.pin)
         condition.broadcast()
         condition.unlock()
+        // Outside the pool's lock: a pin takes its own lock first, then the pool's.
+        for pin in holding { pin.release() }
     }
 
     /// Runs `body` on each idle reader (none is in use meanwhile).

@@ -254,7 +254,10 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             try applyPragmas(on: reader, forReader: true)
             if let trace = sqlTrace.withLock({ $0 }) { reader.trace(trace) }
             return reader
-        }, closedError: { [unowned self] in removedError() })
+        }, closedError: { [url] in
+            // The store's URL, not the store: a generation's reader may outlive the store.
+            CoreDataError.make(.persistentStoreOperation, "The store \(url?.path ?? "?") has been removed from its coordinator")
+        })
     }
 
     /// Records every statement of the writer and of every reader opened or idle (for tests and

@@ -69,6 +69,15 @@ import OCDSQLite
         #expect(try names(in: viewer) == ["Ann", "Bob"])
         #expect(try personCount(in: viewer) == 2)
         #expect(try names(in: viewer, "age > 30") == ["Bob"])
+        // Batched fetches (their later batches too) and dictionary fetches read it as well.
+        let batched = NSFetchRequest<NSManagedObject>(entityName: "Person")
+        batched.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        batched.fetchBatchSize = 1
+        #expect(try viewer.fetch(batched).map { $0.value(forKey: "name") as? String } == ["Ann", "Bob"])
+        let ages = NSFetchRequest<NSDictionary>(entityName: "Person")
+        ages.resultType = .dictionaryResultType
+        ages.propertiesToFetch = ["age"]
+        #expect(try viewer.fetch(ages).compactMap { $0["age"] as? Int }.sorted() == [30, 40])
         // An unpinned context reads the newest state.
         #expect(try names(in: stack.newContext()) == ["Ann", "Cy"])
     }
@@ -204,6 +213,19 @@ import OCDSQLite
         #expect(try stack.storedStrings("Person", "email") == ["ann@example.com"])
     }
 
+    @Test func theConflictsOfAPinnedContextsSaveHoldTheNewestRow() throws {
+        let stack = try stackWithAnnAndBob()
+        let viewer = stack.newContext()
+        try viewer.setQueryGenerationFrom(.current)
+        let ann = try stack.fetch("Person", NSPredicate(format: "name == 'Ann'"), in: viewer)[0]
+        try changeEveryone(in: stack.newContext())
+        ann.setValue(99, forKey: "age")
+        let error = #expect(throws: CocoaError.self) { try viewer.save() }
+        let conflict = try #require((error?.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSMergeConflict])?.first)
+        #expect(conflict.persistedSnapshot?["age"] as? Int == 31)
+        #expect(conflict.cachedSnapshot?["age"] as? Int == 30)
+    }
+
     @Test func mergingMovesAPinnedContextToTheNewestGeneration() throws {
         let stack = try stackWithAnnAndBob()
         let viewer = stack.newContext()
@@ -283,16 +305,42 @@ import OCDSQLite
         #expect(error?.message.contains("another persistent store coordinator") == true)
     }
 
-    @Test func pinnedReadsOfARemovedStoreFailWithAnError() throws {
+    @Test func removingTheStoreReleasesItsPinnedReaders() throws {
         let stack = try stackWithAnnAndBob()
         let viewer = stack.newContext()
         try viewer.setQueryGenerationFrom(.current)
         let token = try #require(viewer.queryGenerationToken)
-        let store = try #require(stack.coordinator.persistentStores.first)
         let annID = try stack.fetch("Person", NSPredicate(format: "name == 'Ann'"))[0].objectID
-        try stack.coordinator.remove(store)
-        #expect(throws: (any Error).self) { try viewer.existingObject(with: annID) }
+        try changeEveryone(in: stack.newContext())
+        #expect(try checkpointIsBusy(stack))
+        try stack.coordinator.remove(try #require(stack.coordinator.persistentStores.first))
+        // The generation lives on (the token, the context), but its reader is closed.
+        #expect(try !checkpointIsBusy(stack))
+        let error = #expect(throws: CocoaError.self) { try viewer.existingObject(with: annID) }
+        #expect(error?.message.contains("removed") == true)
         withExtendedLifetime(token) {}
+    }
+
+    @Test func aSQLiteStoreWithoutWALIsReadAtItsNewestState() throws {
+        let directory = TemporaryDirectory()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: directory.file("Rollback.sqlite"),
+                                           options: [NSSQLitePragmasOption: ["journal_mode": "DELETE"]])
+        let viewer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        viewer.persistentStoreCoordinator = coordinator
+        let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        writer.persistentStoreCoordinator = coordinator
+        try viewer.performAndWait {
+            try viewer.setQueryGenerationFrom(.current)
+            #expect(try personCount(in: viewer) == 0)
+            #expect(viewer.queryGenerationToken == nil)
+        }
+        try writer.performAndWait {
+            let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: writer)
+            person.setValue("Ann", forKey: "name")
+            try writer.save()
+        }
+        #expect(try viewer.performAndWait { try personCount(in: viewer) } == 1)
     }
 
     // MARK: Threads
@@ -306,16 +354,21 @@ import OCDSQLite
 
         let writer = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         writer.persistentStoreCoordinator = stack.coordinator
+        let saves = LockedBox(0)
         async let writes: Void = writer.perform {
             for round in 0..<50 {
                 let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: writer)
                 person.setValue("Writer \(round)", forKey: "name")
                 try writer.save()
+                saves.mutate { $0 += 1 }
             }
         }
+        // Reads go on until the writer is done, so that they meet its saves.
         var counts: Set<Int> = []
-        for _ in 0..<50 {
+        var reads = 0
+        while saves.value < 50 || reads < 50 {
             counts.insert(try await viewer.perform { try personCount(in: viewer) })
+            reads += 1
         }
         try await writes
         #expect(counts == [2])

@@ -95,6 +95,8 @@ final class QueryGenerationSetting: @unchecked Sendable {
         guard isPinned else { return nil }
         return try lock.withLock {
             if let generation { return generation }
+            // Unpinned since the check above, by another thread: nothing to begin.
+            guard isPinned else { return nil }
             let begun = try QueryGeneration(pinning: coordinator)
             generation = begun
             return begun

@@ -68,16 +68,17 @@ extension NSManagedObjectContext {
                 outcomes = try parentStore.save(plan)
             } catch let failure as ParentSaveFailure {
                 // Nothing was written: the merge policy settles the conflicts and the save is
-                // tried again with what it chose.
+                // tried again with what it chose. The conflicts are read, and settled, with the
+                // stores held and as they are now, not as a pinned generation has them (a save
+                // that meets conflicts moves its context to the newest generation, settled or not).
+                if parent == nil && failure.incomplete == nil && failure.isConflict {
+                    try hold.hold(plan.changesByStore.map(\.store))
+                    advanceQueryGeneration()
+                }
                 let error = translate(failure)
                 guard failure.incomplete == nil, rounds < Self.mergeRounds,
                       let conflicts = (error as NSError).userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [Any], !conflicts.isEmpty
                 else { throw error }
-                if parent == nil {
-                    try hold.hold(plan.changesByStore.map(\.store))
-                    // The policy weighs the rows as they are now, not as a pinned generation has them.
-                    advanceQueryGeneration()
-                }
                 try (mergePolicy as? NSMergePolicy ?? NSMergePolicy.error).resolve(mergeConflicts: conflicts)
                 rounds += 1
                 // The policy may have deleted objects again (their rules run on the rows as they
@@ -197,6 +198,7 @@ extension NSManagedObjectContext {
     }
 
     func translateSaveError(_ error: Error, store: NSPersistentStore) -> Error {
+        // The conflict types here are those `ParentSaveFailure.isConflict` names.
         switch error {
         case let failure as OptimisticLockingFailure:
             return mergeError(for: [failure], store: store)

@@ -56,4 +56,10 @@ struct ParentSaveFailure: Error {
     /// Set when other stores had already made the save final, so that the save is incomplete
     /// (134040): what to say, and the stores that do not have it.
     var incomplete: (message: String, storesWithoutTheSave: [NSPersistentStore])?
+
+    /// Whether the store refused the save for conflicts a merge policy may settle: rows changed
+    /// since they were read, or values a uniqueness constraint holds elsewhere.
+    var isConflict: Bool {
+        underlying is OptimisticLockingFailure || underlying is OptimisticLockingFailures || underlying is UniquenessConflicts
+    }
 }

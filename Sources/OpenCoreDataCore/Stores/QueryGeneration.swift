@@ -8,8 +8,9 @@ import Synchronization
 /// Shared by every context pinned to it and by every token naming it; its readers are given back
 /// when the last of them lets it go.
 package final class QueryGeneration: Sendable {
-    /// The pinned readers, by store.
-    private let pins: [ObjectIdentifier: any StoreGenerationPin]
+    /// The pinned readers, each with its store (weakly: a store removed and freed is not
+    /// mistaken for another that takes its address).
+    private let pins: [StorePin]
     /// The coordinator whose stores it pins: a token of another coordinator is refused.
     let coordinator: ObjectIdentifier
     /// A number for descriptions, in the order generations began in the process.
@@ -19,9 +20,9 @@ package final class QueryGeneration: Sendable {
 
     /// Begins a generation of `coordinator`'s stores as they are now.
     init(pinning coordinator: NSPersistentStoreCoordinator) throws {
-        var pins: [ObjectIdentifier: any StoreGenerationPin] = [:]
+        var pins: [StorePin] = []
         for store in coordinator.persistentStores {
-            if let pin = try store.seam.pinCurrentGeneration() { pins[ObjectIdentifier(store)] = pin }
+            if let pin = try store.seam.pinCurrentGeneration() { pins.append(StorePin(store: store, pin: pin)) }
         }
         self.pins = pins
         self.coordinator = ObjectIdentifier(coordinator)
@@ -30,11 +31,17 @@ package final class QueryGeneration: Sendable {
 
     /// The reader of `store`'s state in this generation, or nil when the store keeps none.
     package func pin(for store: NSPersistentStore) -> (any StoreGenerationPin)? {
-        pins.isEmpty ? nil : pins[ObjectIdentifier(store)]
+        pins.first { $0.store === store }?.pin
     }
 
     /// Whether any store keeps this generation (when none does, pinning changes nothing).
     var pinsAnyStore: Bool { !pins.isEmpty }
+}
+
+/// A store's reader of a generation.
+private struct StorePin: Sendable {
+    weak var store: NSPersistentStore?
+    let pin: any StoreGenerationPin
 }
 
 /// A store's side of a query generation: what it reads the generation's state through. The store
