@@ -87,7 +87,9 @@ extension SQLiteStore {
         try lock.withLock {
             if writesHeld {
                 // Final when the hold ends (`releaseWrites(committing:)`).
-                try liveConnection().execute("RELEASE ocd_save")
+                let connection = try liveConnection()
+                try checkHeldTransaction(on: connection)
+                try connection.execute("RELEASE ocd_save")
             } else {
                 try liveConnection().execute("COMMIT TRANSACTION")
                 metadataNeedsWriting = false
@@ -104,7 +106,29 @@ extension SQLiteStore {
     /// Begins writing a save: a transaction holding the store's write lock, or a savepoint of
     /// the transaction `holdWrites()` holds.
     private func beginSave(on connection: SQLiteConnection) throws {
-        try connection.execute(writesHeld ? "SAVEPOINT ocd_save" : "BEGIN IMMEDIATE TRANSACTION")
+        if writesHeld {
+            guard heldWritesOpen else { throw heldWritesRefusal() }
+            try checkHeldTransaction(on: connection)
+            try connection.execute("SAVEPOINT ocd_save")
+        } else {
+            try connection.execute("BEGIN IMMEDIATE TRANSACTION")
+        }
+    }
+
+    /// The error for a write made inside another save's hold (from its merge policy, its
+    /// validation or a change notification it posts, on its thread).
+    func heldWritesRefusal() -> CocoaError {
+        CoreDataError.store(.persistentStoreSave,
+                            "The store \(url?.path ?? "?") is held by a save settling its conflicts on this thread: save, run batch requests and obtain permanent IDs after that save, not from its merge policy, validation or notifications",
+                            url: url)
+    }
+
+    /// Throws when SQLite ended the held transaction on its own (an I/O error or a full disk
+    /// rolls it back): a savepoint would then begin a transaction of its own.
+    private func checkHeldTransaction(on connection: SQLiteConnection) throws {
+        guard connection.isInTransaction else {
+            throw CoreDataError.store(.persistentStoreSave, "The store \(url?.path ?? "?") ended the transaction the save held", url: url)
+        }
     }
 
     /// Throws away what the save being written wrote (only that, while writes are held).
@@ -122,8 +146,10 @@ extension SQLiteStore {
         lock.lock()
         do {
             let connection = try liveConnection()
+            // Another save's hold on this thread: its fate must not be this save's.
+            if writesHeld { throw heldWritesRefusal() }
             // A read-only store holds nothing: its save fails as it would anyway.
-            if !isReadOnly && !writesHeld {
+            if !isReadOnly {
                 try connection.execute("BEGIN IMMEDIATE TRANSACTION")
                 writesHeld = true
             }
@@ -131,6 +157,11 @@ extension SQLiteStore {
             lock.unlock()
             throw error
         }
+    }
+
+    /// Opens the hold to the holding save's next try, or closes it again.
+    func openHeldWrites(_ open: Bool) {
+        lock.withLock { heldWritesOpen = open && writesHeld }
     }
 
     /// Ends a hold: commits what its tries made final, or throws it all away.
@@ -141,11 +172,13 @@ extension SQLiteStore {
             return
         }
         writesHeld = false
+        heldWritesOpen = false
         if !committing {
             try? connection.execute("ROLLBACK TRANSACTION")
             return
         }
         do {
+            try checkHeldTransaction(on: connection)
             try connection.execute("COMMIT TRANSACTION")
             metadataNeedsWriting = false
         } catch {
@@ -160,6 +193,8 @@ extension SQLiteStore {
             guard !isReadOnly else {
                 throw CoreDataError.store(.persistentStoreSave, "The store \(url?.path ?? "?") is read-only: it gives out no permanent IDs", url: url)
             }
+            // Reserved inside a hold, the IDs would be given out again should the holding save fail.
+            if writesHeld { throw heldWritesRefusal() }
             let temporary = entities.map { NSManagedObjectID(temporaryFor: $0) }
             return try connection.transaction(.immediate) { try allocatePermanentIDs(for: temporary, on: connection) }
         }

@@ -319,7 +319,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     func prepareSave(_ changes: SaveChanges) throws -> SaveOutcome { try writeChanges(changes) }
     func commitPreparedSave() throws { try commitChanges() }
     func rollbackPreparedSave() { rollbackChanges() }
-    // holdWrites() and releaseWrites(committing:) are in SQLiteStore+Writing.swift.
+    // holdWrites(), openHeldWrites(_:) and releaseWrites(committing:) are in SQLiteStore+Writing.swift.
     func newPermanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
         try reservePermanentIDs(for: objects.map(\.entity))
     }
@@ -407,6 +407,8 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     var metadataNeedsWriting = false
     /// Whether `holdWrites()` holds a write transaction open across the tries of one save.
     var writesHeld = false
+    /// Whether the holding save's try is writing now (`openHeldWrites`); other writes are refused.
+    var heldWritesOpen = false
     /// Whether the writer connection has the SQL functions (registered before a migration);
     /// set only while the store loads, under `lock`.
     private var writerHasFunctions = false

@@ -123,6 +123,11 @@ struct ManyWritersRun {
                 if options.policy == .error ? touches != writers * rounds : !(1...writers * rounds).contains(touches) {
                     problems.append("board \(number) was touched \(touches) times by \(writers) writers × \(rounds) rounds")
                 }
+                // The last save of all wrote every board whole, in its writer's last round.
+                let slots = (0..<options.writers).map { board.value(forKey: BoardModel.slot($0)) as! Int64 }
+                if options.policy == .overwrite && !slots.contains(rounds) {
+                    problems.append("board \(number): no writer's slot holds its last round (\(slots))")
+                }
                 for writer in 0..<options.writers {
                     let last = board.value(forKey: BoardModel.slot(writer)) as! Int64
                     if options.policy.keepsEveryWritersOwnChanges ? last != rounds : !(0...rounds).contains(last) {

@@ -65,14 +65,18 @@ extension NSManagedObjectContext {
         while true {
             let outcomes: [SaveOutcome]
             do {
-                outcomes = try parentStore.save(plan)
+                outcomes = try hold.tryWriting { try parentStore.save(plan) }
             } catch let failure as ParentSaveFailure {
                 // Nothing was written: the merge policy settles the conflicts and the save is
                 // tried again with what it chose. The conflicts are read, and settled, with the
                 // stores held and as they are now, not as a pinned generation has them (a save
                 // that meets conflicts moves its context to the newest generation, settled or not).
                 if parent == nil && failure.incomplete == nil && failure.isConflict {
-                    try hold.hold(plan.changesByStore.map(\.store))
+                    do {
+                        try hold.hold(plan.changesByStore.map(\.store))
+                    } catch let failure as ParentSaveFailure {
+                        throw translate(failure)
+                    }
                     advanceQueryGeneration()
                 }
                 let error = translate(failure)
@@ -86,6 +90,14 @@ extension NSManagedObjectContext {
                 propagateDeletions()
                 plan = try validatedPlan(coordinator: coordinator)
                 plan.formerTemporaryIDs = formerTemporaryIDs
+                // A store the policy's choices reach only now is held too.
+                if hold.isHolding {
+                    do {
+                        try hold.hold(plan.changesByStore.map(\.store))
+                    } catch let failure as ParentSaveFailure {
+                        throw translate(failure)
+                    }
+                }
                 continue
             }
             do {

@@ -69,6 +69,11 @@ package protocol StoreSeam: AnyObject {
     /// Ends `holdWrites()`: makes the tries' committed changes final, or throws them away.
     func releaseWrites(committing: Bool) throws
 
+    /// Lets the holding save's next try write (true), or closes the hold to every write again
+    /// (false, between tries). Other writes — another save, a batch request, permanent IDs —
+    /// are refused while the store is held: made inside the hold, they would share its fate.
+    func openHeldWrites(_ open: Bool)
+
     /// Begins keeping the store's state as it is now for the reads of a query generation, or
     /// nil when the store cannot (it is then read at its newest state).
     func pinCurrentGeneration() throws -> (any StoreGenerationPin)?
@@ -82,6 +87,7 @@ extension StoreSeam {
     package func pinCurrentGeneration() throws -> (any StoreGenerationPin)? { nil }
     package func holdWrites() throws {}
     package func releaseWrites(committing: Bool) throws {}
+    package func openHeldWrites(_ open: Bool) {}
 
     package func snapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext?) throws -> [RowSnapshot] {
         try objectIDs.compactMap { try snapshot(for: $0, context: context) }

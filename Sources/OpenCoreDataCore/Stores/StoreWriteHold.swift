@@ -7,12 +7,25 @@ struct StoreWriteHold {
 
     var isHolding: Bool { !stores.isEmpty }
 
-    /// Holds `stores`, in the coordinator's order (the order its saves lock them in).
+    /// Holds `stores` (those not held yet), in the coordinator's order (the order its saves
+    /// lock them in). Throws `ParentSaveFailure` when a store cannot be held (another process
+    /// kept it busy past the timeout).
     mutating func hold(_ stores: [NSPersistentStore]) throws {
         for store in stores where !self.stores.contains(where: { $0 === store }) {
-            try store.seam.holdWrites()
+            do {
+                try store.seam.holdWrites()
+            } catch {
+                throw ParentSaveFailure(store: store, underlying: error)
+            }
             self.stores.append(store)
         }
+    }
+
+    /// Runs one try of the holding save: only its writes are let into the held stores.
+    func tryWriting<T>(_ body: () throws -> T) rethrows -> T {
+        for store in stores { store.seam.openHeldWrites(true) }
+        defer { for store in stores { store.seam.openHeldWrites(false) } }
+        return try body()
     }
 
     /// Makes what the tries wrote final in every held store. Throws `ParentSaveFailure` when a
