@@ -87,13 +87,74 @@ import OpenCoreData
         #expect(manager.groupingLevel == 2)
         document.setTitle("C")
         manager.endUndoGrouping()
-        // Inside the open group, the nested group alone can be undone.
+        // Inside the open group, the nested group alone can be undone; its redo goes on the
+        // redo stack, not into the open group.
         manager.undoNestedGroup()
         #expect(document.title == "B")
+        #expect(manager.groupingLevel == 2 - 1)
         manager.endUndoGrouping()
         #expect(manager.groupingLevel == 0)
+        #expect(manager.canRedo)
         manager.undo()
         #expect(document.title == "A")
+        #expect(document.observed == ["undoing=true redoing=false", "undoing=true redoing=false"])
+    }
+
+    @Test func undoClosesAnOpenTopLevelGroupEvenWithoutGroupingByEvent() {
+        let manager = manualManager()
+        let document = Document(title: "A", undoManager: manager)
+        manager.beginUndoGrouping()
+        document.setTitle("B")
+        manager.setActionName("Rename")
+        #expect(manager.canUndo && manager.undoActionName == "Rename")
+        manager.undo()
+        #expect(document.title == "A")
+        #expect(manager.groupingLevel == 0)
+        #expect(manager.redoActionName == "Rename")
+    }
+
+    @Test func anActionNameSetInANestedGroupNamesTheTopLevelGroup() {
+        let manager = manualManager()
+        let document = Document(title: "A", undoManager: manager)
+        manager.beginUndoGrouping()
+        manager.beginUndoGrouping()
+        document.setTitle("B")
+        manager.setActionName("Rename")
+        manager.endUndoGrouping()
+        manager.endUndoGrouping()
+        #expect(manager.undoActionName == "Rename")
+    }
+
+    @Test func severalThreadsMayRegisterAndUndo() async {
+        let manager = manualManager()
+        let counter = Counter(undoManager: manager)
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    for _ in 0..<100 { counter.increment() }
+                }
+            }
+        }
+        #expect(counter.value == 400)
+        while manager.canUndo { manager.undo() }
+        #expect(counter.value == 0)
+    }
+
+    /// A counter whose every increment is its own undo group, from any thread.
+    final class Counter: @unchecked Sendable {
+        // @unchecked Sendable: `count` is guarded by `lock`; the undo manager locks itself.
+        private let lock = NSLock()
+        private var count = 0
+        let undoManager: UndoManager
+        init(undoManager: UndoManager) { self.undoManager = undoManager }
+        var value: Int { lock.withLock { count } }
+
+        func increment() {
+            undoManager.beginUndoGrouping()
+            lock.withLock { count += 1 }
+            undoManager.registerUndo(withTarget: self) { counter in counter.lock.withLock { counter.count -= 1 } }
+            undoManager.endUndoGrouping()
+        }
     }
 
     @Test func emptyGroupsLeaveNothingToUndo() {
@@ -147,7 +208,9 @@ import OpenCoreData
             done.mutate { $0 = true }
         }
         thread.start()
-        while !done.value { usleep(1_000) }
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while !done.value && Date() < deadline { usleep(1_000) }
+        #expect(done.value)
         #expect(manager.groupingLevel == 0)
         manager.undo()
         #expect(document.title == "B")

@@ -26,7 +26,8 @@ import Foundation
 /// private queues use theirs), and safe to use from any thread (its state is locked; handlers
 /// run under that lock); handlers take the target as a plain closure, not `@MainActor`; a
 /// target is held weakly, and an operation whose target is gone is skipped (Foundation keeps an
-/// unowned reference, which crashes); misuse that Foundation answers with an exception
+/// unowned reference, which crashes); handlers and notification observers run with the
+/// manager locked, so they must not wait for another thread that uses the same manager; misuse that Foundation answers with an exception
 /// (`endUndoGrouping()` with no group open, `undo()` inside a nested group,
 /// `enableUndoRegistration()` without a matching disable) does nothing. There is no
 /// `prepare(withInvocationTarget:)` or selector-based registration (no Objective-C runtime).
@@ -91,7 +92,8 @@ open class UndoManager: @unchecked Sendable {
     private var disableCount = 0
     private var undoing = false
     private var redoing = false
-    private var eventGroupCloseScheduled = false
+    /// Counts the groups opened for events, so that a scheduled close finds its own.
+    private var eventGroupNumber = 0
     private var storedGroupsByEvent = true
     private var storedLevelsOfUndo = 0
     private var storedRunLoopModes: [RunLoop.Mode] = [.default]
@@ -113,7 +115,8 @@ open class UndoManager: @unchecked Sendable {
             if openGroups.isEmpty {
                 guard storedGroupsByEvent else { return }  // Foundation refuses this (no group open)
                 openGroup()
-                scheduleEventGroupClose()
+                eventGroupNumber += 1
+                scheduleEventGroupClose(number: eventGroupNumber)
             }
             if !undoing && !redoing { redoStack.removeAll() }
             openGroups[openGroups.count - 1].items.append(.operation(Operation(target: target) { handler($0 as! TargetType) }))
@@ -209,21 +212,26 @@ open class UndoManager: @unchecked Sendable {
     /// Whether `redo()` is running its operations.
     open var isRedoing: Bool { lock.withLock { redoing } }
 
-    /// Undoes the last group: closes the group open for the current event first (with
-    /// `groupsByEvent`), then runs the last top-level group's operations, last registered
-    /// first; what they register becomes the group `redo()` runs.
+    /// Undoes the last group: posts `NSUndoManagerCheckpoint` (a context records its pending
+    /// changes then), closes the top-level group if one is open, then runs the last group's
+    /// operations, last registered first; what they register becomes the group `redo()` runs.
     open func undo() {
         lock.withLock {
-            if storedGroupsByEvent && openGroups.count == 1 { closeGroup() }
-            guard openGroups.isEmpty else { return }  // Foundation raises inside a nested group
-            undoNestedGroup()
+            guard !undoing && !redoing else { return }
+            post(.NSUndoManagerCheckpoint)
+            if openGroups.count == 1 { closeGroup() }
+            guard openGroups.isEmpty, let group = undoStack.popLast() else { return }  // Foundation raises inside a nested group
+            runUndo(of: group)
         }
     }
 
     /// Undoes the last group, nested or top-level: the last group closed inside the open group
-    /// when there is one, else the last group of the undo stack.
+    /// when there is one, else the last group of the undo stack. What it registers goes on the
+    /// redo stack.
     open func undoNestedGroup() {
         lock.withLock {
+            guard !undoing && !redoing else { return }
+            post(.NSUndoManagerCheckpoint)
             let group: Group
             if let open = openGroups.last {
                 guard case .group(let nested)? = open.items.last else { return }
@@ -233,20 +241,25 @@ open class UndoManager: @unchecked Sendable {
                 guard let last = undoStack.popLast() else { return }
                 group = last
             }
-            post(.NSUndoManagerCheckpoint)
-            post(.NSUndoManagerWillUndoChange)
-            run(group, undoing: true)
-            post(.NSUndoManagerDidUndoChange)
+            runUndo(of: group)
         }
     }
 
-    /// Redoes the last undone group; what its operations register goes back on the undo stack.
+    private func runUndo(of group: Group) {
+        post(.NSUndoManagerWillUndoChange)
+        run(group, undoing: true)
+        post(.NSUndoManagerDidUndoChange)
+    }
+
+    /// Redoes the last undone group (closing a top-level group first, as `undo()` does); what
+    /// its operations register goes back on the undo stack.
     open func redo() {
         lock.withLock {
-            if storedGroupsByEvent && openGroups.count == 1 { closeGroup() }
+            guard !undoing && !redoing else { return }
+            post(.NSUndoManagerCheckpoint)
+            if openGroups.count == 1 { closeGroup() }
             guard openGroups.isEmpty else { return }  // Foundation raises inside a group
             guard let group = redoStack.popLast() else { return }
-            post(.NSUndoManagerCheckpoint)
             post(.NSUndoManagerWillRedoChange)
             run(group, undoing: false)
             post(.NSUndoManagerDidRedoChange)
@@ -257,13 +270,19 @@ open class UndoManager: @unchecked Sendable {
     /// goes on the redo stack (undoing) or the undo stack (redoing), under `group`'s name.
     private func run(_ group: Group, undoing isUndo: Bool) {
         if isUndo { undoing = true } else { redoing = true }
-        defer { if isUndo { undoing = false } else { redoing = false } }
-        let depth = openGroups.count
+        // The collecting group is a top-level one, even when a group is open around an undone
+        // nested group: what is collected goes on a stack, not into the open group.
+        let around = openGroups
+        openGroups = []
+        defer {
+            openGroups = around
+            if isUndo { undoing = false } else { redoing = false }
+        }
         openGroup()
-        openGroups[openGroups.count - 1].actionName = group.actionName
+        openGroups[0].actionName = group.actionName
         group.perform()
         // Groups the operations left open are closed with theirs.
-        while openGroups.count > depth { closeGroup() }
+        while !openGroups.isEmpty { closeGroup() }
     }
 
     // MARK: Removing
@@ -290,18 +309,19 @@ open class UndoManager: @unchecked Sendable {
 
     // MARK: Action names
 
-    /// Names the group being recorded (the open group, else the last group on the undo stack),
+    /// Names the group being recorded (the open top-level group, else the last group on the undo stack),
     /// for `undoMenuItemTitle` and `redoMenuItemTitle`.
     open func setActionName(_ actionName: String) {
         lock.withLock {
-            (openGroups.last ?? undoStack.last)?.actionName = actionName
+            // The top-level group is what undo() undoes and menus name.
+            (openGroups.first ?? undoStack.last)?.actionName = actionName
         }
     }
 
     /// The name of what `undo()` would undo ("" when there is none or it has no name).
     open var undoActionName: String {
         lock.withLock {
-            if let open = openGroups.first, openGroups.count == 1, storedGroupsByEvent, !open.isEmpty { return open.actionName }
+            if let open = openGroups.first, openGroups.count == 1, !open.isEmpty { return open.actionName }
             return undoStack.last?.actionName ?? ""
         }
     }
@@ -359,17 +379,20 @@ open class UndoManager: @unchecked Sendable {
 
     /// Closes the group opened for the current event when the thread's run loop finishes its
     /// turn — only where a run loop is running; elsewhere the group stays open (see the type's
-    /// documentation).
-    private func scheduleEventGroupClose() {
+    /// documentation). A group of the caller's still open inside it puts the close off to the
+    /// next turn.
+    private func scheduleEventGroupClose(number: Int) {
         let runLoop = RunLoop.current
-        guard !eventGroupCloseScheduled, runLoop.currentMode != nil else { return }
-        eventGroupCloseScheduled = true
-        let group = ObjectIdentifier(openGroups[0])
+        guard runLoop.currentMode != nil else { return }
         runLoop.perform(inModes: storedRunLoopModes) { [weak self] in
             guard let self else { return }
             lock.withLock {
-                eventGroupCloseScheduled = false
-                if openGroups.count == 1, ObjectIdentifier(openGroups[0]) == group { closeGroup() }
+                guard eventGroupNumber == number, !openGroups.isEmpty else { return }
+                if openGroups.count == 1 {
+                    closeGroup()
+                } else {
+                    scheduleEventGroupClose(number: number)
+                }
             }
         }
     }
