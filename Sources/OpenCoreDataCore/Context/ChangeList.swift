@@ -74,4 +74,14 @@ struct ChangeList {
     }
 
     var allCandidates: [NSManagedObject] { candidates }
+
+    /// Forgets the candidates `leaves` picks (objects leaving the context), clearing their flag.
+    mutating func remove(where leaves: (NSManagedObject) -> Bool) {
+        let flag = kind.listedFlag
+        candidates.removeAll { object in
+            guard leaves(object) else { return false }
+            object.state.remove(flag)
+            return true
+        }
+    }
 }

@@ -133,9 +133,18 @@ extension NSManagedObject {
     @inline(__always)
     func setPrimitive(_ value: PrimitiveValue, at slot: Int) {
         willAccess()
+        if let context, context.undoManager != nil { recordAttributeUndo(at: slot, in: context) }
         values[slot] = value
         noteChangedAttribute(slot)
         markUpdated()
+    }
+
+    /// Records, for undo, the value attribute slot `slot` has before it changes.
+    @inline(never)
+    private func recordAttributeUndo(at slot: Int, in context: NSManagedObjectContext) {
+        guard context.recordsUndo(of: self) else { return }
+        let old = values[slot]
+        context.recordUndo { _ in self.setPrimitive(old, at: slot) }
     }
 
     /// Records that attribute slot `slot` may now differ from the snapshot.

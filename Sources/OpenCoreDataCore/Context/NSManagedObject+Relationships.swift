@@ -113,8 +113,7 @@ extension NSManagedObject {
     func addToMany(_ relationship: NSRelationshipDescription, _ object: NSManagedObject) {
         let storage = toManyStorage(relationship)
         if storage.isLoaded && storage.contains(object) { return }
-        storage.add(object)
-        markUpdated()
+        addToManyRaw(relationship, object)
         guard let inverse = inverse(of: relationship), !state.contains(.trackingSuspended) else { return }
         object.attachInverse(inverse, to: self, relationship: relationship)
     }
@@ -123,8 +122,7 @@ extension NSManagedObject {
     func insertToMany(_ relationship: NSRelationshipDescription, _ object: NSManagedObject, at index: Int) {
         let storage = toManyMembers(relationship)
         let wasMember = storage.contains(object)
-        storage.insert(object, at: index)
-        markUpdated()
+        insertToManyRaw(relationship, object, at: index)
         guard !wasMember, let inverse = inverse(of: relationship), !state.contains(.trackingSuspended) else { return }
         object.attachInverse(inverse, to: self, relationship: relationship)
     }
@@ -133,8 +131,7 @@ extension NSManagedObject {
     func removeFromToMany(_ relationship: NSRelationshipDescription, _ object: NSManagedObject) {
         let storage = toManyStorage(relationship)
         if storage.isLoaded && !storage.contains(object) { return }
-        storage.remove(object)
-        markUpdated()
+        removeFromToManyRaw(relationship, object)
         guard let inverse = inverse(of: relationship), !state.contains(.trackingSuspended) else { return }
         object.detachInverse(inverse, from: self, relationship: relationship)
     }
@@ -155,16 +152,14 @@ extension NSManagedObject {
     private func attachInverse(_ inverse: NSRelationshipDescription, to partner: NSManagedObject,
                                relationship: NSRelationshipDescription) {
         if inverse.isToMany {
-            toManyStorage(inverse).add(partner)
-            markUpdated()
+            addToManyRaw(inverse, partner)
         } else {
             // One-to-one or many-to-one: self leaves its previous partner first.
             let previous = toOneDestination(inverse)
             guard previous !== partner else { return }
             if let previous {
                 if relationship.isToMany {
-                    previous.toManyStorage(relationship).remove(self)
-                    previous.markUpdated()
+                    previous.removeFromToManyRaw(relationship, self)
                 } else {
                     previous.setToOneRaw(relationship, nil)
                 }
@@ -177,8 +172,7 @@ extension NSManagedObject {
     func detachInverse(_ inverse: NSRelationshipDescription, from partner: NSManagedObject,
                        relationship: NSRelationshipDescription) {
         if inverse.isToMany {
-            toManyStorage(inverse).remove(partner)
-            markUpdated()
+            removeFromToManyRaw(inverse, partner)
         } else if toOneDestination(inverse) === partner {
             setToOneRaw(inverse, nil)
         }
@@ -187,7 +181,55 @@ extension NSManagedObject {
     /// Sets a to-one slot without touching the inverse.
     func setToOneRaw(_ relationship: NSRelationshipDescription, _ destination: NSManagedObject?) {
         willAccess()
+        if let context, context.undoManager != nil, context.recordsUndo(of: self) {
+            let old = toOneDestination(relationship)
+            context.recordUndo { _ in self.setToOneRaw(relationship, old) }
+        }
         setRelationState(.toOne(destination), for: relationship)
+        markUpdated()
+    }
+
+    // MARK: Changing one side, recorded for undo
+
+    // The changes every to-many mutation comes down to, inverse maintenance included: each
+    // records the change that reverts it, so that undoing them all, last first, restores both
+    // sides of every relationship (and redoing them, the same way back).
+
+    /// Adds `object` to one side only.
+    func addToManyRaw(_ relationship: NSRelationshipDescription, _ object: NSManagedObject) {
+        let storage = toManyStorage(relationship)
+        if let context, context.undoManager != nil, context.recordsUndo(of: self), !(storage.isLoaded && storage.contains(object)) {
+            context.recordUndo { _ in self.removeFromToManyRaw(relationship, object) }
+        }
+        storage.add(object)
+        markUpdated()
+    }
+
+    /// Removes `object` from one side only.
+    func removeFromToManyRaw(_ relationship: NSRelationshipDescription, _ object: NSManagedObject) {
+        let storage = toManyStorage(relationship)
+        if let context, context.undoManager != nil, context.recordsUndo(of: self), !(storage.isLoaded && !storage.contains(object)) {
+            if storage.isLoaded, let index = storage.order?.firstIndex(where: { $0 === object }) {
+                context.recordUndo { _ in self.insertToManyRaw(relationship, object, at: index) }
+            } else {
+                context.recordUndo { _ in self.addToManyRaw(relationship, object) }
+            }
+        }
+        storage.remove(object)
+        markUpdated()
+    }
+
+    /// Inserts (or moves) `object` at `index` of an ordered relationship, one side only.
+    func insertToManyRaw(_ relationship: NSRelationshipDescription, _ object: NSManagedObject, at index: Int) {
+        let storage = toManyMembers(relationship)
+        if let context, context.undoManager != nil, context.recordsUndo(of: self) {
+            if let previous = storage.order?.firstIndex(where: { $0 === object }) {
+                context.recordUndo { _ in self.insertToManyRaw(relationship, object, at: previous) }
+            } else if !storage.contains(object) {
+                context.recordUndo { _ in self.removeFromToManyRaw(relationship, object) }
+            }
+        }
+        storage.insert(object, at: index)
         markUpdated()
     }
 

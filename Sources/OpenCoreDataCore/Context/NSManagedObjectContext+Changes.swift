@@ -43,6 +43,7 @@ extension NSManagedObjectContext {
         changeGeneration &+= 1
         inserted.add(object)
         eventInserted.append(object)
+        if undoManager != nil { recordInsertion(of: object) }
         object.withTrackingSuspended { object.awakeFromInsert() }
     }
 
@@ -55,6 +56,7 @@ extension NSManagedObjectContext {
         // A fault stays a fault: delete rules load what they need, and the save reads the
         // version from the snapshot the fetch brought along.
         object.state.insert(.deleted)
+        if undoManager != nil { recordUndo { context in context.takeBackDeletion(of: object) } }
         changeGeneration &+= 1
         if !object.state.contains(.inserted) {
             deleted.add(object)
@@ -139,6 +141,8 @@ extension NSManagedObjectContext {
     /// back, and changed ones return to their last saved values.
     public func rollback() {
         checkQueue()
+        // As in Core Data, what the undo manager recorded goes too.
+        undoManager?.removeAllActions()
         pendingDeletions = []
         storeAssignments = [:]
         // Objects given permanent IDs but never saved. An object whose row could not be read has
@@ -172,6 +176,7 @@ extension NSManagedObjectContext {
     /// belong to a context). A context pinned to a query generation moves to the newest one.
     public func reset() {
         checkQueue()
+        undoManager?.removeAllActions()
         if IncrementalStores.mayBeInUse { noteUnregistered(registeredIncrementalStoreIDs(among: registry.objects)) }
         for object in registry.objects { object.context = nil }
         registry.removeAll()

@@ -164,6 +164,21 @@ open class NSManagedObjectContext: @unchecked Sendable {
     var isMergingArrivedSaves = false
     /// Ends the sequences of `changes` when the context goes away.
     let changeStreamEnds = ChangeStreamEnds()
+    /// Records changes so that `undo()` and `redo()` can take them back and apply them again;
+    /// nil (the default, as on iOS) records nothing.
+    ///
+    /// ```swift
+    /// context.undoManager = UndoManager()
+    /// ```
+    /// Changes are recorded as they are made (attributes, to-one and to-many relationships on
+    /// both sides, insertions, deletions with what their delete rules did), into the undo
+    /// manager's open group. Setting it does not record what happened before. Differences from
+    /// Core Data: on macOS Core Data gives each context one; here every context starts without.
+    /// An object whose changes were all undone may stay listed as updated (with its saved
+    /// values: saving it writes nothing).
+    @exclusivity(unchecked) public final var undoManager: UndoManager?
+    /// The objects inserted in the undo group being recorded (see `recordInsertion(of:)`).
+    let undoInsertions = UndoInsertions()
     /// The generation of the stores the context reads (`setQueryGenerationFrom(_:)`).
     let queryGenerationSetting = QueryGenerationSetting()
     /// Objects changed since the last `processPendingChanges` (for ObjectsDidChange).

@@ -94,6 +94,8 @@ open class UndoManager: @unchecked Sendable {
     private var redoing = false
     /// Counts the groups opened for events, so that a scheduled close finds its own.
     private var eventGroupNumber = 0
+    /// Counts the top-level groups opened (those of undo and redo too).
+    private var topLevelGroupCount = 0
     private var storedGroupsByEvent = true
     private var storedLevelsOfUndo = 0
     private var storedRunLoopModes: [RunLoop.Mode] = [.default]
@@ -350,6 +352,7 @@ open class UndoManager: @unchecked Sendable {
     // MARK: Opening and closing groups
 
     private func openGroup() {
+        if openGroups.isEmpty { topLevelGroupCount += 1 }
         openGroups.append(Group())
         post(.NSUndoManagerDidOpenUndoGroup)
     }
@@ -395,6 +398,13 @@ open class UndoManager: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// The number of the top-level group open now, or nil when none is: operations registered
+    /// while the same number is open are undone together (a context records a new object's
+    /// changes only when they are not).
+    package var openTopLevelGroupNumber: Int? {
+        lock.withLock { openGroups.isEmpty ? nil : topLevelGroupCount }
     }
 
     private func post(_ name: NSNotification.Name) {

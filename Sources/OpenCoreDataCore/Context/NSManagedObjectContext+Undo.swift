@@ -1,0 +1,138 @@
+import Foundation
+
+extension NSManagedObjectContext {
+    /// Undoes the last group of changes recorded in `undoManager`: pending changes are
+    /// processed first (delete rules run, and the changes join the group), then the group is
+    /// undone, and the undo's own changes processed. Does nothing without an undo manager.
+    ///
+    /// ```swift
+    /// context.undoManager = UndoManager()
+    /// person.setValue("Ann", forKey: "name")
+    /// context.undo()        // person's name is what it was
+    /// context.redo()        // "Ann" again
+    /// ```
+    public func undo() {
+        checkQueue()
+        guard let undoManager else { return }
+        processPendingChanges()
+        undoManager.undo()
+        processPendingChanges()
+    }
+
+    /// Redoes the last group of changes `undo()` undid.
+    public func redo() {
+        checkQueue()
+        guard let undoManager else { return }
+        processPendingChanges()
+        undoManager.redo()
+        processPendingChanges()
+    }
+
+    // MARK: Recording
+
+    /// Whether a change of `object` is recorded for undo now: an undo manager is set, the change
+    /// is the application's (not a fault filling in, a merge, `awakeFromInsert`), and the object
+    /// was not inserted in the group being recorded — undoing that group takes the new object
+    /// back whole, and redoing it brings it back as it was then.
+    @inline(__always)
+    func recordsUndo(of object: NSManagedObject) -> Bool {
+        guard let undoManager, !object.state.contains(.trackingSuspended) else { return false }
+        guard object.state.contains(.inserted), undoInsertions.contains(object) else { return true }
+        return undoInsertions.groupNumber != undoManager.openTopLevelGroupNumber
+    }
+
+    /// Registers `revert`, which reverts a change just being made.
+    func recordUndo(_ revert: @escaping (NSManagedObjectContext) -> Void) {
+        undoManager?.registerUndo(withTarget: self, handler: revert)
+    }
+
+    /// Records the insertion of `object`: the objects inserted in one group are taken back by
+    /// one operation of the group.
+    func recordInsertion(of object: NSManagedObject) {
+        guard let undoManager, undoManager.isUndoRegistrationEnabled else { return }
+        let open = undoManager.openTopLevelGroupNumber
+        if open == nil || open != undoInsertions.groupNumber || undoInsertions.batch == nil {
+            let batch = UndoInsertions.Batch()
+            undoInsertions.batch = batch
+            recordUndo { context in context.takeBackInsertions(batch.objects) }
+            // Registering opened the group when none was (grouping by event).
+            undoInsertions.groupNumber = undoManager.openTopLevelGroupNumber
+            undoInsertions.identities = []
+        }
+        undoInsertions.batch?.objects.append(object)
+        undoInsertions.identities.insert(ObjectIdentifier(object))
+    }
+
+    /// Undoes insertions: new objects leave the context, keeping their values and relationships
+    /// for a redo; an object saved since is deleted instead.
+    private func takeBackInsertions(_ objects: [NSManagedObject]) {
+        var leaving: [NSManagedObject] = []
+        for object in objects.reversed() where object.context === self {
+            if object.hasSnapshot {
+                delete(object)
+            } else if object.state.contains(.inserted) {
+                leaving.append(object)
+            }
+        }
+        guard !leaving.isEmpty else { return }
+        let identities = Set(leaving.map(ObjectIdentifier.init))
+        inserted.remove { identities.contains(ObjectIdentifier($0)) }
+        for object in leaving {
+            if let location = object.rowLocation {
+                registry.remove(location, ifMatching: object)
+                if IncrementalStores.mayBeInUse { noteUnregistered([object.objectID]) }
+            }
+            object.state = object.stateOutsideContext
+            object.context = nil
+            eventDeleted.append(object)
+        }
+        changeGeneration &+= 1
+        let brought = leaving
+        recordUndo { context in context.bringBack(brought.reversed()) }
+    }
+
+    /// Redoes insertions (or undoes the saved deletion of objects): they come back as new
+    /// objects, with the values and relationships they had, without a second `awakeFromInsert`.
+    func bringBack(_ objects: [NSManagedObject]) {
+        for object in objects where object.context == nil {
+            object.context = self
+            object.state = [.inserted]
+            if object.rowLocation != nil, registry[object.objectID] == nil { registry.insert(object, for: object.objectID) }
+            changeGeneration &+= 1
+            inserted.add(object)
+            eventInserted.append(object)
+            recordInsertion(of: object)
+        }
+    }
+
+    /// Undoes the deletion of `object`: it is no longer deleted (and comes back as a new object
+    /// when the deletion was saved since).
+    func takeBackDeletion(of object: NSManagedObject) {
+        if object.context == nil {
+            bringBack([object])
+            return
+        }
+        guard object.context === self, object.state.contains(.deleted) else { return }
+        object.state.remove([.deleted, .deletionPropagated])
+        eventDeleted.removeAll { $0 === object }
+        changeGeneration &+= 1
+        if !object.state.contains(.inserted) { eventUpdated.append(object) }
+        recordUndo { context in context.delete(object) }
+    }
+}
+
+/// The objects a context inserted in the undo group being recorded.
+final class UndoInsertions {
+    /// The list one undo operation takes back.
+    final class Batch {
+        var objects: [NSManagedObject] = []
+    }
+
+    var groupNumber: Int?
+    var batch: Batch?
+    var identities: Set<ObjectIdentifier> = []
+
+    func contains(_ object: NSManagedObject) -> Bool {
+        identities.contains(ObjectIdentifier(object))
+    }
+}
