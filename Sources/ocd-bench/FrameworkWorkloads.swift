@@ -6,9 +6,11 @@ import OpenCoreData
 /// Data's layout. Setup runs untimed on one stack, which is closed before a fresh stack runs the
 /// timed part, as on the raw side.
 enum FrameworkWorkloads {
-    /// W1: create N objects in one context, set every attribute, one save.
-    static func w1(directory: URL, n: Int) throws -> Double {
+    /// W1: create N objects in one context, set every attribute, one save. W11 does the same
+    /// with an undo manager recording every change (`recordingUndo`).
+    static func w1(directory: URL, n: Int, recordingUndo: Bool = false) throws -> Double {
         let stack = try BenchStack(directory: directory, model: BenchModel.items())
+        if recordingUndo { stack.context.undoManager = UndoManager() }
         var createSeconds = 0.0
         let seconds = try Stopwatch.time {
             createSeconds = try Stopwatch.time { try insertItems(n: n, into: stack.context) }
@@ -18,6 +20,7 @@ enum FrameworkWorkloads {
             FileHandle.standardError.write(Data("W1 phases: create \(createSeconds) save \(seconds - createSeconds)\n".utf8))
         }
         try check(try stack.context.count(for: NSFetchRequest<Item>(entityName: "Item")) == n, "W1", "item count")
+        if recordingUndo { try check(stack.context.undoManager?.canUndo == true, "W11", "nothing recorded") }
         return seconds
     }
 

@@ -99,6 +99,11 @@ extension Workload {
             framework: { try ContextWorkloads.mergeSave(directory: $0, n: $1) },
             raw: { try ContextWorkloads.refetch(directory: $0, n: $1) },
             baseline: "refetch"),
+        Workload(
+            id: "W11", title: "insert, undo recorded", size: { "\($0)" },
+            framework: { try FrameworkWorkloads.w1(directory: $0, n: $1, recordingUndo: true) },
+            raw: { try FrameworkWorkloads.w1(directory: $0, n: $1) },
+            baseline: "W1"),
     ]
 
     /// The workload with the given id (case-insensitive), or nil.

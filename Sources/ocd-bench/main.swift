@@ -19,7 +19,7 @@ struct Options {
           --json     print one JSON object instead of one row per workload
           --runs N   runs per workload; the median is reported (default 5)
           --n N      number of Item rows for W1–W5 (default 200000; W6 has a fixed size)
-          W1 … W10   the workloads to run (default: all of them); W3f is W3 with its predicate
+          W1 … W11   the workloads to run (default: all of them); W3f is W3 with its predicate
                      written as a format string; WA is the sum of price grouped by flag (20 times);
                      W7 (memory) reports peak resident memory in MiB,
                      each side measured in a child process, over a fixed 1,000,000 items;
@@ -30,7 +30,8 @@ struct Options {
                      W9 and W10 compare the framework with itself: a child context's save of
                      10,000 new items into its parent against the same save to the store (W9),
                      merging another context's save of 10,000 updated items that a context
-                     holds against fetching them again (W10)
+                     holds against fetching them again (W10); W11 is W1 with an undo manager
+                     recording every change, against W1 without one
         Set OCD_BENCH_PHASES=1 to print the framework side's phases (W1, W2, W6) to standard error.
         """
 
