@@ -239,4 +239,139 @@ import OpenCoreData
         #expect(stack.context.insertedObjects == [ann])
         #expect(ann.value(forKey: "name") as? String == "Anna")
     }
+
+    // MARK: What review found
+
+    @Test func deleteRulesJoinTheGroupOfTheDeletionWithoutProcessingByHand() throws {
+        let stack = try undoableStack()
+        var ann: NSManagedObject!
+        var pets: [NSManagedObject] = []
+        try saved(stack) {
+            ann = stack.insert("Person", ["name": "Ann"])
+            pets = ["Rex", "Tom"].map { stack.insert("Pet", ["name": $0, "owner": ann!]) }
+        }
+        let manager = stack.context.undoManager!
+        manager.beginUndoGrouping()
+        stack.context.delete(ann)
+        manager.endUndoGrouping()  // the checkpoint before closing runs the delete rules
+        stack.context.undo()
+        #expect(stack.context.deletedObjects.isEmpty)
+        try stack.context.save()
+        #expect(try stack.storedCount("Pet") == 2)
+        #expect(members(ann, "pets") == Set(pets))
+    }
+
+    @Test func undoingASavedInsertRevertsItsRelationshipsBeforeDeletingIt() throws {
+        let stack = try undoableStack()
+        var rex: NSManagedObject!, bob: NSManagedObject!
+        try saved(stack) {
+            bob = stack.insert("Person", ["name": "Bob"])
+            rex = stack.insert("Pet", ["name": "Rex", "owner": bob!])
+        }
+        var ann: NSManagedObject!
+        step(stack) {
+            ann = stack.insert("Person", ["name": "Ann"])
+            rex.setValue(ann, forKey: "owner")
+        }
+        try stack.context.save()
+        stack.context.undo()
+        #expect(ann.isDeleted)
+        #expect(rex.value(forKey: "owner") as? NSManagedObject === bob)
+        #expect(!rex.isDeleted)  // Ann's cascade must not reach Rex
+        try stack.context.save()
+        #expect(try stack.storedStrings("Pet") == ["Rex"])
+        #expect(try stack.storedStrings("Person") == ["Bob"])
+    }
+
+    @Test func anObjectInsertedThenDeletedInALaterGroupComesBackOnce() throws {
+        let stack = try undoableStack()
+        var ann: NSManagedObject!
+        step(stack) { ann = stack.insert("Person", ["name": "Ann"]) }
+        step(stack) { stack.context.delete(ann) }
+        stack.context.undo()
+        #expect(stack.context.insertedObjects == [ann])
+        try stack.context.save()
+        #expect(try stack.storedCount("Person") == 1)
+    }
+
+    @Test func aDeletedFaultComesBackWithItsValuesAfterTheDeletionIsSaved() throws {
+        let stack = try undoableStack()
+        try saved(stack) { stack.insert("Club", ["name": "Chess"]) }
+        stack.context.reset()
+        let club = try stack.fetch("Club")[0]
+        stack.context.refresh(club, mergeChanges: false)
+        #expect(club.isFault)
+        step(stack) { stack.context.delete(club) }
+        try stack.context.save()
+        stack.context.undo()
+        #expect(club.value(forKey: "name") as? String == "Chess")
+        try stack.context.save()
+        #expect(try stack.storedStrings("Club") == ["Chess"])
+    }
+
+    @Test func addingAnExistingMemberOfAnUnloadedManyToManyAndUndoingKeepsIt() throws {
+        let stack = try undoableStack()
+        try saved(stack) {
+            let club = stack.insert("Club", ["name": "Chess"])
+            let ann = stack.insert("Person", ["name": "Ann"])
+            club.mutableSetValue(forKey: "members").add(ann)
+        }
+        stack.context.reset()
+        let club = try stack.fetch("Club")[0]
+        let ann = try stack.fetch("Person")[0]
+        step(stack) { club.mutableSetValue(forKey: "members").add(ann) }
+        stack.context.undo()
+        try stack.context.save()
+        try stack.reopen()
+        #expect(strings(members(try stack.fetch("Club")[0], "members")) == ["Ann"])
+    }
+
+    @Test func redoAfterASaveIsAPendingChangeToo() throws {
+        let stack = try undoableStack()
+        var ann: NSManagedObject!
+        try saved(stack) { ann = stack.insert("Person", ["name": "Ann"]) }
+        step(stack) { ann.setValue("Anna", forKey: "name") }
+        stack.context.undo()
+        try stack.context.save()
+        stack.context.redo()
+        #expect(stack.context.hasChanges)
+        try stack.context.save()
+        #expect(try stack.storedStrings("Person") == ["Anna"])
+    }
+
+    @Test func anAutomaticMergeRecordsNothingWhenGroupingByEvent() throws {
+        let stack = try TestStack(.sqlite)
+        let ann = stack.insert("Person", ["name": "Ann", "age": 30])
+        try stack.context.save()
+        stack.context.undoManager = UndoManager()
+        ann.setValue("Anna", forKey: "name")
+        stack.context.undo()
+        #expect(stack.context.undoManager?.canRedo == true)
+        let other = stack.newContext()
+        let recorder = NotificationRecorder(.NSManagedObjectContextDidSave, object: other)
+        try stack.fetch("Person", in: other)[0].setValue(44, forKey: "age")
+        try other.save()
+        stack.context.mergeChanges(fromContextDidSave: try #require(recorder.notifications.first))
+        // The merge neither cleared the redo stack nor became something to undo.
+        #expect(stack.context.undoManager?.canRedo == true)
+        stack.context.redo()
+        #expect(ann.value(forKey: "name") as? String == "Anna")
+        #expect(ann.value(forKey: "age") as? Int == 44)
+    }
+
+    @Test func anOrderedMoveIsUndone() throws {
+        let stack = try undoableStack()
+        var list: NSManagedObject!, songs: [NSManagedObject] = []
+        try saved(stack) {
+            list = stack.insert("Playlist", ["title": "Mix"])
+            songs = ["a", "b", "c"].map { stack.insert("Song", ["title": $0]) }
+            list.setValue(NSOrderedSet(array: songs), forKey: "songs")
+        }
+        step(stack) { list.mutableOrderedSetValue(forKey: "songs").moveObjects(at: IndexSet(integer: 0), to: 2) }
+        #expect(orderedMembers(list, "songs") == [songs[1], songs[2], songs[0]])
+        stack.context.undo()
+        #expect(orderedMembers(list, "songs") == songs)
+        stack.context.redo()
+        #expect(orderedMembers(list, "songs") == [songs[1], songs[2], songs[0]])
+    }
 }

@@ -74,6 +74,10 @@ extension NSManagedObjectContext {
     /// Applies changes made outside this context (see `mergeChanges(fromRemoteContextSave:into:)`).
     func mergeRemoteChanges(_ changes: [AnyHashable: Any]) {
         checkQueue()
+        withoutRecordingUndo { mergeRemoteChangesUnrecorded(changes) }
+    }
+
+    private func mergeRemoteChangesUnrecorded(_ changes: [AnyHashable: Any]) {
         // A pinned context merges into the newest generation, as Core Data's does.
         advanceQueryGeneration()
         let deleted = Set(objectIDs(in: changes, keys: [NSDeletedObjectsKey, NSDeletedObjectIDsKey]))

@@ -144,7 +144,11 @@ extension NSManagedObject {
     private func recordAttributeUndo(at slot: Int, in context: NSManagedObjectContext) {
         guard context.recordsUndo(of: self) else { return }
         let old = values[slot]
-        context.recordUndo { _ in self.setPrimitive(old, at: slot) }
+        context.recordUndo { undoing in
+            // An object that left the context since (deleted and saved elsewhere) is left alone.
+            guard self.context === undoing else { return }
+            self.setPrimitive(old, at: slot)
+        }
     }
 
     /// Records that attribute slot `slot` may now differ from the snapshot.

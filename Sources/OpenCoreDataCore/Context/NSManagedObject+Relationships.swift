@@ -181,9 +181,12 @@ extension NSManagedObject {
     /// Sets a to-one slot without touching the inverse.
     func setToOneRaw(_ relationship: NSRelationshipDescription, _ destination: NSManagedObject?) {
         willAccess()
-        if let context, context.undoManager != nil, context.recordsUndo(of: self) {
+        if let context, context.undoManager != nil, context.recordsUndo(of: self, attribute: false) {
             let old = toOneDestination(relationship)
-            context.recordUndo { _ in self.setToOneRaw(relationship, old) }
+            context.recordUndo { undoing in
+                guard self.context === undoing else { return }
+                self.setToOneRaw(relationship, old)
+            }
         }
         setRelationState(.toOne(destination), for: relationship)
         markUpdated()
@@ -198,8 +201,10 @@ extension NSManagedObject {
     /// Adds `object` to one side only.
     func addToManyRaw(_ relationship: NSRelationshipDescription, _ object: NSManagedObject) {
         let storage = toManyStorage(relationship)
-        if let context, context.undoManager != nil, context.recordsUndo(of: self), !(storage.isLoaded && storage.contains(object)) {
-            context.recordUndo { _ in self.removeFromToManyRaw(relationship, object) }
+        if let context, context.undoManager != nil, context.recordsUndo(of: self, attribute: false) {
+            // Loaded first: whether the object is a member already decides what reverts this.
+            loadForUndo(storage, relationship, in: context)
+            if !storage.contains(object) { recordToManyUndo(in: context) { $0.removeFromToManyRaw(relationship, object) } }
         }
         storage.add(object)
         markUpdated()
@@ -208,11 +213,12 @@ extension NSManagedObject {
     /// Removes `object` from one side only.
     func removeFromToManyRaw(_ relationship: NSRelationshipDescription, _ object: NSManagedObject) {
         let storage = toManyStorage(relationship)
-        if let context, context.undoManager != nil, context.recordsUndo(of: self), !(storage.isLoaded && !storage.contains(object)) {
-            if storage.isLoaded, let index = storage.order?.firstIndex(where: { $0 === object }) {
-                context.recordUndo { _ in self.insertToManyRaw(relationship, object, at: index) }
-            } else {
-                context.recordUndo { _ in self.addToManyRaw(relationship, object) }
+        if let context, context.undoManager != nil, context.recordsUndo(of: self, attribute: false) {
+            loadForUndo(storage, relationship, in: context)
+            if let index = storage.order?.firstIndex(where: { $0 === object }) {
+                recordToManyUndo(in: context) { $0.insertToManyRaw(relationship, object, at: index) }
+            } else if storage.contains(object) {
+                recordToManyUndo(in: context) { $0.addToManyRaw(relationship, object) }
             }
         }
         storage.remove(object)
@@ -222,15 +228,29 @@ extension NSManagedObject {
     /// Inserts (or moves) `object` at `index` of an ordered relationship, one side only.
     func insertToManyRaw(_ relationship: NSRelationshipDescription, _ object: NSManagedObject, at index: Int) {
         let storage = toManyMembers(relationship)
-        if let context, context.undoManager != nil, context.recordsUndo(of: self) {
+        if let context, context.undoManager != nil, context.recordsUndo(of: self, attribute: false) {
             if let previous = storage.order?.firstIndex(where: { $0 === object }) {
-                context.recordUndo { _ in self.insertToManyRaw(relationship, object, at: previous) }
+                recordToManyUndo(in: context) { $0.insertToManyRaw(relationship, object, at: previous) }
             } else if !storage.contains(object) {
-                context.recordUndo { _ in self.removeFromToManyRaw(relationship, object) }
+                recordToManyUndo(in: context) { $0.removeFromToManyRaw(relationship, object) }
             }
         }
         storage.insert(object, at: index)
         markUpdated()
+    }
+
+    /// Loads a to-many that is still a fault before a change to it is recorded (only while
+    /// recording undo).
+    private func loadForUndo(_ storage: ToManyStorage, _ relationship: NSRelationshipDescription, in context: NSManagedObjectContext) {
+        if !storage.isLoaded { context.loadToMany(relationship, of: [self]) }
+    }
+
+    /// Registers `revert` for this object, skipped should it have left the context by then.
+    private func recordToManyUndo(in context: NSManagedObjectContext, _ revert: @escaping (NSManagedObject) -> Void) {
+        context.recordUndo { undoing in
+            guard self.context === undoing else { return }
+            revert(self)
+        }
     }
 
     /// Installs loaded to-many members (from a fault firing or a prefetch).

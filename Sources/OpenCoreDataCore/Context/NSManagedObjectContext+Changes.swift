@@ -55,8 +55,12 @@ extension NSManagedObjectContext {
         guard object.context === self, !object.state.contains(.deleted) else { return }
         // A fault stays a fault: delete rules load what they need, and the save reads the
         // version from the snapshot the fetch brought along.
+        if undoManager != nil && undoRecordingSuspensions == 0 {
+            // Realized now, so that bringing it back after its deletion is saved has its values.
+            object.willAccess()
+            recordUndo { context in context.takeBackDeletion(of: object) }
+        }
         object.state.insert(.deleted)
-        if undoManager != nil { recordUndo { context in context.takeBackDeletion(of: object) } }
         changeGeneration &+= 1
         if !object.state.contains(.inserted) {
             deleted.add(object)
@@ -143,6 +147,7 @@ extension NSManagedObjectContext {
         checkQueue()
         // As in Core Data, what the undo manager recorded goes too.
         undoManager?.removeAllActions()
+        undoInsertions.clear()
         pendingDeletions = []
         storeAssignments = [:]
         // Objects given permanent IDs but never saved. An object whose row could not be read has
@@ -177,6 +182,7 @@ extension NSManagedObjectContext {
     public func reset() {
         checkQueue()
         undoManager?.removeAllActions()
+        undoInsertions.clear()
         if IncrementalStores.mayBeInUse { noteUnregistered(registeredIncrementalStoreIDs(among: registry.objects)) }
         for object in registry.objects { object.context = nil }
         registry.removeAll()
@@ -209,7 +215,10 @@ extension NSManagedObjectContext {
             object.turnIntoFault(snapshot: latest)
             object.fulfillFault()
             object.state.remove(.updated)
-            for (key, value) in changes { object.setValue(value is NSNull ? nil : value, forKey: key) }
+            // Putting the context's own changes back is not a new change.
+            withoutRecordingUndo {
+                for (key, value) in changes { object.setValue(value is NSNull ? nil : value, forKey: key) }
+            }
         } else {
             if object.state.contains(.deleted) { undelete(object) }
             object.turnIntoFault(snapshot: latest)

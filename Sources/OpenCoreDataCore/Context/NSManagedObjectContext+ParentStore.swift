@@ -92,7 +92,8 @@ extension NSManagedObjectContext: ParentObjectStore {
     func save(_ plan: SavePlan) throws -> [SaveOutcome] {
         try performAndWait {
             try checkChildSave(plan)
-            ChildSaveApplication(parent: self).apply(plan)
+            // As a merge is, a child's save applied is not an undoable change of the parent's.
+            withoutRecordingUndo { ChildSaveApplication(parent: self).apply(plan) }
             processPendingChanges()
             return plan.changesByStore.map { SaveOutcome(insertedIDs: $0.changes.inserted.map(\.objectID)) }
         }

@@ -30,14 +30,46 @@ extension NSManagedObjectContext {
 
     // MARK: Recording
 
+    /// Follows the undo manager's checkpoints (posted before a group closes and when undo or
+    /// redo begins): pending changes are processed then, so that delete rules run inside the
+    /// group of the deletion, the undo's or the redo's included.
+    func observeUndoCheckpoints() {
+        if let undoCheckpointObserver {
+            NotificationCenter.default.removeObserver(undoCheckpointObserver)
+            self.undoCheckpointObserver = nil
+        }
+        undoInsertions.clear()
+        guard let undoManager else { return }
+        undoCheckpointObserver = NotificationCenter.default.addObserver(
+            forName: .NSUndoManagerCheckpoint, object: undoManager, queue: nil
+        ) { [weak self] _ in
+            // Posted on the thread using the undo manager: the context's own.
+            guard let self, !self.isProcessingUndoCheckpoint, !self.isSaving else { return }
+            self.isProcessingUndoCheckpoint = true
+            defer { self.isProcessingUndoCheckpoint = false }
+            self.processPendingChanges()
+        }
+    }
+
+    /// Runs `body` without recording its changes for undo.
+    func withoutRecordingUndo<T>(_ body: () throws -> T) rethrows -> T {
+        undoRecordingSuspensions += 1
+        defer { undoRecordingSuspensions -= 1 }
+        return try body()
+    }
+
     /// Whether a change of `object` is recorded for undo now: an undo manager is set, the change
     /// is the application's (not a fault filling in, a merge, `awakeFromInsert`), and the object
     /// was not inserted in the group being recorded — undoing that group takes the new object
     /// back whole, and redoing it brings it back as it was then.
+    ///
+    /// Relationship changes of new objects are recorded all the same (`attribute` false): a
+    /// new object saved since its group is deleted, not taken back whole, when the group is
+    /// undone, and its relationships must be as they were before then.
     @inline(__always)
-    func recordsUndo(of object: NSManagedObject) -> Bool {
-        guard let undoManager, !object.state.contains(.trackingSuspended) else { return false }
-        guard object.state.contains(.inserted), undoInsertions.contains(object) else { return true }
+    func recordsUndo(of object: NSManagedObject, attribute: Bool = true) -> Bool {
+        guard let undoManager, undoRecordingSuspensions == 0, !object.state.contains(.trackingSuspended) else { return false }
+        guard attribute, object.state.contains(.inserted), undoInsertions.contains(object) else { return true }
         return undoInsertions.groupNumber != undoManager.openTopLevelGroupNumber
     }
 
@@ -49,7 +81,7 @@ extension NSManagedObjectContext {
     /// Records the insertion of `object`: the objects inserted in one group are taken back by
     /// one operation of the group.
     func recordInsertion(of object: NSManagedObject) {
-        guard let undoManager, undoManager.isUndoRegistrationEnabled else { return }
+        guard let undoManager, undoRecordingSuspensions == 0, undoManager.isUndoRegistrationEnabled else { return }
         let open = undoManager.openTopLevelGroupNumber
         if open == nil || open != undoInsertions.groupNumber || undoInsertions.batch == nil {
             let batch = UndoInsertions.Batch()
@@ -95,6 +127,9 @@ extension NSManagedObjectContext {
     /// objects, with the values and relationships they had, without a second `awakeFromInsert`.
     func bringBack(_ objects: [NSManagedObject]) {
         for object in objects where object.context == nil {
+            // A stale candidate of the inserted list (an object inserted and deleted before a
+            // save leaves it there) must not be listed twice.
+            inserted.remove { $0 === object }
             object.context = self
             object.state = [.inserted]
             if object.rowLocation != nil, registry[object.objectID] == nil { registry.insert(object, for: object.objectID) }
@@ -131,6 +166,13 @@ final class UndoInsertions {
     var groupNumber: Int?
     var batch: Batch?
     var identities: Set<ObjectIdentifier> = []
+
+    /// Forgets the group being recorded (the undo manager was cleared or replaced).
+    func clear() {
+        groupNumber = nil
+        batch = nil
+        identities = []
+    }
 
     func contains(_ object: NSManagedObject) -> Bool {
         identities.contains(ObjectIdentifier(object))

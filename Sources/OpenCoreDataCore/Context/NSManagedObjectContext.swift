@@ -176,9 +176,18 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// Core Data: on macOS Core Data gives each context one; here every context starts without.
     /// An object whose changes were all undone may stay listed as updated (with its saved
     /// values: saving it writes nothing).
-    @exclusivity(unchecked) public final var undoManager: UndoManager?
+    @exclusivity(unchecked) public final var undoManager: UndoManager? {
+        didSet { observeUndoCheckpoints() }
+    }
     /// The objects inserted in the undo group being recorded (see `recordInsertion(of:)`).
     let undoInsertions = UndoInsertions()
+    /// Processes pending changes at each checkpoint of `undoManager`, as Core Data does, so that
+    /// delete rules land in the group of the deletion.
+    var undoCheckpointObserver: NSObjectProtocol?
+    var isProcessingUndoCheckpoint = false
+    /// While positive, changes are not recorded for undo: they are not the application's (a
+    /// refresh keeping changes, a merge policy settling, a child's save applied).
+    @exclusivity(unchecked) final var undoRecordingSuspensions = 0
     /// The generation of the stores the context reads (`setQueryGenerationFrom(_:)`).
     let queryGenerationSetting = QueryGenerationSetting()
     /// Objects changed since the last `processPendingChanges` (for ObjectsDidChange).
@@ -217,6 +226,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
     deinit {
         changeStreamEnds.endAll()
         if let siblingSaveObserver { NotificationCenter.default.removeObserver(siblingSaveObserver) }
+        if let undoCheckpointObserver { NotificationCenter.default.removeObserver(undoCheckpointObserver) }
         if IncrementalStores.mayBeInUse { noteUnregistered(registeredIncrementalStoreIDs(among: registry.objects)) }
         for object in registry.objects { object.context = nil }
         for object in inserted.allCandidates where object.context === self { object.context = nil }

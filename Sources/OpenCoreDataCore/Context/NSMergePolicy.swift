@@ -81,7 +81,9 @@ open class NSMergePolicy {
     open func resolve(optimisticLockingConflicts list: [NSMergeConflict]) throws {
         if mergeType == .errorMergePolicyType { throw Self.mergeError(for: list) }
         for conflict in list {
-            try conflict.sourceObject.managedObjectContext?.settle(conflict, by: mergeType)
+            guard let context = conflict.sourceObject.managedObjectContext else { continue }
+            // What a policy settles is not an undoable change of the application's.
+            try context.withoutRecordingUndo { try context.settle(conflict, by: mergeType) }
         }
     }
 
@@ -95,7 +97,7 @@ open class NSMergePolicy {
         guard mergeType != .errorMergePolicyType else { throw Self.constraintError(for: list) }
         let unsettled = list.filter { conflict in
             guard let context = conflict.conflictingObjects.first?.managedObjectContext else { return true }
-            return !context.settle(conflict, by: mergeType)
+            return !context.withoutRecordingUndo { context.settle(conflict, by: mergeType) }
         }
         if !unsettled.isEmpty { throw Self.constraintError(for: unsettled) }
     }
