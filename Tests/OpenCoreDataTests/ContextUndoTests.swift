@@ -374,4 +374,35 @@ import OpenCoreData
         stack.context.redo()
         #expect(orderedMembers(list, "songs") == [songs[1], songs[2], songs[0]])
     }
+
+    @Test func aNewObjectInANestedGroupIsTakenBackWithThatGroup() throws {
+        let stack = try undoableStack()
+        var bob: NSManagedObject!, rex: NSManagedObject!
+        try saved(stack) {
+            bob = stack.insert("Person", ["name": "Bob"])
+            rex = stack.insert("Pet", ["name": "Rex", "owner": bob!])
+        }
+        let manager = stack.context.undoManager!
+        manager.beginUndoGrouping()
+        bob.setValue("Bobby", forKey: "name")
+        let cy = stack.insert("Person", ["name": "Cy"])  // new in the outer group
+        manager.beginUndoGrouping()
+        cy.setValue("Cyrus", forKey: "name")  // changed in the nested one: recorded there
+        let ann = stack.insert("Person", ["name": "Ann"])
+        rex.setValue(ann, forKey: "owner")
+        stack.context.processPendingChanges()
+        manager.endUndoGrouping()
+
+        manager.undoNestedGroup()  // only the nested group: Ann leaves, Rex goes back to Bob
+        #expect(ann.managedObjectContext == nil)
+        #expect(rex.value(forKey: "owner") as? NSManagedObject === bob)
+        #expect(members(bob, "pets") == [rex])
+        #expect(bob.value(forKey: "name") as? String == "Bobby")
+        #expect(cy.value(forKey: "name") as? String == "Cy")
+        manager.endUndoGrouping()
+        stack.context.undo()
+        #expect(bob.value(forKey: "name") as? String == "Bob")
+        try stack.context.save()
+        #expect(try stack.storedStrings("Person") == ["Bob"])
+    }
 }

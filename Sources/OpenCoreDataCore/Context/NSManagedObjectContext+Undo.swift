@@ -60,7 +60,7 @@ extension NSManagedObjectContext {
 
     /// Whether a change of `object` is recorded for undo now: an undo manager is set, the change
     /// is the application's (not a fault filling in, a merge, `awakeFromInsert`), and the object
-    /// was not inserted in the group being recorded — undoing that group takes the new object
+    /// was not inserted in the group recording now (the innermost open one) — undoing that group takes the new object
     /// back whole, and redoing it brings it back as it was then.
     ///
     /// Relationship changes of new objects are recorded all the same (`attribute` false): a
@@ -70,7 +70,7 @@ extension NSManagedObjectContext {
     func recordsUndo(of object: NSManagedObject, attribute: Bool = true) -> Bool {
         guard let undoManager, undoRecordingSuspensions == 0, !object.state.contains(.trackingSuspended) else { return false }
         guard attribute, object.state.contains(.inserted), undoInsertions.contains(object) else { return true }
-        return undoInsertions.groupNumber != undoManager.openTopLevelGroupNumber
+        return undoInsertions.groupNumber != undoManager.openGroupNumber
     }
 
     /// Registers `revert`, which reverts a change just being made.
@@ -82,13 +82,13 @@ extension NSManagedObjectContext {
     /// one operation of the group.
     func recordInsertion(of object: NSManagedObject) {
         guard let undoManager, undoRecordingSuspensions == 0, undoManager.isUndoRegistrationEnabled else { return }
-        let open = undoManager.openTopLevelGroupNumber
+        let open = undoManager.openGroupNumber
         if open == nil || open != undoInsertions.groupNumber || undoInsertions.batch == nil {
             let batch = UndoInsertions.Batch()
             undoInsertions.batch = batch
             recordUndo { context in context.takeBackInsertions(batch.objects) }
             // Registering opened the group when none was (grouping by event).
-            undoInsertions.groupNumber = undoManager.openTopLevelGroupNumber
+            undoInsertions.groupNumber = undoManager.openGroupNumber
             undoInsertions.identities = []
         }
         undoInsertions.batch?.objects.append(object)

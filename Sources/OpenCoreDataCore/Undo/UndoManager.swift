@@ -48,7 +48,11 @@ open class UndoManager: @unchecked Sendable {
 
     /// A group of operations and the groups nested in it.
     private final class Group {
+        /// Its place among every group opened, for `openGroupNumber`.
+        let number: Int
         var items: [Item] = []
+
+        init(number: Int) { self.number = number }
         var actionName = ""
 
         var isEmpty: Bool {
@@ -94,8 +98,8 @@ open class UndoManager: @unchecked Sendable {
     private var redoing = false
     /// Counts the groups opened for events, so that a scheduled close finds its own.
     private var eventGroupNumber = 0
-    /// Counts the top-level groups opened (those of undo and redo too).
-    private var topLevelGroupCount = 0
+    /// Counts the groups opened (those of undo and redo too).
+    private var groupCount = 0
     private var storedGroupsByEvent = true
     private var storedLevelsOfUndo = 0
     private var storedRunLoopModes: [RunLoop.Mode] = [.default]
@@ -352,8 +356,8 @@ open class UndoManager: @unchecked Sendable {
     // MARK: Opening and closing groups
 
     private func openGroup() {
-        if openGroups.isEmpty { topLevelGroupCount += 1 }
-        openGroups.append(Group())
+        groupCount += 1
+        openGroups.append(Group(number: groupCount))
         post(.NSUndoManagerDidOpenUndoGroup)
     }
 
@@ -400,11 +404,12 @@ open class UndoManager: @unchecked Sendable {
         }
     }
 
-    /// The number of the top-level group open now, or nil when none is: operations registered
-    /// while the same number is open are undone together (a context records a new object's
-    /// changes only when they are not).
-    package var openTopLevelGroupNumber: Int? {
-        lock.withLock { openGroups.isEmpty ? nil : topLevelGroupCount }
+    /// The number of the innermost group open now, or nil when none is: operations registered
+    /// while the same number is open are in one group, undone together by `undo()` or
+    /// `undoNestedGroup()` (a context does not record a new object's own changes one by one
+    /// while the group it was inserted in is the one recording).
+    package var openGroupNumber: Int? {
+        lock.withLock { openGroups.last?.number }
     }
 
     private func post(_ name: NSNotification.Name) {
