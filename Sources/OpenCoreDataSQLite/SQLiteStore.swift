@@ -256,7 +256,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             return reader
         }, closedError: { [url] in
             // The store's URL, not the store: a generation's reader may outlive the store.
-            CoreDataError.make(.persistentStoreOperation, "The store \(url?.path ?? "?") has been removed from its coordinator")
+            Self.removedError(url: url)
         })
     }
 
@@ -484,7 +484,9 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         return connection
     }
 
-    private func removedError() -> Error {
+    private func removedError() -> Error { Self.removedError(url: url) }
+
+    private static func removedError(url: URL?) -> Error {
         CoreDataError.make(.persistentStoreOperation, "The store \(url?.path ?? "?") has been removed from its coordinator")
     }
 }

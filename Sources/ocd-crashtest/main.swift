@@ -20,6 +20,25 @@ func usage() -> Never {
     exit(2)
 }
 
+/// Calls `body` with each `--option value` pair after the command; a missing value is a usage error.
+func forEachOption(_ body: (String, String) -> Void) {
+    var remaining = arguments.dropFirst()
+    while let option = remaining.popFirst() {
+        guard let value = remaining.popFirst() else { usage() }
+        body(option, value)
+    }
+}
+
+/// Exits with 0 when `run` passes, 1 when it fails or throws (saying why).
+func exitWithResult(_ run: () throws -> Bool) -> Never {
+    do {
+        exit(try run() ? 0 : 1)
+    } catch {
+        FileHandle.standardError.write(Data("ocd-crashtest: \(error)\n".utf8))
+        exit(1)
+    }
+}
+
 switch arguments.first {
 case "writer":
     guard arguments.count == 4, let writer = Int64(arguments[2]), let seed = UInt64(arguments[3]) else { usage() }
@@ -37,9 +56,7 @@ case "board-writer":
     }
 case "writers":
     var options = ManyWritersRun.Options()
-    var remaining = arguments.dropFirst()
-    while let option = remaining.popFirst() {
-        guard let value = remaining.popFirst() else { usage() }
+    forEachOption { option, value in
         switch option {
         case "--writers": options.writers = Int(value) ?? { usage() }()
         case "--rounds": options.rounds = Int(value) ?? { usage() }()
@@ -48,12 +65,7 @@ case "writers":
         default: usage()
         }
     }
-    do {
-        exit(try ManyWritersRun(options: options).run() ? 0 : 1)
-    } catch {
-        FileHandle.standardError.write(Data("ocd-crashtest: \(error)\n".utf8))
-        exit(1)
-    }
+    exitWithResult { try ManyWritersRun(options: options).run() }
 case "migrator":
     guard arguments.count == 4, let mapping = MigrationKillRun.Mapping(rawValue: arguments[3]) else { usage() }
     do { try MigrationKillRun.migrate(store: URL(fileURLWithPath: arguments[1]), bundle: URL(fileURLWithPath: arguments[2]), mapping: mapping) } catch {
@@ -62,9 +74,7 @@ case "migrator":
     }
 case "migrations":
     var options = MigrationKillRun.Options()
-    var remaining = arguments.dropFirst()
-    while let option = remaining.popFirst() {
-        guard let value = remaining.popFirst() else { usage() }
+    forEachOption { option, value in
         switch option {
         case "--kills": options.kills = Int(value) ?? { usage() }()
         case "--seed": options.seed = UInt64(value) ?? { usage() }()
@@ -74,17 +84,10 @@ case "migrations":
         default: usage()
         }
     }
-    do {
-        exit(try MigrationKillRun(options: options).run() ? 0 : 1)
-    } catch {
-        FileHandle.standardError.write(Data("ocd-crashtest: \(error)\n".utf8))
-        exit(1)
-    }
+    exitWithResult { try MigrationKillRun(options: options).run() }
 case "run":
     var options = KillRun.Options()
-    var remaining = arguments.dropFirst()
-    while let option = remaining.popFirst() {
-        guard let value = remaining.popFirst() else { usage() }
+    forEachOption { option, value in
         switch option {
         case "--kills": options.kills = Int(value) ?? { usage() }()
         case "--writers": options.writers = Int(value) ?? { usage() }()
@@ -93,12 +96,7 @@ case "run":
         default: usage()
         }
     }
-    do {
-        exit(try KillRun(options: options).run() ? 0 : 1)
-    } catch {
-        FileHandle.standardError.write(Data("ocd-crashtest: \(error)\n".utf8))
-        exit(1)
-    }
+    exitWithResult { try KillRun(options: options).run() }
 default:
     usage()
 }

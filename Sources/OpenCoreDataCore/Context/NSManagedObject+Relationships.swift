@@ -113,7 +113,7 @@ extension NSManagedObject {
     func addToMany(_ relationship: NSRelationshipDescription, _ object: NSManagedObject) {
         let storage = toManyStorage(relationship)
         if storage.isLoaded && storage.contains(object) { return }
-        addToManyRaw(relationship, object)
+        addToManyRaw(relationship, object, in: storage)
         guard let inverse = inverse(of: relationship), !state.contains(.trackingSuspended) else { return }
         object.attachInverse(inverse, to: self, relationship: relationship)
     }
@@ -122,7 +122,7 @@ extension NSManagedObject {
     func insertToMany(_ relationship: NSRelationshipDescription, _ object: NSManagedObject, at index: Int) {
         let storage = toManyMembers(relationship)
         let wasMember = storage.contains(object)
-        insertToManyRaw(relationship, object, at: index)
+        insertToManyRaw(relationship, object, at: index, in: storage)
         guard !wasMember, let inverse = inverse(of: relationship), !state.contains(.trackingSuspended) else { return }
         object.attachInverse(inverse, to: self, relationship: relationship)
     }
@@ -131,7 +131,7 @@ extension NSManagedObject {
     func removeFromToMany(_ relationship: NSRelationshipDescription, _ object: NSManagedObject) {
         let storage = toManyStorage(relationship)
         if storage.isLoaded && !storage.contains(object) { return }
-        removeFromToManyRaw(relationship, object)
+        removeFromToManyRaw(relationship, object, in: storage)
         guard let inverse = inverse(of: relationship), !state.contains(.trackingSuspended) else { return }
         object.detachInverse(inverse, from: self, relationship: relationship)
     }
@@ -198,9 +198,9 @@ extension NSManagedObject {
     // records the change that reverts it, so that undoing them all, last first, restores both
     // sides of every relationship (and redoing them, the same way back).
 
-    /// Adds `object` to one side only.
-    func addToManyRaw(_ relationship: NSRelationshipDescription, _ object: NSManagedObject) {
-        let storage = toManyStorage(relationship)
+    /// Adds `object` to one side only (`storage`: the relationship's, when the caller has it).
+    func addToManyRaw(_ relationship: NSRelationshipDescription, _ object: NSManagedObject, in storage: ToManyStorage? = nil) {
+        let storage = storage ?? toManyStorage(relationship)
         if let context, context.undoManager != nil, context.recordsUndo(of: self, attribute: false) {
             // Loaded first: whether the object is a member already decides what reverts this.
             loadForUndo(storage, relationship, in: context)
@@ -210,9 +210,9 @@ extension NSManagedObject {
         markUpdated()
     }
 
-    /// Removes `object` from one side only.
-    func removeFromToManyRaw(_ relationship: NSRelationshipDescription, _ object: NSManagedObject) {
-        let storage = toManyStorage(relationship)
+    /// Removes `object` from one side only (`storage`: the relationship's, when the caller has it).
+    func removeFromToManyRaw(_ relationship: NSRelationshipDescription, _ object: NSManagedObject, in storage: ToManyStorage? = nil) {
+        let storage = storage ?? toManyStorage(relationship)
         if let context, context.undoManager != nil, context.recordsUndo(of: self, attribute: false) {
             loadForUndo(storage, relationship, in: context)
             if let index = storage.order?.firstIndex(where: { $0 === object }) {
@@ -225,9 +225,11 @@ extension NSManagedObject {
         markUpdated()
     }
 
-    /// Inserts (or moves) `object` at `index` of an ordered relationship, one side only.
-    func insertToManyRaw(_ relationship: NSRelationshipDescription, _ object: NSManagedObject, at index: Int) {
-        let storage = toManyMembers(relationship)
+    /// Inserts (or moves) `object` at `index` of an ordered relationship, one side only
+    /// (`storage`: the relationship's loaded members, when the caller has them).
+    func insertToManyRaw(_ relationship: NSRelationshipDescription, _ object: NSManagedObject, at index: Int,
+                         in storage: ToManyStorage? = nil) {
+        let storage = storage ?? toManyMembers(relationship)
         if let context, context.undoManager != nil, context.recordsUndo(of: self, attribute: false) {
             if let previous = storage.order?.firstIndex(where: { $0 === object }) {
                 recordToManyUndo(in: context) { $0.insertToManyRaw(relationship, object, at: previous) }

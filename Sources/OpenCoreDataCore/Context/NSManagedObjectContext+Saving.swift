@@ -72,11 +72,7 @@ extension NSManagedObjectContext {
                 // stores held and as they are now, not as a pinned generation has them (a save
                 // that meets conflicts moves its context to the newest generation, settled or not).
                 if parent == nil && failure.incomplete == nil && failure.isConflict {
-                    do {
-                        try hold.hold(plan.changesByStore.map(\.store))
-                    } catch let failure as ParentSaveFailure {
-                        throw translate(failure)
-                    }
+                    try translatingFailures { try hold.hold(plan.changesByStore.map(\.store)) }
                     advanceQueryGeneration()
                 }
                 let error = translate(failure)
@@ -91,21 +87,20 @@ extension NSManagedObjectContext {
                 plan = try validatedPlan(coordinator: coordinator)
                 plan.formerTemporaryIDs = formerTemporaryIDs
                 // A store the policy's choices reach only now is held too.
-                if hold.isHolding {
-                    do {
-                        try hold.hold(plan.changesByStore.map(\.store))
-                    } catch let failure as ParentSaveFailure {
-                        throw translate(failure)
-                    }
-                }
+                if hold.isHolding { try translatingFailures { try hold.hold(plan.changesByStore.map(\.store)) } }
                 continue
             }
-            do {
-                try hold.commit()
-            } catch let failure as ParentSaveFailure {
-                throw translate(failure)
-            }
+            try translatingFailures { try hold.commit() }
             return (plan, outcomes)
+        }
+    }
+
+    /// Runs `body`, telling a `ParentSaveFailure` it throws as Core Data's error.
+    private func translatingFailures(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let failure as ParentSaveFailure {
+            throw translate(failure)
         }
     }
 
