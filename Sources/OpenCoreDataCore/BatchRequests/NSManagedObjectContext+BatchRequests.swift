@@ -83,6 +83,7 @@ extension NSManagedObjectContext {
         let deleted = Set(objectIDs(in: changes, keys: [NSDeletedObjectsKey, NSDeletedObjectIDsKey]))
         let updated = objectIDs(in: changes, keys: [NSUpdatedObjectsKey, NSUpdatedObjectIDsKey])
         var gone: [NSManagedObject] = []
+        var refreshed: [NSManagedObject] = []
         for id in deleted {
             guard let object = registeredObject(for: id) else { continue }
             gone.append(object)
@@ -95,26 +96,43 @@ extension NSManagedObjectContext {
                 object.state = object.stateOutsideContext
             }
             // Objects whose loaded relationships still point to a deleted object read them again.
-            for object in registeredObjects where object.references(anyOf: goneSet) {
-                refresh(object, mergeChanges: true)
+            for object in registeredObjects where !object.isInserted && object.references(anyOf: goneSet) {
+                refresh(object, mergeChanges: true, to: loadSnapshot(for: object.objectID))
+                refreshed.append(object)
             }
         }
-        refreshMerging(updated.filter { !deleted.contains($0) }.compactMap { registeredObject(for: $0) })
+        refreshed += refreshMerging(updated.filter { !deleted.contains($0) }.compactMap { registeredObject(for: $0) })
+        let inserted = mergedInsertions(objectIDs(in: changes, keys: [NSInsertedObjectsKey, NSInsertedObjectIDsKey]))
+        postObjectsDidChange(merged: MergedChanges(inserted: inserted, refreshed: refreshed, deleted: gone))
+    }
+
+    /// The objects of another context's insertions, as faults in this one (Core Data "faults
+    /// in" a merge's new objects, so that observers, such as fetched results controllers, see
+    /// them). IDs of stores this context does not reach are left out.
+    private func mergedInsertions(_ ids: [NSManagedObjectID]) -> [NSManagedObject] {
+        guard !ids.isEmpty, let stores = persistentStoreCoordinator?.persistentStores else { return [] }
+        let reachable = Set(stores.map(ObjectIdentifier.init))
+        return ids.compactMap { id in
+            guard let store = id.persistentStore, reachable.contains(ObjectIdentifier(store)) else { return nil }
+            return object(with: id)
+        }
     }
 
     /// Refreshes `objects`, keeping their unsaved changes, with their saved states read in one
-    /// request rather than one per object (one per object if that request fails).
-    private func refreshMerging(_ objects: [NSManagedObject]) {
+    /// request rather than one per object (one per object if that request fails). Returns the
+    /// objects refreshed.
+    private func refreshMerging(_ objects: [NSManagedObject]) -> [NSManagedObject] {
         let objects = objects.filter { !$0.isInserted }
-        guard !objects.isEmpty else { return }
+        guard !objects.isEmpty else { return [] }
         guard let rows = try? parentStoreOrThrow().snapshots(for: objects.map(\.objectID), context: self) else {
-            for object in objects { refresh(object, mergeChanges: true) }
-            return
+            for object in objects { refresh(object, mergeChanges: true, to: loadSnapshot(for: object.objectID)) }
+            return objects
         }
         var latest: [NSManagedObjectID: RowSnapshot] = [:]
         latest.reserveCapacity(rows.count)
         for row in rows { latest[row.objectID] = row }
         for object in objects { refresh(object, mergeChanges: true, to: latest.removeValue(forKey: object.objectID)) }
+        return objects
     }
 
     private func objectIDs(in changes: [AnyHashable: Any], keys: [String]) -> [NSManagedObjectID] {

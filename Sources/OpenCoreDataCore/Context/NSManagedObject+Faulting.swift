@@ -109,7 +109,8 @@ extension NSManagedObject {
         relations = []
         rejectedValues = [:]
         state.insert(.fault)
-        state.remove(.updated)
+        // Its next change is a first change again, announced even in this event.
+        state.remove([.updated, .changedInEvent])
         didTurnIntoFault()
     }
 }

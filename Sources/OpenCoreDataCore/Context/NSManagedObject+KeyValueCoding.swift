@@ -163,12 +163,23 @@ extension NSManagedObject {
         changedAttributeMask & (1 << UInt64(Swift.min(slot, 63))) != 0
     }
 
-    /// Marks the object as changed (once), telling its context.
+    /// Marks the object as changed, telling its context once per change event: the first change
+    /// makes it one of the context's updated objects, and every event it changes in announces it.
     @inline(__always)
     func markUpdated() {
-        if state.contains(.updated) || state.contains(.trackingSuspended) { return }
+        if state.contains(.changedInEvent) || state.contains(.trackingSuspended) { return }
+        markUpdatedInNewEvent()
+    }
+
+    private func markUpdatedInNewEvent() {
+        let firstChange = !state.contains(.updated)
         state.insert(.updated)
-        if !state.contains(.inserted), let context { context.noteUpdated(self) }
+        guard let context else { return }
+        if firstChange && !state.contains(.inserted) {
+            context.noteUpdated(self)
+        } else {
+            context.noteChangedAgain(self)
+        }
     }
 
     // MARK: Helpers

@@ -245,6 +245,9 @@ struct ObjectState: OptionSet {
     /// An object made in no context, or a fault that left its context unread: its values are
     /// still to be set to the entity's defaults (`willAccess`).
     static let needsDefaultValues = ObjectState(rawValue: 1 << 11)
+    /// The object is in the context's lists of the current change event (`eventInserted` or
+    /// `eventUpdated`): further changes before `processPendingChanges()` need no notice.
+    static let changedInEvent = ObjectState(rawValue: 1 << 12)
 }
 
 extension NSEntityDescription {

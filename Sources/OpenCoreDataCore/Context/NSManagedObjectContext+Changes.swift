@@ -42,7 +42,7 @@ extension NSManagedObjectContext {
         object.context = self
         changeGeneration &+= 1
         inserted.add(object)
-        eventInserted.append(object)
+        noteInEvent(object, updated: false)
         if undoManager != nil { recordInsertion(of: object) }
         object.withTrackingSuspended { object.awakeFromInsert() }
     }
@@ -64,10 +64,12 @@ extension NSManagedObjectContext {
         changeGeneration &+= 1
         if !object.state.contains(.inserted) {
             deleted.add(object)
-            eventDeleted.append(object)
         } else {
             mayHaveInsertedThenDeleted = true
         }
+        // A new object deleted again is announced too (it leaves lists showing it), though it
+        // never reaches `deletedObjects` or a save's notification (§1.13).
+        eventDeleted.append(object)
         pendingDeletions.append(object)
     }
 
@@ -206,6 +208,7 @@ extension NSManagedObjectContext {
         checkQueue()
         guard object.context === self, !object.isInserted else { return }
         refresh(object, mergeChanges: flag, to: loadSnapshot(for: object.objectID))
+        eventRefreshed.append(object)
     }
 
     /// Refreshes an object to `latest`, its saved state read already (nil: the row is gone).
@@ -214,7 +217,7 @@ extension NSManagedObjectContext {
             let changes = object.changedValues()
             object.turnIntoFault(snapshot: latest)
             object.fulfillFault()
-            object.state.remove(.updated)
+            object.state.remove([.updated, .changedInEvent])
             // Putting the context's own changes back is not a new change.
             withoutRecordingUndo {
                 for (key, value) in changes { object.setValue(value is NSNull ? nil : value, forKey: key) }
@@ -259,9 +262,12 @@ extension NSManagedObjectContext {
     }
 
     func clearEvent() {
+        for object in eventInserted { object.state.remove(.changedInEvent) }
+        for object in eventUpdated { object.state.remove(.changedInEvent) }
         eventInserted = []
         eventUpdated = []
         eventDeleted = []
+        eventRefreshed = []
         postedChanges = nil
     }
 }

@@ -28,7 +28,7 @@ public let NSDeletedObjectIDsKey = "deleted_objectIDs"
 
 extension NSManagedObjectContext {
     func postObjectsDidChange() {
-        guard !eventInserted.isEmpty || !eventUpdated.isEmpty || !eventDeleted.isEmpty else { return }
+        guard !eventInserted.isEmpty || !eventUpdated.isEmpty || !eventDeleted.isEmpty || !eventRefreshed.isEmpty else { return }
         var posted = PostedChangeSets()
         if !eventInserted.isEmpty { posted.inserted = (eventInserted, Self.set(of: eventInserted) { $0.context === self }) }
         if !eventUpdated.isEmpty { posted.updated = (eventUpdated, Self.set(of: eventUpdated) { !$0.isDeleted }) }
@@ -37,9 +37,27 @@ extension NSManagedObjectContext {
         info[NSInsertedObjectsKey] = posted.inserted?.set
         info[NSUpdatedObjectsKey] = posted.updated?.set
         info[NSDeletedObjectsKey] = posted.deleted?.set
+        if !eventRefreshed.isEmpty { info[NSRefreshedObjectsKey] = Self.set(of: eventRefreshed) { $0.context === self } }
+        let event = changeObservers.isEmpty ? nil
+            : ContextChangeEvent(inserted: eventInserted, updated: eventUpdated + eventRefreshed, deleted: eventDeleted)
         clearEvent()
         if keepsPostedChanges { postedChanges = posted }
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: info)
+        if let event { notifyChangeObservers(of: event) }
+    }
+
+    /// Posts ObjectsDidChange for a merge of another context's save: the objects it inserted
+    /// (faults here), those it refreshed, and those it removed.
+    func postObjectsDidChange(merged: MergedChanges) {
+        guard !merged.inserted.isEmpty || !merged.refreshed.isEmpty || !merged.deleted.isEmpty else { return }
+        var info: [AnyHashable: Any] = [:]
+        if !merged.inserted.isEmpty { info[NSInsertedObjectsKey] = Set(merged.inserted) }
+        if !merged.refreshed.isEmpty { info[NSRefreshedObjectsKey] = Set(merged.refreshed) }
+        if !merged.deleted.isEmpty { info[NSDeletedObjectsKey] = Set(merged.deleted) }
+        NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: info)
+        if !changeObservers.isEmpty {
+            notifyChangeObservers(of: ContextChangeEvent(inserted: merged.inserted, updated: merged.refreshed, deleted: merged.deleted))
+        }
     }
 
     /// Posts DidSave and the object-ID variant. A set the save's ObjectsDidChange already built
@@ -67,6 +85,13 @@ extension NSManagedObjectContext {
         for object in objects where belongs(object) { result.insert(object) }
         return result
     }
+}
+
+/// What a merge of another context's save changed in this one.
+struct MergedChanges {
+    let inserted: [NSManagedObject]
+    let refreshed: [NSManagedObject]
+    let deleted: [NSManagedObject]
 }
 
 /// The sets an ObjectsDidChange notification carried, each with the list it was built from.

@@ -135,7 +135,7 @@ extension NSManagedObjectContext {
             if object.rowLocation != nil, registry[object.objectID] == nil { registry.insert(object, for: object.objectID) }
             changeGeneration &+= 1
             inserted.add(object)
-            eventInserted.append(object)
+            noteInEvent(object, updated: false)
             recordInsertion(of: object)
         }
     }
@@ -151,7 +151,7 @@ extension NSManagedObjectContext {
         object.state.remove([.deleted, .deletionPropagated])
         eventDeleted.removeAll { $0 === object }
         changeGeneration &+= 1
-        if !object.state.contains(.inserted) { eventUpdated.append(object) }
+        if !object.state.contains(.inserted) { noteInEvent(object, updated: true) }
         recordUndo { context in context.delete(object) }
     }
 }

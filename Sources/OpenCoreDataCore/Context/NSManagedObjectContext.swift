@@ -194,6 +194,10 @@ open class NSManagedObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) final var eventInserted: [NSManagedObject] = []
     @exclusivity(unchecked) final var eventUpdated: [NSManagedObject] = []
     @exclusivity(unchecked) final var eventDeleted: [NSManagedObject] = []
+    /// Objects refreshed since the last `processPendingChanges` (NSRefreshedObjectsKey).
+    @exclusivity(unchecked) final var eventRefreshed: [NSManagedObject] = []
+    /// What follows the change events in this process: fetched results controllers.
+    final var changeObservers: [WeakChangeObserver] = []
     /// The sets the save's ObjectsDidChange carried, for its DidSave to reuse (see `save()`).
     @exclusivity(unchecked) final var postedChanges: PostedChangeSets?
     @exclusivity(unchecked) final var keepsPostedChanges = false
@@ -426,7 +430,19 @@ open class NSManagedObjectContext: @unchecked Sendable {
         guard !object.state.contains(.deleted) else { return }
         changeGeneration &+= 1
         updated.add(object)
-        eventUpdated.append(object)
+        noteInEvent(object, updated: true)
+    }
+
+    /// Called when an object changes in an event after the one it was inserted or first changed in.
+    func noteChangedAgain(_ object: NSManagedObject) {
+        guard !object.state.contains(.deleted) else { return }
+        noteInEvent(object, updated: true)
+    }
+
+    /// Lists `object` among the current event's inserted or updated objects.
+    func noteInEvent(_ object: NSManagedObject, updated: Bool) {
+        if updated { eventUpdated.append(object) } else { eventInserted.append(object) }
+        object.state.insert(.changedInEvent)
     }
 
     // MARK: Loading through the coordinator

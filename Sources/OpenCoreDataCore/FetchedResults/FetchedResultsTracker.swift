@@ -1,0 +1,441 @@
+import Foundation
+
+/// The results of a fetch request kept up to date with a context's changes, a round at a time:
+/// what a fetched results controller (and a fetch request's change stream) stands on.
+///
+/// A round takes the objects a context's change event inserted, updated or deleted, and places
+/// each one that matters: leaving, arriving, moving or staying. Only those objects are looked
+/// at — their old positions from the list, their new ones by binary search among the others —
+/// so a round costs O(k log n) for k changed objects among n, never a refetch or a full diff.
+final class FetchedResultsTracker {
+    /// What the tracker needs of a fetch request, read from it at each `performFetch`.
+    struct Request {
+        let entity: NSEntityDescription
+        let includesSubentities: Bool
+        let predicate: NSPredicate?
+        let resolvedPredicate: ResolvedPredicate?
+        let sortDescriptors: [NSSortDescriptor]
+        let affectedStores: Set<ObjectIdentifier>?
+    }
+
+    let context: NSManagedObjectContext
+    let sectionNameKeyPath: String?
+    private(set) var request: Request?
+    private(set) var list: OrderedObjectList?
+    /// The sections in order; a controller without a `sectionNameKeyPath` has one, always.
+    private(set) var sections: [TrackedSection] = []
+    private var sectionSizes = FenwickTree(counts: [])
+    private var sectionsByName: [String: TrackedSection] = [:]
+    /// Every object in order, built when asked for and kept until the next change.
+    private var orderedObjects: [NSManagedObject]?
+    /// Changes whenever the results do.
+    private(set) var version = 0
+    /// The section index title of a section name.
+    var indexTitle: (String) -> String? = TrackedSection.capitalizedFirstLetter
+
+    init(context: NSManagedObjectContext, sectionNameKeyPath: String?) {
+        self.context = context
+        self.sectionNameKeyPath = sectionNameKeyPath
+    }
+
+    // MARK: Reading
+
+    /// Every object in order (nil before the first fetch).
+    var objects: [NSManagedObject]? {
+        guard let list else { return nil }
+        if let orderedObjects { return orderedObjects }
+        let built = list.elements
+        orderedObjects = built
+        return built
+    }
+
+    func object(at indexPath: IndexPath) -> NSManagedObject? {
+        guard let list, indexPath.count == 2, indexPath[0] >= 0, indexPath[0] < sections.count else { return nil }
+        let section = sections[indexPath[0]]
+        guard indexPath[1] >= 0, indexPath[1] < section.count else { return nil }
+        return list[start(of: section) + indexPath[1]]
+    }
+
+    func indexPath(of object: NSManagedObject) -> IndexPath? {
+        guard let position = list?.position(of: object) else { return nil }
+        return indexPath(atPosition: position)
+    }
+
+    /// The objects of `section`, in order.
+    func objects(of section: TrackedSection) -> [NSManagedObject] {
+        guard let list, section.slot >= 0 else { return [] }
+        let start = start(of: section)
+        return list.elements(in: start..<(start + section.count))
+    }
+
+    private func start(of section: TrackedSection) -> Int {
+        sectionSizes.sum(ofFirst: section.slot)
+    }
+
+    private func indexPath(atPosition position: Int) -> IndexPath {
+        let (slot, row) = sectionSizes.slot(holding: position)
+        return IndexPath(indexes: [slot, row])
+    }
+
+    // MARK: Fetching
+
+    /// Replaces the results with `objects`, the answer of a fetch of `request` in its order.
+    /// Throws, keeping the previous results, when the objects do not come in runs of one
+    /// section name each (the sort does not group them by section).
+    func reset(to objects: [NSManagedObject], request: Request) throws {
+        let sections = try sectionsOfFetched(objects)
+        self.request = request
+        self.list = OrderedObjectList(objects)
+        self.sections = sections
+        sectionsByName = Dictionary(sections.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        sectionSizes = FenwickTree(counts: sections.map(\.count))
+        orderedObjects = objects
+        version &+= 1
+    }
+
+    private func sectionsOfFetched(_ objects: [NSManagedObject]) throws -> [TrackedSection] {
+        guard sectionNameKeyPath != nil else {
+            let only = TrackedSection(name: "", tracker: self)
+            only.count = objects.count
+            return [only]
+        }
+        var sections: [TrackedSection] = []
+        var seen: Set<String> = []
+        for (index, object) in objects.enumerated() {
+            let name = sectionName(of: object)
+            if let last = sections.last, last.name == name {
+                last.count += 1
+                continue
+            }
+            guard seen.insert(name).inserted else {
+                throw CoreDataError.make(CocoaError.Code(rawValue: NSCoreDataError),
+                    "The fetched object at index \(index) has an out of order section name '\(name)'. Objects must be sorted by section name",
+                    ["sectionName": name, "index": index])
+            }
+            let section = TrackedSection(name: name, tracker: self)
+            section.count = 1
+            section.slot = sections.count
+            section.indexBeforeRound = sections.count
+            sections.append(section)
+        }
+        return sections
+    }
+
+    /// The section name of `object`: the description of its value at `sectionNameKeyPath`.
+    func sectionName(of object: NSManagedObject) -> String {
+        guard let keyPath = sectionNameKeyPath else { return "" }
+        switch object.value(forKeyPath: keyPath) {
+        case nil, is NSNull: return ""
+        case let string as String: return string
+        // As NSNumber describes a Boolean.
+        case let flag as Bool: return flag ? "1" : "0"
+        case let value?: return String(describing: value)
+        }
+    }
+
+    // MARK: Rounds
+
+    /// Applies one change event of the context: the objects it inserted, updated (or refreshed)
+    /// and deleted. Returns what changed in the results, or nil when nothing did.
+    func apply(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject]) -> FetchedResultsRound? {
+        guard let list, let request else { return nil }
+        var seen: Set<ObjectIdentifier> = []
+        var leaving: [Placed] = []
+        var staying: [Placed] = []
+        var arriving: [NSManagedObject] = []
+        for object in deleted where seen.insert(ObjectIdentifier(object)).inserted {
+            if let position = list.position(of: object) { leaving.append(Placed(object: object, position: position)) }
+        }
+        let candidates = (inserted + updated).filter { seen.insert(ObjectIdentifier($0)).inserted }
+        loadFaults(among: candidates, request: request)
+        for object in candidates {
+            let position = list.position(of: object)
+            switch (position, matches(object, request)) {
+            case let (position?, true): staying.append(Placed(object: object, position: position))
+            case let (position?, false): leaving.append(Placed(object: object, position: position))
+            case (nil, true): arriving.append(object)
+            case (nil, false): break
+            }
+        }
+        guard !leaving.isEmpty || !staying.isEmpty || !arriving.isEmpty else { return nil }
+        orderedObjects = nil
+        version &+= 1
+
+        // Before: where the leaving and staying objects were, and the nearest unchanged object
+        // before each.
+        var before: [ObjectIdentifier: Where] = [:]
+        let changed = (leaving + staying).sorted { $0.position < $1.position }
+        for (placed, anchor) in zip(changed, anchors(of: changed.map(\.position), in: list)) {
+            let path = indexPath(atPosition: placed.position)
+            before[ObjectIdentifier(placed.object)] = Where(path: path, section: sections[path[0]], anchor: anchor)
+        }
+        for placed in changed.reversed() {
+            let section = sections[before[ObjectIdentifier(placed.object)]!.path[0]]
+            list.remove(at: placed.position)
+            section.count -= 1
+            sectionSizes.add(-1, toSlot: section.slot)
+        }
+
+        // Placed again in their old order, so that objects of equal keys keep theirs.
+        let staySorted = staying.sorted { $0.position < $1.position }
+        for object in staySorted.map(\.object) + arriving { place(object, in: list, request: request) }
+        let sectionChanges = settleSections()
+
+        // After: where the staying and arriving objects are.
+        var after: [ObjectIdentifier: Where] = [:]
+        let placed = (staySorted.map(\.object) + arriving).map { Placed(object: $0, position: list.position(of: $0)!) }
+            .sorted { $0.position < $1.position }
+        for (object, anchor) in zip(placed, anchors(of: placed.map(\.position), in: list)) {
+            let path = indexPath(atPosition: object.position)
+            after[ObjectIdentifier(object.object)] = Where(path: path, section: sections[path[0]], anchor: anchor)
+        }
+
+        var round = FetchedResultsRound(sectionChanges: sectionChanges)
+        for placed in leaving.sorted(by: { $0.position < $1.position }) {
+            round.objectChanges.append(.init(object: placed.object, type: .delete,
+                                             indexPath: before[ObjectIdentifier(placed.object)]!.path, newIndexPath: nil))
+        }
+        for object in arriving {
+            round.objectChanges.append(.init(object: object, type: .insert, indexPath: nil,
+                                             newIndexPath: after[ObjectIdentifier(object)]!.path))
+        }
+        let moved = movedObjects(staySorted.map(\.object), before: before, after: after)
+        for object in staySorted.map(\.object) {
+            let id = ObjectIdentifier(object)
+            round.objectChanges.append(.init(object: object, type: moved.contains(id) ? .move : .update,
+                                             indexPath: before[id]!.path, newIndexPath: after[id]!.path))
+        }
+        round.objectChanges.sort { $0.type.deliveryOrder < $1.type.deliveryOrder }
+        return round
+    }
+
+    /// An object and its position in the list.
+    private struct Placed {
+        let object: NSManagedObject
+        let position: Int
+    }
+
+    /// Where an object stands: its index path, its section, and the nearest object before it
+    /// that the round leaves where it is (nil at the start of the list).
+    private struct Where {
+        let path: IndexPath
+        let section: TrackedSection
+        let anchor: ObjectIdentifier?
+    }
+
+    /// For each of `positions` (ascending, all of them changed objects), the nearest object
+    /// before it that is not at one of `positions`.
+    private func anchors(of positions: [Int], in list: OrderedObjectList) -> [ObjectIdentifier?] {
+        var result: [ObjectIdentifier?] = []
+        result.reserveCapacity(positions.count)
+        var previous = -2
+        var anchor: ObjectIdentifier?
+        for position in positions {
+            if position != previous + 1 { anchor = position > 0 ? ObjectIdentifier(list[position - 1]) : nil }
+            result.append(anchor)
+            previous = position
+        }
+        return result
+    }
+
+    /// The staying objects whose place among the others changed: another section, another
+    /// unchanged object before them, or another order among the changed ones that share both.
+    private func movedObjects(_ staying: [NSManagedObject], before: [ObjectIdentifier: Where],
+                              after: [ObjectIdentifier: Where]) -> Set<ObjectIdentifier> {
+        var moved: Set<ObjectIdentifier> = []
+        // Objects that kept their section and their anchor, grouped by both.
+        var groups: [GroupKey: [ObjectIdentifier]] = [:]
+        for object in staying {
+            let id = ObjectIdentifier(object)
+            let old = before[id]!, new = after[id]!
+            if old.section !== new.section || old.anchor != new.anchor {
+                moved.insert(id)
+            } else {
+                groups[GroupKey(section: ObjectIdentifier(new.section), anchor: new.anchor), default: []].append(id)
+            }
+        }
+        // `staying` is in old order; a group whose new order differs moved as a whole.
+        for members in groups.values where members.count > 1 {
+            let newOrder = members.sorted { after[$0]!.path[1] < after[$1]!.path[1] }
+            if newOrder != members { moved.formUnion(members) }
+        }
+        return moved
+    }
+
+    private struct GroupKey: Hashable {
+        let section: ObjectIdentifier
+        let anchor: ObjectIdentifier?
+    }
+
+    /// Puts `object` where the sort places it: in its section, after the objects that sort
+    /// equal to it. A section it names that does not exist yet is made.
+    private func place(_ object: NSManagedObject, in list: OrderedObjectList, request: Request) {
+        let section: TrackedSection
+        let position: Int
+        if sectionNameKeyPath == nil {
+            section = sections[0]
+            position = insertionPosition(of: object, in: 0..<list.count, list: list, request: request)
+        } else {
+            let name = sectionName(of: object)
+            if let existing = sectionsByName[name] {
+                section = existing
+                let start = start(of: section)
+                position = insertionPosition(of: object, in: start..<(start + section.count), list: list, request: request)
+            } else {
+                (section, position) = newSection(named: name, for: object, in: list, request: request)
+            }
+        }
+        list.insert(object, at: position)
+        section.count += 1
+        sectionSizes.add(1, toSlot: section.slot)
+    }
+
+    /// A new, empty section for `object`, placed where the sort puts the object among the other
+    /// sections, and the object's position.
+    private func newSection(named name: String, for object: NSManagedObject, in list: OrderedObjectList,
+                            request: Request) -> (TrackedSection, Int) {
+        var position = insertionPosition(of: object, in: 0..<list.count, list: list, request: request)
+        var slot = sections.count
+        if position < list.count {
+            let (holder, offset) = sectionSizes.slot(holding: position)
+            slot = holder
+            if offset > 0 {
+                // Inside another section: the sort does not group by section; after that one.
+                slot = holder + 1
+                position = start(of: sections[holder]) + sections[holder].count
+            }
+        }
+        let section = TrackedSection(name: name, tracker: self)
+        sections.insert(section, at: slot)
+        for index in slot..<sections.count { sections[index].slot = index }
+        sectionsByName[name] = section
+        sectionSizes = FenwickTree(counts: sections.map(\.count))
+        return (section, position)
+    }
+
+    /// Removes the sections the round emptied and numbers the rest; returns the sections that
+    /// went (at their index before the round) and came (at their index after it).
+    private func settleSections() -> [FetchedResultsRound.SectionChange] {
+        guard sectionNameKeyPath != nil else { return [] }
+        var changes: [FetchedResultsRound.SectionChange] = []
+        let emptied = sections.filter { $0.count == 0 }
+        if !emptied.isEmpty {
+            for section in emptied where section.indexBeforeRound >= 0 {
+                changes.append(.init(section: section, index: section.indexBeforeRound, type: .delete))
+            }
+            sections.removeAll { $0.count == 0 }
+            for section in emptied {
+                sectionsByName[section.name] = nil
+                section.slot = -1
+            }
+            sectionSizes = FenwickTree(counts: sections.map(\.count))
+        }
+        for (index, section) in sections.enumerated() {
+            section.slot = index
+            if section.indexBeforeRound < 0 { changes.append(.init(section: section, index: index, type: .insert)) }
+            section.indexBeforeRound = index
+        }
+        return changes
+    }
+
+    /// The position after the objects in `range` that sort before or equal to `object`.
+    private func insertionPosition(of object: NSManagedObject, in range: Range<Int>, list: OrderedObjectList,
+                                   request: Request) -> Int {
+        var low = range.lowerBound
+        var high = range.upperBound
+        while low < high {
+            let middle = (low + high) / 2
+            if order(list[middle], object, request.sortDescriptors) == .orderedDescending {
+                high = middle
+            } else {
+                low = middle + 1
+            }
+        }
+        return low
+    }
+
+    private func order(_ lhs: NSManagedObject, _ rhs: NSManagedObject, _ descriptors: [NSSortDescriptor]) -> ComparisonResult {
+        for descriptor in descriptors {
+            let result = descriptor.compare(lhs, to: rhs)
+            if result != .orderedSame { return result }
+        }
+        return .orderedSame
+    }
+
+    /// Whether `object` belongs in the results, judged on its current values.
+    private func matches(_ object: NSManagedObject, _ request: Request) -> Bool {
+        guard object.context === context, !object.isDeleted, isOfEntity(object, request) else { return false }
+        if let affected = request.affectedStores, let store = object.rowLocation?.store, !affected.contains(store) {
+            return false
+        }
+        if let resolved = request.resolvedPredicate { return resolved.evaluate(with: object) }
+        return request.predicate?.evaluate(with: object) ?? true
+    }
+
+    private func isOfEntity(_ object: NSManagedObject, _ request: Request) -> Bool {
+        request.includesSubentities ? object.entity.isKindOf(entity: request.entity) : object.entity === request.entity
+    }
+
+    /// Reads the rows of the candidates that are faults with nothing loaded, in one request,
+    /// rather than one at a time as the predicate touches them (a merge's new objects).
+    private func loadFaults(among candidates: [NSManagedObject], request: Request) {
+        let empty = candidates.filter { $0.context === context && $0.isFault && $0.snapshot == nil && isOfEntity($0, request) }
+        if !empty.isEmpty { context.prefetchRows(for: empty.map(\.objectID)) }
+    }
+}
+
+/// What one round changed in a tracker's results: sections that went or came, and objects
+/// that left, arrived, moved or changed in place. Old index paths are the results' before the
+/// round, new ones after it.
+struct FetchedResultsRound {
+    struct SectionChange {
+        let section: TrackedSection
+        let index: Int
+        let type: NSFetchedResultsChangeType
+    }
+
+    struct ObjectChange {
+        let object: NSManagedObject
+        let type: NSFetchedResultsChangeType
+        let indexPath: IndexPath?
+        let newIndexPath: IndexPath?
+    }
+
+    var sectionChanges: [SectionChange]
+    var objectChanges: [ObjectChange] = []
+
+    /// The round as removals at old offsets and insertions at new ones, moves associated: what
+    /// a controller without sections hands `controller(_:didChangeContentWith:)`. Objects
+    /// changed in place are not in it.
+    var difference: CollectionDifference<NSManagedObjectID> {
+        var changes: [CollectionDifference<NSManagedObjectID>.Change] = []
+        for change in objectChanges {
+            let id = change.object.objectID
+            switch change.type {
+            case .delete:
+                changes.append(.remove(offset: change.indexPath![1], element: id, associatedWith: nil))
+            case .insert:
+                changes.append(.insert(offset: change.newIndexPath![1], element: id, associatedWith: nil))
+            case .move:
+                changes.append(.remove(offset: change.indexPath![1], element: id, associatedWith: change.newIndexPath![1]))
+                changes.append(.insert(offset: change.newIndexPath![1], element: id, associatedWith: change.indexPath![1]))
+            case .update:
+                break
+            }
+        }
+        // Valid by construction: offsets are distinct positions before and after the round.
+        return CollectionDifference(changes)!
+    }
+}
+
+extension NSFetchedResultsChangeType {
+    /// The order a round's object changes are delivered in: deletions, insertions, moves, updates.
+    var deliveryOrder: Int {
+        switch self {
+        case .delete: 0
+        case .insert: 1
+        case .move: 2
+        case .update: 3
+        }
+    }
+}
