@@ -104,6 +104,11 @@ extension Workload {
             framework: { try FrameworkWorkloads.w1(directory: $0, n: $1, recordingUndo: true) },
             raw: { try FrameworkWorkloads.w1(directory: $0, n: $1) },
             baseline: "W1"),
+        Workload(
+            id: "W12", title: "results controller, one change", size: { _ in "\(FetchedResultsWorkload.objectCount)" },
+            framework: { try FetchedResultsWorkload.oneChange(directory: $0, n: $1) },
+            raw: { try FetchedResultsWorkload.performFetch(directory: $0, n: $1) },
+            baseline: "performFetch"),
     ]
 
     /// The workload with the given id (case-insensitive), or nil.

@@ -19,7 +19,7 @@ struct Options {
           --json     print one JSON object instead of one row per workload
           --runs N   runs per workload; the median is reported (default 5)
           --n N      number of Item rows for W1–W5 (default 200000; W6 has a fixed size)
-          W1 … W11   the workloads to run (default: all of them); W3f is W3 with its predicate
+          W1 … W12   the workloads to run (default: all of them); W3f is W3 with its predicate
                      written as a format string; WA is the sum of price grouped by flag (20 times);
                      W7 (memory) reports peak resident memory in MiB,
                      each side measured in a child process, over a fixed 1,000,000 items;
@@ -31,7 +31,9 @@ struct Options {
                      10,000 new items into its parent against the same save to the store (W9),
                      merging another context's save of 10,000 updated items that a context
                      holds against fetching them again (W10); W11 is W1 with an undo manager
-                     recording every change, against W1 without one
+                     recording every change, against W1 without one; W12 is one change round of a
+                     fetched results controller over 100,000 items (the mean of 500), against
+                     its performFetch()
         Set OCD_BENCH_PHASES=1 to print the framework side's phases (W1, W2, W6) to standard error.
         """
 
@@ -148,7 +150,8 @@ func measure(_ workload: Workload, options: Options) throws -> WorkloadResult {
     return WorkloadResult(workload: workload, frameworkSeconds: median(frameworkTimes), rawSeconds: median(rawTimes))
 }
 
-func seconds(_ value: Double) -> String { String(format: "%.3f", value) }
+/// Seconds with three decimals, or six for times under a millisecond (W12's rounds).
+func seconds(_ value: Double) -> String { String(format: value < 0.001 ? "%.6f" : "%.3f", value) }
 
 /// A measured figure with its unit: `0.412 s` or `61.0 MiB`.
 func figure(_ value: Double, _ unit: Workload.Unit) -> String {
@@ -163,7 +166,7 @@ func figure(_ value: Double, _ unit: Workload.Unit) -> String {
 func humanRow(_ result: WorkloadResult, options: Options, labelWidth: Int) -> String {
     let label = result.workload.label(n: options.n)
     let padded = label + String(repeating: " ", count: max(labelWidth - label.count, 1))
-    let ratio = result.ratio.map { String(format: "%.2f", $0) } ?? "n/a"
+    let ratio = result.ratio.map { String(format: $0 < 0.01 ? "%.5f" : "%.2f", $0) } ?? "n/a"
     let unit = result.workload.unit
     return "\(padded)framework \(figure(result.frameworkSeconds, unit))   \(result.workload.baseline) \(figure(result.rawSeconds, unit))"
         + "   ratio \(ratio)   (median of \(options.runs))"

@@ -442,6 +442,41 @@ import OpenCoreData
         #expect(recorder.rounds > 30)
     }
 
+    /// A descending, case-insensitive sort, and a sort by a key path through a relationship,
+    /// are kept as the store keeps them.
+    @Test(arguments: StoreKind.allCases)
+    func otherSortsAreKeptAsTheStoreSortsThem(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        var generator = SeededGenerator(seed: 7)
+        let owners = ["ann", "Bo", "cy"].map { stack.insert("Person", ["name": $0]) }
+        var pets = (0..<30).map { number in
+            stack.insert("Pet", ["name": "\(["a", "B", "c", "D"].randomElement(using: &generator)!)\(number)",
+                                 "owner": owners.randomElement(using: &generator)!])
+        }
+        try stack.context.save()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Pet")
+        request.sortDescriptors = [NSSortDescriptor(key: "owner.name", ascending: true, selectorName: "caseInsensitiveCompare:"),
+                                   NSSortDescriptor(key: "name", ascending: false, selectorName: "caseInsensitiveCompare:")]
+        let controller = NSFetchedResultsController(fetchRequest: request, managedObjectContext: stack.context,
+                                                    sectionNameKeyPath: "owner.name", cacheName: nil)
+        try controller.performFetch()
+        #expect(controller.sections?.map(\.name) == ["ann", "Bo", "cy"])
+        let recorder = Recorder(controller)
+        for round in 0..<40 {
+            let pet = pets.randomElement(using: &generator)!
+            switch round % 3 {
+            case 0: pet.setValue("\(["A", "b", "C", "d"].randomElement(using: &generator)!)\(100 + round)", forKey: "name")
+            case 1: pet.setValue(owners.randomElement(using: &generator)!, forKey: "owner")
+            default:
+                stack.context.delete(pet)
+                pets.removeAll { $0 === pet }
+                pets.append(stack.insert("Pet", ["name": "e\(200 + round)", "owner": owners.randomElement(using: &generator)!]))
+            }
+            stack.context.processPendingChanges()
+            try recorder.checkReplayMatches(controller, fetchedFrom: stack)
+        }
+    }
+
     // MARK: Helpers
 
     private static func controller(_ stack: TestStack, sortedBy keys: [String], sectionNameKeyPath: String? = nil,
@@ -580,7 +615,7 @@ private final class Recorder: NSFetchedResultsControllerDelegate {
         #expect(names(fresh) == names(controller.fetchedObjects ?? []), sourceLocation: sourceLocation)
         if let keyPath = controller.sectionNameKeyPath {
             let freshSections = fresh.reduce(into: [String]()) { names, object in
-                let name = "\(object.value(forKey: keyPath) ?? "")"
+                let name = "\(object.value(forKeyPath: keyPath) ?? "")"
                 if names.last != name { names.append(name) }
             }
             #expect(controller.sections?.map(\.name) == freshSections, sourceLocation: sourceLocation)

@@ -14,7 +14,7 @@ final class FetchedResultsTracker {
         let includesSubentities: Bool
         let predicate: NSPredicate?
         let resolvedPredicate: ResolvedPredicate?
-        let sortDescriptors: [NSSortDescriptor]
+        let order: FetchedResultsOrder
         let affectedStores: Set<ObjectIdentifier>?
     }
 
@@ -341,25 +341,18 @@ final class FetchedResultsTracker {
     /// The position after the objects in `range` that sort before or equal to `object`.
     private func insertionPosition(of object: NSManagedObject, in range: Range<Int>, list: OrderedObjectList,
                                    request: Request) -> Int {
+        let values = request.order.sortValues(of: object)
         var low = range.lowerBound
         var high = range.upperBound
         while low < high {
             let middle = (low + high) / 2
-            if order(list[middle], object, request.sortDescriptors) == .orderedDescending {
+            if request.order.order(of: list[middle], against: values) == .orderedDescending {
                 high = middle
             } else {
                 low = middle + 1
             }
         }
         return low
-    }
-
-    private func order(_ lhs: NSManagedObject, _ rhs: NSManagedObject, _ descriptors: [NSSortDescriptor]) -> ComparisonResult {
-        for descriptor in descriptors {
-            let result = descriptor.compare(lhs, to: rhs)
-            if result != .orderedSame { return result }
-        }
-        return .orderedSame
     }
 
     /// Whether `object` belongs in the results, judged on its current values.

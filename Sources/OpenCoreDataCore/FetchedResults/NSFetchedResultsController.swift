@@ -137,7 +137,7 @@ open class NSFetchedResultsController<ResultType> {
         let objects = try context.fetchObjects(request, entity: entity)
         let tracked = FetchedResultsTracker.Request(
             entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
-            resolvedPredicate: request.predicate.flatMap { try? $0.resolved(for: entity) }, sortDescriptors: sortDescriptors,
+            resolvedPredicate: request.predicate.flatMap { try? $0.resolved(for: entity) }, order: FetchedResultsOrder(sortDescriptors),
             affectedStores: request.affectedStores.map { Set($0.map(ObjectIdentifier.init)) })
         return (objects, tracked)
     }
