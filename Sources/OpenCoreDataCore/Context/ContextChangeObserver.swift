@@ -4,6 +4,12 @@
 /// built for a notification.
 protocol ContextChangeObserver: AnyObject {
     func context(_ context: NSManagedObjectContext, didChange event: ContextChangeEvent)
+    /// The context saved: its new objects' IDs are permanent now.
+    func contextDidSave(_ context: NSManagedObjectContext)
+}
+
+extension ContextChangeObserver {
+    func contextDidSave(_ context: NSManagedObjectContext) {}
 }
 
 /// One change event of a context: the objects it inserted, updated (refreshed ones included)
@@ -28,9 +34,18 @@ extension NSManagedObjectContext {
     }
 
     func notifyChangeObservers(of event: ContextChangeEvent) {
-        // Copied first: an observer may add another (a delegate creating a controller).
+        for observer in liveChangeObservers() { observer.context(self, didChange: event) }
+    }
+
+    func notifyChangeObserversOfSave() {
+        for observer in liveChangeObservers() { observer.contextDidSave(self) }
+    }
+
+    /// The observers still there, copied: an observer may add another (a delegate creating a
+    /// controller).
+    private func liveChangeObservers() -> [ContextChangeObserver] {
         let observers = changeObservers.compactMap(\.observer)
         if observers.count != changeObservers.count { changeObservers.removeAll { $0.observer == nil } }
-        for observer in observers { observer.context(self, didChange: event) }
+        return observers
     }
 }

@@ -75,6 +75,7 @@ extension NSManagedObjectContext {
             NSInsertedObjectIDsKey: Set(ids.inserted), NSUpdatedObjectIDsKey: Set(ids.updated),
             NSDeletedObjectIDsKey: Set(ids.deleted),
         ])
+        if !changeObservers.isEmpty { notifyChangeObserversOfSave() }
     }
 
     // Sets built in one pass, sized once: saves of many objects spend a good part of their time

@@ -196,7 +196,8 @@ open class NSManagedObjectContext: @unchecked Sendable {
     @exclusivity(unchecked) final var eventDeleted: [NSManagedObject] = []
     /// Objects refreshed since the last `processPendingChanges` (NSRefreshedObjectsKey).
     @exclusivity(unchecked) final var eventRefreshed: [NSManagedObject] = []
-    /// What follows the change events in this process: fetched results controllers.
+    /// What follows the change events in this process: fetched results controllers, and the
+    /// feeds of `fetchedResultsUpdates(for:)`.
     final var changeObservers: [WeakChangeObserver] = []
     /// The sets the save's ObjectsDidChange carried, for its DidSave to reuse (see `save()`).
     @exclusivity(unchecked) final var postedChanges: PostedChangeSets?

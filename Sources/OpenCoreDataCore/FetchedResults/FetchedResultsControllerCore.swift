@@ -5,6 +5,7 @@ import Foundation
 /// the rounds of changes delivered to it.
 final class FetchedResultsControllerCore: ContextChangeObserver {
     let tracker: FetchedResultsTracker
+    let context: NSManagedObjectContext
     /// Runs the controller's fetch request: its objects in order, and what the tracker needs of it.
     private let fetch: () throws -> ([NSManagedObject], FetchedResultsTracker.Request)
     weak var delegate: NSFetchedResultsControllerDelegate? {
@@ -24,13 +25,14 @@ final class FetchedResultsControllerCore: ContextChangeObserver {
     /// The controller's `sectionIndexTitle(forSectionName:)`, which a subclass may override.
     var ownerIndexTitle: (String) -> String? = TrackedSection.capitalizedFirstLetter
 
-    init(tracker: FetchedResultsTracker, fetch: @escaping () throws -> ([NSManagedObject], FetchedResultsTracker.Request)) {
+    init(tracker: FetchedResultsTracker, context: NSManagedObjectContext,
+         fetch: @escaping () throws -> ([NSManagedObject], FetchedResultsTracker.Request)) {
         self.tracker = tracker
+        self.context = context
         self.fetch = fetch
     }
 
     func performFetch() throws {
-        let context = tracker.context
         context.checkQueue()
         let (objects, request) = try fetch()
         try tracker.reset(to: objects, request: request)

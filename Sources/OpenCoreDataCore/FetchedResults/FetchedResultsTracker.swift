@@ -10,6 +10,16 @@ import Foundation
 final class FetchedResultsTracker {
     /// What the tracker needs of a fetch request, read from it at each `performFetch`.
     struct Request {
+        /// What `request`, of `entity`, asks for.
+        init<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) {
+            self.entity = entity
+            includesSubentities = request.includesSubentities
+            predicate = request.predicate
+            resolvedPredicate = request.predicate.flatMap { try? $0.resolved(for: entity) }
+            order = FetchedResultsOrder(request.sortDescriptors ?? [])
+            affectedStores = request.affectedStores.map { Set($0.map(ObjectIdentifier.init)) }
+        }
+
         let entity: NSEntityDescription
         let includesSubentities: Bool
         let predicate: NSPredicate?
@@ -18,7 +28,8 @@ final class FetchedResultsTracker {
         let affectedStores: Set<ObjectIdentifier>?
     }
 
-    let context: NSManagedObjectContext
+    /// Weak: a controller holds its context itself; a sequence of updates ends with its context.
+    private(set) weak var context: NSManagedObjectContext?
     let sectionNameKeyPath: String?
     private(set) var request: Request?
     private(set) var list: OrderedObjectList?
@@ -357,7 +368,7 @@ final class FetchedResultsTracker {
 
     /// Whether `object` belongs in the results, judged on its current values.
     private func matches(_ object: NSManagedObject, _ request: Request) -> Bool {
-        guard object.context === context, !object.isDeleted, isOfEntity(object, request) else { return false }
+        guard let context, object.context === context, !object.isDeleted, isOfEntity(object, request) else { return false }
         if let affected = request.affectedStores, let store = object.rowLocation?.store, !affected.contains(store) {
             return false
         }
@@ -372,6 +383,7 @@ final class FetchedResultsTracker {
     /// Reads the rows of the candidates that are faults with nothing loaded, in one request,
     /// rather than one at a time as the predicate touches them (a merge's new objects).
     private func loadFaults(among candidates: [NSManagedObject], request: Request) {
+        guard let context else { return }
         let empty = candidates.filter { $0.context === context && $0.isFault && $0.snapshot == nil && isOfEntity($0, request) }
         if !empty.isEmpty { context.prefetchRows(for: empty.map(\.objectID)) }
     }

@@ -63,7 +63,7 @@ open class NSFetchedResultsController<ResultType> {
         self.sectionNameKeyPath = sectionNameKeyPath
         self.cacheName = name
         let tracker = FetchedResultsTracker(context: context, sectionNameKeyPath: sectionNameKeyPath)
-        core = FetchedResultsControllerCore(tracker: tracker) { try Self.fetchObjects(fetchRequest, in: context) }
+        core = FetchedResultsControllerCore(tracker: tracker, context: context) { try Self.fetchObjects(fetchRequest, in: context) }
         isDelegateView = false
         // Through `self`, so that a subclass's override titles the sections.
         core.ownerIndexTitle = { [weak self] name in
@@ -135,10 +135,7 @@ open class NSFetchedResultsController<ResultType> {
         context.mergeArrivedSaves()
         let entity = try context.entity(of: request)
         let objects = try context.fetchObjects(request, entity: entity)
-        let tracked = FetchedResultsTracker.Request(
-            entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
-            resolvedPredicate: request.predicate.flatMap { try? $0.resolved(for: entity) }, order: FetchedResultsOrder(sortDescriptors),
-            affectedStores: request.affectedStores.map { Set($0.map(ObjectIdentifier.init)) })
+        let tracked = FetchedResultsTracker.Request(request, entity: entity)
         return (objects, tracked)
     }
 
