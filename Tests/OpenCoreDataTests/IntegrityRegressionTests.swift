@@ -188,8 +188,7 @@ final class RegressionPerson: NSManagedObject {
         }
         var others: [NSManagedObjectContext] = []
         for _ in 0..<50 { others.append(NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)) }
-        let stale = unsafe gone!.context.map { ObjectIdentifier($0) }
-        print("REVIEW stale=\(String(describing: stale)) isInserted=\(gone!.isInserted)")
+        let stale = gone!.context.map { ObjectIdentifier($0) }
         #expect(stale == nil)
         #expect(!others.contains { ObjectIdentifier($0) == stale }, "the object now claims to belong to an unrelated context")
     }

@@ -14,12 +14,6 @@ extension NSManagedObject {
         }
     }
 
-    /// The state of an object leaving its context (saved as deleted, or deleted by a batch
-    /// request): no flags, except that a fault, whose values were never read, reads its defaults
-    /// from then on.
-    var stateOutsideContext: ObjectState {
-        state.contains(.fault) || state.contains(.needsDefaultValues) ? .needsDefaultValues : []
-    }
 
     /// Whether the object has a snapshot; checked in place (comparing the optional with nil
     /// would copy the snapshot).
@@ -44,16 +38,13 @@ extension NSManagedObject {
             }
             if storedObjectID?.isTemporaryID == true, hasSnapshot { context.adoptPermanentIDOfSnapshot(of: self) }
         }
-        state.remove(.fault)
-        changedAttributeMask = 0
         if let values = snapshot?.values {
-            self.values = values
+            contents.fill(with: values)
             if entity.layout.hasTransientAttributes { applyTransientDefaults() }
         } else {
             // The row is gone (deleted elsewhere): like Core Data with shouldDeleteInaccessibleFaults,
             // the object reads as deleted, with nil properties.
-            values = [PrimitiveValue](repeating: .null, count: entity.layout.attributes.count)
-            state.insert(.inaccessible)
+            contents.fillAsInaccessible(attributeCount: entity.layout.attributes.count)
         }
         withTrackingSuspended { awakeFromFetch() }
     }
@@ -63,14 +54,12 @@ extension NSManagedObject {
     /// write values that were never read. `refresh(_:mergeChanges: false)` makes it a fault
     /// again, to try once more. Core Data stops the program here instead.
     private func becomeUnreadable(_ error: Error) {
-        state.remove(.fault)
-        changedAttributeMask = 0
-        values = [PrimitiveValue](repeating: .null, count: entity.layout.attributes.count)
-        rejectedValues[Self.unreadableKey] = "its values could not be read from the store: \((error as NSError).localizedDescription)"
+        contents.fillAsUnreadable(attributeCount: entity.layout.attributes.count,
+                                  reason: "its values could not be read from the store: \((error as NSError).localizedDescription)")
     }
 
     /// The key of `rejectedValues` under which an unreadable object keeps its reason.
-    static let unreadableKey = ""
+    static let unreadableKey = ObjectContents.unreadableKey
 
     /// Whether the object's row could not be read when it was last fired.
     var isUnreadable: Bool { rejectedValues[Self.unreadableKey] != nil }
@@ -103,14 +92,7 @@ extension NSManagedObject {
     func turnIntoFault(snapshot newSnapshot: RowSnapshot?) {
         willTurnIntoFault()
         keepIdentityOfSnapshot()
-        snapshot = newSnapshot
-        values = []
-        changedAttributeMask = 0
-        relations = []
-        rejectedValues = [:]
-        state.insert(.fault)
-        // Its next change is a first change again, announced even in this event.
-        state.remove([.updated, .changedInEvent])
+        contents.becomeFault(of: newSnapshot)
         didTurnIntoFault()
     }
 }

@@ -21,33 +21,83 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
 
     // The context keeps unowned references to its registered objects, and objects to their
     // context: each side clears the other when it goes away (see `deinit` here and in the
-    // context), which avoids a weak-reference side table per object.
+    // context), which avoids a weak-reference side table per object. Debug builds (and so the
+    // tests) keep a checked unowned reference, so that a use after the context is gone stops the
+    // program at once; release builds an unchecked one, which costs no reference counting.
     //
     // `@exclusivity(unchecked)`: objects are confined to their context's queue, so these hot
     // fields are never accessed concurrently; the dynamic exclusivity check cost more than the
     // rest of a property read. `final`: read directly, not through an overridable accessor that
     // would copy the whole value (a snapshot, for one of its fields).
+    #if DEBUG
+    @exclusivity(unchecked) private final unowned var checkedContext: NSManagedObjectContext?
+    /// The identity of `checkedContext`, which can be compared while that context deinitializes
+    /// (reading a checked unowned reference to it then stops the program).
+    @exclusivity(unchecked) private final var contextIdentity: ObjectIdentifier?
+    final var context: NSManagedObjectContext? {
+        get { checkedContext }
+        set {
+            checkedContext = newValue
+            contextIdentity = newValue.map(ObjectIdentifier.init)
+        }
+    }
+
+    /// Whether the object is registered in `context`; safe to ask while `context` deinitializes.
+    final func belongs(to context: NSManagedObjectContext) -> Bool {
+        contextIdentity == ObjectIdentifier(context)
+    }
+    #else
     @exclusivity(unchecked) final unowned(unsafe) var context: NSManagedObjectContext?
+
+    /// Whether the object is registered in `context`; safe to ask while `context` deinitializes.
+    @inline(__always)
+    final func belongs(to context: NSManagedObjectContext) -> Bool {
+        self.context === context
+    }
+    #endif
     /// The ID the object has made so far: set for new objects once asked (temporary, then
     /// permanent) and for faults made from an ID. A fetched object that nobody asked for its ID
     /// has none here; its snapshot says which row it is (see `objectID`).
     @exclusivity(unchecked) final var storedObjectID: NSManagedObjectID?
-    @exclusivity(unchecked) final var state: ObjectState = []
-    /// The last saved state (nil for an object never saved). Its arrays are shared with
-    /// `values` until the object changes.
-    @exclusivity(unchecked) final var snapshot: RowSnapshot?
-    /// Current attribute values by slot; meaningful once the object is not a fault.
-    @exclusivity(unchecked) final var values: [PrimitiveValue] = []
-    /// Which attribute slots may differ from the snapshot: bit n for slot n, bit 63 for every
-    /// slot from 63 on. Set by every write of a value, cleared when the values are the snapshot's
-    /// again; a save compares only these slots instead of every attribute.
-    @exclusivity(unchecked) final var changedAttributeMask: UInt64 = 0
-    /// Relationship states by slot; empty until a relationship is touched.
-    @exclusivity(unchecked) final var relations: [RelationshipState] = []
-    /// The batched fetch this fault came from, and its position there (see `FaultBatch`).
-    @exclusivity(unchecked) final var faultBatch: (batch: FaultBatch, index: Int)?
-    /// Values `setValue(_:forKey:)` could not accept, reported at validation (key → reason).
-    @exclusivity(unchecked) final var rejectedValues: [String: String] = [:]
+    /// The object's flags, values, relationships and saved state, as one value (see
+    /// `ObjectContents`, whose transitions are the way they change as a whole). The properties
+    /// below read and write its parts in place.
+    @exclusivity(unchecked) final var contents = ObjectContents()
+
+    final var state: ObjectState {
+        @inline(__always) get { contents.state }
+        @inline(__always) _modify { yield &contents.state }
+    }
+
+    final var snapshot: RowSnapshot? {
+        @inline(__always) get { contents.snapshot }
+        @inline(__always) _modify { yield &contents.snapshot }
+    }
+
+    final var values: [PrimitiveValue] {
+        @inline(__always) get { contents.values }
+        @inline(__always) _modify { yield &contents.values }
+    }
+
+    final var changedAttributeMask: UInt64 {
+        @inline(__always) get { contents.changedAttributeMask }
+        @inline(__always) _modify { yield &contents.changedAttributeMask }
+    }
+
+    final var relations: [RelationshipState] {
+        @inline(__always) get { contents.relations }
+        @inline(__always) _modify { yield &contents.relations }
+    }
+
+    final var faultBatch: (batch: FaultBatch, index: Int)? {
+        @inline(__always) get { contents.faultBatch }
+        @inline(__always) _modify { yield &contents.faultBatch }
+    }
+
+    final var rejectedValues: [String: String] {
+        @inline(__always) get { contents.rejectedValues }
+        @inline(__always) _modify { yield &contents.rejectedValues }
+    }
 
     /// Creates an object of `entity` and inserts it into `context` (if any).
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
@@ -155,12 +205,8 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
 
     /// Makes the object a fresh insert: default values, loaded empty relationships.
     func becomeNew() {
-        let layout = entity.layout
-        values = layout.defaultValues
-        state = [.inserted]
         keepIdentityOfSnapshot()
-        snapshot = nil
-        changedAttributeMask = 0
+        contents.becomeNew(defaults: entity.layout.defaultValues)
     }
 
     // MARK: Life-cycle hooks

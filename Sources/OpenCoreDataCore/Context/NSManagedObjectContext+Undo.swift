@@ -114,7 +114,7 @@ extension NSManagedObjectContext {
                 registry.remove(location, ifMatching: object)
                 if IncrementalStores.mayBeInUse { noteUnregistered([object.objectID]) }
             }
-            object.state = object.stateOutsideContext
+            object.contents.leaveContext()
             object.context = nil
             eventDeleted.append(object)
         }

@@ -229,13 +229,15 @@ open class NSManagedObjectContext: @unchecked Sendable {
     }
 
     deinit {
-        changeStreamEnds.endAll()
         if let siblingSaveObserver { NotificationCenter.default.removeObserver(siblingSaveObserver) }
         if let undoCheckpointObserver { NotificationCenter.default.removeObserver(undoCheckpointObserver) }
         if IncrementalStores.mayBeInUse { noteUnregistered(registeredIncrementalStoreIDs(among: registry.objects)) }
         for object in registry.objects { object.context = nil }
-        for object in inserted.allCandidates where object.context === self { object.context = nil }
-        for object in strayFaults where object.context === self { object.context = nil }
+        for object in inserted.allCandidates where object.belongs(to: self) { object.context = nil }
+        for object in strayFaults where object.belongs(to: self) { object.context = nil }
+        // Last: ending a sequence may let go of the last references to objects, which must not
+        // find this context deinitializing.
+        changeStreamEnds.endAll()
     }
 
     // MARK: Queues
