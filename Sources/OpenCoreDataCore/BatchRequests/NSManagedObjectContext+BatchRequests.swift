@@ -93,7 +93,7 @@ extension NSManagedObjectContext {
             for object in gone {
                 registry.remove(object.objectID, ifMatching: object)
                 object.context = nil
-                object.contents.leaveContext()
+                object.leaveContext()
             }
             // Objects whose loaded relationships still point to a deleted object read them again.
             for object in registeredObjects where !object.isInserted && object.references(anyOf: goneSet) {

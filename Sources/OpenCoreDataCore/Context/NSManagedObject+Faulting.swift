@@ -39,12 +39,12 @@ extension NSManagedObject {
             if storedObjectID?.isTemporaryID == true, hasSnapshot { context.adoptPermanentIDOfSnapshot(of: self) }
         }
         if let values = snapshot?.values {
-            contents.fill(with: values)
+            fill(with: values)
             if entity.layout.hasTransientAttributes { applyTransientDefaults() }
         } else {
             // The row is gone (deleted elsewhere): like Core Data with shouldDeleteInaccessibleFaults,
             // the object reads as deleted, with nil properties.
-            contents.fillAsInaccessible(attributeCount: entity.layout.attributes.count)
+            fillAsInaccessible(attributeCount: entity.layout.attributes.count)
         }
         withTrackingSuspended { awakeFromFetch() }
     }
@@ -54,12 +54,10 @@ extension NSManagedObject {
     /// write values that were never read. `refresh(_:mergeChanges: false)` makes it a fault
     /// again, to try once more. Core Data stops the program here instead.
     private func becomeUnreadable(_ error: Error) {
-        contents.fillAsUnreadable(attributeCount: entity.layout.attributes.count,
+        fillAsUnreadable(attributeCount: entity.layout.attributes.count,
                                   reason: "its values could not be read from the store: \((error as NSError).localizedDescription)")
     }
 
-    /// The key of `rejectedValues` under which an unreadable object keeps its reason.
-    static let unreadableKey = ObjectContents.unreadableKey
 
     /// Whether the object's row could not be read when it was last fired.
     var isUnreadable: Bool { rejectedValues[Self.unreadableKey] != nil }
@@ -92,7 +90,7 @@ extension NSManagedObject {
     func turnIntoFault(snapshot newSnapshot: RowSnapshot?) {
         willTurnIntoFault()
         keepIdentityOfSnapshot()
-        contents.becomeFault(of: newSnapshot)
+        enterFault(of: newSnapshot)
         didTurnIntoFault()
     }
 }

@@ -157,7 +157,7 @@ extension NSManagedObjectContext {
         let neverSaved = registry.objects.filter { !$0.hasSnapshot && !$0.isFault && !$0.isUnreadable }
         let changed = deleted.members + updated.members
         for object in inserted.allCandidates + neverSaved where object.context === self && !object.hasSnapshot {
-            object.contents.leaveContext()
+            object.leaveContext()
             object.context = nil
             if let location = object.rowLocation {
                 registry.remove(location, ifMatching: object)
@@ -257,7 +257,7 @@ extension NSManagedObjectContext {
                 if IncrementalStores.mayBeInUse { noteUnregistered([object.objectID]) }
             }
             object.context = nil
-            object.contents.leaveContext()
+            object.leaveContext()
         }
     }
 

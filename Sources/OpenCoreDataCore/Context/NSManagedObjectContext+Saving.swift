@@ -256,21 +256,21 @@ extension NSManagedObjectContext {
             }
         }
         for object in plan.insertedObjects {
-            object.contents.commit(plan.committedSnapshot(of: object, version: 1, savedAt: savedAt))
+            object.commit(plan.committedSnapshot(of: object, version: 1, savedAt: savedAt))
             object.markRelationshipsCommitted()
         }
         // A save into a parent context leaves the versions as they were read: nothing reached a
         // store.
         let versionStep: Int64 = parent == nil ? 1 : 0
         for object in plan.updatedObjects {
-            object.contents.commit(plan.committedSnapshot(of: object, version: (object.snapshot?.version ?? 0) + versionStep, savedAt: savedAt))
+            object.commit(plan.committedSnapshot(of: object, version: (object.snapshot?.version ?? 0) + versionStep, savedAt: savedAt))
             object.markRelationshipsCommitted()
         }
         if IncrementalStores.mayBeInUse { noteUnregistered(registeredIncrementalStoreIDs(among: plan.deletedObjects)) }
         for object in plan.deletedObjects {
             if let location = object.rowLocation { registry.remove(location, ifMatching: object) }
             object.context = nil
-            object.contents.leaveContext()
+            object.leaveContext()
         }
         detachInsertedThenDeletedObjects()
         if !storeAssignments.isEmpty { storeAssignments = [:] }

@@ -114,7 +114,7 @@ extension NSManagedObjectContext {
                 registry.remove(location, ifMatching: object)
                 if IncrementalStores.mayBeInUse { noteUnregistered([object.objectID]) }
             }
-            object.contents.leaveContext()
+            object.leaveContext()
             object.context = nil
             eventDeleted.append(object)
         }
