@@ -477,6 +477,127 @@ import OpenCoreData
         }
     }
 
+    /// A section emptied and another made in one round: the new one goes where it sorts, not
+    /// after the emptied one, which comes back as itself when refilled.
+    @Test func aSectionEmptiedAndRefilledInOneRoundKeepsTheOrder() throws {
+        let stack = try TestStack(.sqlite)
+        let ann = stack.insert("Person", ["name": "Ann", "age": 30])
+        stack.insert("Person", ["name": "Di", "age": 50])
+        try stack.context.save()
+        let controller = Self.controller(stack, sortedBy: ["age", "name"], sectionNameKeyPath: "age")
+        try controller.performFetch()
+        let recorder = Recorder(controller)
+        ann.setValue(20, forKey: "age")
+        stack.insert("Person", ["name": "Bo", "age": 30])
+        stack.context.processPendingChanges()
+        #expect(controller.sections?.map(\.name) == ["20", "30", "50"])
+        #expect(recorder.lastRound.contains("section insert 0 20"))
+        #expect(!recorder.lastRound.contains { $0.hasPrefix("section delete") })
+        try recorder.checkReplayMatches(controller, fetchedFrom: stack)
+    }
+
+    /// An object whose sort values do not change keeps its place among objects that sort the
+    /// same: an update, not a move behind them.
+    @Test func anObjectChangedWithoutItsSortValuesKeepsItsPlaceAmongEquals() throws {
+        let stack = try TestStack(.sqlite)
+        let people = ["Ann", "Bo", "Cy"].map { stack.insert("Person", ["name": $0, "age": 30]) }
+        try stack.context.save()
+        let controller = Self.controller(stack, sortedBy: ["age"])
+        try controller.performFetch()
+        let order = controller.fetchedObjects!
+        let recorder = Recorder(controller)
+        order[0].setValue("Anna", forKey: "email")
+        stack.context.processPendingChanges()
+        #expect(recorder.lastRound == ["update 0.0 → 0.0 \(order[0].value(forKey: "name") as! String)"])
+        #expect(controller.fetchedObjects! == order)
+        withExtendedLifetime(people) {}
+    }
+
+    /// Changes made while saving (in willSave) and discarded by rollback reach the controller.
+    @Test func changesInWillSaveAndRollbackReachTheController() throws {
+        final class Stamped: NSManagedObject {
+            override func willSave() {
+                if isInserted, value(forKey: "age") as? Int == 0 { setPrimitiveValue(99, forKey: "age"); setValue(99, forKey: "age") }
+            }
+        }
+        let model = TestModel.make()
+        model.entitiesByName["Person"]!.managedObjectClass = Stamped.self
+        let stack = try TestStack(.sqlite, model: model)
+        stack.insert("Person", ["name": "Ann", "age": 50])
+        try stack.context.save()
+        let controller = Self.controller(stack, sortedBy: ["age", "name"])
+        try controller.performFetch()
+        let recorder = Recorder(controller)
+        let bo = stack.insert("Person", ["name": "Bo"])
+        stack.context.processPendingChanges()
+        #expect(controller.indexPath(forObject: bo) == IndexPath(row: 0, section: 0))
+        try stack.context.save()  // willSave moves Bo to age 99: after Ann
+        #expect(controller.indexPath(forObject: bo) == IndexPath(row: 1, section: 0))
+        try recorder.checkReplayMatches(controller, fetchedFrom: stack)
+
+        let cy = stack.insert("Person", ["name": "Cy", "age": 1])
+        stack.context.processPendingChanges()
+        #expect(controller.fetchedObjects?.count == 3)
+        stack.context.rollback()
+        #expect(controller.fetchedObjects?.contains(cy) == false)
+        #expect(recorder.lastRound == ["delete 0.0 → - Cy"])
+        try recorder.checkReplayMatches(controller, fetchedFrom: stack)
+    }
+
+    /// An undone deletion, then a change: the change is saved (the object is updated again).
+    @Test func aChangeAfterAnUndoneDeletionIsSaved() throws {
+        let stack = try TestStack(.sqlite)
+        let manager = UndoManager()
+        manager.groupsByEvent = false
+        stack.context.undoManager = manager
+        let ann = stack.insert("Person", ["name": "Ann"])
+        try stack.context.save()
+        manager.beginUndoGrouping()
+        stack.context.delete(ann)
+        stack.context.processPendingChanges()
+        manager.endUndoGrouping()
+        manager.undo()
+        ann.setValue("Anna", forKey: "name")
+        #expect(stack.context.hasChanges)
+        try stack.context.save()
+        #expect(try stack.storedStrings("Person") == ["Anna"])
+    }
+
+    /// Sections read before a second performFetch read as empty, rather than another section's objects.
+    @Test func sectionsFromAnEarlierFetchReadAsEmpty() throws {
+        let stack = try TestStack(.sqlite)
+        for (name, age) in [("Ann", 1), ("Bo", 2), ("Cy", 3)] { stack.insert("Person", ["name": name, "age": age]) }
+        try stack.context.save()
+        let controller = Self.controller(stack, sortedBy: ["age"], sectionNameKeyPath: "age")
+        try controller.performFetch()
+        let old = try #require(controller.sections)
+        controller.fetchRequest.predicate = NSPredicate(format: "age < 2")
+        try controller.performFetch()
+        #expect(controller.sections?.count == 1)
+        #expect((old[2].objects ?? []).isEmpty)
+    }
+
+    /// More objects than one chunk holds: chunks split and empty as objects come and go.
+    @Test func manyObjectsAcrossChunksStayInOrder() throws {
+        let stack = try TestStack(.inMemory)
+        var generator = SeededGenerator(seed: 3)
+        for number in 0..<2_500 { stack.insert("Person", ["name": "p\(number)", "age": Int.random(in: 0..<150, using: &generator)]) }
+        try stack.context.save()
+        let controller = Self.controller(stack, sortedBy: ["age", "name"])
+        try controller.performFetch()
+        let recorder = Recorder(controller)
+        var people = controller.fetchedObjects!
+        for round in 0..<6 {
+            // A crowd arrives at one end, others leave from the middle, some move.
+            for number in 0..<700 { people.append(stack.insert("Person", ["name": "n\(round)-\(number)", "age": 0])) }
+            for person in people[1_000..<1_400] { stack.context.delete(person) }
+            people.removeSubrange(1_000..<1_400)
+            for person in people.prefix(50) { person.setValue(Int.random(in: 0..<150, using: &generator), forKey: "age") }
+            stack.context.processPendingChanges()
+            try recorder.checkReplayMatches(controller, fetchedFrom: stack)
+        }
+    }
+
     // MARK: Helpers
 
     private static func controller(_ stack: TestStack, sortedBy keys: [String], sectionNameKeyPath: String? = nil,

@@ -49,7 +49,7 @@ extension NSManagedObjectContext {
     ///
     /// Deleted objects leave each context (objects whose loaded relationships point to them are
     /// refreshed); updated objects are refreshed, keeping unsaved changes; inserted objects are
-    /// found by the next fetch.
+    /// faulted in; each context then posts `NSManagedObjectContextObjectsDidChange` for them.
     public class func mergeChanges(fromRemoteContextSave changeNotificationData: [AnyHashable: Any],
                                    into contexts: [NSManagedObjectContext]) {
         for context in contexts {
@@ -74,10 +74,13 @@ extension NSManagedObjectContext {
     /// Applies changes made outside this context (see `mergeChanges(fromRemoteContextSave:into:)`).
     func mergeRemoteChanges(_ changes: [AnyHashable: Any]) {
         checkQueue()
-        withoutRecordingUndo { mergeRemoteChangesUnrecorded(changes) }
+        var merged: MergedChanges?
+        withoutRecordingUndo { merged = mergeRemoteChangesUnrecorded(changes) }
+        // Announced once the merge is done: what observers change in response is theirs (recorded).
+        if let merged { postObjectsDidChange(merged: merged) }
     }
 
-    private func mergeRemoteChangesUnrecorded(_ changes: [AnyHashable: Any]) {
+    private func mergeRemoteChangesUnrecorded(_ changes: [AnyHashable: Any]) -> MergedChanges {
         // A pinned context merges into the newest generation, as Core Data's does.
         advanceQueryGeneration()
         let deleted = Set(objectIDs(in: changes, keys: [NSDeletedObjectsKey, NSDeletedObjectIDsKey]))
@@ -103,7 +106,7 @@ extension NSManagedObjectContext {
         }
         refreshed += refreshMerging(updated.filter { !deleted.contains($0) }.compactMap { registeredObject(for: $0) })
         let inserted = mergedInsertions(objectIDs(in: changes, keys: [NSInsertedObjectsKey, NSInsertedObjectIDsKey]))
-        postObjectsDidChange(merged: MergedChanges(inserted: inserted, refreshed: refreshed, deleted: gone))
+        return MergedChanges(inserted: inserted, refreshed: refreshed, deleted: gone)
     }
 
     /// The objects of another context's insertions, as faults in this one (Core Data "faults

@@ -6,7 +6,8 @@ extension NSManagedObjectContext {
     public struct Change: Sendable, Equatable {
         /// Which notification the change comes from.
         public enum Kind: Sendable, Equatable {
-            /// `NSManagedObjectContextObjectsDidChange`: changes made in the context, not saved.
+            /// `NSManagedObjectContextObjectsDidChange`: a change event of the context (its own
+            /// unsaved changes, a rollback, or a merge of another context's save).
             case objectsDidChange
             /// `NSManagedObjectContextDidSave`: a save of the context.
             case didSave
@@ -38,7 +39,8 @@ extension NSManagedObjectContext {
     /// ```
     /// Each access makes a new sequence, which observes until its iteration ends, it is
     /// dropped, or the context goes away (the sequence then ends). Changes are buffered until read. The IDs of a save's new objects are permanent;
-    /// those of new objects in `objectsDidChange` are temporary until saved.
+    /// those of the context's own new objects in `objectsDidChange` are temporary until saved.
+    /// Refreshed objects are not reported.
     ///
     /// Not part of Core Data's API: Apple's platforms offer `NotificationCenter.notifications(named:)`,
     /// which Foundation on Linux does not have.

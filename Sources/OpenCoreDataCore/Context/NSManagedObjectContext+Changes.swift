@@ -32,6 +32,7 @@ extension NSManagedObjectContext {
             if object.state.contains(.deleted) {
                 undelete(object)
                 if object.snapshot == nil { inserted.add(object) }
+                if object.state.contains(.inserted) { eventInserted.append(object) } else { eventUpdated.append(object) }
             }
             return
         }
@@ -155,8 +156,12 @@ extension NSManagedObjectContext {
         // Objects given permanent IDs but never saved. An object whose row could not be read has
         // no snapshot either, but its row exists: it becomes a fault again below.
         let neverSaved = registry.objects.filter { !$0.hasSnapshot && !$0.isFault && !$0.isUnreadable }
-        let changed = deleted.members + updated.members
+        let undeleted = deleted.members
+        let reverted = updated.members
+        let changed = undeleted + reverted
+        var removed: [NSManagedObject] = []
         for object in inserted.allCandidates + neverSaved where object.context === self && !object.hasSnapshot {
+            removed.append(object)
             object.leaveContext()
             object.context = nil
             if let location = object.rowLocation {
@@ -177,6 +182,9 @@ extension NSManagedObjectContext {
             if !object.isFault { object.turnIntoFault(snapshot: object.snapshot) }
         }
         clearEvent()
+        // Lists showing the discarded changes follow: new objects go, deleted ones come back,
+        // changed ones show their saved values again.
+        postObjectsDidChange(merged: MergedChanges(inserted: undeleted, refreshed: reverted, deleted: removed))
     }
 
     /// Forgets every registered object; objects you still hold become invalid (they no longer

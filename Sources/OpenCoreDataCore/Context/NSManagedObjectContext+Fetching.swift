@@ -124,7 +124,10 @@ extension NSManagedObjectContext {
             prefetch(keyPaths, for: objects)
         }
         if request.shouldRefreshRefetchedObjects {
-            for object in objects where !object.hasChanges && !object.isFault { refresh(object, mergeChanges: false) }
+            // Not announced as refreshed: the fetch read these values itself.
+            for object in objects where !object.hasChanges && !object.isFault {
+                refresh(object, mergeChanges: false, to: loadSnapshot(for: object.objectID))
+            }
         }
         return objects
     }

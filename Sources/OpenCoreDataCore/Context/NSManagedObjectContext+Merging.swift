@@ -15,7 +15,9 @@ extension NSManagedObjectContext {
     /// and siblings.)
     /// Updated objects are refreshed, keeping this context's unsaved changes on top; deleted
     /// objects leave the context (objects whose loaded relationships point to them are
-    /// refreshed); inserted objects are found by the next fetch.
+    /// refreshed); inserted objects are faulted in. The merge then posts
+    /// `NSManagedObjectContextObjectsDidChange` with the inserted, refreshed and removed objects,
+    /// which fetched results controllers follow.
     ///
     /// Difference from Core Data: a merged deletion is not turned into a pending `delete(_:)` of
     /// this context; the object simply leaves it, as the row is already gone from the store.

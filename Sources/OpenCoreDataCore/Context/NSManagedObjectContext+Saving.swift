@@ -281,6 +281,8 @@ extension NSManagedObjectContext {
         updated.removeAll(clearedMembers: plan.updatedObjects.count)
         deleted.removeAll(clearedMembers: plan.deletedObjects.count)
         let posted = postedChanges
+        // Changes made during the save (in willSave, by a merge policy) are announced before DidSave.
+        postObjectsDidChange()
         clearEvent()
         for object in plan.insertedObjects { object.didSave() }
         for object in plan.updatedObjects { object.didSave() }

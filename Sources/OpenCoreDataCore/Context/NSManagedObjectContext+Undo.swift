@@ -151,7 +151,8 @@ extension NSManagedObjectContext {
         object.state.remove([.deleted, .deletionPropagated])
         eventDeleted.removeAll { $0 === object }
         changeGeneration &+= 1
-        if !object.state.contains(.inserted) { noteInEvent(object, updated: true) }
+        // Listed without the event flag: the object's next change must still mark it updated.
+        if object.state.contains(.inserted) { eventInserted.append(object) } else { eventUpdated.append(object) }
         recordUndo { context in context.delete(object) }
     }
 }

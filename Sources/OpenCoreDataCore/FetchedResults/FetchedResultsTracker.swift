@@ -95,6 +95,8 @@ final class FetchedResultsTracker {
     /// section name each (the sort does not group them by section).
     func reset(to objects: [NSManagedObject], request: Request) throws {
         let sections = try sectionsOfFetched(objects)
+        // Sections handed out before read as empty from now on.
+        for section in self.sections { section.slot = -1 }
         self.request = request
         self.list = OrderedObjectList(objects)
         self.sections = sections
@@ -172,10 +174,19 @@ final class FetchedResultsTracker {
         orderedObjects = nil
         version &+= 1
 
-        // Before: where the leaving and staying objects were, and the nearest unchanged object
-        // before each.
+        // Changed objects still in order where they are stay there (an object of equal sort
+        // values keeps its place among the others); the others leave and are placed again.
+        let inPlace = objectsInPlace(staying: staying, leaving: leaving, in: list, request: request)
         var before: [ObjectIdentifier: Where] = [:]
-        let changed = (leaving + staying).sorted { $0.position < $1.position }
+        for placed in staying where inPlace.contains(ObjectIdentifier(placed.object)) {
+            let path = indexPath(atPosition: placed.position)
+            before[ObjectIdentifier(placed.object)] = Where(path: path, section: sections[path[0]], anchor: nil)
+        }
+        let moving = staying.filter { !inPlace.contains(ObjectIdentifier($0.object)) }
+
+        // Before: where the leaving and moving objects were, and the nearest object before each
+        // that stays where it is.
+        let changed = (leaving + moving).sorted { $0.position < $1.position }
         for (placed, anchor) in zip(changed, anchors(of: changed.map(\.position), in: list)) {
             let path = indexPath(atPosition: placed.position)
             before[ObjectIdentifier(placed.object)] = Where(path: path, section: sections[path[0]], anchor: anchor)
@@ -186,11 +197,14 @@ final class FetchedResultsTracker {
             section.count -= 1
             sectionSizes.add(-1, toSlot: section.slot)
         }
+        // Sections left empty step aside, so that new ones are placed among those with objects;
+        // one that gets an object again this round comes back as itself.
+        var emptied = setAsideEmptySections()
 
         // Placed again in their old order, so that objects of equal keys keep theirs.
-        let staySorted = staying.sorted { $0.position < $1.position }
-        for object in staySorted.map(\.object) + arriving { place(object, in: list, request: request) }
-        let sectionChanges = settleSections()
+        let staySorted = moving.sorted { $0.position < $1.position }
+        for object in staySorted.map(\.object) + arriving { place(object, in: list, request: request, emptied: &emptied) }
+        let sectionChanges = settleSections(emptied: Array(emptied.values))
 
         // After: where the staying and arriving objects are.
         var after: [ObjectIdentifier: Where] = [:]
@@ -199,6 +213,10 @@ final class FetchedResultsTracker {
         for (object, anchor) in zip(placed, anchors(of: placed.map(\.position), in: list)) {
             let path = indexPath(atPosition: object.position)
             after[ObjectIdentifier(object.object)] = Where(path: path, section: sections[path[0]], anchor: anchor)
+        }
+        for placed in staying where inPlace.contains(ObjectIdentifier(placed.object)) {
+            let path = indexPath(atPosition: list.position(of: placed.object)!)
+            after[ObjectIdentifier(placed.object)] = Where(path: path, section: sections[path[0]], anchor: nil)
         }
 
         var round = FetchedResultsRound(sectionChanges: sectionChanges)
@@ -211,7 +229,7 @@ final class FetchedResultsTracker {
                                              newIndexPath: after[ObjectIdentifier(object)]!.path))
         }
         let moved = movedObjects(staySorted.map(\.object), before: before, after: after)
-        for object in staySorted.map(\.object) {
+        for object in staying.sorted(by: { $0.position < $1.position }).map(\.object) {
             let id = ObjectIdentifier(object)
             round.objectChanges.append(.init(object: object, type: moved.contains(id) ? .move : .update,
                                              indexPath: before[id]!.path, newIndexPath: after[id]!.path))
@@ -280,7 +298,8 @@ final class FetchedResultsTracker {
 
     /// Puts `object` where the sort places it: in its section, after the objects that sort
     /// equal to it. A section it names that does not exist yet is made.
-    private func place(_ object: NSManagedObject, in list: OrderedObjectList, request: Request) {
+    private func place(_ object: NSManagedObject, in list: OrderedObjectList, request: Request,
+                       emptied: inout [String: TrackedSection]) {
         let section: TrackedSection
         let position: Int
         if sectionNameKeyPath == nil {
@@ -293,7 +312,8 @@ final class FetchedResultsTracker {
                 let start = start(of: section)
                 position = insertionPosition(of: object, in: start..<(start + section.count), list: list, request: request)
             } else {
-                (section, position) = newSection(named: name, for: object, in: list, request: request)
+                (section, position) = newSection(named: name, reusing: emptied.removeValue(forKey: name), for: object,
+                                                 in: list, request: request)
             }
         }
         list.insert(object, at: position)
@@ -303,8 +323,8 @@ final class FetchedResultsTracker {
 
     /// A new, empty section for `object`, placed where the sort puts the object among the other
     /// sections, and the object's position.
-    private func newSection(named name: String, for object: NSManagedObject, in list: OrderedObjectList,
-                            request: Request) -> (TrackedSection, Int) {
+    private func newSection(named name: String, reusing emptied: TrackedSection?, for object: NSManagedObject,
+                            in list: OrderedObjectList, request: Request) -> (TrackedSection, Int) {
         var position = insertionPosition(of: object, in: 0..<list.count, list: list, request: request)
         var slot = sections.count
         if position < list.count {
@@ -316,7 +336,7 @@ final class FetchedResultsTracker {
                 position = start(of: sections[holder]) + sections[holder].count
             }
         }
-        let section = TrackedSection(name: name, tracker: self)
+        let section = emptied ?? TrackedSection(name: name, tracker: self)
         sections.insert(section, at: slot)
         for index in slot..<sections.count { sections[index].slot = index }
         sectionsByName[name] = section
@@ -324,22 +344,28 @@ final class FetchedResultsTracker {
         return (section, position)
     }
 
-    /// Removes the sections the round emptied and numbers the rest; returns the sections that
-    /// went (at their index before the round) and came (at their index after it).
-    private func settleSections() -> [FetchedResultsRound.SectionChange] {
+    /// Takes the sections the round's removals emptied out of the sections, by name.
+    private func setAsideEmptySections() -> [String: TrackedSection] {
+        guard sectionNameKeyPath != nil, sections.contains(where: { $0.count == 0 }) else { return [:] }
+        var emptied: [String: TrackedSection] = [:]
+        for section in sections where section.count == 0 {
+            emptied[section.name] = section
+            sectionsByName[section.name] = nil
+        }
+        sections.removeAll { $0.count == 0 }
+        for (index, section) in sections.enumerated() { section.slot = index }
+        sectionSizes = FenwickTree(counts: sections.map(\.count))
+        return emptied
+    }
+
+    /// Numbers the sections after a round; returns the sections that went (`emptied`, at their
+    /// index before the round) and came (at their index after it).
+    private func settleSections(emptied: [TrackedSection]) -> [FetchedResultsRound.SectionChange] {
         guard sectionNameKeyPath != nil else { return [] }
         var changes: [FetchedResultsRound.SectionChange] = []
-        let emptied = sections.filter { $0.count == 0 }
-        if !emptied.isEmpty {
-            for section in emptied where section.indexBeforeRound >= 0 {
-                changes.append(.init(section: section, index: section.indexBeforeRound, type: .delete))
-            }
-            sections.removeAll { $0.count == 0 }
-            for section in emptied {
-                sectionsByName[section.name] = nil
-                section.slot = -1
-            }
-            sectionSizes = FenwickTree(counts: sections.map(\.count))
+        for section in emptied.sorted(by: { $0.indexBeforeRound < $1.indexBeforeRound }) where section.indexBeforeRound >= 0 {
+            changes.append(.init(section: section, index: section.indexBeforeRound, type: .delete))
+            section.slot = -1
         }
         for (index, section) in sections.enumerated() {
             section.slot = index
@@ -347,6 +373,44 @@ final class FetchedResultsTracker {
             section.indexBeforeRound = index
         }
         return changes
+    }
+
+    /// The staying objects that are still in order where they are: in the section they were
+    /// in, not before the nearest unchanged object before them nor after the nearest one after
+    /// them, and in order with the other such objects between those two.
+    private func objectsInPlace(staying: [Placed], leaving: [Placed], in list: OrderedObjectList,
+                                request: Request) -> Set<ObjectIdentifier> {
+        guard !staying.isEmpty else { return [] }
+        let stayingIDs = Set(staying.map { ObjectIdentifier($0.object) })
+        let changed = (staying + leaving).sorted { $0.position < $1.position }
+        var result: Set<ObjectIdentifier> = []
+        var start = 0
+        while start < changed.count {
+            // A run of changed objects next to each other, between two unchanged ones.
+            var end = start
+            while end + 1 < changed.count && changed[end + 1].position == changed[end].position + 1 { end += 1 }
+            var kept: [(object: NSManagedObject, values: [FetchedResultsOrder.SortValue], section: Int)] = []
+            var inOrder = true
+            for placed in changed[start...end] where stayingIDs.contains(ObjectIdentifier(placed.object)) {
+                let section = sectionSizes.slot(holding: placed.position).slot
+                guard sectionName(of: placed.object) == sections[section].name else { continue }
+                let values = request.order.sortValues(of: placed.object)
+                let lower = changed[start].position - 1
+                let upper = changed[end].position + 1
+                if lower >= 0, sectionSizes.slot(holding: lower).slot == section,
+                   request.order.order(of: list[lower], against: values) == .orderedDescending { continue }
+                if upper < list.count, sectionSizes.slot(holding: upper).slot == section,
+                   request.order.order(of: list[upper], against: values) == .orderedAscending { continue }
+                if let previous = kept.last, previous.section == section,
+                   request.order.order(of: previous.object, against: values) == .orderedDescending {
+                    inOrder = false
+                }
+                kept.append((placed.object, values, section))
+            }
+            if inOrder { result.formUnion(kept.map { ObjectIdentifier($0.object) }) }
+            start = end + 1
+        }
+        return result
     }
 
     /// The position after the objects in `range` that sort before or equal to `object`.
@@ -369,6 +433,9 @@ final class FetchedResultsTracker {
     /// Whether `object` belongs in the results, judged on its current values.
     private func matches(_ object: NSManagedObject, _ request: Request) -> Bool {
         guard let context, object.context === context, !object.isDeleted, isOfEntity(object, request) else { return false }
+        // A fault is fired first: one whose row is gone (deleted elsewhere) matches nothing.
+        if object.isFault { object.willAccess() }
+        if object.state.contains(.inaccessible) { return false }
         if let affected = request.affectedStores, let store = object.rowLocation?.store, !affected.contains(store) {
             return false
         }

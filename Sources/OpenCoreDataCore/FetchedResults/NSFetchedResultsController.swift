@@ -39,8 +39,9 @@ import Foundation
 /// - After `reset()` of the context the controller's objects are no longer the context's; call
 ///   `performFetch()` again.
 open class NSFetchedResultsController<ResultType> {
-    /// The request whose results the controller holds.
-    public let fetchRequest: NSFetchRequest<ResultType>
+    /// The request whose results the controller holds. (The view of this controller its delegate
+    /// is handed holds a copy, taken again at each `performFetch()`.)
+    public private(set) var fetchRequest: NSFetchRequest<ResultType>
     /// The context the objects belong to and whose changes the controller follows.
     public let managedObjectContext: NSManagedObjectContext
     /// The key path whose value names each object's section; nil for one section.
@@ -120,6 +121,7 @@ open class NSFetchedResultsController<ResultType> {
     /// earlier results then stay.
     open func performFetch() throws {
         try core.performFetch()
+        delegateView?.fetchRequest = fetchRequest.copy(as: NSFetchRequestResult.self)
     }
 
     private static func fetchObjects(_ request: NSFetchRequest<ResultType>, in context: NSManagedObjectContext)

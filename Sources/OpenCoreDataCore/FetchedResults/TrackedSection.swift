@@ -20,7 +20,8 @@ final class TrackedSection: NSFetchedResultsSectionInfo {
     var numberOfObjects: Int { count }
 
     var indexTitle: String? {
-        tracker?.indexTitle(name) ?? Self.capitalizedFirstLetter(name)
+        guard let tracker else { return Self.capitalizedFirstLetter(name) }
+        return tracker.indexTitle(name)
     }
 
     var objects: [Any]? { tracker?.objects(of: self) ?? [] }
