@@ -80,17 +80,20 @@ import OpenCoreData
 
     @Test func aBackgroundSaveMergedIntoTheContextIsAnUpdate() async throws {
         let stack = try TestStack(.sqlite)
-        stack.context.automaticallyMergesChangesFromParent = true
+        // A context on its own queue: the merge is queued there, and waiting there lets it run.
+        let viewing = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        viewing.persistentStoreCoordinator = stack.coordinator
+        viewing.automaticallyMergesChangesFromParent = true
         let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
         request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
-        let updates = try stack.context.fetchedResultsUpdates(for: request)
+        let updates = try viewing.performAndWait { try viewing.fetchedResultsUpdates(for: request) }
         let background = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         background.persistentStoreCoordinator = stack.coordinator
         try await background.perform {
             NSEntityDescription.insertNewObject(forEntityName: "Person", into: background).setValue("Ann", forKey: "name")
             try background.save()
         }
-        stack.context.processPendingChanges()
+        viewing.performAndWait {}
         var iterator = updates.makeAsyncIterator()
         #expect(await iterator.next()?.objectIDs?.isEmpty == true)
         let merged = try #require(await iterator.next())

@@ -124,9 +124,12 @@ extension NSManagedObjectContext {
             prefetch(keyPaths, for: objects)
         }
         if request.shouldRefreshRefetchedObjects {
-            // Not announced as refreshed: the fetch read these values itself.
+            // Announced as refreshed only when the row changed since the object last read it.
             for object in objects where !object.hasChanges && !object.isFault {
-                refresh(object, mergeChanges: false, to: loadSnapshot(for: object.objectID))
+                let formerVersion = object.snapshot?.version
+                let latest = loadSnapshot(for: object.objectID)
+                refresh(object, mergeChanges: false, to: latest)
+                if latest?.version != formerVersion { eventRefreshed.append(object) }
             }
         }
         return objects

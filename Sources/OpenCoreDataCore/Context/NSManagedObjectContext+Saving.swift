@@ -281,9 +281,11 @@ extension NSManagedObjectContext {
         updated.removeAll(clearedMembers: plan.updatedObjects.count)
         deleted.removeAll(clearedMembers: plan.deletedObjects.count)
         let posted = postedChanges
-        // Changes made during the save (in willSave, by a merge policy) are announced before DidSave.
+        // Changes made during the save (in willSave, by a merge policy) are announced before
+        // DidSave. (Not cleared again afterwards: what observers change in response is the next
+        // event's.)
         postObjectsDidChange()
-        clearEvent()
+        postedChanges = nil
         for object in plan.insertedObjects { object.didSave() }
         for object in plan.updatedObjects { object.didSave() }
         for object in plan.deletedObjects { object.didSave() }

@@ -140,8 +140,6 @@ final class FetchedResultsTracker {
         switch object.value(forKeyPath: keyPath) {
         case nil, is NSNull: return ""
         case let string as String: return string
-        // As NSNumber describes a Boolean.
-        case let flag as Bool: return flag ? "1" : "0"
         case let value?: return String(describing: value)
         }
     }
@@ -200,11 +198,12 @@ final class FetchedResultsTracker {
         // Sections left empty step aside, so that new ones are placed among those with objects;
         // one that gets an object again this round comes back as itself.
         var emptied = setAsideEmptySections()
+        let refilled = Set(emptied.values.map(ObjectIdentifier.init))
 
         // Placed again in their old order, so that objects of equal keys keep theirs.
         let staySorted = moving.sorted { $0.position < $1.position }
         for object in staySorted.map(\.object) + arriving { place(object, in: list, request: request, emptied: &emptied) }
-        let sectionChanges = settleSections(emptied: Array(emptied.values))
+        let sectionChanges = settleSections(emptied: Array(emptied.values), refilled: refilled)
 
         // After: where the staying and arriving objects are.
         var after: [ObjectIdentifier: Where] = [:]
@@ -231,6 +230,12 @@ final class FetchedResultsTracker {
         let moved = movedObjects(staySorted.map(\.object), before: before, after: after)
         for object in staying.sorted(by: { $0.position < $1.position }).map(\.object) {
             let id = ObjectIdentifier(object)
+            if before[id]!.section.isReplacedInRound || after[id]!.section.isReplacedInRound {
+                // Out of or into a section deleted and inserted again: a deletion and an insertion.
+                round.objectChanges.append(.init(object: object, type: .delete, indexPath: before[id]!.path, newIndexPath: nil))
+                round.objectChanges.append(.init(object: object, type: .insert, indexPath: nil, newIndexPath: after[id]!.path))
+                continue
+            }
             round.objectChanges.append(.init(object: object, type: moved.contains(id) ? .move : .update,
                                              indexPath: before[id]!.path, newIndexPath: after[id]!.path))
         }
@@ -360,16 +365,27 @@ final class FetchedResultsTracker {
 
     /// Numbers the sections after a round; returns the sections that went (`emptied`, at their
     /// index before the round) and came (at their index after it).
-    private func settleSections(emptied: [TrackedSection]) -> [FetchedResultsRound.SectionChange] {
+    private func settleSections(emptied: [TrackedSection], refilled: Set<ObjectIdentifier>) -> [FetchedResultsRound.SectionChange] {
         guard sectionNameKeyPath != nil else { return [] }
-        var changes: [FetchedResultsRound.SectionChange] = []
-        for section in emptied.sorted(by: { $0.indexBeforeRound < $1.indexBeforeRound }) where section.indexBeforeRound >= 0 {
-            changes.append(.init(section: section, index: section.indexBeforeRound, type: .delete))
-            section.slot = -1
+        for section in sections { section.isReplacedInRound = false }
+        // A refilled section that came back out of its former order among the sections that
+        // were there before is reported as deleted and inserted; if any did, every refilled one is.
+        let formerOrder = sections.map(\.indexBeforeRound).filter { $0 >= 0 }
+        if zip(formerOrder, formerOrder.dropFirst()).contains(where: { $0 >= $1 }) {
+            for section in sections where refilled.contains(ObjectIdentifier(section)) { section.isReplacedInRound = true }
         }
+        var deleted = emptied.filter { $0.indexBeforeRound >= 0 }
+        deleted += sections.filter(\.isReplacedInRound)
+        var changes: [FetchedResultsRound.SectionChange] = []
+        for section in deleted.sorted(by: { $0.indexBeforeRound < $1.indexBeforeRound }) {
+            changes.append(.init(section: section, index: section.indexBeforeRound, type: .delete))
+        }
+        for section in emptied where section.indexBeforeRound >= 0 { section.slot = -1 }
         for (index, section) in sections.enumerated() {
             section.slot = index
-            if section.indexBeforeRound < 0 { changes.append(.init(section: section, index: index, type: .insert)) }
+            if section.indexBeforeRound < 0 || section.isReplacedInRound {
+                changes.append(.init(section: section, index: index, type: .insert))
+            }
             section.indexBeforeRound = index
         }
         return changes

@@ -9,6 +9,9 @@ final class TrackedSection: NSFetchedResultsSectionInfo {
     var slot = 0
     /// Where it stood before the current round (-1 for a section the round made).
     var indexBeforeRound = -1
+    /// Whether the round deleted this section and inserted it again elsewhere (an emptied
+    /// section refilled out of its former order): its objects then leave and arrive, not move.
+    var isReplacedInRound = false
     /// Weak: a section kept after its controller went away reads as empty.
     private weak var tracker: FetchedResultsTracker?
 
@@ -17,7 +20,7 @@ final class TrackedSection: NSFetchedResultsSectionInfo {
         self.tracker = tracker
     }
 
-    var numberOfObjects: Int { count }
+    var numberOfObjects: Int { slot >= 0 ? count : 0 }
 
     var indexTitle: String? {
         guard let tracker else { return Self.capitalizedFirstLetter(name) }
