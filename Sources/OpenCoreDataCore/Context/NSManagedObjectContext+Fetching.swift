@@ -157,24 +157,8 @@ extension NSManagedObjectContext {
     /// matching inserted ones, and sorts again.
     private func mergePendingChanges<T>(into stored: [NSManagedObject], entity: NSEntityDescription,
                                         request: NSFetchRequest<T>) -> [NSManagedObject] {
-        // The store resolved the predicate for this entity already (or refused it, and the
-        // fetch failed before it came here).
-        let predicate = request.predicate
-        let resolved = predicate.flatMap { try? $0.resolved(for: entity) }
-        let affected = request.affectedStores.map { Set($0.map(ObjectIdentifier.init)) }
-        func matches(_ object: NSManagedObject) -> Bool {
-            if let resolved { return resolved.evaluate(with: object) }
-            return predicate?.evaluate(with: object) ?? true
-        }
-        func belongs(_ object: NSManagedObject) -> Bool {
-            let kindMatches = request.includesSubentities ? object.entity.isKindOf(entity: entity) : object.entity === entity
-            return kindMatches && !object.isDeleted && isInAffectedStores(object) && matches(object)
-        }
-        // A saved object's store is known; a new one is matched whatever store it will go to.
-        func isInAffectedStores(_ object: NSManagedObject) -> Bool {
-            guard let affected, let store = object.rowLocation?.store else { return true }
-            return affected.contains(store)
-        }
+        let membership = RequestMembership(request, entity: entity)
+        let belongs = membership.contains
         var seen: Set<ObjectIdentifier> = []
         var result: [NSManagedObject] = []
         for object in stored where !object.isDeleted {

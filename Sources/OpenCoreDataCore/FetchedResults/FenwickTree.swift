@@ -13,9 +13,6 @@ struct FenwickTree {
         }
     }
 
-    /// How many slots there are.
-    var slotCount: Int { tree.count - 1 }
-
     /// Adds `delta` to the count of `slot` (0-based).
     mutating func add(_ delta: Int, toSlot slot: Int) {
         var index = slot + 1

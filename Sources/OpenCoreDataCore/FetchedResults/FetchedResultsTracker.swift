@@ -12,20 +12,12 @@ final class FetchedResultsTracker {
     struct Request {
         /// What `request`, of `entity`, asks for.
         init<T>(_ request: NSFetchRequest<T>, entity: NSEntityDescription) {
-            self.entity = entity
-            includesSubentities = request.includesSubentities
-            predicate = request.predicate
-            resolvedPredicate = request.predicate.flatMap { try? $0.resolved(for: entity) }
+            membership = RequestMembership(request, entity: entity)
             order = FetchedResultsOrder(request.sortDescriptors ?? [])
-            affectedStores = request.affectedStores.map { Set($0.map(ObjectIdentifier.init)) }
         }
 
-        let entity: NSEntityDescription
-        let includesSubentities: Bool
-        let predicate: NSPredicate?
-        let resolvedPredicate: ResolvedPredicate?
+        let membership: RequestMembership
         let order: FetchedResultsOrder
-        let affectedStores: Set<ObjectIdentifier>?
     }
 
     /// Weak: a controller holds its context itself; a sequence of updates ends with its context.
@@ -448,26 +440,17 @@ final class FetchedResultsTracker {
 
     /// Whether `object` belongs in the results, judged on its current values.
     private func matches(_ object: NSManagedObject, _ request: Request) -> Bool {
-        guard let context, object.context === context, !object.isDeleted, isOfEntity(object, request) else { return false }
-        // A fault is fired first: one whose row is gone (deleted elsewhere) matches nothing.
+        guard let context, object.context === context, request.membership.isOfEntity(object) else { return false }
+        // A fault is fired first: one whose row is gone (deleted elsewhere) reads as deleted.
         if object.isFault { object.willAccess() }
-        if object.state.contains(.inaccessible) { return false }
-        if let affected = request.affectedStores, let store = object.rowLocation?.store, !affected.contains(store) {
-            return false
-        }
-        if let resolved = request.resolvedPredicate { return resolved.evaluate(with: object) }
-        return request.predicate?.evaluate(with: object) ?? true
-    }
-
-    private func isOfEntity(_ object: NSManagedObject, _ request: Request) -> Bool {
-        request.includesSubentities ? object.entity.isKindOf(entity: request.entity) : object.entity === request.entity
+        return request.membership.contains(object)
     }
 
     /// Reads the rows of the candidates that are faults with nothing loaded, in one request,
     /// rather than one at a time as the predicate touches them (a merge's new objects).
     private func loadFaults(among candidates: [NSManagedObject], request: Request) {
         guard let context else { return }
-        let empty = candidates.filter { $0.context === context && $0.isFault && $0.snapshot == nil && isOfEntity($0, request) }
+        let empty = candidates.filter { $0.context === context && $0.isFault && $0.snapshot == nil && request.membership.isOfEntity($0) }
         if !empty.isEmpty { context.prefetchRows(for: empty.map(\.objectID)) }
     }
 }
@@ -525,5 +508,19 @@ extension NSFetchedResultsChangeType {
         case .move: 2
         case .update: 3
         }
+    }
+}
+
+extension NSManagedObjectContext {
+    /// The objects of `request`, fetched for a tracker to follow, and what the tracker needs of
+    /// the request. `user` names what asks, in the error for other result types than objects.
+    func fetchForTracking<T>(_ request: NSFetchRequest<T>, by user: String) throws -> ([NSManagedObject], FetchedResultsTracker.Request) {
+        guard request.resultType == .managedObjectResultType else {
+            throw CoreDataError.make(CocoaError.Code(rawValue: NSCoreDataError),
+                                     "\(user) supports only managed object results, not result type \(request.resultType.rawValue)")
+        }
+        mergeArrivedSaves()
+        let entity = try entity(of: request)
+        return (try fetchObjects(request, entity: entity), FetchedResultsTracker.Request(request, entity: entity))
     }
 }

@@ -130,15 +130,7 @@ open class NSFetchedResultsController<ResultType> {
             throw CoreDataError.make(CocoaError.Code(rawValue: NSCoreDataError),
                                      "An instance of NSFetchedResultsController requires a fetch request with sort descriptors")
         }
-        guard request.resultType == .managedObjectResultType else {
-            throw CoreDataError.make(CocoaError.Code(rawValue: NSCoreDataError),
-                                     "NSFetchedResultsController supports only managed object results, not result type \(request.resultType.rawValue)")
-        }
-        context.mergeArrivedSaves()
-        let entity = try context.entity(of: request)
-        let objects = try context.fetchObjects(request, entity: entity)
-        let tracked = FetchedResultsTracker.Request(request, entity: entity)
-        return (objects, tracked)
+        return try context.fetchForTracking(request, by: "NSFetchedResultsController")
     }
 
     // MARK: Results

@@ -26,15 +26,9 @@ extension NSManagedObjectContext {
     public func fetchedResultsUpdates<T>(for request: NSFetchRequest<T>, includingSnapshots: Bool = true) throws
         -> AsyncStream<FetchedResultsUpdate> {
         checkQueue()
-        guard request.resultType == .managedObjectResultType else {
-            throw CoreDataError.make(CocoaError.Code(rawValue: NSCoreDataError),
-                                     "Fetched results updates support only managed object results, not result type \(request.resultType.rawValue)")
-        }
-        mergeArrivedSaves()
-        let entity = try entity(of: request)
-        let objects = try fetchObjects(request, entity: entity)
+        let (objects, tracked) = try fetchForTracking(request, by: "fetchedResultsUpdates(for:)")
         let tracker = FetchedResultsTracker(context: self, sectionNameKeyPath: nil)
-        try tracker.reset(to: objects, request: FetchedResultsTracker.Request(request, entity: entity))
+        try tracker.reset(to: objects, request: tracked)
         let (stream, continuation) = AsyncStream.makeStream(of: FetchedResultsUpdate.self)
         let feed = FetchedResultsStream(tracker: tracker, continuation: continuation, includesSnapshots: includingSnapshots)
         feed.yieldFirst()

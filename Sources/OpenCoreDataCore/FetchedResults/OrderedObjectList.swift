@@ -75,10 +75,6 @@ final class OrderedObjectList {
         return sizes.sum(ofFirst: chunk.slot) + offset
     }
 
-    func contains(_ object: NSManagedObject) -> Bool {
-        chunk(of: object) != nil
-    }
-
     /// Inserts `object` so that it stands at `position`; the objects from there on move one on.
     func insert(_ object: NSManagedObject, at position: Int) {
         precondition(position >= 0 && position <= count, "Position \(position) is outside a list of \(count) objects")
