@@ -96,7 +96,7 @@ extension NSManagedObjectContext {
             for object in gone {
                 registry.remove(object.objectID, ifMatching: object)
                 object.context = nil
-                object.leaveContext()
+                object.contents.leaveContext()
             }
             // Objects whose loaded relationships still point to a deleted object read them again.
             for object in registeredObjects where !object.isInserted && object.references(anyOf: goneSet) {
@@ -159,7 +159,7 @@ extension NSManagedObjectContext {
 extension NSManagedObject {
     /// Whether a loaded relationship of this object holds one of `objects`.
     func references(anyOf objects: Set<ObjectIdentifier>) -> Bool {
-        for relation in relations {
+        for relation in contents.relations {
             switch relation {
             case .toOne(let destination?): if objects.contains(ObjectIdentifier(destination)) { return true }
             case .toMany(let storage): if storage.orderedMembers.contains(where: { objects.contains(ObjectIdentifier($0)) }) { return true }

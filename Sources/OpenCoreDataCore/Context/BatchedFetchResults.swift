@@ -94,7 +94,7 @@ extension NSManagedObjectContext {
     /// them at once: the registry does not retain unchanged objects.)
     func objectsWithValues(for ids: [NSManagedObjectID], in store: NSPersistentStore) -> [NSManagedObject] {
         var objects: [NSManagedObject?] = ids.map { id in
-            guard let object = registry[id], !(object.isFault && object.snapshot == nil) else { return nil }
+            guard let object = registry[id], !(object.isFault && object.contents.snapshot == nil) else { return nil }
             return object
         }
         let missing = zip(ids, objects).compactMap { $1 == nil ? $0 : nil }

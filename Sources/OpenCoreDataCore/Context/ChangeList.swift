@@ -35,33 +35,33 @@ struct ChangeList {
     /// Remembers `object` as a possible member (its state must already say so).
     mutating func add(_ object: NSManagedObject) {
         let flag = kind.listedFlag
-        guard !object.state.contains(flag) else { return }
-        object.state.insert(flag)
+        guard !object.contents.state.contains(flag) else { return }
+        object.contents.state.insert(flag)
         candidates.append(object)
     }
 
     /// The members, in the order they were added.
-    var members: [NSManagedObject] { candidates.filter { kind.includes($0.state) } }
+    var members: [NSManagedObject] { candidates.filter { kind.includes($0.contents.state) } }
 
     /// Calls `body` with each member, in the order they were added. Objects that become
     /// members during the calls are not visited. Reads the list in place rather than building
     /// `members`, which costs an array and a retain and release of every object.
     func forEachMember(_ body: (NSManagedObject) -> Void) {
         let list = candidates  // shares the buffer: `body` may add candidates
-        for index in list.indices where kind.includes(list[index].state) { body(list[index]) }
+        for index in list.indices where kind.includes(list[index].contents.state) { body(list[index]) }
     }
 
-    var isEmpty: Bool { !candidates.contains { kind.includes($0.state) } }
+    var isEmpty: Bool { !candidates.contains { kind.includes($0.contents.state) } }
 
     /// Whether some member satisfies `predicate`.
     func containsMember(where predicate: (NSManagedObject) -> Bool) -> Bool {
-        candidates.contains { kind.includes($0.state) && predicate($0) }
+        candidates.contains { kind.includes($0.contents.state) && predicate($0) }
     }
 
     /// Forgets every candidate (after a save, a rollback or a reset).
     mutating func removeAll() {
         let flag = kind.listedFlag
-        for object in candidates { object.state.remove(flag) }
+        for object in candidates { object.contents.state.remove(flag) }
         candidates = []
     }
 
@@ -80,7 +80,7 @@ struct ChangeList {
         let flag = kind.listedFlag
         candidates.removeAll { object in
             guard leaves(object) else { return false }
-            object.state.remove(flag)
+            object.contents.state.remove(flag)
             return true
         }
     }

@@ -107,7 +107,7 @@ enum ManagedPropertyResolver {
     static func property(atOffset offset: Int, in object: NSManagedObject) -> ManagedProperty {
         let property = object.entity.managedPropertyCache.property(atOffset: offset, in: object)
             ?? resolveSlowly(offset: offset, in: object)
-        if object.state.contains(.probe) { ManagedPropertyProbe.record(property, for: object) }
+        if object.contents.state.contains(.probe) { ManagedPropertyProbe.record(property, for: object) }
         return property
     }
 
@@ -157,8 +157,8 @@ enum ManagedPropertyProbe {
 
     /// The property `read` touches on `probe`, if it reads a `@Managed` property.
     static func property(readBy read: (NSManagedObject) -> Void, on probe: NSManagedObject) -> ManagedProperty? {
-        probe.state.insert(.probe)
-        defer { probe.state.remove(.probe) }
+        probe.contents.state.insert(.probe)
+        defer { probe.contents.state.remove(.probe) }
         read(probe)
         return recorded.withLock { $0.removeValue(forKey: ObjectIdentifier(probe)) }
     }

@@ -6,11 +6,10 @@ extension NSManagedObject {
     func willAccess() {
         // Decided from the state alone: the values live in an allocation of their own, which a
         // pass over many objects (delete rules, say) need not otherwise touch.
-        if state.contains(.fault) {
+        if contents.state.contains(.fault) {
             fulfillFault()
-        } else if state.contains(.needsDefaultValues) {
-            values = entity.layout.defaultValues
-            state.remove(.needsDefaultValues)
+        } else if contents.state.contains(.needsDefaultValues) {
+            contents.fillWithDefaults(entity.layout.defaultValues)
         }
     }
 
@@ -18,33 +17,32 @@ extension NSManagedObject {
     /// Whether the object has a snapshot; checked in place (comparing the optional with nil
     /// would copy the snapshot).
     var hasSnapshot: Bool {
-        if case .some = snapshot { return true }
+        if case .some = contents.snapshot { return true }
         return false
     }
 
     /// Turns a fault into a realized object: from the snapshot the fetch brought along when there
     /// is one (no I/O), otherwise from the store.
     func fulfillFault() {
-        if !hasSnapshot, let context, let (batch, index) = faultBatch {
+        if !hasSnapshot, let context, let (batch, index) = contents.faultBatch {
             batch.loadBatch(containing: index, into: context)
         }
-        faultBatch = nil
         if !hasSnapshot || hasStaleSnapshot, let context {
             do {
-                snapshot = try context.fetchSnapshot(for: objectID)
+                contents.snapshot = try context.fetchSnapshot(for: objectID)
             } catch {
                 becomeUnreadable(error)
                 return
             }
             if storedObjectID?.isTemporaryID == true, hasSnapshot { context.adoptPermanentIDOfSnapshot(of: self) }
         }
-        if let values = snapshot?.values {
-            fill(with: values)
+        if let values = contents.snapshot?.values {
+            contents.fill(with: values)
             if entity.layout.hasTransientAttributes { applyTransientDefaults() }
         } else {
             // The row is gone (deleted elsewhere): like Core Data with shouldDeleteInaccessibleFaults,
             // the object reads as deleted, with nil properties.
-            fillAsInaccessible(attributeCount: entity.layout.attributes.count)
+            contents.fillAsInaccessible(attributeCount: entity.layout.attributes.count)
         }
         withTrackingSuspended { awakeFromFetch() }
     }
@@ -54,35 +52,35 @@ extension NSManagedObject {
     /// write values that were never read. `refresh(_:mergeChanges: false)` makes it a fault
     /// again, to try once more. Core Data stops the program here instead.
     private func becomeUnreadable(_ error: Error) {
-        fillAsUnreadable(attributeCount: entity.layout.attributes.count,
+        contents.fillAsUnreadable(attributeCount: entity.layout.attributes.count,
                                   reason: "its values could not be read from the store: \((error as NSError).localizedDescription)")
     }
 
 
     /// Whether the object's row could not be read when it was last fired.
-    var isUnreadable: Bool { rejectedValues[Self.unreadableKey] != nil }
+    var isUnreadable: Bool { contents.rejectedValues[ObjectContents.unreadableKey] != nil }
 
     /// Whether the row this fault carries is older than its context allows. Reads only the
     /// interval in the usual case (no limit), without copying the snapshot.
     private var hasStaleSnapshot: Bool {
         guard NSManagedObjectContext.stalenessLimitsInUse.load(ordering: .relaxed) else { return false }
         let interval = context?.stalenessInterval ?? -1
-        guard interval >= 0, case .some(let snapshot) = snapshot else { return false }
+        guard interval >= 0, case .some(let snapshot) = contents.snapshot else { return false }
         return snapshot.isStale(after: interval)
     }
 
     private func applyTransientDefaults() {
         for attribute in entity.layout.attributes where attribute.isTransient {
-            values[attribute.attributeSlot] = attribute.defaultPrimitive
+            contents.values[attribute.attributeSlot] = attribute.defaultPrimitive
         }
     }
 
     /// Runs `body` with change tracking off, as Core Data does around `awakeFromFetch`.
     func withTrackingSuspended(_ body: () -> Void) {
-        let wasSuspended = state.contains(.trackingSuspended)
-        state.insert(.trackingSuspended)
+        let wasSuspended = contents.state.contains(.trackingSuspended)
+        contents.state.insert(.trackingSuspended)
         body()
-        if !wasSuspended { state.remove(.trackingSuspended) }
+        if !wasSuspended { contents.state.remove(.trackingSuspended) }
     }
 
     /// Turns the object back into a fault, dropping its values (and, unless `keepingChanges`, its
@@ -90,7 +88,7 @@ extension NSManagedObject {
     func turnIntoFault(snapshot newSnapshot: RowSnapshot?) {
         willTurnIntoFault()
         keepIdentityOfSnapshot()
-        enterFault(of: newSnapshot)
+        contents.enterFault(of: newSnapshot)
         didTurnIntoFault()
     }
 }

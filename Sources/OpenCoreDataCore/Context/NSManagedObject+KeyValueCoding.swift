@@ -31,9 +31,9 @@ extension NSManagedObject {
         do {
             try setCheckedValue(value, forKey: key)
         } catch let error as CocoaError {
-            rejectedValues[key] = (error as NSError).localizedDescription
+            contents.rejectedValues[key] = (error as NSError).localizedDescription
         } catch {
-            rejectedValues[key] = "\(error)"
+            contents.rejectedValues[key] = "\(error)"
         }
     }
 
@@ -49,11 +49,11 @@ extension NSManagedObject {
                 throw CoreDataError.validation(.managedObjectValidation, object: self, key: key, value: value,
                                                "unacceptable value: \(error.reason)")
             }
-            if !rejectedValues.isEmpty { rejectedValues[key] = nil }
+            if !contents.rejectedValues.isEmpty { contents.rejectedValues[key] = nil }
             setPrimitive(primitive, at: attribute.attributeSlot)
         case let relationship as NSRelationshipDescription:
             try setRelationship(relationship, value)
-            if !rejectedValues.isEmpty { rejectedValues[key] = nil }
+            if !contents.rejectedValues.isEmpty { contents.rejectedValues[key] = nil }
         default:
             break
         }
@@ -94,17 +94,17 @@ extension NSManagedObject {
     /// in `awakeFromInsert` and `willSave`, as in Core Data.
     public func setPrimitiveValue(_ value: Any?, forKey key: String) {
         guard let property = entity.layout.propertiesByName[key] else {
-            rejectedValues[key] = unknownKeyError(key).localizedDescription
+            contents.rejectedValues[key] = unknownKeyError(key).localizedDescription
             return
         }
         willAccess()
         switch property {
         case let attribute as NSAttributeDescription:
             guard let primitive = try? PrimitiveValue(value, for: attribute.attributeType) else {
-                rejectedValues[key] = "unacceptable value \(value ?? "nil") for \(attribute.attributeType.modelName)"
+                contents.rejectedValues[key] = "unacceptable value \(value ?? "nil") for \(attribute.attributeType.modelName)"
                 return
             }
-            values[attribute.attributeSlot] = primitive
+            contents.values[attribute.attributeSlot] = primitive
             noteChangedAttribute(attribute.attributeSlot)
         case let relationship as NSRelationshipDescription:
             withTrackingSuspended { try? setRelationship(relationship, value) }
@@ -126,7 +126,7 @@ extension NSManagedObject {
     @inline(__always)
     func primitive(at slot: Int) -> PrimitiveValue {
         willAccess()
-        return values[slot]
+        return contents.values[slot]
     }
 
     /// Stores `value` in attribute slot `slot` and marks the object changed.
@@ -134,7 +134,7 @@ extension NSManagedObject {
     func setPrimitive(_ value: PrimitiveValue, at slot: Int) {
         willAccess()
         if let context, context.undoManager != nil { recordAttributeUndo(at: slot, in: context) }
-        values[slot] = value
+        contents.values[slot] = value
         noteChangedAttribute(slot)
         markUpdated()
     }
@@ -143,7 +143,7 @@ extension NSManagedObject {
     @inline(never)
     private func recordAttributeUndo(at slot: Int, in context: NSManagedObjectContext) {
         guard context.recordsUndo(of: self) else { return }
-        let old = values[slot]
+        let old = contents.values[slot]
         context.recordUndo { undoing in
             // An object that left the context since (deleted and saved elsewhere) is left alone.
             guard self.context === undoing else { return }
@@ -154,28 +154,28 @@ extension NSManagedObject {
     /// Records that attribute slot `slot` may now differ from the snapshot.
     @inline(__always)
     func noteChangedAttribute(_ slot: Int) {
-        changedAttributeMask |= 1 << UInt64(Swift.min(slot, 63))
+        contents.changedAttributeMask |= 1 << UInt64(Swift.min(slot, 63))
     }
 
     /// Whether attribute slot `slot` may differ from the snapshot.
     @inline(__always)
     func mayHaveChangedAttribute(_ slot: Int) -> Bool {
-        changedAttributeMask & (1 << UInt64(Swift.min(slot, 63))) != 0
+        contents.changedAttributeMask & (1 << UInt64(Swift.min(slot, 63))) != 0
     }
 
     /// Marks the object as changed, telling its context once per change event: the first change
     /// makes it one of the context's updated objects, and every event it changes in announces it.
     @inline(__always)
     func markUpdated() {
-        if state.contains(.changedInEvent) || state.contains(.trackingSuspended) { return }
+        if contents.state.contains(.changedInEvent) || contents.state.contains(.trackingSuspended) { return }
         markUpdatedInNewEvent()
     }
 
     private func markUpdatedInNewEvent() {
-        let firstChange = !state.contains(.updated)
-        state.insert(.updated)
+        let firstChange = !contents.state.contains(.updated)
+        contents.state.insert(.updated)
         guard let context else { return }
-        if firstChange && !state.contains(.inserted) {
+        if firstChange && !contents.state.contains(.inserted) {
             context.noteUpdated(self)
         } else {
             context.noteChangedAgain(self)
@@ -285,18 +285,18 @@ extension NSManagedObject {
         var changes: [String: Any] = [:]
         let layout = entity.layout
         for attribute in layout.attributes where !attribute.isTransient {
-            let current = values[attribute.attributeSlot]
-            let committed = snapshot?.values[attribute.attributeSlot] ?? .null
-            if current != committed || (snapshot == nil && !current.isNull) {
+            let current = contents.values[attribute.attributeSlot]
+            let committed = contents.snapshot?.values[attribute.attributeSlot] ?? .null
+            if current != committed || (contents.snapshot == nil && !current.isNull) {
                 changes[attribute.name] = current.objectValue(for: attribute.attributeType) ?? NSNull()
             }
         }
-        guard !relations.isEmpty else { return changes }
+        guard !contents.relations.isEmpty else { return changes }
         for relationship in layout.relationships where !relationship.isTransient {
-            switch relations[relationship.relationshipSlot] {
+            switch contents.relations[relationship.relationshipSlot] {
             case .unresolved: break
             case .toOne(let destination):
-                if destination?.objectID != snapshot?.toOne[relationship.relationshipSlot] ?? nil {
+                if destination?.objectID != contents.snapshot?.toOne[relationship.relationshipSlot] ?? nil {
                     changes[relationship.name] = destination ?? NSNull()
                 }
             case .toMany(let storage):
@@ -312,11 +312,11 @@ extension NSManagedObject {
         let wanted = keys.map(Set.init)
         var result: [String: Any] = [:]
         for attribute in layout.attributes where !attribute.isTransient && (wanted?.contains(attribute.name) ?? true) {
-            let value = snapshot?.values[attribute.attributeSlot] ?? .null
+            let value = contents.snapshot?.values[attribute.attributeSlot] ?? .null
             result[attribute.name] = value.objectValue(for: attribute.attributeType) ?? NSNull()
         }
         for relationship in layout.relationships where !relationship.isToMany && (wanted?.contains(relationship.name) ?? true) {
-            if let id = snapshot?.toOne[relationship.relationshipSlot], let context {
+            if let id = contents.snapshot?.toOne[relationship.relationshipSlot], let context {
                 result[relationship.name] = context.object(with: id)
             } else {
                 result[relationship.name] = NSNull()

@@ -6,17 +6,17 @@ extension NSManagedObject {
     /// The state slot of `relationship`, creating the relationship array on first use.
     private func relationState(_ relationship: NSRelationshipDescription) -> RelationshipState {
         let slot = relationship.relationshipSlot
-        if relations.isEmpty { return .unresolved }
-        return relations[slot]
+        if contents.relations.isEmpty { return .unresolved }
+        return contents.relations[slot]
     }
 
     private func setRelationState(_ newState: RelationshipState, for relationship: NSRelationshipDescription) {
         let slot = relationship.relationshipSlot
-        guard !relations.isEmpty else {
-            relations = Self.relationStates(count: entity.layout.relationships.count, setting: newState, at: slot)
+        guard !contents.relations.isEmpty else {
+            contents.relations = Self.relationStates(count: entity.layout.relationships.count, setting: newState, at: slot)
             return
         }
-        relations[slot] = newState
+        contents.relations[slot] = newState
     }
 
     /// A new relationship array: `state` at `slot`, every other slot unresolved. Built locally and
@@ -42,7 +42,7 @@ extension NSManagedObject {
         case .toOne(let object): return object
         case .toMany: return nil
         case .unresolved:
-            guard let id = snapshot?.toOne[relationship.relationshipSlot], let context else { return nil }
+            guard let id = contents.snapshot?.toOne[relationship.relationshipSlot], let context else { return nil }
             let object = context.object(with: id)
             setRelationState(.toOne(object), for: relationship)
             return object
@@ -55,7 +55,7 @@ extension NSManagedObject {
         switch relationState(relationship) {
         case .toOne(let object): return object?.objectID
         case .toMany: return nil
-        case .unresolved: return snapshot?.toOne[relationship.relationshipSlot] ?? nil
+        case .unresolved: return contents.snapshot?.toOne[relationship.relationshipSlot] ?? nil
         }
     }
 
@@ -84,10 +84,10 @@ extension NSManagedObject {
         if isFault { return true }
         guard relationship.isToMany else {
             if case .toOne = relationState(relationship) { return false }
-            return snapshot?.toOne[relationship.relationshipSlot] != nil
+            return contents.snapshot?.toOne[relationship.relationshipSlot] != nil
         }
         if case .toMany(let storage) = relationState(relationship) { return !storage.isLoaded }
-        return snapshot != nil
+        return contents.snapshot != nil
     }
 
     /// The IDs of a relationship's destinations, loading them from the store if needed.
@@ -104,7 +104,7 @@ extension NSManagedObject {
         let old = toOneDestination(relationship)
         guard old !== destination else { return }
         setToOneRaw(relationship, destination)
-        guard let inverse = inverse(of: relationship), !state.contains(.trackingSuspended) else { return }
+        guard let inverse = inverse(of: relationship), !contents.state.contains(.trackingSuspended) else { return }
         if let old { old.detachInverse(inverse, from: self, relationship: relationship) }
         if let destination { destination.attachInverse(inverse, to: self, relationship: relationship) }
     }
@@ -114,7 +114,7 @@ extension NSManagedObject {
         let storage = toManyStorage(relationship)
         if storage.isLoaded && storage.contains(object) { return }
         addToManyRaw(relationship, object, in: storage)
-        guard let inverse = inverse(of: relationship), !state.contains(.trackingSuspended) else { return }
+        guard let inverse = inverse(of: relationship), !contents.state.contains(.trackingSuspended) else { return }
         object.attachInverse(inverse, to: self, relationship: relationship)
     }
 
@@ -123,7 +123,7 @@ extension NSManagedObject {
         let storage = toManyMembers(relationship)
         let wasMember = storage.contains(object)
         insertToManyRaw(relationship, object, at: index, in: storage)
-        guard !wasMember, let inverse = inverse(of: relationship), !state.contains(.trackingSuspended) else { return }
+        guard !wasMember, let inverse = inverse(of: relationship), !contents.state.contains(.trackingSuspended) else { return }
         object.attachInverse(inverse, to: self, relationship: relationship)
     }
 
@@ -132,7 +132,7 @@ extension NSManagedObject {
         let storage = toManyStorage(relationship)
         if storage.isLoaded && !storage.contains(object) { return }
         removeFromToManyRaw(relationship, object, in: storage)
-        guard let inverse = inverse(of: relationship), !state.contains(.trackingSuspended) else { return }
+        guard let inverse = inverse(of: relationship), !contents.state.contains(.trackingSuspended) else { return }
         object.detachInverse(inverse, from: self, relationship: relationship)
     }
 

@@ -5,20 +5,20 @@ extension NSManagedObject {
     func propertyValidationErrors() -> [Error] {
         willAccess()
         var errors: [Error] = []
-        if !rejectedValues.isEmpty {
-            if let reason = rejectedValues[Self.unreadableKey] {
+        if !contents.rejectedValues.isEmpty {
+            if let reason = contents.rejectedValues[ObjectContents.unreadableKey] {
                 // The nil values of an unreadable object break other rules only as a consequence.
                 return [CoreDataError.validation(.managedObjectValidation, object: self, key: nil, reason)]
             }
-            for (key, reason) in rejectedValues.sorted(by: { $0.key < $1.key }) {
+            for (key, reason) in contents.rejectedValues.sorted(by: { $0.key < $1.key }) {
                 errors.append(CoreDataError.validation(.managedObjectValidation, object: self, key: key, reason))
             }
         }
         let layout = entity.layout
         for (index, check) in layout.attributeChecks.enumerated() {
             // The common case, a present value without range or pattern rules, costs one check.
-            if values[check.slot].isNull ? check.isOptional : !check.hasValueRules { continue }
-            errors.append(contentsOf: validationErrors(of: layout.attributesToValidate[index], value: values[check.slot]))
+            if contents.values[check.slot].isNull ? check.isOptional : !check.hasValueRules { continue }
+            errors.append(contentsOf: validationErrors(of: layout.attributesToValidate[index], value: contents.values[check.slot]))
         }
         for relationship in layout.relationshipsToValidate {
             errors.append(contentsOf: validationErrors(of: relationship))

@@ -59,27 +59,13 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
     /// permanent) and for faults made from an ID. A fetched object that nobody asked for its ID
     /// has none here; its snapshot says which row it is (see `objectID`).
     @exclusivity(unchecked) final var storedObjectID: NSManagedObjectID?
-    // The object's flags, values, relationships and saved state. They change as a whole only
-    // through the transitions in NSManagedObject+Transitions.swift (new, fault, filled,
-    // inaccessible, unreadable, committed, leaving the context), each saying what it keeps.
-    // Stored fields rather than one struct: reading an attribute through a struct-typed field
-    // measured about 10% slower (ocd-bench W2's read phase).
-    @exclusivity(unchecked) final var state: ObjectState = []
-    /// The last saved state (nil for an object never saved). Its arrays are shared with
-    /// `values` until the object changes.
-    @exclusivity(unchecked) final var snapshot: RowSnapshot?
-    /// Current attribute values by slot; meaningful once the object is not a fault.
-    @exclusivity(unchecked) final var values: [PrimitiveValue] = []
-    /// Which attribute slots may differ from the snapshot: bit n for slot n, bit 63 for every
-    /// slot from 63 on. Set by every write of a value, cleared when the values are the snapshot's
-    /// again; a save compares only these slots instead of every attribute.
-    @exclusivity(unchecked) final var changedAttributeMask: UInt64 = 0
-    /// Relationship states by slot; empty until a relationship is touched.
-    @exclusivity(unchecked) final var relations: [RelationshipState] = []
-    /// The batched fetch this fault came from, and its position there (see `FaultBatch`).
-    @exclusivity(unchecked) final var faultBatch: (batch: FaultBatch, index: Int)?
-    /// Values `setValue(_:forKey:)` could not accept, reported at validation (key → reason).
-    @exclusivity(unchecked) final var rejectedValues: [String: String] = [:]
+    /// The object's flags, values, relationships and saved state, as one value. Changed as a
+    /// whole only through the transitions of `ObjectContents` (new, fault, filled, inaccessible,
+    /// unreadable, committed, leaving the context, back in it), each saying what it keeps.
+    /// Read and written as `contents.field` everywhere: forwarding accessors for the fields
+    /// were not inlined in release builds and cost 10% of reading a fetched object (ocd-bench
+    /// W2's read phase).
+    @exclusivity(unchecked) final var contents: ObjectContents = .detached
 
     /// Creates an object of `entity` and inserts it into `context` (if any).
     public required init(entity: NSEntityDescription, insertInto context: NSManagedObjectContext?) {
@@ -87,8 +73,6 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
         if let context {
             becomeNew()
             context.insert(self)
-        } else {
-            state = .needsDefaultValues
         }
         // An object in no context gets its default values on first use (`willAccess`), so that
         // faults, which contexts create through this initializer, pay nothing for them.
@@ -144,7 +128,7 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
         if let storedObjectID { return storedObjectID }
         // A fetched object makes its ID on first request, from its snapshot; a new one gets a
         // temporary ID.
-        let id = snapshot?.objectID ?? NSManagedObjectID(temporaryFor: entity)
+        let id = contents.snapshot?.objectID ?? NSManagedObjectID(temporaryFor: entity)
         storedObjectID = id
         return id
     }
@@ -158,7 +142,7 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
     /// Where the object's row is, when it has a permanent ID (made or not yet made).
     final var rowLocation: RowLocation? {
         if let storedObjectID { return storedObjectID.rowLocation }
-        return snapshot?.rowLocation
+        return contents.snapshot?.rowLocation
     }
 
     /// Makes the object's ID before its snapshot is replaced by none, the snapshot being where a
@@ -170,14 +154,14 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
     // MARK: State
 
     /// True from insertion until the save that writes the object.
-    public var isInserted: Bool { state.contains(.inserted) }
+    public var isInserted: Bool { contents.state.contains(.inserted) }
     /// True when some property changed since the last save.
-    public var isUpdated: Bool { state.contains(.updated) && !state.contains(.inserted) && !state.contains(.deleted) }
+    public var isUpdated: Bool { contents.state.contains(.updated) && !contents.state.contains(.inserted) && !contents.state.contains(.deleted) }
     /// True when the object is marked for deletion in the next save, or when it was a fault
     /// whose row had disappeared from the store (Core Data's `shouldDeleteInaccessibleFaults`).
-    public var isDeleted: Bool { state.contains(.deleted) || state.contains(.inaccessible) }
+    public var isDeleted: Bool { contents.state.contains(.deleted) || contents.state.contains(.inaccessible) }
     /// True when the object's values have not been loaded yet.
-    public var isFault: Bool { state.contains(.fault) }
+    public var isFault: Bool { contents.state.contains(.fault) }
     /// `isInserted || isUpdated || isDeleted`.
     public var hasChanges: Bool { isInserted || isUpdated || isDeleted }
     /// True when a persistent property differs from its last saved value.
@@ -188,7 +172,7 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
     /// Makes the object a fresh insert: default values, loaded empty relationships.
     func becomeNew() {
         keepIdentityOfSnapshot()
-        enterNew(defaults: entity.layout.defaultValues)
+        contents.enterNew(defaults: entity.layout.defaultValues)
     }
 
     // MARK: Life-cycle hooks
@@ -241,7 +225,7 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
         let name = entity.name ?? "?"
         if isFault { return "<\(name): \(objectID.uriRepresentation().absoluteString); data: <fault>>" }
         let fields = entity.layout.attributes.map { attribute in
-            "\(attribute.name) = \(values[attribute.attributeSlot].displayText)"
+            "\(attribute.name) = \(contents.values[attribute.attributeSlot].displayText)"
         }
         return "<\(name): \(objectID.uriRepresentation().absoluteString); data: {\(fields.joined(separator: ", "))}>"
     }
@@ -249,34 +233,6 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
 
 @available(*, unavailable)
 extension NSManagedObject: Sendable {}
-
-/// The state flags of an object.
-struct ObjectState: OptionSet {
-    let rawValue: UInt16
-    static let inserted = ObjectState(rawValue: 1 << 0)
-    static let updated = ObjectState(rawValue: 1 << 1)
-    static let deleted = ObjectState(rawValue: 1 << 2)
-    static let fault = ObjectState(rawValue: 1 << 3)
-    /// Delete rules have run for this deleted object.
-    static let deletionPropagated = ObjectState(rawValue: 1 << 4)
-    /// Changes are not tracked (during awakeFromFetch and while the store's values are applied).
-    static let trackingSuspended = ObjectState(rawValue: 1 << 5)
-    /// The row is gone from the store: properties read as nil.
-    static let inaccessible = ObjectState(rawValue: 1 << 6)
-    /// The object is in the context's list of inserted / updated / deleted candidates (ChangeList).
-    static let listedInserted = ObjectState(rawValue: 1 << 7)
-    static let listedUpdated = ObjectState(rawValue: 1 << 8)
-    static let listedDeleted = ObjectState(rawValue: 1 << 9)
-    static let listed: ObjectState = [.listedInserted, .listedUpdated, .listedDeleted]
-    /// A probe object: its `@Managed` accessors report which property they use (ManagedPropertyProbe).
-    static let probe = ObjectState(rawValue: 1 << 10)
-    /// An object made in no context, or a fault that left its context unread: its values are
-    /// still to be set to the entity's defaults (`willAccess`).
-    static let needsDefaultValues = ObjectState(rawValue: 1 << 11)
-    /// The object is in the context's lists of the current change event (`eventInserted` or
-    /// `eventUpdated`): further changes before `processPendingChanges()` need no notice.
-    static let changedInEvent = ObjectState(rawValue: 1 << 12)
-}
 
 extension NSEntityDescription {
     /// The entity's storage layout, freezing the model on first use. (Not inlinable: that would

@@ -29,17 +29,17 @@ extension NSManagedObjectContext {
         checkQueue()
         if object.context === self {
             // Re-inserting a deleted object undeletes it.
-            if object.state.contains(.deleted) {
+            if object.contents.state.contains(.deleted) {
                 undelete(object)
-                if object.snapshot == nil { inserted.add(object) }
-                if object.state.contains(.inserted) { eventInserted.append(object) } else { eventUpdated.append(object) }
+                if object.contents.snapshot == nil { inserted.add(object) }
+                if object.contents.state.contains(.inserted) { eventInserted.append(object) } else { eventUpdated.append(object) }
             }
             return
         }
         precondition(object.context == nil, "An object can't be inserted into a second context")
         if model == nil { model = object.entity.managedObjectModel }
-        if object.values.isEmpty { object.becomeNew() }
-        object.state.insert(.inserted)
+        if object.contents.values.isEmpty { object.becomeNew() }
+        object.contents.state.insert(.inserted)
         object.context = self
         changeGeneration &+= 1
         inserted.add(object)
@@ -53,7 +53,7 @@ extension NSManagedObjectContext {
     /// Deleting an object that was never saved just forgets it.
     public func delete(_ object: NSManagedObject) {
         checkQueue()
-        guard object.context === self, !object.state.contains(.deleted) else { return }
+        guard object.context === self, !object.contents.state.contains(.deleted) else { return }
         // A fault stays a fault: delete rules load what they need, and the save reads the
         // version from the snapshot the fetch brought along.
         if undoManager != nil && undoRecordingSuspensions == 0 {
@@ -61,9 +61,9 @@ extension NSManagedObjectContext {
             object.willAccess()
             recordUndo { context in context.takeBackDeletion(of: object) }
         }
-        object.state.insert(.deleted)
+        object.contents.state.insert(.deleted)
         changeGeneration &+= 1
-        if !object.state.contains(.inserted) {
+        if !object.contents.state.contains(.inserted) {
             deleted.add(object)
         } else {
             mayHaveInsertedThenDeleted = true
@@ -91,7 +91,7 @@ extension NSManagedObjectContext {
     func propagateDeletions() {
         while !pendingDeletions.isEmpty {
             // Objects undeleted (re-inserted or refreshed) since `delete(_:)` keep their relationships.
-            let batch = pendingDeletions.filter { $0.context === self && $0.state.contains(.deleted) }
+            let batch = pendingDeletions.filter { $0.context === self && $0.contents.state.contains(.deleted) }
             pendingDeletions = []
             for object in batch { object.prepareForDeletion() }
             for relationship in Self.toManyRelationshipsWithRules(of: batch) {
@@ -119,7 +119,7 @@ extension NSManagedObjectContext {
     }
 
     private func applyDeleteRules(of object: NSManagedObject) {
-        object.state.insert(.deletionPropagated)
+        object.contents.state.insert(.deletionPropagated)
         for relationship in object.entity.layout.relationships {
             let rule = relationship.deleteRule
             guard rule == .cascadeDeleteRule || rule == .nullifyDeleteRule else { continue }  // deny: checked at save
@@ -138,7 +138,7 @@ extension NSManagedObjectContext {
     private func applyDeleteRule(_ rule: NSDeleteRule, of relationship: NSRelationshipDescription,
                                  inverse: NSRelationshipDescription?, from object: NSManagedObject,
                                  to destination: NSManagedObject) {
-        if rule == .cascadeDeleteRule && !destination.state.contains(.deleted) { delete(destination) }
+        if rule == .cascadeDeleteRule && !destination.contents.state.contains(.deleted) { delete(destination) }
         if let inverse { destination.detachInverse(inverse, from: object, relationship: relationship) }
     }
 
@@ -162,7 +162,7 @@ extension NSManagedObjectContext {
         var removed: [NSManagedObject] = []
         for object in inserted.allCandidates + neverSaved where object.context === self && !object.hasSnapshot {
             removed.append(object)
-            object.leaveContext()
+            object.contents.leaveContext()
             object.context = nil
             if let location = object.rowLocation {
                 registry.remove(location, ifMatching: object)
@@ -173,13 +173,13 @@ extension NSManagedObjectContext {
         updated.removeAll()
         deleted.removeAll()
         for object in changed {
-            object.turnIntoFault(snapshot: object.snapshot)
-            object.state = .fault
+            object.turnIntoFault(snapshot: object.contents.snapshot)
+            object.contents.state = .fault
         }
         // Objects touched only through inverse maintenance of an inserted object carry stale
         // relationship state; refaulting every realized object is the simple, safe answer.
         for object in registry.objects {
-            if !object.isFault { object.turnIntoFault(snapshot: object.snapshot) }
+            if !object.isFault { object.turnIntoFault(snapshot: object.contents.snapshot) }
         }
         clearEvent()
         // Lists showing the discarded changes follow: new objects go, deleted ones come back,
@@ -225,13 +225,13 @@ extension NSManagedObjectContext {
             let changes = object.changedValues()
             object.turnIntoFault(snapshot: latest)
             object.fulfillFault()
-            object.state.remove([.updated, .changedInEvent])
+            object.contents.state.remove([.updated, .changedInEvent])
             // Putting the context's own changes back is not a new change.
             withoutRecordingUndo {
                 for (key, value) in changes { object.setValue(value is NSNull ? nil : value, forKey: key) }
             }
         } else {
-            if object.state.contains(.deleted) { undelete(object) }
+            if object.contents.state.contains(.deleted) { undelete(object) }
             object.turnIntoFault(snapshot: latest)
         }
     }
@@ -243,7 +243,7 @@ extension NSManagedObjectContext {
 
     /// Takes back a `delete(_:)` whose delete rules have not run yet.
     private func undelete(_ object: NSManagedObject) {
-        object.state.remove([.deleted, .deletionPropagated])
+        object.contents.state.remove([.deleted, .deletionPropagated])
         eventDeleted.removeAll { $0 === object }
     }
 
@@ -253,8 +253,8 @@ extension NSManagedObjectContext {
         // Objects whose delete rules have not run yet stay until they have.
         mayHaveInsertedThenDeleted = false
         for object in inserted.allCandidates
-        where object.context === self && object.state.contains(.inserted) && object.state.contains(.deleted) {
-            guard object.state.contains(.deletionPropagated) else {
+        where object.context === self && object.contents.state.contains(.inserted) && object.contents.state.contains(.deleted) {
+            guard object.contents.state.contains(.deletionPropagated) else {
                 mayHaveInsertedThenDeleted = true
                 continue
             }
@@ -265,13 +265,13 @@ extension NSManagedObjectContext {
                 if IncrementalStores.mayBeInUse { noteUnregistered([object.objectID]) }
             }
             object.context = nil
-            object.leaveContext()
+            object.contents.leaveContext()
         }
     }
 
     func clearEvent() {
-        for object in eventInserted { object.state.remove(.changedInEvent) }
-        for object in eventUpdated { object.state.remove(.changedInEvent) }
+        for object in eventInserted { object.contents.state.remove(.changedInEvent) }
+        for object in eventUpdated { object.contents.state.remove(.changedInEvent) }
         eventInserted = []
         eventUpdated = []
         eventDeleted = []

@@ -110,7 +110,7 @@ extension NSManagedObjectContext {
             objects.reserveCapacity(ids.count)
             for (index, id) in ids.enumerated() {
                 let object = object(with: id)
-                if let batch, object.isFault, object.snapshot == nil { object.faultBatch = (batch, index) }
+                if let batch, object.isFault, object.contents.snapshot == nil { object.contents.faultBatch = (batch, index) }
                 objects.append(object)
             }
         }
@@ -126,7 +126,7 @@ extension NSManagedObjectContext {
         if request.shouldRefreshRefetchedObjects {
             // Announced as refreshed only when the row changed since the object last read it.
             for object in objects where !object.hasChanges && !object.isFault {
-                let formerVersion = object.snapshot?.version
+                let formerVersion = object.contents.snapshot?.version
                 let latest = loadSnapshot(for: object.objectID)
                 refresh(object, mergeChanges: false, to: latest)
                 if latest?.version != formerVersion { eventRefreshed.append(object) }
@@ -210,7 +210,7 @@ extension NSManagedObjectContext {
     func prefetchRows(for ids: [NSManagedObjectID]) {
         let missing = ids.filter { id in
             guard let object = registry[id] else { return true }
-            return object.isFault && object.snapshot == nil
+            return object.isFault && object.contents.snapshot == nil
         }
         guard !missing.isEmpty, let snapshots = try? parentStoreOrThrow().snapshots(for: missing, context: self) else { return }
         for snapshot in snapshots { _ = object(for: snapshot) }

@@ -36,7 +36,7 @@ extension NSManagedObjectContext {
     /// Settles `object`'s attributes and to-ones against `latest` (see `settle`).
     private func merge(_ object: NSManagedObject, with latest: RowSnapshot, by type: NSMergePolicyType) {
         if object.isFault { object.fulfillFault() }
-        let cached = object.snapshot
+        let cached = object.contents.snapshot
         func choose<Value: Equatable>(mine: Value, old: Value?, theirs: Value) -> Value {
             switch type {
             case .mergeByPropertyObjectTrumpMergePolicyType: mine != old ? mine : theirs
@@ -52,15 +52,15 @@ extension NSManagedObjectContext {
             let chosen = choose(mine: mine, old: cached.map { $0.toOne[slot] }, theirs: latest.toOne[slot])
             if chosen != mine { toOnes.append((relationship, chosen)) }
         }
-        var values = object.values
+        var values = object.contents.values
         for attribute in layout.attributes where !attribute.isTransient {
             let slot = attribute.attributeSlot
             values[slot] = choose(mine: values[slot], old: cached?.values[slot], theirs: latest.values[slot])
         }
         // The row's new version is what the save now expects; any attribute may differ from it.
-        object.snapshot = latest
-        object.values = values
-        object.changedAttributeMask = ~0
+        object.contents.snapshot = latest
+        object.contents.values = values
+        object.contents.changedAttributeMask = ~0
         for (relationship, id) in toOnes {
             let destination = id.map { self.object(with: $0) }
             // A one-to-many's membership lives in its members' keys: the store already pairs the
@@ -69,11 +69,11 @@ extension NSManagedObjectContext {
             // new conflicts of the retried save).
             let inverse = relationship.inverseRelationship.flatMap { $0.isToMany && !$0.needsOwnStorage ? $0 : nil }
             let owners = inverse == nil ? [] : [object.toOneDestination(relationship), destination].compactMap { $0 }
-                .filter { $0 !== object && !$0.state.contains(.trackingSuspended) && !$0.state.contains(.updated) }
-            for owner in owners { owner.state.insert(.trackingSuspended) }
+                .filter { $0 !== object && !$0.contents.state.contains(.trackingSuspended) && !$0.contents.state.contains(.updated) }
+            for owner in owners { owner.contents.state.insert(.trackingSuspended) }
             object.setValue(destination, forKey: relationship.name)
             for owner in owners {
-                owner.state.remove(.trackingSuspended)
+                owner.contents.state.remove(.trackingSuspended)
                 if let inverse { owner.toManyStorage(inverse).hasChanges = false }
             }
         }

@@ -155,7 +155,7 @@ extension NSManagedObjectContext: ParentObjectStore {
     /// relates objects to them.
     private func checkChildSave(_ plan: SavePlan) throws {
         func isDeletedHere(_ id: NSManagedObjectID) -> Bool {
-            registeredObject(for: id)?.state.contains(.deleted) ?? false
+            registeredObject(for: id)?.contents.state.contains(.deleted) ?? false
         }
         func refusal(_ id: NSManagedObjectID, _ what: String) -> CocoaError {
             CoreDataError.make(.managedObjectReferentialIntegrity,
@@ -197,7 +197,7 @@ extension NSManagedObjectContext: ParentObjectStore {
     /// A fault of the other contexts' temporary ID that turned out to be a parent's new object:
     /// it takes the permanent ID its snapshot carries.
     func adoptPermanentIDOfSnapshot(of object: NSManagedObject) {
-        guard let temporaryID = object.storedObjectID, let permanentID = object.snapshot?.objectID else { return }
+        guard let temporaryID = object.storedObjectID, let permanentID = object.contents.snapshot?.objectID else { return }
         permanentIDsOfTemporaryIDs[temporaryID] = permanentID
         // Another object for the row keeps the row's place; this one stays a stray fault.
         guard registry[permanentID] == nil else { return }
@@ -255,7 +255,7 @@ extension NSManagedObject {
     /// The object has a permanent ID; a fault is loaded first.
     func currentSnapshot(readAt: UInt64) -> RowSnapshot {
         willAccess()
-        return RowSnapshot(objectID: objectID, version: snapshot?.version ?? 0, values: SavePlan.persistentValues(of: self),
+        return RowSnapshot(objectID: objectID, version: contents.snapshot?.version ?? 0, values: SavePlan.persistentValues(of: self),
                     toOne: SavePlan.toOneIDs(of: self), readAt: readAt)
     }
 }

@@ -227,8 +227,8 @@ extension NSManagedObjectContext {
         let conflicts: [NSMergeConflict] = failures.compactMap { failure in
             guard let object = registeredObject(for: failure.objectID) else { return nil }
             let persisted = failure.storeVersion == 0 ? nil : loadSnapshot(for: failure.objectID)
-            return NSMergeConflict(source: object, newVersion: Int(failure.storeVersion), oldVersion: Int(object.snapshot?.version ?? 0),
-                                   cachedSnapshot: object.snapshot.map(NSMergeConflict.values(of:)),
+            return NSMergeConflict(source: object, newVersion: Int(failure.storeVersion), oldVersion: Int(object.contents.snapshot?.version ?? 0),
+                                   cachedSnapshot: object.contents.snapshot.map(NSMergeConflict.values(of:)),
                                    persistedSnapshot: persisted.map(NSMergeConflict.values(of:)))
         }
         return NSMergePolicy.mergeError(for: conflicts)
@@ -256,21 +256,21 @@ extension NSManagedObjectContext {
             }
         }
         for object in plan.insertedObjects {
-            object.commit(plan.committedSnapshot(of: object, version: 1, savedAt: savedAt))
+            object.contents.commit(plan.committedSnapshot(of: object, version: 1, savedAt: savedAt))
             object.markRelationshipsCommitted()
         }
         // A save into a parent context leaves the versions as they were read: nothing reached a
         // store.
         let versionStep: Int64 = parent == nil ? 1 : 0
         for object in plan.updatedObjects {
-            object.commit(plan.committedSnapshot(of: object, version: (object.snapshot?.version ?? 0) + versionStep, savedAt: savedAt))
+            object.contents.commit(plan.committedSnapshot(of: object, version: (object.contents.snapshot?.version ?? 0) + versionStep, savedAt: savedAt))
             object.markRelationshipsCommitted()
         }
         if IncrementalStores.mayBeInUse { noteUnregistered(registeredIncrementalStoreIDs(among: plan.deletedObjects)) }
         for object in plan.deletedObjects {
             if let location = object.rowLocation { registry.remove(location, ifMatching: object) }
             object.context = nil
-            object.leaveContext()
+            object.contents.leaveContext()
         }
         detachInsertedThenDeletedObjects()
         if !storeAssignments.isEmpty { storeAssignments = [:] }
@@ -296,6 +296,6 @@ extension NSManagedObjectContext {
 
 extension NSManagedObject {
     func markRelationshipsCommitted() {
-        for case .toMany(let storage) in relations { storage.hasChanges = false }
+        for case .toMany(let storage) in contents.relations { storage.hasChanges = false }
     }
 }

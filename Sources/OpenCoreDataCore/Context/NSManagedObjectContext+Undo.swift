@@ -68,8 +68,8 @@ extension NSManagedObjectContext {
     /// undone, and its relationships must be as they were before then.
     @inline(__always)
     func recordsUndo(of object: NSManagedObject, attribute: Bool = true) -> Bool {
-        guard let undoManager, undoRecordingSuspensions == 0, !object.state.contains(.trackingSuspended) else { return false }
-        guard attribute, object.state.contains(.inserted), undoInsertions.contains(object) else { return true }
+        guard let undoManager, undoRecordingSuspensions == 0, !object.contents.state.contains(.trackingSuspended) else { return false }
+        guard attribute, object.contents.state.contains(.inserted), undoInsertions.contains(object) else { return true }
         return undoInsertions.groupNumber != undoManager.openGroupNumber
     }
 
@@ -102,7 +102,7 @@ extension NSManagedObjectContext {
         for object in objects.reversed() where object.context === self {
             if object.hasSnapshot {
                 delete(object)
-            } else if object.state.contains(.inserted) {
+            } else if object.contents.state.contains(.inserted) {
                 leaving.append(object)
             }
         }
@@ -114,7 +114,7 @@ extension NSManagedObjectContext {
                 registry.remove(location, ifMatching: object)
                 if IncrementalStores.mayBeInUse { noteUnregistered([object.objectID]) }
             }
-            object.leaveContext()
+            object.contents.leaveContext()
             object.context = nil
             eventDeleted.append(object)
         }
@@ -131,7 +131,7 @@ extension NSManagedObjectContext {
             // save leaves it there) must not be listed twice.
             inserted.remove { $0 === object }
             object.context = self
-            object.state = [.inserted]
+            object.contents.comeBack()
             if object.rowLocation != nil, registry[object.objectID] == nil { registry.insert(object, for: object.objectID) }
             changeGeneration &+= 1
             inserted.add(object)
@@ -147,12 +147,12 @@ extension NSManagedObjectContext {
             bringBack([object])
             return
         }
-        guard object.context === self, object.state.contains(.deleted) else { return }
-        object.state.remove([.deleted, .deletionPropagated])
+        guard object.context === self, object.contents.state.contains(.deleted) else { return }
+        object.contents.state.remove([.deleted, .deletionPropagated])
         eventDeleted.removeAll { $0 === object }
         changeGeneration &+= 1
         // Listed without the event flag: the object's next change must still mark it updated.
-        if object.state.contains(.inserted) { eventInserted.append(object) } else { eventUpdated.append(object) }
+        if object.contents.state.contains(.inserted) { eventInserted.append(object) } else { eventUpdated.append(object) }
         recordUndo { context in context.delete(object) }
     }
 }

@@ -352,7 +352,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
         checkQueue()
         if let object = registeredObject(for: objectID) {
             if object.isFault { object.fulfillFault() }
-            if !object.state.contains(.inaccessible) { return object }
+            if !object.contents.state.contains(.inaccessible) { return object }
         } else if let snapshot = try fetchSnapshot(for: objectID) {
             // A parent's new object, asked for by its temporary ID, comes with its permanent one.
             let permanentID = objectID.isTemporaryID ? snapshot.objectID : objectID
@@ -369,7 +369,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
     /// Registers a new fault for `objectID`, carrying `snapshot` when the caller has one.
     func register(objectID: NSManagedObjectID, snapshot: consuming RowSnapshot?) -> NSManagedObject {
         let object = makeFault(for: objectID)
-        object.snapshot = snapshot
+        object.contents.snapshot = snapshot
         if objectID.isTemporaryID {
             // Another context's unsaved object: no row to load (it reads as deleted), and no
             // registry entry; kept here so that it is found again and let go with the context.
@@ -393,7 +393,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
     private func makeFault(of entity: NSEntityDescription) -> NSManagedObject {
         let object = entity.layout.objectClass.init(entity: entity, insertInto: nil)
         object.context = self
-        object.state = .fault
+        object.contents.enterFaultFromDetached()
         if retainsRegisteredObjects { retainedObjects.insert(object) }
         return object
     }
@@ -403,12 +403,12 @@ open class NSManagedObjectContext: @unchecked Sendable {
     func object(for snapshot: consuming RowSnapshot) -> NSManagedObject {
         let slot = registry.slot(at: snapshot.rowLocation)
         if let object = slot.object {
-            if object.isFault && !object.hasSnapshot { object.snapshot = consume snapshot }
+            if object.isFault && !object.hasSnapshot { object.contents.snapshot = consume snapshot }
             return object
         }
         let object = makeFault(of: snapshot.entity)
         registry.fill(slot, with: object)
-        object.snapshot = consume snapshot
+        object.contents.snapshot = consume snapshot
         return object
     }
 
@@ -430,7 +430,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
 
     /// Called when a registered object first changes.
     func noteUpdated(_ object: NSManagedObject) {
-        guard !object.state.contains(.deleted) else { return }
+        guard !object.contents.state.contains(.deleted) else { return }
         changeGeneration &+= 1
         updated.add(object)
         noteInEvent(object, updated: true)
@@ -438,14 +438,14 @@ open class NSManagedObjectContext: @unchecked Sendable {
 
     /// Called when an object changes in an event after the one it was inserted or first changed in.
     func noteChangedAgain(_ object: NSManagedObject) {
-        guard !object.state.contains(.deleted) else { return }
+        guard !object.contents.state.contains(.deleted) else { return }
         noteInEvent(object, updated: true)
     }
 
     /// Lists `object` among the current event's inserted or updated objects.
     func noteInEvent(_ object: NSManagedObject, updated: Bool) {
         if updated { eventUpdated.append(object) } else { eventInserted.append(object) }
-        object.state.insert(.changedInEvent)
+        object.contents.state.insert(.changedInEvent)
     }
 
     // MARK: Loading through the coordinator
@@ -488,7 +488,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
                 // Left unloaded (a later access tries again), and recorded, so that no save
                 // writes a membership that was never read.
                 for object in group {
-                    object.rejectedValues[relationship.name] = "the relationship could not be loaded from the store: \((error as NSError).localizedDescription)"
+                    object.contents.rejectedValues[relationship.name] = "the relationship could not be loaded from the store: \((error as NSError).localizedDescription)"
                 }
                 continue
             }
@@ -500,7 +500,7 @@ open class NSManagedObjectContext: @unchecked Sendable {
                 registry.reserveCapacity(snapshots.values.reduce(0) { $0 + $1.count }, besideRowAt: first.rowLocation)
             }
             for object in group {
-                if !object.rejectedValues.isEmpty { object.rejectedValues[relationship.name] = nil }
+                if !object.contents.rejectedValues.isEmpty { object.contents.rejectedValues[relationship.name] = nil }
                 // An object listed twice was loaded the first time; nothing to read again.
                 if object.toManyStorage(relationship).isLoaded { continue }
                 if let relatedIDs {

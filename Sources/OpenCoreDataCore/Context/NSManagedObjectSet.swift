@@ -136,7 +136,7 @@ private extension NSManagedObject {
             try checkDestination(object, of: relationship)
             return true
         } catch {
-            rejectedValues[relationship.name] = (error as NSError).localizedDescription
+            contents.rejectedValues[relationship.name] = (error as NSError).localizedDescription
             return false
         }
     }

@@ -12,7 +12,7 @@ extension NSManagedObjectContext: CustomReflectable {
 
 extension NSManagedObject: CustomReflectable {
     public var customMirror: Mirror {
-        let id: NSManagedObjectID? = storedObjectID ?? snapshot?.objectID
+        let id: NSManagedObjectID? = storedObjectID ?? contents.snapshot?.objectID
         return Mirror(self, children: ["entity": entity.name as Any, "objectID": id as Any], displayStyle: .class)
     }
 }

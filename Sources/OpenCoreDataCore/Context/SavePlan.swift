@@ -47,18 +47,18 @@ struct SavePlan {
             }
             buckets[index].changes.inserted.append(Self.row(for: object, onlyChanges: false))
             buckets[index].changes.insertedObjects.append(object)
-            if !object.relations.isEmpty { buckets[index].changes.toMany += Self.toManyChanges(of: object) }
+            if !object.contents.relations.isEmpty { buckets[index].changes.toMany += Self.toManyChanges(of: object) }
         }
         for (position, object) in updatedObjects.enumerated() {
             let index = try bucket(for: object)
             if buckets[index].changes.updated.isEmpty { buckets[index].changes.updated.reserveCapacity(updatedObjects.count - position) }
             buckets[index].changes.updated.append(Self.row(for: object, onlyChanges: true))
-            if !object.relations.isEmpty { buckets[index].changes.toMany += Self.toManyChanges(of: object) }
+            if !object.contents.relations.isEmpty { buckets[index].changes.toMany += Self.toManyChanges(of: object) }
         }
         for (position, object) in deletedObjects.enumerated() {
             if !object.hasSnapshot { object.willAccess() }
             let row = SaveChanges.Row(objectID: object.objectID, values: [], toOne: [], changedAttributeSlots: [],
-                                      changedRelationshipSlots: [], expectedVersion: object.snapshot?.version ?? 0)
+                                      changedRelationshipSlots: [], expectedVersion: object.contents.snapshot?.version ?? 0)
             let index = try bucket(for: object)
             if buckets[index].changes.deleted.isEmpty { buckets[index].changes.deleted.reserveCapacity(deletedObjects.count - position) }
             buckets[index].changes.deleted.append(row)
@@ -80,9 +80,9 @@ struct SavePlan {
         let toOne = toOneIDs(of: object)
         var changedAttributes: [Int] = []
         var changedRelationships: [Int] = []
-        if onlyChanges, let snapshot = object.snapshot {
+        if onlyChanges, let snapshot = object.contents.snapshot {
             // Only slots written since the snapshot can differ from it.
-            if object.changedAttributeMask != 0 {
+            if object.contents.changedAttributeMask != 0 {
                 for slot in layout.persistentAttributeSlots
                 where object.mayHaveChangedAttribute(slot) && values[slot] != snapshot.values[slot] {
                     changedAttributes.append(slot)
@@ -94,13 +94,13 @@ struct SavePlan {
         }
         return SaveChanges.Row(objectID: object.objectID, values: values, toOne: toOne,
                                changedAttributeSlots: changedAttributes, changedRelationshipSlots: changedRelationships,
-                               expectedVersion: object.snapshot?.version ?? 0)
+                               expectedVersion: object.contents.snapshot?.version ?? 0)
     }
 
     static func persistentValues(of object: NSManagedObject) -> [PrimitiveValue] {
         let layout = object.entity.layout
-        guard layout.hasTransientAttributes else { return object.values }
-        var values = object.values
+        guard layout.hasTransientAttributes else { return object.contents.values }
+        var values = object.contents.values
         for attribute in layout.attributes where attribute.isTransient { values[attribute.attributeSlot] = .null }
         return values
     }
@@ -116,10 +116,10 @@ struct SavePlan {
     /// Full memberships of changed to-many relationships that the store keeps apart from the
     /// members' rows (ordered ones, many-to-many ones, ones without inverse).
     private static func toManyChanges(of object: NSManagedObject) -> [SaveChanges.ToMany] {
-        guard !object.relations.isEmpty else { return [] }
+        guard !object.contents.relations.isEmpty else { return [] }
         var changes: [SaveChanges.ToMany] = []
         for relationship in object.entity.layout.relationships where relationship.isToMany && !relationship.isTransient {
-            guard case .toMany(let storage) = object.relations[relationship.relationshipSlot], storage.hasChanges,
+            guard case .toMany(let storage) = object.contents.relations[relationship.relationshipSlot], storage.hasChanges,
                   relationship.needsOwnStorage else { continue }
             let members = object.toManyMembers(relationship).orderedMembers.filter { !$0.isDeleted }
             changes.append(SaveChanges.ToMany(source: object.objectID, relationship: relationship, members: members.map(\.objectID)))

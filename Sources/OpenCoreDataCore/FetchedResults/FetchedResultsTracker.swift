@@ -450,7 +450,7 @@ final class FetchedResultsTracker {
     /// rather than one at a time as the predicate touches them (a merge's new objects).
     private func loadFaults(among candidates: [NSManagedObject], request: Request) {
         guard let context else { return }
-        let empty = candidates.filter { $0.context === context && $0.isFault && $0.snapshot == nil && request.membership.isOfEntity($0) }
+        let empty = candidates.filter { $0.context === context && $0.isFault && $0.contents.snapshot == nil && request.membership.isOfEntity($0) }
         if !empty.isEmpty { context.prefetchRows(for: empty.map(\.objectID)) }
     }
 }
