@@ -74,6 +74,7 @@ extension SQLiteStore {
                         .conflicts(of: refused.map { ($0.row, $0.key) }, in: changes, insertedIDs: outcome.insertedIDs, resolve: resolve)
                 }
                 for change in changes.toMany { try write(change, resolve: resolve, on: connection) }
+                if tracksHistory { try recordHistory(of: changes, insertedIDs: outcome.insertedIDs, resolve: resolve, on: connection) }
                 if metadataNeedsWriting { try writeMetadata(on: connection) }
                 return outcome
             } catch {

@@ -109,6 +109,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                                           "The file \(path) is a SQLite database but not a Core Data store (it has no Z_METADATA and Z_PRIMARYKEY tables)",
                                           url: url)
             }
+            try prepareHistory(on: connection)
             if !writerHasFunctions { try registerFunctions(on: connection) }
             try applyPragmas(on: connection)
             schema.prepareForReaders()

@@ -206,7 +206,8 @@ import OpenCoreData
         let maxPageBefore = try #require(try raw.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Page'").int64Value)
 
         let stored = try NSPersistentStoreCoordinator.storedModelForPersistentStore(ofType: NSSQLiteStoreType, at: storeURL)
-        let context = try Self.openStack(model: stored.model, at: storeURL)
+        // The store carries Core Data's history: it is written with tracking on.
+        let context = try Self.openStack(model: stored.model, at: storeURL, tracksHistory: true)
         try context.performAndWait {
             let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
             request.includesSubentities = false
@@ -221,6 +222,10 @@ import OpenCoreData
         #expect(try raw.scalar("SELECT ZPAGESCOUNT FROM ZBOOK WHERE Z_PK = 1").int64Value == 100)
         #expect(try raw.scalar("SELECT COUNT(*) FROM ZPAGE WHERE ZBOOK = 1").int64Value == 100)
         #expect(try raw.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Page'").int64Value == maxPageBefore + 1)
+        // The save continues Core Data's history: transaction 2 after its 1, inserting the page.
+        #expect(try raw.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16002").int64Value == 2)
+        #expect(try raw.rows("SELECT ZCHANGETYPE, ZENTITY, ZENTITYPK FROM ACHANGE WHERE ZTRANSACTIONID = 2 AND ZENTITY = 4")
+                == [[0, 4, .integer(maxPageBefore + 1)]])
 
         try context.performAndWait {
             let request = NSFetchRequest<NSManagedObject>(entityName: "Page")
@@ -334,9 +339,12 @@ import OpenCoreData
 
     // MARK: Helpers
 
-    static func openStack(model: NSManagedObjectModel, at url: URL) throws -> NSManagedObjectContext {
+    /// A context on the store at `url`. A store whose history Core Data tracked is opened with
+    /// tracking (without it, it opens read-only, as with Core Data).
+    static func openStack(model: NSManagedObjectModel, at url: URL, tracksHistory: Bool = false) throws -> NSManagedObjectContext {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                                               options: tracksHistory ? [NSPersistentHistoryTrackingKey: true] : nil)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         return context
@@ -424,7 +432,7 @@ final class PassThroughTransformer: ValueTransformer, @unchecked Sendable {
             ValueTransformer.setValueTransformer(PassThroughTransformer(), forName: NSValueTransformerName(name))
         }
         let model = try NSPersistentStoreCoordinator.storedModelForPersistentStore(ofType: NSSQLiteStoreType, at: url).model
-        let context = try AppleStoreTests.openStack(model: model, at: url)
+        let context = try AppleStoreTests.openStack(model: model, at: url, tracksHistory: true)
         try context.performAndWait {
             let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
             request.includesSubentities = false

@@ -17,6 +17,8 @@ struct BatchOutcome {
 /// life-cycle method runs.
 struct BatchExecution {
     let store: NSPersistentStore
+    /// Who runs the request, for persistent history.
+    var authorship = HistoryAuthorship()
 
     // MARK: Delete
 
@@ -66,6 +68,7 @@ struct BatchExecution {
         }
         try refuseDenials(denials, doomed: doomed)
         var changes = SaveChanges()
+        changes.authorship = authorship
         changes.deleted = order.map { id in
             SaveChanges.Row(objectID: id, values: [], toOne: [], changedAttributeSlots: [], changedRelationshipSlots: [],
                             expectedVersion: doomed[id]!.version)
@@ -148,6 +151,7 @@ struct BatchExecution {
     /// compute) in every row.
     func update(_ rows: [RowSnapshot], values: [(attribute: NSAttributeDescription, value: BatchValue)]) throws -> BatchOutcome {
         var changes = SaveChanges()
+        changes.authorship = authorship
         changes.updated.reserveCapacity(rows.count)
         for row in rows {
             var newValues = row.values
@@ -188,6 +192,7 @@ struct BatchExecution {
     /// match an existing object update it instead (Core Data's upsert).
     func insert(_ rows: [[PrimitiveValue]], entity: NSEntityDescription, existing: [Int: RowSnapshot]) throws -> BatchOutcome {
         var changes = SaveChanges()
+        changes.authorship = authorship
         var updatedIDs: [NSManagedObjectID] = []
         let relationshipCount = entity.layout.relationships.count
         for (index, values) in rows.enumerated() {

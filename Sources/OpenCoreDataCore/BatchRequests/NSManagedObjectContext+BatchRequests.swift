@@ -14,7 +14,11 @@ extension NSManagedObjectContext {
     /// objects are left as they were; `executeAndMergeChanges(_:into:)` also brings them up to date.
     @discardableResult
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
-        try executeBatch(request).result
+        if let history = request as? NSPersistentHistoryChangeRequest {
+            checkQueue()
+            return try coordinatorOrThrow().executeHistory(history)
+        }
+        return try executeBatch(request).result
     }
 
     /// Executes a batch request, then merges what it changed into this context and `contexts`:
@@ -63,7 +67,8 @@ extension NSManagedObjectContext {
     private func executeBatch(_ request: NSPersistentStoreRequest) throws -> (result: NSPersistentStoreResult, outcome: BatchOutcome) {
         checkQueue()
         do {
-            return try coordinatorOrThrow().executeBatch(request, entity: { try self.entity(of: $0) })
+            return try coordinatorOrThrow().executeBatch(request, authorship: HistoryAuthorship(of: self),
+                                                         entity: { try self.entity(of: $0) })
         } catch let failure as ParentSaveFailure {
             throw translateSaveError(failure.underlying, store: failure.store)
         }

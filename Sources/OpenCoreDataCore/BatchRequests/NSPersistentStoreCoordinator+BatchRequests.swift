@@ -6,20 +6,21 @@ import Foundation
 extension NSPersistentStoreCoordinator {
     /// Runs a batch request in the stores that hold its entity; `entity` finds a fetch request's
     /// entity as the context does. A store's failure is thrown as a `ParentSaveFailure`.
-    func executeBatch(_ request: NSPersistentStoreRequest, entity: (NSFetchRequest<NSFetchRequestResult>) throws -> NSEntityDescription)
+    func executeBatch(_ request: NSPersistentStoreRequest, authorship: HistoryAuthorship = HistoryAuthorship(),
+                      entity: (NSFetchRequest<NSFetchRequestResult>) throws -> NSEntityDescription)
         throws -> (result: NSPersistentStoreResult, outcome: BatchOutcome) {
         if let answered = try incrementalBatchResult(request, entity: try batchEntity(of: request, entity: entity)) { return answered }
         let outcome: BatchOutcome
         let affected: [NSManagedObjectID]
         switch request {
         case let delete as NSBatchDeleteRequest:
-            outcome = try runBatchDelete(delete, entity: entity)
+            outcome = try runBatchDelete(delete, authorship: authorship, entity: entity)
             affected = outcome.deleted
         case let update as NSBatchUpdateRequest:
-            outcome = try runBatchUpdate(update)
+            outcome = try runBatchUpdate(update, authorship: authorship)
             affected = outcome.updated
         case let insert as NSBatchInsertRequest:
-            outcome = try runBatchInsert(insert)
+            outcome = try runBatchInsert(insert, authorship: authorship)
             affected = outcome.inserted + outcome.updated
         default:
             throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
@@ -106,7 +107,7 @@ extension NSPersistentStoreCoordinator {
         }
     }
 
-    private func runBatchDelete(_ request: NSBatchDeleteRequest,
+    private func runBatchDelete(_ request: NSBatchDeleteRequest, authorship: HistoryAuthorship,
                                 entity entityOf: (NSFetchRequest<NSFetchRequestResult>) throws -> NSEntityDescription) throws -> BatchOutcome {
         let entity = try entityOf(request.fetchRequest)
         var total = BatchOutcome()
@@ -124,7 +125,7 @@ extension NSPersistentStoreCoordinator {
                     guard case .snapshots(let rows) = result else { return BatchOutcome() }
                     targets = rows
                 }
-                return try BatchExecution(store: store).delete(targets)
+                return try BatchExecution(store: store, authorship: authorship).delete(targets)
             }
             total.deleted += outcome.deleted
             total.nullified += outcome.nullified
@@ -132,7 +133,7 @@ extension NSPersistentStoreCoordinator {
         return total
     }
 
-    private func runBatchUpdate(_ request: NSBatchUpdateRequest) throws -> BatchOutcome {
+    private func runBatchUpdate(_ request: NSBatchUpdateRequest, authorship: HistoryAuthorship) throws -> BatchOutcome {
         guard let entity = request.entity ?? managedObjectModel.entity(named: request.entityName) else {
             throw CoreDataError.make(.persistentStoreUnsupportedRequestType, "The model has no entity named '\(request.entityName)'")
         }
@@ -144,7 +145,7 @@ extension NSPersistentStoreCoordinator {
                     entity: entity, includesSubentities: request.includesSubentities, predicate: request.predicate,
                     sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, returnsDistinctResults: false, result: .snapshots))
                 guard case .snapshots(let rows) = result else { return BatchOutcome() }
-                return try BatchExecution(store: store).update(rows, values: values)
+                return try BatchExecution(store: store, authorship: authorship).update(rows, values: values)
             }
             total.updated += outcome.updated
         }
@@ -202,7 +203,7 @@ extension NSPersistentStoreCoordinator {
         }
     }
 
-    private func runBatchInsert(_ request: NSBatchInsertRequest) throws -> BatchOutcome {
+    private func runBatchInsert(_ request: NSBatchInsertRequest, authorship: HistoryAuthorship) throws -> BatchOutcome {
         guard let entity = request.entity ?? managedObjectModel.entity(named: request.entityName) else {
             throw CoreDataError.make(.persistentStoreUnsupportedRequestType, "The model has no entity named '\(request.entityName)'")
         }
@@ -215,7 +216,7 @@ extension NSPersistentStoreCoordinator {
         }
         return try inBatch(store) {
             let existing = try BatchInsertUpsert(entity: entity, store: store).existingRows(for: rows)
-            return try BatchExecution(store: store).insert(rows, entity: entity, existing: existing)
+            return try BatchExecution(store: store, authorship: authorship).insert(rows, entity: entity, existing: existing)
         }
     }
 

@@ -7,6 +7,9 @@ public enum NSPersistentStoreRequestType: UInt, Sendable {
     case batchInsertRequestType = 5
     case batchUpdateRequestType = 6
     case batchDeleteRequestType = 7
+    /// A `NSPersistentHistoryChangeRequest`. An OpenCoreData addition: Core Data declares no
+    /// public case for it.
+    case persistentHistoryRequestType = 8
 }
 
 /// A request a persistent store executes: a fetch (`NSFetchRequest`), a save

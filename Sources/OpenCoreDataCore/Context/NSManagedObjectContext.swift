@@ -38,8 +38,16 @@ open class NSManagedObjectContext: @unchecked Sendable {
     }
 
     public let concurrencyType: ConcurrencyType
-    /// A name for debugging.
+    /// A name for debugging, recorded as `contextName` in the persistent history of its saves.
     public var name: String?
+    /// Who makes this context's saves and batch requests, as persistent history records it
+    /// (`NSPersistentHistoryTransaction.author`): set it to tell your own changes from those of
+    /// other contexts or processes when you read history.
+    ///
+    /// ```swift
+    /// context.transactionAuthor = "importer"
+    /// ```
+    public var transactionAuthor: String?
     /// How a save settles rows changed in the store since this context read them: an
     /// `NSMergePolicy` (or one of the `NSErrorMergePolicy`… constants). The default fails the
     /// save with every conflict listed.

@@ -30,6 +30,7 @@ struct SavePlan {
             let index = buckets.firstIndex { $0.store === store } ?? {
                 var changes = SaveChanges()
                 changes.context = context
+                changes.authorship = HistoryAuthorship(of: context)
                 buckets.append((store, changes))
                 return buckets.count - 1
             }()

@@ -73,6 +73,9 @@ public let NSPersistentStoreTimeoutError = 134090
 public let NSPersistentStoreUnsupportedRequestTypeError = 134091
 /// A store written for another version of the model.
 public let NSPersistentStoreIncompatibleVersionHashError = 134100
+/// A history request whose token points into history that was deleted, or names none of the
+/// stores asked.
+public let NSPersistentHistoryTokenExpiredError = 134301
 
 /// A migration that failed.
 public let NSMigrationError = 134110

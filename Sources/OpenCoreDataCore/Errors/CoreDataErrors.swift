@@ -51,6 +51,7 @@ extension CocoaError.Code {
     public static var stagedMigrationFrameworkVersionMismatch: Self { .init(rawValue: 134505) }
     public static var stagedMigrationBackwardMigration: Self { .init(rawValue: 134506) }
     public static var sqlite: Self { .init(rawValue: 134180) }
+    public static var persistentHistoryTokenExpired: Self { .init(rawValue: 134301) }
 }
 
 extension CocoaError {

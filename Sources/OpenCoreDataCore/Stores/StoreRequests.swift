@@ -128,6 +128,24 @@ package struct SaveChanges {
     /// incremental store's save request is made of. Unowned: changes never outlive the save.
     unowned(unsafe) package var context: NSManagedObjectContext? = nil
     var insertedObjects: [NSManagedObject] = []
+    /// Who made the save, for a store that records persistent history.
+    package var authorship = HistoryAuthorship()
+}
+
+/// Who made a save or a batch request, as persistent history records it: the context's
+/// `transactionAuthor` and `name`.
+package struct HistoryAuthorship {
+    package var author: String?
+    package var contextName: String?
+
+    init(author: String? = nil, contextName: String? = nil) {
+        self.author = author
+        self.contextName = contextName
+    }
+
+    init(of context: NSManagedObjectContext) {
+        self.init(author: context.transactionAuthor, contextName: context.name)
+    }
 }
 
 /// What a store reports back after a successful save.

@@ -1,0 +1,21 @@
+import Foundation
+
+/// The history side of the store seam: a store that records persistent history answers these
+/// (the SQLite store, in Core Data's `ATRANSACTION`/`ACHANGE` tables).
+package protocol PersistentHistoryStore: AnyObject {
+    /// Whether the store records history (it was added with `NSPersistentHistoryTrackingKey`).
+    var tracksHistory: Bool { get }
+
+    /// The transactions numbered above `number` (all for nil) and written after `date` (any
+    /// time for nil), oldest first, with their changes when `includingChanges`.
+    func historyTransactions(afterNumber number: Int64?, after date: Date?, includingChanges: Bool) throws
+        -> [NSPersistentHistoryTransaction]
+
+    /// Deletes the transactions numbered up to `number` (all for nil) and written before
+    /// `date` (any time for nil), with their changes; returns how many changes went.
+    func deleteHistory(throughNumber number: Int64?, before date: Date?) throws -> Int
+
+    /// The number of the last transaction recorded (0 for none), and the number up to which
+    /// history has been deleted (0 for none): a token below it has lost history.
+    func historyBounds() throws -> (last: Int64, deletedThrough: Int64)
+}

@@ -1,0 +1,73 @@
+import Foundation
+import OCDSQLite
+import OpenCoreDataCore
+
+/// Core Data's persistent history tables, as Apple's Core Data lays them out (read from stores
+/// it wrote, see COREDATA-FORMAT.md §2): `ATRANSACTION` (one row per save), `ACHANGE` (one row
+/// per changed object) and `ATRANSACTIONSTRING` (authors, bundle, context and process names,
+/// each stored once), registered in `Z_PRIMARYKEY` as entities 16002, 16001 and 16003, whose
+/// `Z_MAX` hands out their primary keys.
+enum SQLiteHistoryTables {
+    static let changeEntity: Int64 = 16001
+    static let transactionEntity: Int64 = 16002
+    static let stringEntity: Int64 = 16003
+
+    /// Whether the store's file has history tables (it was opened with tracking once).
+    static func exist(on connection: SQLiteConnection) throws -> Bool {
+        try connection.tableExists("ATRANSACTION")
+    }
+
+    /// Creates the tables, their indexes and their `Z_PRIMARYKEY` rows where missing.
+    static func create(on connection: SQLiteConnection) throws {
+        try connection.execute("""
+            CREATE TABLE IF NOT EXISTS ACHANGE ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER, ZENTITY INTEGER, ZENTITYPK INTEGER, ZTRANSACTIONID INTEGER, ZCOLUMNS BLOB );
+            CREATE INDEX IF NOT EXISTS ACHANGE_ZTRANSACTIONID_INDEX ON ACHANGE (ZTRANSACTIONID);
+            CREATE TABLE IF NOT EXISTS ATRANSACTION ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHORTS INTEGER, ZBUNDLEIDTS INTEGER, ZCONTEXTNAMETS INTEGER, ZPROCESSIDTS INTEGER, ZTIMESTAMP FLOAT, ZAUTHOR VARCHAR, ZBUNDLEID VARCHAR, ZCONTEXTNAME VARCHAR, ZPROCESSID VARCHAR, ZQUERYGEN BLOB );
+            CREATE INDEX IF NOT EXISTS ATRANSACTION_ZAUTHORTS_INDEX ON ATRANSACTION (ZAUTHORTS);
+            CREATE INDEX IF NOT EXISTS ATRANSACTION_ZBUNDLEIDTS_INDEX ON ATRANSACTION (ZBUNDLEIDTS);
+            CREATE INDEX IF NOT EXISTS ATRANSACTION_ZCONTEXTNAMETS_INDEX ON ATRANSACTION (ZCONTEXTNAMETS);
+            CREATE INDEX IF NOT EXISTS ATRANSACTION_ZPROCESSIDTS_INDEX ON ATRANSACTION (ZPROCESSIDTS);
+            CREATE INDEX IF NOT EXISTS Z_TRANSACTION_TransactionAuthorIndex ON ATRANSACTION (ZAUTHOR COLLATE BINARY ASC);
+            CREATE INDEX IF NOT EXISTS Z_TRANSACTION_TransactionTimestampIndex ON ATRANSACTION (ZTIMESTAMP COLLATE BINARY ASC);
+            CREATE TABLE IF NOT EXISTS ATRANSACTIONSTRING ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR );
+            CREATE UNIQUE INDEX IF NOT EXISTS Z_TRANSACTIONSTRING_UNIQUE_NAME ON ATRANSACTIONSTRING (ZNAME COLLATE BINARY ASC);
+            INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (16001, 'CHANGE', 0, 0);
+            INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (16002, 'TRANSACTION', 0, 0);
+            INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (16003, 'TRANSACTIONSTRING', 0, 0);
+            """)
+    }
+
+    /// Hands out `count` primary keys of history entity `entity`; returns the first.
+    static func allocateKeys(_ count: Int64, of entity: Int64, on connection: SQLiteConnection) throws -> Int64 {
+        let statement = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ? RETURNING Z_MAX")
+        try statement.bind(count, at: 1)
+        try statement.bind(entity, at: 2)
+        defer { statement.reset() }
+        guard try statement.step() else {
+            throw CoreDataError.make(.persistentStoreSave, "The store's Z_PRIMARYKEY has no row for history entity \(entity)")
+        }
+        return statement.int64(at: 0) - count + 1
+    }
+
+    /// The key of `name` in `ATRANSACTIONSTRING`, added when it is not there yet.
+    static func stringKey(_ name: String, on connection: SQLiteConnection) throws -> Int64 {
+        let lookup = try connection.cachedStatement("SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?")
+        try lookup.bind(name, at: 1)
+        let found = try lookup.step() ? lookup.int64(at: 0) : nil
+        lookup.reset()
+        if let found { return found }
+        let key = try allocateKeys(1, of: stringEntity, on: connection)
+        try connection.run("INSERT INTO ATRANSACTIONSTRING (Z_PK, Z_ENT, ZNAME) VALUES (?, ?, ?)",
+                           [.integer(key), .integer(stringEntity), .text(name)])
+        return key
+    }
+
+    /// Every string, by key.
+    static func strings(on connection: SQLiteConnection) throws -> [Int64: String] {
+        var strings: [Int64: String] = [:]
+        for row in try connection.rows("SELECT Z_PK, ZNAME FROM ATRANSACTIONSTRING") {
+            if let key = row[0].int64Value, let name = row[1].stringValue { strings[key] = name }
+        }
+        return strings
+    }
+}

@@ -1,0 +1,354 @@
+import Foundation
+import Testing
+import OpenCoreData
+import OCDSQLite
+@testable import OpenCoreDataCore
+
+/// Persistent history: saves and batch requests of a store added with
+/// `NSPersistentHistoryTrackingKey` recorded in Core Data's own tables (`ATRANSACTION`,
+/// `ACHANGE`, `ATRANSACTIONSTRING`, COREDATA-FORMAT.md §2), read back through
+/// `NSPersistentHistoryChangeRequest`, by a second coordinator, after a relaunch, and from a
+/// store Apple's Core Data wrote.
+@Suite struct PersistentHistoryTests {
+    /// A coordinator and a context on the SQLite store at `url`, history tracked unless told.
+    final class Stack {
+        let coordinator: NSPersistentStoreCoordinator
+        let context: NSManagedObjectContext
+        var store: NSPersistentStore { coordinator.persistentStores[0] }
+
+        init(at url: URL, model: NSManagedObjectModel = TestModel.make(), tracking: Bool = true) throws {
+            coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                                               options: tracking ? [NSPersistentHistoryTrackingKey: true as NSNumber] : nil)
+            context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+        }
+
+        @discardableResult
+        func insert(_ entity: String, _ values: [String: Any]) -> NSManagedObject {
+            let object = NSEntityDescription.insertNewObject(forEntityName: entity, into: context)
+            for (key, value) in values { object.setValue(value, forKey: key) }
+            return object
+        }
+
+        func history(_ request: NSPersistentHistoryChangeRequest) throws -> Any? {
+            try #require(try context.execute(request) as? NSPersistentHistoryResult).result
+        }
+
+        func transactions(after token: NSPersistentHistoryToken? = nil) throws -> [NSPersistentHistoryTransaction] {
+            try #require(try history(.fetchHistory(after: token)) as? [NSPersistentHistoryTransaction])
+        }
+    }
+
+    private static func changes(_ transaction: NSPersistentHistoryTransaction) -> [String] {
+        (transaction.changes ?? []).map { change in
+            let kind = ["insert", "update", "delete"][change.changeType.rawValue]
+            let properties = change.updatedProperties.map { " " + $0.map(\.name).sorted().joined(separator: ",") } ?? ""
+            return "\(kind) \(change.changedObjectID.entity.name!)\(properties)"
+        }
+    }
+
+    // MARK: Recording
+
+    @Test func eachSaveBecomesOneTransactionWithItsChangesAuthorAndContextName() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Stack(at: directory.file("History.sqlite"))
+        stack.context.transactionAuthor = "importer"
+        stack.context.name = "import context"
+        let ada = stack.insert("Person", ["name": "Ada", "age": 36])
+        let rex = stack.insert("Pet", ["name": "Rex", "owner": ada])
+        try stack.context.save()
+        stack.context.transactionAuthor = "editor"
+        ada.setValue(37, forKey: "age")
+        rex.setValue("Max", forKey: "name")
+        try stack.context.save()
+        stack.context.delete(rex)
+        try stack.context.save()
+
+        let transactions = try stack.transactions()
+        #expect(transactions.map(\.transactionNumber) == [1, 2, 3])
+        #expect(transactions.map(\.author) == ["importer", "editor", "editor"])
+        #expect(transactions.allSatisfy { $0.contextName == "import context" && $0.storeID == stack.store.identifier })
+        #expect(transactions.allSatisfy { $0.processID == ProcessInfo.processInfo.processName && !$0.bundleID.isEmpty })
+        #expect(Self.changes(transactions[0]).sorted() == ["insert Person", "insert Pet"])
+        #expect(Self.changes(transactions[1]).sorted() == ["update Person age", "update Pet name"])
+        // Deleting Rex empties Ada's pets: she is updated too (both sides of the inverse change).
+        #expect(Self.changes(transactions[2]).sorted() == ["delete Pet", "update Person pets"])
+        #expect(transactions[2].changes?.first { $0.changeType == .delete }?.changedObjectID == rex.objectID)
+        #expect(transactions[0].timestamp <= transactions[2].timestamp)
+        // A change knows its transaction.
+        #expect(transactions[1].changes?.first?.transaction === transactions[1])
+    }
+
+    @Test func theTablesHoldWhatCoreDataWouldWrite() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("History.sqlite")
+        let stack = try Stack(at: url)
+        stack.context.transactionAuthor = "app"
+        let ada = stack.insert("Person", ["name": "Ada"])
+        try stack.context.save()
+        ada.setValue("Ada L.", forKey: "name")
+        try stack.context.save()
+
+        let raw = try SQLiteConnection(path: url.path)
+        let keys = try raw.rows("SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT > 16000 ORDER BY Z_ENT")
+        // Strings: the author, the bundle and the process (one string when both are the executable's name).
+        let strings = try raw.scalar("SELECT count(*) FROM ATRANSACTIONSTRING")
+        #expect(keys == [[16001, "CHANGE", 2], [16002, "TRANSACTION", 2], [16003, "TRANSACTIONSTRING", strings]])
+        let personNumber = try raw.scalar("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Person'")
+        #expect(try raw.rows("SELECT Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID FROM ACHANGE ORDER BY Z_PK")
+                == [[1, 16001, 0, personNumber, 1, 1], [2, 16001, 1, personNumber, 1, 2]])
+        #expect(try raw.scalar("SELECT ZCOLUMNS FROM ACHANGE WHERE Z_PK = 1") == .null)
+        #expect(try raw.scalar("SELECT ZCOLUMNS FROM ACHANGE WHERE Z_PK = 2").dataValue != nil)
+        let author = try raw.scalar("SELECT s.ZNAME FROM ATRANSACTION t JOIN ATRANSACTIONSTRING s ON s.Z_PK = t.ZAUTHORTS WHERE t.Z_PK = 2")
+        #expect(author == "app")
+        // Each string is stored once, however many transactions name it.
+        #expect(try raw.scalar("SELECT count(*) FROM ATRANSACTIONSTRING WHERE ZNAME = 'app'") == 1)
+    }
+
+    @Test func batchRequestsAreRecorded() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Stack(at: directory.file("History.sqlite"))
+        for name in ["Ada", "Bo"] { stack.insert("Person", ["name": name]) }
+        try stack.context.save()
+        stack.context.transactionAuthor = "cleanup"
+        let update = NSBatchUpdateRequest(entityName: "Person")
+        update.propertiesToUpdate = ["age": 50]
+        try stack.context.execute(update)
+        try stack.context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Person")))
+
+        let transactions = try stack.transactions()
+        #expect(transactions.count == 3)
+        #expect(transactions[1].author == "cleanup")
+        #expect(Self.changes(transactions[1]) == ["update Person age", "update Person age"])
+        #expect(Self.changes(transactions[2]) == ["delete Person", "delete Person"])
+    }
+
+    @Test func aSaveWithoutChangesRecordsNothing() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Stack(at: directory.file("History.sqlite"))
+        try stack.context.save()
+        #expect(try stack.transactions().isEmpty)
+        #expect(stack.coordinator.currentPersistentHistoryToken(fromStores: nil)?
+            .transactionNumber(forStoreWithIdentifier: stack.store.identifier) == 0)
+    }
+
+    // MARK: Reading
+
+    @Test func tokensMarkWhereAReaderLeftOffAcrossARelaunch() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("History.sqlite")
+        var stack = try Stack(at: url)
+        stack.insert("Person", ["name": "Ada"])
+        try stack.context.save()
+        let seen = try #require(try stack.transactions().last?.token)
+        #expect(seen == stack.coordinator.currentPersistentHistoryToken(fromStores: nil))
+        let json = try JSONEncoder().encode(seen)
+        let archived = try NSKeyedArchiver.archivedData(withRootObject: seen, requiringSecureCoding: true)
+        stack.insert("Person", ["name": "Bo"])
+        try stack.context.save()
+
+        stack = try Stack(at: url)
+        let fromJSON = try JSONDecoder().decode(NSPersistentHistoryToken.self, from: json)
+        let unarchived = try #require(try NSKeyedUnarchiver.unarchivedObject(ofClass: NSPersistentHistoryToken.self, from: archived))
+        #expect(fromJSON == seen && unarchived == seen)
+        let later = try stack.transactions(after: fromJSON)
+        #expect(later.map(\.transactionNumber) == [2])
+        #expect(seen < later[0].token)
+        #expect(try stack.transactions(after: later[0].token).isEmpty)
+    }
+
+    @Test func historyCanStartAfterADateOrATransaction() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Stack(at: directory.file("History.sqlite"))
+        stack.insert("Person", ["name": "Ada"])
+        try stack.context.save()
+        let first = try #require(try stack.transactions().first)
+        stack.insert("Person", ["name": "Bo"])
+        try stack.context.save()
+        let afterFirst = try #require(try stack.history(.fetchHistory(after: first)) as? [NSPersistentHistoryTransaction])
+        #expect(afterFirst.map(\.transactionNumber) == [2])
+        let sinceLongAgo = try #require(try stack.history(.fetchHistory(after: Date.distantPast)) as? [NSPersistentHistoryTransaction])
+        #expect(sinceLongAgo.count == 2)
+        let fromNow = try #require(try stack.history(.fetchHistory(after: Date.distantFuture)) as? [NSPersistentHistoryTransaction])
+        #expect(fromNow.isEmpty)
+    }
+
+    @Test func everyResultType() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Stack(at: directory.file("History.sqlite"))
+        stack.context.transactionAuthor = "me"
+        let ada = stack.insert("Person", ["name": "Ada"])
+        stack.insert("Person", ["name": "Bo"])
+        try stack.context.save()
+        ada.setValue(40, forKey: "age")
+        try stack.context.save()
+
+        func run(_ type: NSPersistentHistoryResultType) throws -> Any? {
+            let request = NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)
+            request.resultType = type
+            let result = try #require(try stack.context.execute(request) as? NSPersistentHistoryResult)
+            #expect(result.resultType == type)
+            return result.result
+        }
+        #expect(try run(.statusOnly) as? Bool == true)
+        #expect(try run(.count) as? Int == 3)
+        #expect(Set(try #require(try run(.objectIDs) as? [NSManagedObjectID])) == Set(try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")).map(\.objectID)))
+        let only = try #require(try run(.transactionsOnly) as? [NSPersistentHistoryTransaction])
+        #expect(only.count == 2 && only.allSatisfy { $0.changes == nil })
+        let changes = try #require(try run(.changesOnly) as? [NSPersistentHistoryChange])
+        #expect(changes.map(\.changeType) == [.insert, .insert, .update])
+        // A change outlives the transaction value it came in, and still names its transaction.
+        #expect(changes[2].transaction?.transactionNumber == 2 && changes[2].transaction?.author == "me")
+        #expect(changes[2].updatedProperties?.map(\.name) == ["age"])
+        let both = try #require(try run(.transactionsAndChanges) as? [NSPersistentHistoryTransaction])
+        #expect(both.map { $0.changes?.count } == [2, 1])
+        // The default is transactions with their changes.
+        #expect(NSPersistentHistoryChangeRequest.fetchHistory(after: Date()).resultType == .transactionsAndChanges)
+    }
+
+    @Test func aFetchRequestFiltersTransactionsOrChanges() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Stack(at: directory.file("History.sqlite"))
+        stack.context.transactionAuthor = "app"
+        let ada = stack.insert("Person", ["name": "Ada"])
+        try stack.context.save()
+        stack.context.transactionAuthor = "widget"
+        stack.insert("Pet", ["name": "Rex", "owner": ada])
+        try stack.context.save()
+
+        let byAuthor = try #require(NSPersistentHistoryTransaction.fetchRequest)
+        byAuthor.predicate = NSPredicate(format: "author != %@", "app")
+        let others = try #require(try stack.history(.fetchHistory(withFetch: byAuthor)) as? [NSPersistentHistoryTransaction])
+        #expect(others.map(\.author) == ["widget"])
+        byAuthor.predicate = NSPredicate(format: "author == %@", "nobody")
+        #expect((try stack.history(.fetchHistory(withFetch: byAuthor)) as? [NSPersistentHistoryTransaction])?.isEmpty == true)
+
+        let pets = try #require(NSPersistentHistoryChange.fetchRequest)
+        pets.predicate = NSPredicate(format: "changedEntity == %@ AND changeType == %d", "Pet", NSPersistentHistoryChangeType.insert.rawValue)
+        let withPets = try #require(try stack.history(.fetchHistory(withFetch: pets)) as? [NSPersistentHistoryTransaction])
+        #expect(withPets.map(\.transactionNumber) == [2])
+        #expect(Self.changes(withPets[0]) == ["insert Pet"])  // the Person update of transaction 2 is left out
+        #expect(NSPersistentHistoryTransaction.entityDescription(with: stack.context)?.attributesByName["author"] != nil)
+    }
+
+    @Test func aSecondCoordinatorReadsAndMergesWhatTheFirstWrote() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("History.sqlite")
+        let writer = try Stack(at: url)
+        let reader = try Stack(at: url)
+        let ada = writer.insert("Person", ["name": "Ada"])
+        try writer.context.save()
+        let readAda = try #require(try reader.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")).first)
+        #expect(readAda.value(forKey: "age") as? Int64 == 0)
+        ada.setValue(41, forKey: "age")
+        try writer.context.save()
+
+        let transactions = try reader.transactions()
+        #expect(transactions.count == 2)
+        // The change names the object in the reader's own store.
+        let change = try #require(transactions[1].changes?.first)
+        #expect(change.changedObjectID == readAda.objectID)
+        reader.context.mergeChanges(fromContextDidSave: transactions[1].objectIDNotification())
+        #expect(readAda.value(forKey: "age") as? Int64 == 41)
+    }
+
+    // MARK: Deleting
+
+    @Test func deletingHistoryBeforeATokenExpiresOlderTokens() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Stack(at: directory.file("History.sqlite"))
+        var tokens: [NSPersistentHistoryToken] = []
+        for name in ["Ada", "Bo", "Cy"] {
+            stack.insert("Person", ["name": name])
+            try stack.context.save()
+            tokens.append(try #require(stack.coordinator.currentPersistentHistoryToken(fromStores: nil)))
+        }
+        let delete = NSPersistentHistoryChangeRequest.deleteHistory(before: tokens[1])
+        delete.resultType = .count
+        #expect(try stack.history(delete) as? Int == 2)
+        #expect(try stack.transactions().map(\.transactionNumber) == [3])
+        #expect(try stack.transactions(after: tokens[1]).map(\.transactionNumber) == [3])
+        let expired = #expect(throws: CocoaError.self) { try stack.transactions(after: tokens[0]) }
+        #expect(expired?.code.rawValue == NSPersistentHistoryTokenExpiredError)
+
+        // Deleting before a date: everything written before now.
+        #expect(try stack.history(.deleteHistory(before: Date())) as? Bool == true)
+        #expect(try stack.transactions().isEmpty)
+        // The data stays.
+        #expect(try stack.context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 3)
+    }
+
+    // MARK: Bad input and other stores
+
+    @Test func aTokenOfAnotherStoreIsRefused() throws {
+        let directory = TemporaryDirectory()
+        let one = try Stack(at: directory.file("One.sqlite"))
+        let two = try Stack(at: directory.file("Two.sqlite"))
+        one.insert("Person", ["name": "Ada"])
+        try one.context.save()
+        let foreign = try #require(one.coordinator.currentPersistentHistoryToken(fromStores: nil))
+        let error = #expect(throws: CocoaError.self) { try two.transactions(after: foreign) }
+        #expect(error?.code.rawValue == NSPersistentHistoryTokenExpiredError)
+    }
+
+    @Test func aStoreWithoutTrackingAnswersNoHistoryRequest() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Stack(at: directory.file("Plain.sqlite"), tracking: false)
+        stack.insert("Person", ["name": "Ada"])
+        try stack.context.save()
+        let error = #expect(throws: CocoaError.self) { try stack.transactions() }
+        #expect(error?.code.rawValue == NSPersistentStoreUnsupportedRequestTypeError)
+        #expect(stack.coordinator.currentPersistentHistoryToken(fromStores: nil) == nil)
+    }
+
+    @Test func aTrackedStoreOpenedWithoutTrackingIsReadOnly() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("History.sqlite")
+        do {
+            let stack = try Stack(at: url)
+            stack.insert("Person", ["name": "Ada"])
+            try stack.context.save()
+        }
+        let plain = try Stack(at: url, tracking: false)
+        #expect(plain.store.isReadOnly)
+        #expect(try plain.context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 1)
+        plain.insert("Person", ["name": "Bo"])
+        #expect(throws: CocoaError.self) { try plain.context.save() }
+    }
+
+    // MARK: Apple's history
+
+    /// CoreDataPlus's SampleModel2_V1 store holds one transaction of 5,468 insertions that
+    /// Apple's Core Data recorded (COREDATA-FORMAT.md §2): read change by change against its rows.
+    @Test(.needsCorpus) func historyAppleWroteReadsChangeByChange() throws {
+        for name in ["ContentTransformer", "CoverTransformer"] {
+            ValueTransformer.setValueTransformer(PassThroughTransformer(), forName: NSValueTransformerName(name))
+        }
+        let directory = TemporaryDirectory()
+        let url = try Corpus.copyStore("stores/alemar11__CoreDataPlus/Tests__Resources__SampleModel2__Fixtures__SampleModel2_V1.sqlite",
+                                       to: directory)
+        let model = try NSPersistentStoreCoordinator.storedModelForPersistentStore(ofType: NSSQLiteStoreType, at: url).model
+        let stack = try Stack(at: url, model: model)
+        let transactions = try stack.transactions()
+        #expect(transactions.count == 1)
+        let transaction = try #require(transactions.first)
+        #expect(transaction.bundleID == "com.apple.dt.xctest.tool")
+        #expect(transaction.processID == "xctest")
+        #expect(transaction.author == nil && transaction.contextName == nil)
+        #expect(abs(transaction.timestamp.timeIntervalSinceReferenceDate - 737057647.288022) < 0.001)
+
+        let raw = try SQLiteConnection(path: url.path)
+        let rows = try raw.rows("SELECT p.Z_NAME, c.ZENTITYPK, c.ZCHANGETYPE FROM ACHANGE c JOIN Z_PRIMARYKEY p ON p.Z_ENT = c.ZENTITY ORDER BY c.Z_PK")
+        let changes = try #require(transaction.changes)
+        #expect(changes.count == 5468 && rows.count == 5468)
+        for (change, row) in zip(changes, rows) {
+            #expect(change.changedObjectID.entity.name == row[0].stringValue)
+            #expect(change.changedObjectID.primaryKey == row[1].int64Value)
+            #expect(change.changeType.rawValue == Int(row[2].int64Value ?? -1))
+        }
+        // Every change names an object the store holds.
+        let objects = try stack.context.existingObject(with: changes[0].changedObjectID)
+        #expect(!objects.isDeleted)
+    }
+}
