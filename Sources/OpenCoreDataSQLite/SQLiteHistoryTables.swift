@@ -49,6 +49,39 @@ enum SQLiteHistoryTables {
         return statement.int64(at: 0) - count + 1
     }
 
+    /// Rows written by one statement: many rows per statement cost far less than one each.
+    private static let rowsPerStatement = 100
+
+    /// Writes `rows` as changes of `transaction`, keyed from `firstKey` on.
+    static func insertChanges(_ rows: [HistoryChangeRow], firstKey: Int64, transaction: Int64,
+                              on connection: SQLiteConnection) throws {
+        let prefix = "INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) VALUES "
+        let tuple = "(?, \(changeEntity), ?, ?, ?, ?, ?)"
+        let full = try connection.cachedStatement(prefix + Array(repeating: tuple, count: rowsPerStatement).joined(separator: ", "))
+        let single = try connection.cachedStatement(prefix + tuple)
+        var index = 0
+        while index < rows.count {
+            let statement = rows.count - index >= rowsPerStatement ? full : single
+            let count = statement === full ? rowsPerStatement : 1
+            var parameter = 1
+            for row in rows[index..<index + count] {
+                try statement.bind(firstKey + Int64(index), at: parameter)
+                try statement.bind(Int64(row.type.rawValue), at: parameter + 1)
+                try statement.bind(row.entity, at: parameter + 2)
+                try statement.bind(row.key, at: parameter + 3)
+                try statement.bind(transaction, at: parameter + 4)
+                if let columns = row.columns {
+                    try statement.bind(Data(columns), at: parameter + 5)
+                } else {
+                    try statement.bindNull(at: parameter + 5)
+                }
+                parameter += 6
+                index += 1
+            }
+            try statement.run()
+        }
+    }
+
     /// The key of `name` in `ATRANSACTIONSTRING`, added when it is not there yet.
     static func stringKey(_ name: String, on connection: SQLiteConnection) throws -> Int64 {
         let lookup = try connection.cachedStatement("SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?")

@@ -39,72 +39,71 @@ extension SQLiteStore: PersistentHistoryStore {
     /// Records the save being written as one transaction of history.
     func recordHistory(of changes: SaveChanges, insertedIDs: [NSManagedObjectID],
                        resolve: (NSManagedObjectID?) -> Int64?, on connection: SQLiteConnection) throws {
-        var updates: [(id: NSManagedObjectID, key: Int64, properties: Set<String>)] = []
+        var columnMaps = HistoryColumns.Maps()
+        var rows: [HistoryChangeRow] = []
+        rows.reserveCapacity(changes.inserted.count + changes.updated.count + changes.deleted.count)
+        for index in changes.inserted.indices {
+            let entity = changes.inserted[index].objectID.entity
+            guard let number = schema.mapping(for: entity)?.number else { continue }
+            rows.append(HistoryChangeRow(type: .insert, entity: number, key: insertedIDs[index].primaryKey!, columns: nil))
+        }
+        // Updates by object, so that a to-many change of an object also updated joins its row.
         var updateIndex: [NSManagedObjectID: Int] = [:]
-        for row in changes.updated {
-            guard let key = row.objectID.primaryKey else { continue }
-            let layout = row.objectID.entity.layout
-            var names = Set(row.changedAttributeSlots.map { layout.attributes[$0].name })
-            names.formUnion(row.changedRelationshipSlots.map { layout.relationships[$0].name })
-            if let object = changes.context?.registeredObject(for: row.objectID) {
-                names.formUnion(object.changedToManyRelationshipNames)
+        for index in changes.updated.indices {
+            let row = changes.updated[index]
+            guard let key = row.objectID.primaryKey, let number = schema.mapping(for: row.objectID.entity)?.number else { continue }
+            let map = columnMaps.map(for: row.objectID.entity)
+            var bits = map.bits(attributes: row.changedAttributeSlots, relationships: row.changedRelationshipSlots)
+            // Members of a to-many without storage of its own live in the other side's rows;
+            // the object itself says which of its to-manys changed.
+            if map.hasToMany, let object = changes.context?.registeredObject(for: row.objectID) {
+                map.add(relationships: object.changedToManyRelationshipSlots, to: &bits)
             }
-            updateIndex[row.objectID] = updates.count
-            updates.append((row.objectID, key, names))
+            if !changes.toMany.isEmpty { updateIndex[row.objectID] = rows.count }
+            rows.append(HistoryChangeRow(type: .update, entity: number, key: key, columns: bits))
         }
-        let insertedSources = Set(changes.inserted.map(\.objectID))
-        let deletedSources = Set(changes.deleted.map(\.objectID))
-        for change in changes.toMany where !insertedSources.contains(change.source) && !deletedSources.contains(change.source) {
-            if let index = updateIndex[change.source] {
-                updates[index].properties.insert(change.relationship.name)
-            } else if let key = resolve(change.source) ?? change.source.primaryKey {
-                updateIndex[change.source] = updates.count
-                updates.append((change.source, key, [change.relationship.name]))
+        if !changes.toMany.isEmpty {
+            let inserted = Set(changes.inserted.map(\.objectID)), deleted = Set(changes.deleted.map(\.objectID))
+            for change in changes.toMany where !inserted.contains(change.source) && !deleted.contains(change.source) {
+                let map = columnMaps.map(for: change.source.entity)
+                if let index = updateIndex[change.source] {
+                    var bits = rows[index].columns ?? map.noBits
+                    map.add(relationships: [change.relationship.relationshipSlot], to: &bits)
+                    rows[index].columns = bits
+                } else if let key = resolve(change.source) ?? change.source.primaryKey,
+                          let number = schema.mapping(for: change.source.entity)?.number {
+                    var bits = map.noBits
+                    map.add(relationships: [change.relationship.relationshipSlot], to: &bits)
+                    updateIndex[change.source] = rows.count
+                    rows.append(HistoryChangeRow(type: .update, entity: number, key: key, columns: bits))
+                }
             }
         }
-        let changeCount = Int64(changes.inserted.count + updates.count + changes.deleted.count)
-        guard changeCount > 0 else { return }
+        for row in changes.deleted {
+            guard let key = row.objectID.primaryKey, let number = schema.mapping(for: row.objectID.entity)?.number else { continue }
+            rows.append(HistoryChangeRow(type: .delete, entity: number, key: key, columns: nil))
+        }
+        guard !rows.isEmpty else { return }
+        let transaction = try writeTransactionRow(authorship: changes.authorship, on: connection)
+        let first = try SQLiteHistoryTables.allocateKeys(Int64(rows.count), of: SQLiteHistoryTables.changeEntity, on: connection)
+        try SQLiteHistoryTables.insertChanges(rows, firstKey: first, transaction: transaction, on: connection)
+    }
 
+    private func writeTransactionRow(authorship: HistoryAuthorship, on connection: SQLiteConnection) throws -> Int64 {
         let transaction = try SQLiteHistoryTables.allocateKeys(1, of: SQLiteHistoryTables.transactionEntity, on: connection)
         let process = ProcessInfo.processInfo.processName
+        func key(_ name: String?) throws -> SQLiteValue {
+            try name.map { .integer(try SQLiteHistoryTables.stringKey($0, on: connection)) } ?? .null
+        }
         try connection.run("""
             INSERT INTO ATRANSACTION (Z_PK, Z_ENT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP)
             VALUES (?, ?, ?, ?, ?, ?, ?)
             """, [
-                .integer(transaction), .integer(SQLiteHistoryTables.transactionEntity),
-                try changes.authorship.author.map { .integer(try SQLiteHistoryTables.stringKey($0, on: connection)) } ?? .null,
-                .integer(try SQLiteHistoryTables.stringKey(Bundle.main.bundleIdentifier ?? process, on: connection)),
-                try changes.authorship.contextName.map { .integer(try SQLiteHistoryTables.stringKey($0, on: connection)) } ?? .null,
-                .integer(try SQLiteHistoryTables.stringKey(process, on: connection)),
+                .integer(transaction), .integer(SQLiteHistoryTables.transactionEntity), try key(authorship.author),
+                try key(Bundle.main.bundleIdentifier ?? process), try key(authorship.contextName), try key(process),
                 .real(Date().timeIntervalSinceReferenceDate),
             ])
-
-        var next = try SQLiteHistoryTables.allocateKeys(changeCount, of: SQLiteHistoryTables.changeEntity, on: connection)
-        let insert = try connection.cachedStatement("""
-            INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) VALUES (?, ?, ?, ?, ?, ?, ?)
-            """)
-        func record(_ type: NSPersistentHistoryChangeType, _ entity: NSEntityDescription, _ key: Int64, columns: Data?) throws {
-            guard let number = schema.mapping(for: entity)?.number else { return }
-            try insert.bind(next, at: 1)
-            try insert.bind(SQLiteHistoryTables.changeEntity, at: 2)
-            try insert.bind(Int64(type.rawValue), at: 3)
-            try insert.bind(number, at: 4)
-            try insert.bind(key, at: 5)
-            try insert.bind(transaction, at: 6)
-            if let columns { try insert.bind(columns, at: 7) } else { try insert.bindNull(at: 7) }
-            try insert.run()
-            next += 1
-        }
-        for (index, row) in changes.inserted.enumerated() {
-            try record(.insert, row.objectID.entity, insertedIDs[index].primaryKey!, columns: nil)
-        }
-        for update in updates {
-            try record(.update, update.id.entity, update.key, columns: HistoryColumns.bits(of: update.properties, in: update.id.entity))
-        }
-        for row in changes.deleted {
-            guard let key = row.objectID.primaryKey else { continue }
-            try record(.delete, row.objectID.entity, key, columns: nil)
-        }
+        return transaction
     }
 
     // MARK: Reading
@@ -204,6 +203,14 @@ extension SQLiteStore: PersistentHistoryStore {
     }
 }
 
+/// One `ACHANGE` row to write.
+struct HistoryChangeRow {
+    let type: NSPersistentHistoryChangeType
+    let entity: Int64
+    let key: Int64
+    var columns: [UInt8]?
+}
+
 /// The bit set of `ACHANGE.ZCOLUMNS` (see `SQLiteStore+History`).
 enum HistoryColumns {
     /// The persistent properties bits are numbered over: inherited ones included, in name order.
@@ -211,14 +218,54 @@ enum HistoryColumns {
         entity.propertiesByName.values.filter { !$0.isTransient }.sorted { $0.name < $1.name }
     }
 
-    static func bits(of names: Set<String>, in entity: NSEntityDescription) -> Data? {
-        guard !names.isEmpty else { return nil }
-        let properties = numbered(entity)
-        var bytes = [UInt8](repeating: 0, count: (properties.count + 7) / 8)
-        for (index, property) in properties.enumerated() where names.contains(property.name) {
-            bytes[index / 8] |= 1 << UInt8(index % 8)
+    /// The bit of each attribute and relationship slot of one entity.
+    struct Map {
+        let attributeBits: [Int?]
+        let relationshipBits: [Int?]
+        let byteCount: Int
+        let hasToMany: Bool
+
+        init(_ entity: NSEntityDescription) {
+            let bits = Dictionary(uniqueKeysWithValues: HistoryColumns.numbered(entity).enumerated().map { ($1.name, $0) })
+            let layout = entity.layout
+            attributeBits = layout.attributes.map { bits[$0.name] }
+            relationshipBits = layout.relationships.map { bits[$0.name] }
+            byteCount = (bits.count + 7) / 8
+            hasToMany = layout.relationships.contains { $0.isToMany && !$0.isTransient }
         }
-        return Data(bytes)
+
+        var noBits: [UInt8] { [UInt8](repeating: 0, count: byteCount) }
+
+        func bits(attributes: [Int], relationships: [Int]) -> [UInt8] {
+            var bytes = noBits
+            for slot in attributes { set(attributeBits[slot], in: &bytes) }
+            for slot in relationships { set(relationshipBits[slot], in: &bytes) }
+            return bytes
+        }
+
+        func add(relationships: [Int], to bytes: inout [UInt8]) {
+            for slot in relationships { set(relationshipBits[slot], in: &bytes) }
+        }
+
+        private func set(_ bit: Int?, in bytes: inout [UInt8]) {
+            guard let bit else { return }
+            bytes[bit / 8] |= 1 << UInt8(bit % 8)
+        }
+    }
+
+    /// Maps made once per entity per save.
+    struct Maps {
+        private var maps: [ObjectIdentifier: Map] = [:]
+        private var last: (ObjectIdentifier, Map)?
+
+        mutating func map(for entity: NSEntityDescription) -> Map {
+            let id = ObjectIdentifier(entity)
+            if let last, last.0 == id { return last.1 }
+            let map = maps[id] ?? Map(entity)
+            maps[id] = map
+            last = (id, map)
+            return map
+        }
     }
 
     static func properties(in bits: Data, of entity: NSEntityDescription) -> Set<NSPropertyDescription> {

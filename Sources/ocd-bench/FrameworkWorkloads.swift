@@ -7,9 +7,10 @@ import OpenCoreData
 /// timed part, as on the raw side.
 enum FrameworkWorkloads {
     /// W1: create N objects in one context, set every attribute, one save. W11 does the same
-    /// with an undo manager recording every change (`recordingUndo`).
-    static func w1(directory: URL, n: Int, recordingUndo: Bool = false) throws -> Double {
-        let stack = try BenchStack(directory: directory, model: BenchModel.items())
+    /// with an undo manager recording every change (`recordingUndo`), W1h with persistent
+    /// history recording the save (`tracksHistory`).
+    static func w1(directory: URL, n: Int, recordingUndo: Bool = false, tracksHistory: Bool = false) throws -> Double {
+        let stack = try BenchStack(directory: directory, model: BenchModel.items(), tracksHistory: tracksHistory)
         if recordingUndo { stack.context.undoManager = UndoManager() }
         var createSeconds = 0.0
         let seconds = try Stopwatch.time {
@@ -66,10 +67,11 @@ enum FrameworkWorkloads {
         return seconds
     }
 
-    /// W4: fetch the objects whose score is even, `price *= 1.1` on each, one save.
-    static func w4(directory: URL, n: Int) throws -> Double {
-        try fillItemStore(in: directory, n: n)
-        let stack = try BenchStack(directory: directory, model: BenchModel.items())
+    /// W4: fetch the objects whose score is even, `price *= 1.1` on each, one save. W4h does
+    /// the same on a store that records persistent history (`tracksHistory`).
+    static func w4(directory: URL, n: Int, tracksHistory: Bool = false) throws -> Double {
+        try fillItemStore(in: directory, n: n, tracksHistory: tracksHistory)
+        let stack = try BenchStack(directory: directory, model: BenchModel.items(), tracksHistory: tracksHistory)
         var updated = 0
         let seconds = try Stopwatch.time {
             let request = NSFetchRequest<Item>(entityName: "Item")
@@ -187,8 +189,8 @@ enum FrameworkWorkloads {
     }
 
     /// Untimed setup of W2–W5: a store holding the N items, its stack closed again.
-    static func fillItemStore(in directory: URL, n: Int) throws {
-        let stack = try BenchStack(directory: directory, model: BenchModel.items())
+    static func fillItemStore(in directory: URL, n: Int, tracksHistory: Bool = false) throws {
+        let stack = try BenchStack(directory: directory, model: BenchModel.items(), tracksHistory: tracksHistory)
         try insertItems(n: n, into: stack.context)
         try stack.context.save()
         try stack.close()
@@ -214,10 +216,11 @@ struct BenchStack {
     let coordinator: NSPersistentStoreCoordinator
     let context: NSManagedObjectContext
 
-    init(directory: URL, model: NSManagedObjectModel) throws {
+    init(directory: URL, model: NSManagedObjectModel, tracksHistory: Bool = false) throws {
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
-                                           at: directory.appendingPathComponent("framework.sqlite"))
+                                           at: directory.appendingPathComponent("framework.sqlite"),
+                                           options: tracksHistory ? [NSPersistentHistoryTrackingKey: true] : nil)
         context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
         context.persistentStoreCoordinator = coordinator
     }

@@ -105,6 +105,16 @@ extension Workload {
             raw: { try FrameworkWorkloads.w1(directory: $0, n: $1) },
             baseline: "W1"),
         Workload(
+            id: "W1h", title: "insert, history recorded", size: { "\($0)" },
+            framework: { try FrameworkWorkloads.w1(directory: $0, n: $1, tracksHistory: true) },
+            raw: { try FrameworkWorkloads.w1(directory: $0, n: $1) },
+            baseline: "W1"),
+        Workload(
+            id: "W4h", title: "update, history recorded", size: { "\($0)" },
+            framework: { try FrameworkWorkloads.w4(directory: $0, n: $1, tracksHistory: true) },
+            raw: { try FrameworkWorkloads.w4(directory: $0, n: $1) },
+            baseline: "W4"),
+        Workload(
             id: "W12", title: "results controller, one change", size: { _ in "\(FetchedResultsWorkload.objectCount)" },
             framework: { try FetchedResultsWorkload.oneChange(directory: $0, n: $1) },
             raw: { try FetchedResultsWorkload.performFetch(directory: $0, n: $1) },

@@ -31,9 +31,10 @@ struct Options {
                      10,000 new items into its parent against the same save to the store (W9),
                      merging another context's save of 10,000 updated items that a context
                      holds against fetching them again (W10); W11 is W1 with an undo manager
-                     recording every change, against W1 without one; W12 is one change round of a
-                     fetched results controller over 100,000 items (the mean of 500), against
-                     its performFetch()
+                     recording every change, against W1 without one; W1h and W4h are W1 and
+                     W4 on a store recording persistent history, against W1 and W4 without;
+                     W12 is one change round of a fetched results controller over 100,000
+                     items (the mean of 500), against its performFetch()
         Set OCD_BENCH_PHASES=1 to print the framework side's phases (W1, W2, W6) to standard error.
         """
 

@@ -85,10 +85,10 @@ extension NSManagedObject {
 
     /// Turns the object back into a fault, dropping its values (and, unless `keepingChanges`, its
     /// unsaved changes). Used by `refresh(_:mergeChanges:)` and after a save.
-    func turnIntoFault(snapshot newSnapshot: RowSnapshot?) {
+    func turnIntoFault(snapshot newSnapshot: RowSnapshot?, clearingFlags: Bool = false) {
         willTurnIntoFault()
         keepIdentityOfSnapshot()
-        contents.enterFault(of: newSnapshot)
+        contents.enterFault(of: newSnapshot, clearingFlags: clearingFlags)
         didTurnIntoFault()
     }
 }

@@ -263,14 +263,14 @@ extension NSManagedObject {
 }
 
 extension NSManagedObject {
-    /// The names of the to-many relationships whose members changed since the last save, for
+    /// The slots of the to-many relationships whose members changed since the last save, for
     /// persistent history's updated properties (a store row of the object does not show them).
-    package var changedToManyRelationshipNames: [String] {
+    package var changedToManyRelationshipSlots: [Int] {
         guard !contents.relations.isEmpty else { return [] }
         return entity.layout.relationships.compactMap { relationship in
             guard !relationship.isTransient, case .toMany(let storage) = contents.relations[relationship.relationshipSlot],
                   storage.hasChanges else { return nil }
-            return relationship.name
+            return relationship.relationshipSlot
         }
     }
 }

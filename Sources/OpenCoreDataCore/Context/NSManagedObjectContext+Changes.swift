@@ -173,8 +173,7 @@ extension NSManagedObjectContext {
         updated.removeAll()
         deleted.removeAll()
         for object in changed {
-            object.turnIntoFault(snapshot: object.contents.snapshot)
-            object.contents.state = .fault
+            object.turnIntoFault(snapshot: object.contents.snapshot, clearingFlags: true)
         }
         // Objects touched only through inverse maintenance of an inserted object carry stale
         // relationship state; refaulting every realized object is the simple, safe answer.

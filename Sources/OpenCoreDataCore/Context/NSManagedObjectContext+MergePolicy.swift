@@ -58,9 +58,7 @@ extension NSManagedObjectContext {
             values[slot] = choose(mine: values[slot], old: cached?.values[slot], theirs: latest.values[slot])
         }
         // The row's new version is what the save now expects; any attribute may differ from it.
-        object.contents.snapshot = latest
-        object.contents.values = values
-        object.contents.changedAttributeMask = ~0
+        object.contents.rebase(on: latest, values: values)
         for (relationship, id) in toOnes {
             let destination = id.map { self.object(with: $0) }
             // A one-to-many's membership lives in its members' keys: the store already pairs the

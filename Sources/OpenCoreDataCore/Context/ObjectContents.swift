@@ -40,9 +40,15 @@ struct ObjectContents {
     /// change, since a detached value holds nothing else yet. (Not a whole new value: this
     /// runs for every object a fetch makes, and replacing the value costs a release of each
     /// empty field.)
+    /// An application's subclass may have touched the object in its initializer (reading
+    /// defaults, setting a relationship): then the whole value is replaced.
     mutating func enterFaultFromDetached() {
-        assert(state == .needsDefaultValues && values.isEmpty && snapshot == nil && relations.isEmpty)
-        state = .fault
+        if values.isEmpty && relations.isEmpty && rejectedValues.isEmpty, case .none = snapshot {
+            state = .fault
+        } else {
+            self = ObjectContents(state: .fault, snapshot: nil, values: [], changedAttributeMask: 0,
+                                  relations: [], faultBatch: nil, rejectedValues: [:])
+        }
     }
 
     /// A new object with `defaults`: inserted, no saved state, nothing changed yet. Its
@@ -56,10 +62,10 @@ struct ObjectContents {
 
     /// A fault of `snapshot` (nil: to be read from the store when fired): no values, no
     /// relationships, nothing refused, not changed (its next change is a first change again,
-    /// announced even in the current event). Its other flags stay, and so does the batch it
-    /// may load with.
-    mutating func enterFault(of snapshot: RowSnapshot?) {
-        self = ObjectContents(state: state.union(.fault).subtracting([.updated, .changedInEvent]),
+    /// announced even in the current event). Its other flags stay (none with
+    /// `clearingFlags`, as after a rollback), and so does the batch it may load with.
+    mutating func enterFault(of snapshot: RowSnapshot?, clearingFlags: Bool = false) {
+        self = ObjectContents(state: clearingFlags ? .fault : state.union(.fault).subtracting([.updated, .changedInEvent]),
                               snapshot: snapshot, values: [], changedAttributeMask: 0,
                               relations: [], faultBatch: faultBatch, rejectedValues: [:])
     }
@@ -112,10 +118,21 @@ struct ObjectContents {
     }
 
     /// An object brought back into a context by undo or redo: a new object again, with the
-    /// values, relationships and saved state it had.
+    /// values, relationships and saved state it had. One that left as an unread fault still
+    /// reads its defaults on first use.
     mutating func comeBack() {
-        state = [.inserted]
+        state = ObjectState.inserted.union(state.intersection(.needsDefaultValues))
     }
+
+    /// An object whose save is retried by a merge policy: `latest` is the row as the store
+    /// holds it now, which the save expects; `values` are what the policy chose, any of which
+    /// may differ from the row. Flags, relationships and refused values stay.
+    mutating func rebase(on latest: RowSnapshot, values: [PrimitiveValue]) {
+        snapshot = latest
+        self.values = values
+        changedAttributeMask = ~0
+    }
+
 }
 
 /// Moves `value` out of its place (leaving an empty one), so that building a new value from
