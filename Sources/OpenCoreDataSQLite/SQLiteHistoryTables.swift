@@ -82,6 +82,29 @@ enum SQLiteHistoryTables {
         }
     }
 
+    /// How many `ZTOMBSTONE<n>` columns `ACHANGE` has.
+    static func tombstoneColumnCount(on connection: SQLiteConnection) throws -> Int {
+        let names = Set(try connection.rows("SELECT name FROM pragma_table_info('ACHANGE')").compactMap { $0[0].stringValue?.uppercased() })
+        var count = 0
+        while names.contains("ZTOMBSTONE\(count)") { count += 1 }
+        return count
+    }
+
+    /// Writes the tombstones of `rows` (keyed from `firstKey` on), adding `ZTOMBSTONE<n>`
+    /// columns the table lacks.
+    static func writeTombstones(of rows: [HistoryChangeRow], firstKey: Int64, on connection: SQLiteConnection) throws {
+        let needed = rows.reduce(0) { max($0, $1.tombstone?.count ?? 0) }
+        let existing = try tombstoneColumnCount(on: connection)
+        for index in existing..<max(existing, needed) {
+            try connection.execute("ALTER TABLE ACHANGE ADD COLUMN ZTOMBSTONE\(index) BLOB")
+        }
+        for (offset, row) in rows.enumerated() {
+            guard let values = row.tombstone, !values.isEmpty else { continue }
+            let assignments = values.indices.map { "ZTOMBSTONE\($0) = ?" }.joined(separator: ", ")
+            try connection.run("UPDATE ACHANGE SET \(assignments) WHERE Z_PK = ?", values + [.integer(firstKey + Int64(offset))])
+        }
+    }
+
     /// The key of `name` in `ATRANSACTIONSTRING`, added when it is not there yet.
     static func stringKey(_ name: String, on connection: SQLiteConnection) throws -> Int64 {
         let lookup = try connection.cachedStatement("SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?")

@@ -7,10 +7,11 @@ import OpenCoreDataCore
 /// `ATRANSACTION` row and one `ACHANGE` row per changed object, inside the save's own
 /// transaction, so that history and data are committed (or lost) together.
 ///
-/// `ACHANGE.ZCOLUMNS` of an update holds the properties it changed as a bit set: bit n (byte
-/// n / 8, bit n % 8) for the n-th persistent property of the entity (inherited ones included)
-/// in name order. How Apple's Core Data numbers these bits is not publicly described; this
-/// numbering is OpenCoreData's choice (Docs/Differences.md).
+/// `ACHANGE.ZCOLUMNS` of an update holds the properties it changed as a bit set, most
+/// significant bit first (bit n is `0x80 >> (n % 8)` of byte n / 8), bit n standing for the
+/// n-th non-transient property of the entity (inherited ones included, attributes and
+/// relationships together) in name order: the layout a public, third-party description reports
+/// from Apple-written stores (Docs/Differences.md), not verified here on a store of our corpus.
 extension SQLiteStore: PersistentHistoryStore {
     var tracksHistory: Bool { Self.tracksHistory(options) }
 
@@ -37,7 +38,7 @@ extension SQLiteStore: PersistentHistoryStore {
     // MARK: Recording
 
     /// Records the save being written as one transaction of history.
-    func recordHistory(of changes: SaveChanges, insertedIDs: [NSManagedObjectID],
+    func recordHistory(of changes: SaveChanges, insertedIDs: [NSManagedObjectID], tombstones: [NSManagedObjectID: [SQLiteValue]],
                        resolve: (NSManagedObjectID?) -> Int64?, on connection: SQLiteConnection) throws {
         var columnMaps = HistoryColumns.Maps()
         var rows: [HistoryChangeRow] = []
@@ -81,12 +82,32 @@ extension SQLiteStore: PersistentHistoryStore {
         }
         for row in changes.deleted {
             guard let key = row.objectID.primaryKey, let number = schema.mapping(for: row.objectID.entity)?.number else { continue }
-            rows.append(HistoryChangeRow(type: .delete, entity: number, key: key, columns: nil))
+            rows.append(HistoryChangeRow(type: .delete, entity: number, key: key, columns: nil, tombstone: tombstones[row.objectID]))
         }
         guard !rows.isEmpty else { return }
         let transaction = try writeTransactionRow(authorship: changes.authorship, on: connection)
         let first = try SQLiteHistoryTables.allocateKeys(Int64(rows.count), of: SQLiteHistoryTables.changeEntity, on: connection)
         try SQLiteHistoryTables.insertChanges(rows, firstKey: first, transaction: transaction, on: connection)
+        if !tombstones.isEmpty { try SQLiteHistoryTables.writeTombstones(of: rows, firstKey: first, on: connection) }
+    }
+
+    /// The stored values of the attributes that keep their values in history
+    /// (`preservesValueInHistoryOnDeletion`) of each deleted row whose entity has some, in
+    /// `ZTOMBSTONE<n>` order; read before the rows go.
+    func tombstoneValues(of deleted: [SaveChanges.Row], on connection: SQLiteConnection) throws -> [NSManagedObjectID: [SQLiteValue]] {
+        var values: [NSManagedObjectID: [SQLiteValue]] = [:]
+        for row in deleted {
+            let attributes = HistoryColumns.tombstoneAttributes(of: row.objectID.entity)
+            guard !attributes.isEmpty, let key = row.objectID.primaryKey,
+                  let mapping = schema.mapping(for: row.objectID.entity) else { continue }
+            let columns = attributes.map { mapping.attributeColumns[$0.attributeSlot].map { "\"\($0)\"" } ?? "NULL" }
+            let statement = try connection.cachedStatement("SELECT \(columns.joined(separator: ", ")) FROM \(mapping.table.name) WHERE Z_PK = ?")
+            try statement.bind(key, at: 1)
+            defer { statement.reset() }
+            guard try statement.step() else { continue }
+            values[row.objectID] = attributes.indices.map { statement.value(at: $0) }
+        }
+        return values
     }
 
     private func writeTransactionRow(authorship: HistoryAuthorship, on connection: SQLiteConnection) throws -> Int64 {
@@ -116,8 +137,10 @@ extension SQLiteStore: PersistentHistoryStore {
         let strings = try SQLiteHistoryTables.strings(on: connection)
         var changesByTransaction: [Int64: [NSPersistentHistoryChange]] = [:]
         if includingChanges {
+            let tombstoneColumns = try SQLiteHistoryTables.tombstoneColumnCount(on: connection)
+            let tombstoneList = (0..<tombstoneColumns).map { ", ZTOMBSTONE\($0)" }.joined()
             let statement = try connection.prepare("""
-                SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS FROM ACHANGE
+                SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(tombstoneList) FROM ACHANGE
                 WHERE ZTRANSACTIONID IN (SELECT Z_PK FROM ATRANSACTION WHERE \(condition)) ORDER BY Z_PK
                 """)
             try statement.bind(arguments)
@@ -127,7 +150,8 @@ extension SQLiteStore: PersistentHistoryStore {
                 let id = NSManagedObjectID(entity: entity, store: self, primaryKey: statement.int64(at: 3))
                 let updated = type == .update ? HistoryColumns.properties(in: statement.data(at: 5) ?? Data(), of: entity) : nil
                 let change = NSPersistentHistoryChange(changeID: statement.int64(at: 0), changedObjectID: id, changeType: type,
-                                                       tombstone: nil, updatedProperties: updated)
+                                                       tombstone: type == .delete ? Self.tombstone(of: entity, in: statement, from: 6, count: tombstoneColumns) : nil,
+                                                       updatedProperties: updated)
                 changesByTransaction[statement.int64(at: 4), default: []].append(change)
             }
         }
@@ -149,6 +173,19 @@ extension SQLiteStore: PersistentHistoryStore {
                 contextName: string(4, 8), author: string(2, 6)))
         }
         return transactions
+    }
+
+    /// The values a deletion kept, by attribute name, from the statement's columns `first`…;
+    /// nil when the entity keeps none.
+    private static func tombstone(of entity: NSEntityDescription, in statement: SQLiteStatement, from first: Int, count: Int)
+        -> [AnyHashable: Any]? {
+        let attributes = HistoryColumns.tombstoneAttributes(of: entity)
+        guard !attributes.isEmpty else { return nil }
+        var values: [AnyHashable: Any] = [:]
+        for (index, attribute) in attributes.enumerated() where index < count && !statement.isNull(at: first + index) {
+            values[attribute.name] = SQLiteValueCoding.read(statement, at: first + index, as: attribute).objectValue(for: attribute.attributeType)
+        }
+        return values
     }
 
     private static func transactionCondition(afterNumber number: Int64?, after date: Date?) -> (String, [SQLiteValue]) {
@@ -209,6 +246,7 @@ struct HistoryChangeRow {
     let entity: Int64
     let key: Int64
     var columns: [UInt8]?
+    var tombstone: [SQLiteValue]? = nil
 }
 
 /// The bit set of `ACHANGE.ZCOLUMNS` (see `SQLiteStore+History`).
@@ -216,6 +254,12 @@ enum HistoryColumns {
     /// The persistent properties bits are numbered over: inherited ones included, in name order.
     static func numbered(_ entity: NSEntityDescription) -> [NSPropertyDescription] {
         entity.propertiesByName.values.filter { !$0.isTransient }.sorted { $0.name < $1.name }
+    }
+
+    /// The attributes of `entity` whose values a deletion keeps in history, in the order of the
+    /// `ZTOMBSTONE<n>` columns: by name (as a public third-party description reports it).
+    static func tombstoneAttributes(of entity: NSEntityDescription) -> [NSAttributeDescription] {
+        entity.layout.attributes.filter { $0.preservesValueInHistoryOnDeletion && !$0.isTransient }.sorted { $0.name < $1.name }
     }
 
     /// The bit of each attribute and relationship slot of one entity.
@@ -249,7 +293,7 @@ enum HistoryColumns {
 
         private func set(_ bit: Int?, in bytes: inout [UInt8]) {
             guard let bit else { return }
-            bytes[bit / 8] |= 1 << UInt8(bit % 8)
+            bytes[bit / 8] |= 0x80 >> UInt8(bit % 8)
         }
     }
 
@@ -272,7 +316,7 @@ enum HistoryColumns {
         let properties = numbered(entity)
         var chosen = Set<NSPropertyDescription>()
         for (offset, byte) in bits.enumerated() where byte != 0 {
-            for bit in 0..<8 where byte & (1 << UInt8(bit)) != 0 {
+            for bit in 0..<8 where byte & (0x80 >> UInt8(bit)) != 0 {
                 let index = offset * 8 + bit
                 if index < properties.count { chosen.insert(properties[index]) }
             }

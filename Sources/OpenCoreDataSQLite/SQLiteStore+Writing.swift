@@ -21,6 +21,8 @@ extension SQLiteStore {
                 // so that the save can report every conflict; the transaction is rolled back then.
                 var lockingFailures: [OptimisticLockingFailure] = []
                 var unresolvedDeletes: [SQLiteDeleteBatches.Key] = []
+                // Values persistent history keeps of deleted objects, read while their rows are there.
+                let tombstones = tracksHistory ? try tombstoneValues(of: changes.deleted, on: connection) : [:]
                 try delete(changes.deleted, on: connection, lockingFailures: &lockingFailures, unresolved: &unresolvedDeletes)
                 // Rows a unique index refused, likewise collected; who shares their values is
                 // found by query once every row is written.
@@ -74,7 +76,9 @@ extension SQLiteStore {
                         .conflicts(of: refused.map { ($0.row, $0.key) }, in: changes, insertedIDs: outcome.insertedIDs, resolve: resolve)
                 }
                 for change in changes.toMany { try write(change, resolve: resolve, on: connection) }
-                if tracksHistory { try recordHistory(of: changes, insertedIDs: outcome.insertedIDs, resolve: resolve, on: connection) }
+                if tracksHistory {
+                    try recordHistory(of: changes, insertedIDs: outcome.insertedIDs, tombstones: tombstones, resolve: resolve, on: connection)
+                }
                 if metadataNeedsWriting { try writeMetadata(on: connection) }
                 return outcome
             } catch {

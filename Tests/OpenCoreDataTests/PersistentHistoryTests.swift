@@ -133,6 +133,38 @@ import OCDSQLite
             .transactionNumber(forStoreWithIdentifier: stack.store.identifier) == 0)
     }
 
+    @Test func aDeletionKeepsTheValuesOfAttributesThatPreserveThem() throws {
+        let model = TestModel.make()
+        let person = try #require(model.entitiesByName["Person"])
+        for name in ["name", "email"] { (person.attributesByName[name])?.preservesValueInHistoryOnDeletion = true }
+        let directory = TemporaryDirectory()
+        let url = directory.file("History.sqlite")
+        let stack = try Stack(at: url, model: model)
+        let ada = stack.insert("Person", ["name": "Ada", "email": "ada@example.com", "age": 36])
+        let bo = stack.insert("Person", ["name": "Bo"])
+        try stack.context.save()
+        stack.context.delete(ada)
+        stack.context.delete(bo)
+        try stack.context.save()
+        // A batch deletion keeps them too.
+        stack.insert("Person", ["name": "Cy", "email": "cy@example.com"])
+        try stack.context.save()
+        try stack.context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Person")))
+
+        let transactions = try Stack(at: url, model: model).transactions()
+        let deletions = transactions.flatMap { $0.changes ?? [] }.filter { $0.changeType == .delete }
+        let tombstones = deletions.map { change in
+            (change.tombstone ?? [:]).reduce(into: [String: String]()) { $0[$1.key as! String] = $1.value as? String }
+        }.sorted { ($0["name"] ?? "") < ($1["name"] ?? "") }
+        #expect(tombstones == [["name": "Ada", "email": "ada@example.com"], ["name": "Bo"], ["name": "Cy", "email": "cy@example.com"]])
+        // Other changes have none.
+        #expect(transactions[0].changes?.allSatisfy { $0.tombstone == nil } == true)
+        // In Core Data's layout: one ZTOMBSTONE<n> column per preserving attribute, by name.
+        let raw = try SQLiteConnection(path: url.path)
+        #expect(try raw.rows("SELECT ZTOMBSTONE0, ZTOMBSTONE1 FROM ACHANGE WHERE ZCHANGETYPE = 2 AND ZTOMBSTONE1 = 'Cy'")
+                == [["cy@example.com", "Cy"]])
+    }
+
     // MARK: Reading
 
     @Test func tokensMarkWhereAReaderLeftOffAcrossARelaunch() throws {
