@@ -35,6 +35,31 @@ extension SQLiteStore: PersistentHistoryStore {
         }
     }
 
+    /// Runs `commit`, telling the remote-change watcher (if any) that `transactions` are the
+    /// store's own, at the same moment: it never sees them committed and not yet told.
+    func committingHistory(_ transactions: [Int64], _ commit: () throws -> Void) throws {
+        if let remoteChangeWatcher {
+            try remoteChangeWatcher.committing(transactions, commit)
+        } else {
+            try commit()
+        }
+    }
+
+    /// Starts posting `.NSPersistentStoreRemoteChange` for other connections' commits, when the
+    /// store was added with `NSPersistentStoreRemoteChangeNotificationPostOptionKey`.
+    func startWatchingRemoteChanges(url: URL) throws {
+        let requested = switch options?[NSPersistentStoreRemoteChangeNotificationPostOptionKey] {
+        case let flag as Bool: flag
+        case let number as NSNumber: number.boolValue
+        default: false
+        }
+        guard requested else { return }
+        let watcher = try SQLiteRemoteChangeWatcher(url: url, storeID: identifier, tracksHistory: tracksHistory,
+                                                    coordinator: persistentStoreCoordinator)
+        watcher.start()
+        remoteChangeWatcher = watcher
+    }
+
     // MARK: Recording
 
     /// Records the save being written as one transaction of history.
@@ -88,6 +113,7 @@ extension SQLiteStore: PersistentHistoryStore {
         let transaction = try writeTransactionRow(authorship: changes.authorship, on: connection)
         let first = try SQLiteHistoryTables.allocateKeys(Int64(rows.count), of: SQLiteHistoryTables.changeEntity, on: connection)
         try SQLiteHistoryTables.insertChanges(rows, firstKey: first, transaction: transaction, on: connection)
+        historyOfTry = transaction
         if !tombstones.isEmpty { try SQLiteHistoryTables.writeTombstones(of: rows, firstKey: first, on: connection) }
     }
 

@@ -96,9 +96,12 @@ extension SQLiteStore {
                 try checkHeldTransaction(on: connection)
                 try connection.execute("RELEASE ocd_save")
             } else {
-                try liveConnection().execute("COMMIT TRANSACTION")
+                let connection = try liveConnection()
+                try committingHistory(historyOfTry.map { [$0] } ?? []) { try connection.execute("COMMIT TRANSACTION") }
                 metadataNeedsWriting = false
             }
+            if writesHeld, let number = historyOfTry { historyOfHold.append(number) }
+            historyOfTry = nil
         }
     }
 
@@ -138,6 +141,7 @@ extension SQLiteStore {
 
     /// Throws away what the save being written wrote (only that, while writes are held).
     private func undoSave(on connection: SQLiteConnection) throws {
+        historyOfTry = nil
         try connection.execute(writesHeld ? "ROLLBACK TO ocd_save; RELEASE ocd_save" : "ROLLBACK TRANSACTION")
     }
 
@@ -178,13 +182,15 @@ extension SQLiteStore {
         }
         writesHeld = false
         heldWritesOpen = false
+        let history = historyOfHold
+        historyOfHold = []
         if !committing {
             try? connection.execute("ROLLBACK TRANSACTION")
             return
         }
         do {
             try checkHeldTransaction(on: connection)
-            try connection.execute("COMMIT TRANSACTION")
+            try committingHistory(history) { try connection.execute("COMMIT TRANSACTION") }
             metadataNeedsWriting = false
         } catch {
             if connection.isInTransaction { try? connection.execute("ROLLBACK TRANSACTION") }

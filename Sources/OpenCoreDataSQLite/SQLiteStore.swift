@@ -27,6 +27,12 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     @exclusivity(unchecked) private var writerAsReader: SQLiteReader?
     /// Whether the file is in WAL mode, where query generations can pin a reader; set at load.
     @exclusivity(unchecked) private var keepsGenerations = false
+    /// Posts remote change notifications, when the store was asked to; set at load.
+    var remoteChangeWatcher: SQLiteRemoteChangeWatcher?
+    /// The history transaction the save being written recorded, and those of the tries a
+    /// held save made final so far (see `committingHistory`); under `lock`.
+    var historyOfTry: Int64?
+    var historyOfHold: [Int64] = []
 
     override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
         try SQLiteStoreFile.metadata(at: url)
@@ -127,6 +133,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         }
         self.connection = connection
         writerAsReader = SQLiteReader(connection: connection)
+        try startWatchingRemoteChanges(url: url)
     }
 
     /// Lays out `schema` for `entities` as the store numbers them and compares the store with
@@ -235,7 +242,9 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     }
 
     func unload() {
+        remoteChangeWatcher?.stop()
         lock.withLock {
+            remoteChangeWatcher = nil
             connection = nil
             writerAsReader = nil
         }

@@ -13,6 +13,7 @@ import OpenCoreData
 ///     ocd-crashtest writer STORE WRITER SEED      (started by `run`)
 ///     ocd-crashtest board-writer STORE WRITER ROUNDS POLICY SEED (started by `writers`)
 ///     ocd-crashtest migrator STORE BUNDLE MAPPING (started by `migrations`)
+///     ocd-crashtest history-writer STORE ENTITY ATTRIBUTE COUNT (started by the history tests)
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func usage() -> Never {
@@ -66,6 +67,12 @@ case "writers":
         }
     }
     exitWithResult { try ManyWritersRun(options: options).run() }
+case "history-writer":
+    guard arguments.count == 5, let count = Int(arguments[4]) else { usage() }
+    do { try HistoryWriter.run(url: URL(fileURLWithPath: arguments[1]), entity: arguments[2], attribute: arguments[3], count: count) } catch {
+        FileHandle.standardError.write(Data("ocd-crashtest history-writer: \(error)\n".utf8))
+        exit(1)
+    }
 case "migrator":
     guard arguments.count == 4, let mapping = MigrationKillRun.Mapping(rawValue: arguments[3]) else { usage() }
     do { try MigrationKillRun.migrate(store: URL(fileURLWithPath: arguments[1]), bundle: URL(fileURLWithPath: arguments[2]), mapping: mapping) } catch {

@@ -16,6 +16,13 @@ import OCDSQLite
         let context: NSManagedObjectContext
         var store: NSPersistentStore { coordinator.persistentStores[0] }
 
+        /// A coordinator without stores yet.
+        init(empty: Void, model: NSManagedObjectModel = TestModel.make()) {
+            coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+            context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+        }
+
         init(at url: URL, model: NSManagedObjectModel = TestModel.make(), tracking: Bool = true) throws {
             coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
             try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
@@ -347,6 +354,89 @@ import OCDSQLite
         #expect(try plain.context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 1)
         plain.insert("Person", ["name": "Bo"])
         #expect(throws: CocoaError.self) { try plain.context.save() }
+    }
+
+    // MARK: Remote changes
+
+    /// Collects `.NSPersistentStoreRemoteChange` notifications of one coordinator.
+    final class RemoteChanges: @unchecked Sendable {
+        // @unchecked Sendable: `notes` is behind `lock`.
+        private let lock = NSLock()
+        private var notes: [Notification] = []
+        private var observer: NSObjectProtocol?
+
+        init(of coordinator: NSPersistentStoreCoordinator) {
+            observer = NotificationCenter.default.addObserver(forName: .NSPersistentStoreRemoteChange, object: coordinator, queue: nil) {
+                [weak self] note in
+                guard let self else { return }
+                self.lock.withLock { self.notes.append(note) }
+            }
+        }
+
+        deinit { if let observer { NotificationCenter.default.removeObserver(observer) } }
+
+        var received: [Notification] { lock.withLock { notes } }
+
+        /// Waits up to `seconds` for a notification whose token has seen `transaction`.
+        func wait(forTransaction transaction: Int64, seconds: Double = 10) -> Notification? {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if let note = received.last(where: { note in
+                    let token = note.userInfo?[NSPersistentHistoryTokenKey] as? NSPersistentHistoryToken
+                    return token?.transactionNumbers.values.contains { $0 >= transaction } == true
+                }) { return note }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            return nil
+        }
+    }
+
+    private static func watchingStack(at url: URL) throws -> Stack {
+        let stack = Stack(empty: ())
+        try stack.coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: [
+            NSPersistentHistoryTrackingKey: true, NSPersistentStoreRemoteChangeNotificationPostOptionKey: true,
+        ])
+        return stack
+    }
+
+    @Test func anotherCoordinatorsSaveIsAnnouncedAndOurOwnIsNot() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("History.sqlite")
+        let watcher = try Self.watchingStack(at: url)
+        let changes = RemoteChanges(of: watcher.coordinator)
+        watcher.insert("Person", ["name": "Own"])
+        try watcher.context.save()
+        let other = try Stack(at: url)
+        other.context.transactionAuthor = "other"
+        other.insert("Person", ["name": "Theirs"])
+        try other.context.save()
+
+        let note = try #require(changes.wait(forTransaction: 2))
+        #expect(note.userInfo?[NSPersistentStoreURLKey] as? URL == url)
+        #expect(note.userInfo?[NSStoreUUIDKey] as? String == watcher.store.identifier)
+        let token = try #require(note.userInfo?[NSPersistentHistoryTokenKey] as? NSPersistentHistoryToken)
+        // Only the other coordinator's transaction was announced; reading history from the last
+        // token seen before it finds it.
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(changes.received.count == 1)
+        #expect(token.transactionNumber(forStoreWithIdentifier: watcher.store.identifier) == 2)
+        let own = try #require(try watcher.transactions().first?.token)
+        #expect(try watcher.transactions(after: own).map(\.author) == ["other"])
+    }
+
+    @Test func anotherProcesssSavesAreAnnounced() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("History.sqlite")
+        let watcher = try Self.watchingStack(at: url)
+        let changes = RemoteChanges(of: watcher.coordinator)
+        let result = try OCD.run(["history-writer", url.path, "Person", "name", "3"], executable: OCD.product("ocd-crashtest"))
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        #expect(changes.wait(forTransaction: 3) != nil)
+        let names = try watcher.transactions().flatMap { $0.changes ?? [] }.map {
+            try watcher.context.existingObject(with: $0.changedObjectID).value(forKey: "name") as? String
+        }
+        #expect(names == ["remote 0", "remote 1", "remote 2"])
+        #expect(try watcher.transactions().allSatisfy { $0.author == "history-writer" && $0.processID == "ocd-crashtest" })
     }
 
     // MARK: Apple's history
