@@ -31,22 +31,35 @@ enum SQLiteHistoryTables {
             CREATE INDEX IF NOT EXISTS Z_TRANSACTION_TransactionTimestampIndex ON ATRANSACTION (ZTIMESTAMP COLLATE BINARY ASC);
             CREATE TABLE IF NOT EXISTS ATRANSACTIONSTRING ( Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZNAME VARCHAR );
             CREATE UNIQUE INDEX IF NOT EXISTS Z_TRANSACTIONSTRING_UNIQUE_NAME ON ATRANSACTIONSTRING (ZNAME COLLATE BINARY ASC);
-            INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (16001, 'CHANGE', 0, 0);
-            INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (16002, 'TRANSACTION', 0, 0);
-            INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (16003, 'TRANSACTIONSTRING', 0, 0);
+            INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (16001, 'CHANGE', 0, ifnull((SELECT max(Z_PK) FROM ACHANGE), 0));
+            INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (16002, 'TRANSACTION', 0, ifnull((SELECT max(Z_PK) FROM ATRANSACTION), 0));
+            INSERT OR IGNORE INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (16003, 'TRANSACTIONSTRING', 0, ifnull((SELECT max(Z_PK) FROM ATRANSACTIONSTRING), 0));
             """)
+    }
+
+    /// Whether the tables and their `Z_PRIMARYKEY` rows are all there (nothing to create).
+    static func complete(on connection: SQLiteConnection) throws -> Bool {
+        guard try exist(on: connection), try connection.tableExists("ACHANGE"), try connection.tableExists("ATRANSACTIONSTRING") else {
+            return false
+        }
+        return try connection.scalar("SELECT count(*) FROM Z_PRIMARYKEY WHERE Z_ENT IN (16001, 16002, 16003)").int64Value == 3
     }
 
     /// Hands out `count` primary keys of history entity `entity`; returns the first.
     static func allocateKeys(_ count: Int64, of entity: Int64, on connection: SQLiteConnection) throws -> Int64 {
-        let statement = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ? RETURNING Z_MAX")
-        try statement.bind(count, at: 1)
-        try statement.bind(entity, at: 2)
-        defer { statement.reset() }
-        guard try statement.step() else {
+        // Two statements rather than `UPDATE … RETURNING`, which SQLite before 3.35 lacks; both
+        // run inside the save's transaction.
+        let update = try connection.cachedStatement("UPDATE Z_PRIMARYKEY SET Z_MAX = Z_MAX + ? WHERE Z_ENT = ?")
+        try update.bind(count, at: 1)
+        try update.bind(entity, at: 2)
+        try update.run()
+        let select = try connection.cachedStatement("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?")
+        try select.bind(entity, at: 1)
+        defer { select.reset() }
+        guard try select.step() else {
             throw CoreDataError.make(.persistentStoreSave, "The store's Z_PRIMARYKEY has no row for history entity \(entity)")
         }
-        return statement.int64(at: 0) - count + 1
+        return select.int64(at: 0) - count + 1
     }
 
     /// Rows written by one statement: many rows per statement cost far less than one each.

@@ -27,12 +27,15 @@ extension SQLiteStore: PersistentHistoryStore {
     /// was tracked read-only when it is added without tracking, as Core Data does (its saves
     /// would leave gaps in a history that readers trust).
     func prepareHistory(on connection: SQLiteConnection) throws {
-        guard !isReadOnly else { return }
-        if tracksHistory {
-            try connection.transaction { try SQLiteHistoryTables.create(on: connection) }
-        } else if try SQLiteHistoryTables.exist(on: connection) {
-            isReadOnly = true
-        }
+        guard !isReadOnly, tracksHistory, try !SQLiteHistoryTables.complete(on: connection) else { return }
+        try connection.transaction { try SQLiteHistoryTables.create(on: connection) }
+    }
+
+    /// Makes the store read-only when its file has history tables and it is added without
+    /// tracking (a store that needs migrating then reports it is incompatible: it can only be
+    /// migrated with tracking on).
+    func refuseWritesWithoutTracking(on connection: SQLiteConnection) throws {
+        if !isReadOnly, !tracksHistory, try SQLiteHistoryTables.exist(on: connection) { isReadOnly = true }
     }
 
     /// Runs `commit`, telling the remote-change watcher (if any) that `transactions` are the
@@ -230,13 +233,14 @@ extension SQLiteStore: PersistentHistoryStore {
 
     // MARK: Deleting
 
-    func deleteHistory(throughNumber number: Int64?, before date: Date?) throws -> Int {
+    func deleteHistory(throughNumber number: Int64?, before date: Date?, reportingObjectIDs: Bool) throws
+        -> (count: Int, objectIDs: [NSManagedObjectID]) {
         let connection = try liveConnection()
         guard !isReadOnly else {
             throw CoreDataError.store(.persistentStoreSave, "The store \(url?.path ?? "?") is read-only", url: url)
         }
         guard !writesHeld else { throw heldWritesRefusal() }
-        guard try SQLiteHistoryTables.exist(on: connection) else { return 0 }
+        guard try SQLiteHistoryTables.exist(on: connection) else { return (0, []) }
         var clauses = ["1"]
         var arguments: [SQLiteValue] = []
         if let number {
@@ -244,16 +248,41 @@ extension SQLiteStore: PersistentHistoryStore {
             arguments.append(.integer(number))
         }
         if let date {
-            clauses.append("ZTIMESTAMP < ?")
+            // A prefix of the history, even if the clock went back: what lies before the last
+            // transaction written before `date` (a token's expiry assumes history is deleted
+            // from the start).
+            clauses.append("Z_PK <= ifnull((SELECT max(Z_PK) FROM ATRANSACTION WHERE ZTIMESTAMP < ?), 0)")
             arguments.append(.real(date.timeIntervalSinceReferenceDate))
         }
         let condition = clauses.joined(separator: " AND ")
         return try connection.transaction {
+            var objectIDs: [NSManagedObjectID] = []
+            if reportingObjectIDs {
+                let rows = try connection.rows("""
+                    SELECT ZENTITY, ZENTITYPK FROM ACHANGE WHERE ZTRANSACTIONID IN (SELECT Z_PK FROM ATRANSACTION WHERE \(condition))
+                    ORDER BY Z_PK
+                    """, arguments)
+                objectIDs = rows.compactMap { row in
+                    guard let number = row[0].int64Value, let key = row[1].int64Value,
+                          let entity = schema.mapping(number: number)?.entity else { return nil }
+                    return NSManagedObjectID(entity: entity, store: self, primaryKey: key)
+                }
+            }
             try connection.run("DELETE FROM ACHANGE WHERE ZTRANSACTIONID IN (SELECT Z_PK FROM ATRANSACTION WHERE \(condition))", arguments)
             let deleted = Int(try connection.scalar("SELECT changes()").int64Value ?? 0)
             try connection.run("DELETE FROM ATRANSACTION WHERE \(condition)", arguments)
-            return deleted
+            return (deleted, objectIDs)
         }
+    }
+
+    /// Runs `body` on one state of the file (a savepoint: a read transaction of its own, or a
+    /// part of the one a held save keeps open), so that transactions and their changes, and the
+    /// bounds checked before them, agree even while other processes write.
+    func readingHistoryConsistently<T>(_ body: () throws -> T) throws -> T {
+        let connection = try liveConnection()
+        try connection.execute("SAVEPOINT ocd_history_read")
+        defer { try? connection.execute("RELEASE ocd_history_read") }
+        return try body()
     }
 
     func historyBounds() throws -> (last: Int64, deletedThrough: Int64) {
@@ -279,7 +308,8 @@ struct HistoryChangeRow {
 enum HistoryColumns {
     /// The persistent properties bits are numbered over: inherited ones included, in name order.
     static func numbered(_ entity: NSEntityDescription) -> [NSPropertyDescription] {
-        entity.propertiesByName.values.filter { !$0.isTransient }.sorted { $0.name < $1.name }
+        entity.propertiesByName.values.filter { ($0 is NSAttributeDescription || $0 is NSRelationshipDescription) && !$0.isTransient }
+            .sorted { $0.name < $1.name }
     }
 
     /// The attributes of `entity` whose values a deletion keeps in history, in the order of the

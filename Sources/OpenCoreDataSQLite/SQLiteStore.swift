@@ -96,6 +96,8 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             case .coreDataStore:
                 if !isReadOnly { try connection.execute("PRAGMA journal_mode=WAL") }
                 try readMetadata(from: connection)
+                // Decided before anything is migrated: such a store is not written at all.
+                try refuseWritesWithoutTracking(on: connection)
                 var comparison = try fitSchema(of: model, entities: entities, on: connection, url: url)
                 // A store whose hashes are the model's but whose tables differ is damaged or laid
                 // out in a way OpenCoreData does not know: there is nothing to migrate from.

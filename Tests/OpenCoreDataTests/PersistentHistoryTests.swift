@@ -331,6 +331,18 @@ import OCDSQLite
         #expect(error?.code.rawValue == NSPersistentHistoryTokenExpiredError)
     }
 
+    /// A store whose history began again (a migrated or restored file keeps its identifier):
+    /// a token past its last transaction would otherwise skip what comes next silently.
+    @Test func aTokenPastTheStoresHistoryIsExpired() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Stack(at: directory.file("History.sqlite"))
+        stack.insert("Person", ["name": "Ada"])
+        try stack.context.save()
+        let ahead = NSPersistentHistoryToken(transactionNumbers: [stack.store.identifier: 500])
+        let error = #expect(throws: CocoaError.self) { try stack.transactions(after: ahead) }
+        #expect(error?.code.rawValue == NSPersistentHistoryTokenExpiredError)
+    }
+
     @Test func aStoreWithoutTrackingAnswersNoHistoryRequest() throws {
         let directory = TemporaryDirectory()
         let stack = try Stack(at: directory.file("Plain.sqlite"), tracking: false)

@@ -47,10 +47,12 @@ extension NSPersistentStoreCoordinator {
         var transactions: [NSPersistentHistoryTransaction] = []
         let needsChanges = request.resultType != .transactionsOnly || request.filtersChanges
         for store in stores {
-            guard let (number, date) = try fetchBoundary(of: request, in: store) else { continue }
             let history = Self.historyStore(of: store)!
             transactions += try store.lock.withLock {
-                try history.historyTransactions(afterNumber: number, after: date, includingChanges: needsChanges)
+                try history.readingHistoryConsistently {
+                    guard let (number, date) = try fetchBoundary(of: request, in: store) else { return [] }
+                    return try history.historyTransactions(afterNumber: number, after: date, includingChanges: needsChanges)
+                }
             }
         }
         if stores.count > 1 { transactions.sort { $0.timestamp < $1.timestamp } }
@@ -76,13 +78,19 @@ extension NSPersistentStoreCoordinator {
         }
     }
 
-    /// Refuses a token that points into history already deleted (some of what follows it is gone).
+    /// Refuses a token that points into history already deleted (some of what follows it is
+    /// gone), or past the store's last transaction (a store whose history began again: a
+    /// migrated or replaced file keeps its identifier).
     private func checkNotExpired(_ token: NSPersistentHistoryToken, number: Int64, in store: NSPersistentStore) throws {
         let history = Self.historyStore(of: store)!
         let bounds = try store.lock.withLock { try history.historyBounds() }
         if number < bounds.deletedThrough {
             throw CoreDataError.make(.persistentHistoryTokenExpired,
                                      "The history token \(token) is expired: the history of store \(store.identifier) after transaction \(number) was deleted up to transaction \(bounds.deletedThrough)")
+        }
+        if number > bounds.last {
+            throw CoreDataError.make(.persistentHistoryTokenExpired,
+                                     "The history token \(token) is expired: it has seen transaction \(number) of store \(store.identifier), whose history ends at transaction \(bounds.last) (the store was replaced or migrated since)")
         }
     }
 
@@ -106,17 +114,12 @@ extension NSPersistentStoreCoordinator {
                 bound = (number, nil)
             }
             let history = Self.historyStore(of: store)!
-            try store.lock.withLock {
-                if request.resultType == .objectIDs {
-                    let doomed = try history.historyTransactions(afterNumber: nil, after: nil, includingChanges: true)
-                        .filter { transaction in
-                            (bound.number.map { transaction.transactionNumber <= $0 } ?? true)
-                                && (bound.date.map { transaction.timestamp < $0 } ?? true)
-                        }
-                    deletedIDs += doomed.flatMap { $0.changes ?? [] }.map(\.changedObjectID)
-                }
-                count += try history.deleteHistory(throughNumber: bound.number, before: bound.date)
+            let deleted = try store.lock.withLock {
+                try history.deleteHistory(throughNumber: bound.number, before: bound.date,
+                                          reportingObjectIDs: request.resultType == .objectIDs)
             }
+            count += deleted.count
+            deletedIDs += deleted.objectIDs
         }
         let result: Any? = switch request.resultType {
         case .objectIDs: deletedIDs

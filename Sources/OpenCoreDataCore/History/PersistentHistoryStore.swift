@@ -11,11 +11,16 @@ package protocol PersistentHistoryStore: AnyObject {
     func historyTransactions(afterNumber number: Int64?, after date: Date?, includingChanges: Bool) throws
         -> [NSPersistentHistoryTransaction]
 
-    /// Deletes the transactions numbered up to `number` (all for nil) and written before
-    /// `date` (any time for nil), with their changes; returns how many changes went.
-    func deleteHistory(throughNumber number: Int64?, before date: Date?) throws -> Int
+    /// Deletes the transactions numbered up to `number` (all for nil) and, for a `date`, up to
+    /// the last one written before it, with their changes; returns how many changes went, and
+    /// (when asked) the objects they were of.
+    func deleteHistory(throughNumber number: Int64?, before date: Date?, reportingObjectIDs: Bool) throws
+        -> (count: Int, objectIDs: [NSManagedObjectID])
 
     /// The number of the last transaction recorded (0 for none), and the number up to which
     /// history has been deleted (0 for none): a token below it has lost history.
     func historyBounds() throws -> (last: Int64, deletedThrough: Int64)
+
+    /// Runs `body`'s reads on one state of the store.
+    func readingHistoryConsistently<T>(_ body: () throws -> T) throws -> T
 }

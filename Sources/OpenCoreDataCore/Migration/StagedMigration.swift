@@ -197,6 +197,9 @@ package struct StagedMigration {
         description.type = storeType
         description.configuration = configuration
         description.shouldMigrateStoreAutomatically = false
+        // A store that records history stays writable for the handlers (without the key it
+        // would open read-only), and records what they save.
+        if let tracking = options?[NSPersistentHistoryTrackingKey] { description.setOption(tracking as? NSObject, forKey: NSPersistentHistoryTrackingKey) }
         container.persistentStoreDescriptions = [description]
         let coordinator = container.persistentStoreCoordinator
         let store = try coordinator.addPersistentStore(ofType: storeType, configurationName: configuration, at: url,
