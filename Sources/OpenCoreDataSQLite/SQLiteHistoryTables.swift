@@ -118,6 +118,24 @@ enum SQLiteHistoryTables {
         }
     }
 
+    /// The table of how far each consumer has read (`markHistoryRead(through:byConsumer:)`):
+    /// OpenCoreData's own, beside Core Data's tables, which Core Data leaves alone.
+    static let consumerTable = "OCD_HISTORYCONSUMER"
+
+    static func setConsumer(_ name: String, readThrough number: Int64, on connection: SQLiteConnection) throws {
+        try connection.execute("CREATE TABLE IF NOT EXISTS \(consumerTable) (ZNAME VARCHAR PRIMARY KEY, ZTRANSACTION INTEGER)")
+        try connection.run("INSERT OR REPLACE INTO \(consumerTable) (ZNAME, ZTRANSACTION) VALUES (?, ?)", [.text(name), .integer(number)])
+    }
+
+    static func consumers(on connection: SQLiteConnection) throws -> [String: Int64] {
+        guard try connection.tableExists(consumerTable) else { return [:] }
+        var consumers: [String: Int64] = [:]
+        for row in try connection.rows("SELECT ZNAME, ZTRANSACTION FROM \(consumerTable)") {
+            if let name = row[0].stringValue, let number = row[1].int64Value { consumers[name] = number }
+        }
+        return consumers
+    }
+
     /// The key of `name` in `ATRANSACTIONSTRING`, added when it is not there yet.
     static func stringKey(_ name: String, on connection: SQLiteConnection) throws -> Int64 {
         let lookup = try connection.cachedStatement("SELECT Z_PK FROM ATRANSACTIONSTRING WHERE ZNAME = ?")

@@ -118,6 +118,38 @@ extension SQLiteStore: PersistentHistoryStore {
         try SQLiteHistoryTables.insertChanges(rows, firstKey: first, transaction: transaction, on: connection)
         historyOfTry = transaction
         if !tombstones.isEmpty { try SQLiteHistoryTables.writeTombstones(of: rows, firstKey: first, on: connection) }
+        if let retention = options?[OCDPersistentHistoryRetentionOption] as? PersistentHistoryRetention {
+            try prune(keeping: retention, last: transaction, on: connection)
+        }
+    }
+
+    /// Deletes, inside the save being written, the history `retention` does not keep.
+    private func prune(keeping retention: PersistentHistoryRetention, last: Int64, on connection: SQLiteConnection) throws {
+        let through: Int64?
+        switch retention.rule {
+        case .transactions(let count):
+            through = last - Int64(count)
+        case .age(let seconds):
+            through = try connection.scalar("SELECT max(Z_PK) FROM ATRANSACTION WHERE ZTIMESTAMP < ?",
+                                             [.real(Date().timeIntervalSinceReferenceDate - seconds)]).int64Value
+        case .readByEveryConsumer:
+            through = try SQLiteHistoryTables.consumers(on: connection).values.min()
+        }
+        guard let through, through > 0 else { return }
+        _ = try deleteHistoryRows(condition: "Z_PK <= ?", arguments: [.integer(through)], reportingObjectIDs: false, on: connection)
+    }
+
+    func markHistoryRead(through number: Int64, byConsumer consumer: String) throws {
+        let connection = try liveConnection()
+        guard !isReadOnly else {
+            throw CoreDataError.store(.persistentStoreSave, "The store \(url?.path ?? "?") is read-only", url: url)
+        }
+        guard !writesHeld else { throw heldWritesRefusal() }
+        try connection.transaction { try SQLiteHistoryTables.setConsumer(consumer, readThrough: number, on: connection) }
+    }
+
+    func historyConsumers() throws -> [String: Int64] {
+        try SQLiteHistoryTables.consumers(on: try liveConnection())
     }
 
     /// The stored values of the attributes that keep their values in history
@@ -256,23 +288,30 @@ extension SQLiteStore: PersistentHistoryStore {
         }
         let condition = clauses.joined(separator: " AND ")
         return try connection.transaction {
-            var objectIDs: [NSManagedObjectID] = []
-            if reportingObjectIDs {
-                let rows = try connection.rows("""
-                    SELECT ZENTITY, ZENTITYPK FROM ACHANGE WHERE ZTRANSACTIONID IN (SELECT Z_PK FROM ATRANSACTION WHERE \(condition))
-                    ORDER BY Z_PK
-                    """, arguments)
-                objectIDs = rows.compactMap { row in
-                    guard let number = row[0].int64Value, let key = row[1].int64Value,
-                          let entity = schema.mapping(number: number)?.entity else { return nil }
-                    return NSManagedObjectID(entity: entity, store: self, primaryKey: key)
-                }
-            }
-            try connection.run("DELETE FROM ACHANGE WHERE ZTRANSACTIONID IN (SELECT Z_PK FROM ATRANSACTION WHERE \(condition))", arguments)
-            let deleted = Int(try connection.scalar("SELECT changes()").int64Value ?? 0)
-            try connection.run("DELETE FROM ATRANSACTION WHERE \(condition)", arguments)
-            return (deleted, objectIDs)
+            try deleteHistoryRows(condition: condition, arguments: arguments, reportingObjectIDs: reportingObjectIDs, on: connection)
         }
+    }
+
+    /// Deletes the transactions `condition` selects, with their changes, in the transaction
+    /// under way.
+    private func deleteHistoryRows(condition: String, arguments: [SQLiteValue], reportingObjectIDs: Bool,
+                                   on connection: SQLiteConnection) throws -> (count: Int, objectIDs: [NSManagedObjectID]) {
+        var objectIDs: [NSManagedObjectID] = []
+        if reportingObjectIDs {
+            let rows = try connection.rows("""
+                SELECT ZENTITY, ZENTITYPK FROM ACHANGE WHERE ZTRANSACTIONID IN (SELECT Z_PK FROM ATRANSACTION WHERE \(condition))
+                ORDER BY Z_PK
+                """, arguments)
+            objectIDs = rows.compactMap { row in
+                guard let number = row[0].int64Value, let key = row[1].int64Value,
+                      let entity = schema.mapping(number: number)?.entity else { return nil }
+                return NSManagedObjectID(entity: entity, store: self, primaryKey: key)
+            }
+        }
+        try connection.run("DELETE FROM ACHANGE WHERE ZTRANSACTIONID IN (SELECT Z_PK FROM ATRANSACTION WHERE \(condition))", arguments)
+        let deleted = Int(try connection.scalar("SELECT changes()").int64Value ?? 0)
+        try connection.run("DELETE FROM ATRANSACTION WHERE \(condition)", arguments)
+        return (deleted, objectIDs)
     }
 
     /// Runs `body` on one state of the file (a savepoint: a read transaction of its own, or a

@@ -21,6 +21,10 @@ enum Usage {
                 [--offset N] [--model PATH] [--json | --csv]
                                    the objects a fetch request returns, as a table (to-ones as URIs,
                                    to-manys as counts); without --model, the store's own model
+          history STORE [--after N|DATE] [--author NAME] [--model MODEL] [--json]
+                                   print the persistent history a store records (OpenCoreData's or
+                                   Apple's): each transaction after transaction N or an ISO 8601 date,
+                                   with its author, context, process and changes
           store info PATH [--model MODEL] [--json]
                                    print a store's metadata and object counts, and whether MODEL fits it
           store dump PATH [--model MODEL] [--json]

@@ -8,6 +8,8 @@ case "example":
     exitCode = await ExampleCommand.run(Array(arguments.dropFirst()))
 case "fetch":
     exitCode = FetchCommand.run(Array(arguments.dropFirst()))
+case "history":
+    exitCode = HistoryCommand.run(Array(arguments.dropFirst()))
 case "migrate":
     exitCode = MigrateCommand.run(Array(arguments.dropFirst()))
 case "model":

@@ -318,6 +318,70 @@ import OCDSQLite
         #expect(try stack.context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 3)
     }
 
+    // MARK: Retention
+
+    private static func retainingStack(at url: URL, _ retention: PersistentHistoryRetention) throws -> Stack {
+        let stack = Stack(empty: ())
+        try stack.coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: [
+            NSPersistentHistoryTrackingKey: true, OCDPersistentHistoryRetentionOption: retention,
+        ])
+        return stack
+    }
+
+    @Test func aRetentionOfTransactionsKeepsTheNewest() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Self.retainingStack(at: directory.file("History.sqlite"), .keepingTransactions(2))
+        for name in ["Ada", "Bo", "Cy", "Di"] {
+            stack.insert("Person", ["name": name])
+            try stack.context.save()
+        }
+        #expect(try stack.transactions().map(\.transactionNumber) == [3, 4])
+        #expect(try stack.context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 4)
+    }
+
+    @Test func aRetentionOfDaysKeepsRecentTransactions() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("History.sqlite")
+        do {
+            let old = try Stack(at: url)
+            old.insert("Person", ["name": "Ada"])
+            try old.context.save()
+        }
+        // Transaction 1 was written ten days ago.
+        let raw = try SQLiteConnection(path: url.path)
+        try raw.run("UPDATE ATRANSACTION SET ZTIMESTAMP = ZTIMESTAMP - 10 * 86400 WHERE Z_PK = 1")
+        let stack = try Self.retainingStack(at: url, .keepingDays(7))
+        stack.insert("Person", ["name": "Bo"])
+        try stack.context.save()
+        #expect(try stack.transactions().map(\.transactionNumber) == [2])
+    }
+
+    @Test func whatEveryConsumerReadIsDeleted() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("History.sqlite")
+        let stack = try Self.retainingStack(at: url, .deletingWhatEveryConsumerRead)
+        for name in ["Ada", "Bo", "Cy"] {
+            stack.insert("Person", ["name": name])
+            try stack.context.save()
+        }
+        // No consumer yet: everything stays.
+        #expect(try stack.transactions().count == 3)
+        let transactions = try stack.transactions()
+        try stack.coordinator.markHistoryRead(through: transactions[2].token, byConsumer: "indexer")
+        // Another process's consumer, which has read less.
+        let other = try Stack(at: url)
+        try other.coordinator.markHistoryRead(through: transactions[0].token, byConsumer: "widget")
+        stack.insert("Person", ["name": "Di"])
+        try stack.context.save()
+        #expect(try stack.transactions().map(\.transactionNumber) == [2, 3, 4])
+        #expect(try stack.coordinator.historyReadByConsumers(in: stack.store).mapValues { $0.transactionNumber(forStoreWithIdentifier: stack.store.identifier) }
+                == ["indexer": 3, "widget": 1])
+        try other.coordinator.markHistoryRead(through: transactions[2].token, byConsumer: "widget")
+        stack.insert("Person", ["name": "Ed"])
+        try stack.context.save()
+        #expect(try stack.transactions().map(\.transactionNumber) == [4, 5])
+    }
+
     // MARK: Bad input and other stores
 
     @Test func aTokenOfAnotherStoreIsRefused() throws {
@@ -449,6 +513,51 @@ import OCDSQLite
         }
         #expect(names == ["remote 0", "remote 1", "remote 2"])
         #expect(try watcher.transactions().allSatisfy { $0.author == "history-writer" && $0.processID == "ocd-crashtest" })
+    }
+
+    // MARK: ocd history
+
+    @Test func ocdHistoryPrintsTransactionsAfterANumberAndByAuthor() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("History.sqlite")
+        do {
+            let stack = try Stack(at: url)
+            stack.context.transactionAuthor = "importer"
+            let ada = stack.insert("Person", ["name": "Ada"])
+            try stack.context.save()
+            stack.context.transactionAuthor = "editor"
+            ada.setValue(37, forKey: "age")
+            try stack.context.save()
+        }
+        let all = try OCD.run(["history", url.path, "--json"])
+        #expect(all.status == 0, "\(all.error)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(all.output.utf8)) as? [String: Any])
+        let transactions = try #require(json["transactions"] as? [[String: Any]])
+        #expect(transactions.map { $0["number"] as? Int } == [1, 2])
+        #expect(transactions.map { $0["author"] as? String } == ["importer", "editor"])
+        let update = try #require((transactions[1]["changes"] as? [[String: Any]])?.first)
+        #expect(update["type"] as? String == "update" && update["entity"] as? String == "Person")
+        #expect(update["updatedProperties"] as? [String] == ["age"])
+
+        let after = try OCD.run(["history", url.path, "--after", "1"])
+        #expect(after.status == 0)
+        #expect(after.output.hasPrefix("Transaction 2 at ") && after.output.contains("by editor"))
+        #expect(!after.output.contains("Transaction 1 "))
+        let byAuthor = try OCD.run(["history", url.path, "--author", "importer", "--json"])
+        let authored = try #require(try JSONSerialization.jsonObject(with: Data(byAuthor.output.utf8)) as? [String: Any])
+        #expect((authored["transactions"] as? [[String: Any]])?.count == 1)
+        let bad = try OCD.run(["history", url.path, "--after", "yesterday"])
+        #expect(bad.status == 2 && bad.error.contains("--after takes a transaction number or an ISO 8601 date"))
+    }
+
+    @Test(.needsCorpus) func ocdHistoryReadsAppleWrittenHistory() throws {
+        let directory = TemporaryDirectory()
+        let url = try Corpus.copyStore("stores/alemar11__CoreDataPlus/Tests__Resources__SampleModel2__Fixtures__SampleModel2_V1.sqlite",
+                                       to: directory)
+        let result = try OCD.run(["history", url.path])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(result.output.hasPrefix("Transaction 1 at 2024-"), "\(result.output.prefix(200))")
+        #expect(result.output.contains("xctest, com.apple.dt.xctest.tool): 5468 changes"))
     }
 
     // MARK: Apple's history

@@ -21,6 +21,12 @@ public final class NSPersistentHistoryToken: NSObject, NSSecureCoding, Codable, 
         self.transactionNumbers = transactionNumbers
     }
 
+    /// A token that has seen the transactions up to `number` of the store with `identifier`:
+    /// for tools that keep a transaction number rather than a token. An OpenCoreData addition.
+    public convenience init(transactionNumber number: Int64, inStoreWithIdentifier identifier: String) {
+        self.init(transactionNumbers: [identifier: number])
+    }
+
     /// The number of the last transaction this token has seen in the store with `identifier`,
     /// or nil when the token does not know the store.
     public func transactionNumber(forStoreWithIdentifier identifier: String) -> Int64? {

@@ -21,6 +21,12 @@ package protocol PersistentHistoryStore: AnyObject {
     /// history has been deleted (0 for none): a token below it has lost history.
     func historyBounds() throws -> (last: Int64, deletedThrough: Int64)
 
+    /// Records that `consumer` has read history through transaction `number`.
+    func markHistoryRead(through number: Int64, byConsumer consumer: String) throws
+
+    /// The last transaction each registered consumer has read, by name.
+    func historyConsumers() throws -> [String: Int64]
+
     /// Runs `body`'s reads on one state of the store.
     func readingHistoryConsistently<T>(_ body: () throws -> T) throws -> T
 }
