@@ -145,11 +145,11 @@ extension SQLiteStore: PersistentHistoryStore {
             throw CoreDataError.store(.persistentStoreSave, "The store \(url?.path ?? "?") is read-only", url: url)
         }
         guard !writesHeld else { throw heldWritesRefusal() }
-        try connection.transaction { try SQLiteHistoryTables.setConsumer(consumer, readThrough: number, on: connection) }
+        try namingTheFile { try connection.transaction { try SQLiteHistoryTables.setConsumer(consumer, readThrough: number, on: connection) } }
     }
 
     func historyConsumers() throws -> [String: Int64] {
-        try SQLiteHistoryTables.consumers(on: try liveConnection())
+        try namingTheFile { try SQLiteHistoryTables.consumers(on: try liveConnection()) }
     }
 
     /// The stored values of the attributes that keep their values in history
@@ -191,6 +191,11 @@ extension SQLiteStore: PersistentHistoryStore {
     // MARK: Reading
 
     func historyTransactions(afterNumber number: Int64?, after date: Date?, includingChanges: Bool) throws
+        -> [NSPersistentHistoryTransaction] {
+        try namingTheFile { try readHistoryTransactions(afterNumber: number, after: date, includingChanges: includingChanges) }
+    }
+
+    private func readHistoryTransactions(afterNumber number: Int64?, after date: Date?, includingChanges: Bool) throws
         -> [NSPersistentHistoryTransaction] {
         let connection = try liveConnection()
         guard try SQLiteHistoryTables.exist(on: connection) else { return [] }
@@ -267,6 +272,11 @@ extension SQLiteStore: PersistentHistoryStore {
 
     func deleteHistory(throughNumber number: Int64?, before date: Date?, reportingObjectIDs: Bool) throws
         -> (count: Int, objectIDs: [NSManagedObjectID]) {
+        try namingTheFile { try deleteHistoryTransactions(throughNumber: number, before: date, reportingObjectIDs: reportingObjectIDs) }
+    }
+
+    private func deleteHistoryTransactions(throughNumber number: Int64?, before date: Date?, reportingObjectIDs: Bool) throws
+        -> (count: Int, objectIDs: [NSManagedObjectID]) {
         let connection = try liveConnection()
         guard !isReadOnly else {
             throw CoreDataError.store(.persistentStoreSave, "The store \(url?.path ?? "?") is read-only", url: url)
@@ -319,12 +329,16 @@ extension SQLiteStore: PersistentHistoryStore {
     /// bounds checked before them, agree even while other processes write.
     func readingHistoryConsistently<T>(_ body: () throws -> T) throws -> T {
         let connection = try liveConnection()
-        try connection.execute("SAVEPOINT ocd_history_read")
+        try namingTheFile { try connection.execute("SAVEPOINT ocd_history_read") }
         defer { try? connection.execute("RELEASE ocd_history_read") }
         return try body()
     }
 
     func historyBounds() throws -> (last: Int64, deletedThrough: Int64) {
+        try namingTheFile { try readHistoryBounds() }
+    }
+
+    private func readHistoryBounds() throws -> (last: Int64, deletedThrough: Int64) {
         let connection = try liveConnection()
         guard try SQLiteHistoryTables.exist(on: connection) else { return (0, 0) }
         let last = try connection.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?",

@@ -338,7 +338,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
 
     /// Runs `body`, turning a SQLite error into one that names this store's file.
     @inline(__always)
-    private func namingTheFile<Result>(_ body: () throws -> Result) throws -> Result {
+    func namingTheFile<Result>(_ body: () throws -> Result) throws -> Result {
         do {
             return try body()
         } catch let error as SQLiteError {

@@ -407,6 +407,35 @@ import OCDSQLite
         #expect(error?.code.rawValue == NSPersistentHistoryTokenExpiredError)
     }
 
+    /// A store that claims tracking but whose history tables were dropped or damaged: a
+    /// missing table is made again; a damaged one fails the request and the save with an
+    /// error, the context and the store left as they were.
+    @Test func damagedHistoryTablesGiveErrorsNotCrashes() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("History.sqlite")
+        do {
+            let stack = try Stack(at: url)
+            stack.insert("Person", ["name": "Ada"])
+            try stack.context.save()
+        }
+        let raw = try SQLiteConnection(path: url.path)
+        try raw.execute("DROP TABLE ACHANGE")
+        do {
+            let stack = try Stack(at: url)
+            #expect(try stack.transactions().map { $0.changes?.count } == [0])
+            stack.insert("Person", ["name": "Bo"])
+            try stack.context.save()
+            #expect(try stack.transactions().last?.changes?.count == 1)
+        }
+        try raw.execute("DROP INDEX Z_TRANSACTION_TransactionTimestampIndex; ALTER TABLE ATRANSACTION DROP COLUMN ZTIMESTAMP")
+        let stack = try Stack(at: url)
+        #expect(throws: CocoaError.self) { try stack.transactions() }
+        stack.insert("Person", ["name": "Cy"])
+        #expect(throws: CocoaError.self) { try stack.context.save() }
+        #expect(stack.context.hasChanges)
+        #expect(try raw.scalar("SELECT count(*) FROM ZPERSON") == 2)
+    }
+
     @Test func aStoreWithoutTrackingAnswersNoHistoryRequest() throws {
         let directory = TemporaryDirectory()
         let stack = try Stack(at: directory.file("Plain.sqlite"), tracking: false)
