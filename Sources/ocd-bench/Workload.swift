@@ -119,6 +119,11 @@ extension Workload {
             framework: { try FetchedResultsWorkload.oneChange(directory: $0, n: $1) },
             raw: { try FetchedResultsWorkload.performFetch(directory: $0, n: $1) },
             baseline: "performFetch"),
+        Workload(
+            id: "W13", title: "history of one save", size: { _ in "\(HistoryWorkload.updateCount)" },
+            framework: { try HistoryWorkload.afterLongHistory(directory: $0, n: $1) },
+            raw: { try HistoryWorkload.afterNoHistory(directory: $0, n: $1) },
+            baseline: "no history before"),
     ]
 
     /// The workload with the given id (case-insensitive), or nil.

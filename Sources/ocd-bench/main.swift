@@ -34,7 +34,9 @@ struct Options {
                      recording every change, against W1 without one; W1h and W4h are W1 and
                      W4 on a store recording persistent history, against W1 and W4 without;
                      W12 is one change round of a fetched results controller over 100,000
-                     items (the mean of 500), against its performFetch()
+                     items (the mean of 500), against its performFetch(); W13 reads the
+                     history of a save of 10,000 updates after N earlier changes, against
+                     the same read with no history before it
         Set OCD_BENCH_PHASES=1 to print the framework side's phases (W1, W2, W6) to standard error.
         """
 

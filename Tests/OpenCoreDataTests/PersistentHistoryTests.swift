@@ -113,6 +113,34 @@ import OCDSQLite
         #expect(try raw.scalar("SELECT count(*) FROM ATRANSACTIONSTRING WHERE ZNAME = 'app'") == 1)
     }
 
+    /// A save of more objects than one statement writes (100 rows each): every object gets one
+    /// change, keyed in order.
+    @Test func aLargeSaveRecordsEveryObjectOnce() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("History.sqlite")
+        let stack = try Stack(at: url)
+        var people: [NSManagedObject] = []
+        for index in 0..<150 {
+            let person = stack.insert("Person", ["name": "P\(index)"])
+            people.append(person)
+            if index % 50 == 0 { stack.insert("Pet", ["name": "Pet \(index)", "owner": person]) }
+        }
+        try stack.context.save()
+        for person in people.prefix(40) { person.setValue(50, forKey: "age") }
+        try stack.context.save()
+
+        let raw = try SQLiteConnection(path: url.path)
+        let personNumber = try raw.scalar("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Person'")
+        #expect(try raw.scalar("SELECT count(*) FROM ACHANGE WHERE ZTRANSACTIONID = 1") == 153)
+        #expect(try raw.rows("SELECT count(DISTINCT ZENTITYPK), min(ZENTITYPK), max(ZENTITYPK) FROM ACHANGE WHERE ZTRANSACTIONID = 1 AND ZENTITY = ?",
+                             [personNumber]) == [[150, 1, 150]])
+        #expect(try raw.rows("SELECT min(Z_PK), max(Z_PK), count(*) FROM ACHANGE") == [[1, 193, 193]])
+        let transactions = try stack.transactions()
+        #expect(Set(transactions[0].changes!.map(\.changedObjectID)).count == 153)
+        #expect(transactions[1].changes?.count == 40)
+        #expect(Set(transactions[1].changes!.map(\.changedObjectID)) == Set(people.prefix(40).map(\.objectID)))
+    }
+
     @Test func batchRequestsAreRecorded() throws {
         let directory = TemporaryDirectory()
         let stack = try Stack(at: directory.file("History.sqlite"))
