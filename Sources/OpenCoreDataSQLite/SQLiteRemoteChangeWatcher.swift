@@ -33,6 +33,9 @@ final class SQLiteRemoteChangeWatcher: @unchecked Sendable {
         var configuration = SQLiteConnection.Configuration()
         configuration.readOnly = true
         configuration.walMode = false
+        // Never waits for a lock: the store's commit waits for a check (see `committing`), and
+        // the next check, 50 ms later, tries again.
+        configuration.busyTimeoutMilliseconds = 0
         connection = try SQLiteConnection(path: url.path, configuration: configuration)
         self.url = url
         self.storeID = storeID
@@ -68,12 +71,25 @@ final class SQLiteRemoteChangeWatcher: @unchecked Sendable {
 
     private func check() {
         guard !stopped.load(ordering: .sequentiallyConsistent) else { return }
+        // A store whose coordinator is gone (released without removing the store) has nobody
+        // to tell.
+        guard coordinator != nil else {
+            stop()
+            return
+        }
         let token: NSPersistentHistoryToken?? = own.withLock { own in
             guard let version = try? connection.scalar("PRAGMA data_version").int64Value, version != dataVersion else { return nil }
+            guard tracksHistory else {
+                dataVersion = version
+                return .some(nil)
+            }
+            // The version is taken as seen only once what it brought is read: a read that
+            // fails is tried again at the next check.
+            guard let last = try? lastTransaction() else { return nil }
             dataVersion = version
-            guard tracksHistory else { return .some(nil) }
-            guard let last = try? lastTransaction(), last > seenTransaction else { return nil }
-            let mine = ((seenTransaction + 1)...last).allSatisfy { own.contains($0) }
+            guard last != seenTransaction else { return nil }
+            // Below what was seen: the file's history began again (restored or migrated).
+            let mine = last > seenTransaction && ((seenTransaction + 1)...last).allSatisfy { own.contains($0) }
             seenTransaction = last
             own = own.filter { $0 > last }
             return mine ? nil : .some(NSPersistentHistoryToken(transactionNumbers: [storeID: last]))

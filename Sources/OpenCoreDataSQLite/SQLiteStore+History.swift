@@ -135,7 +135,8 @@ extension SQLiteStore: PersistentHistoryStore {
         case .readByEveryConsumer:
             through = try SQLiteHistoryTables.consumers(on: connection).values.min()
         }
-        guard let through, through > 0 else { return }
+        // Never the transaction being written.
+        guard let through = through.map({ min($0, last - 1) }), through > 0 else { return }
         _ = try deleteHistoryRows(condition: "Z_PK <= ?", arguments: [.integer(through)], reportingObjectIDs: false, on: connection)
     }
 
@@ -145,7 +146,12 @@ extension SQLiteStore: PersistentHistoryStore {
             throw CoreDataError.store(.persistentStoreSave, "The store \(url?.path ?? "?") is read-only", url: url)
         }
         guard !writesHeld else { throw heldWritesRefusal() }
-        try namingTheFile { try connection.transaction { try SQLiteHistoryTables.setConsumer(consumer, readThrough: number, on: connection) } }
+        // Not past the last transaction (a token of a history that began again, or a bogus one),
+        // which would let pruning delete what nobody has read.
+        let last = try readHistoryBounds().last
+        try namingTheFile {
+            try connection.transaction { try SQLiteHistoryTables.setConsumer(consumer, readThrough: min(number, last), on: connection) }
+        }
     }
 
     func historyConsumers() throws -> [String: Int64] {

@@ -90,6 +90,8 @@ extension SQLiteStore {
 
     func commitChanges() throws {
         try lock.withLock {
+            // Whatever happens, the try's number is not carried into another save.
+            defer { historyOfTry = nil }
             if writesHeld {
                 // Final when the hold ends (`releaseWrites(committing:)`).
                 let connection = try liveConnection()
@@ -101,7 +103,6 @@ extension SQLiteStore {
                 metadataNeedsWriting = false
             }
             if writesHeld, let number = historyOfTry { historyOfHold.append(number) }
-            historyOfTry = nil
         }
     }
 
@@ -114,6 +115,7 @@ extension SQLiteStore {
     /// Begins writing a save: a transaction holding the store's write lock, or a savepoint of
     /// the transaction `holdWrites()` holds.
     private func beginSave(on connection: SQLiteConnection) throws {
+        historyOfTry = nil
         if writesHeld {
             guard heldWritesOpen else { throw heldWritesRefusal() }
             try checkHeldTransaction(on: connection)

@@ -243,6 +243,8 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         return true
     }
 
+    deinit { remoteChangeWatcher?.stop() }
+
     func unload() {
         remoteChangeWatcher?.stop()
         lock.withLock {

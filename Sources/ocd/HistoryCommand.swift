@@ -55,25 +55,28 @@ enum HistoryCommand {
         let (model, _) = try StoreCommand.model(for: url, modelPath: modelPath)
         StoreCommand.registerStandInTransformers(for: model)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        let store = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: [
+        _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: [
             NSReadOnlyPersistentStoreOption: true, OCDSQLiteReadImmutableOption: true, NSPersistentHistoryTrackingKey: true,
         ])
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
+        // After a number: everything, then the transactions above it, so that a number before
+        // deleted history or past the last transaction lists what there is rather than failing
+        // as an expired token does.
         let request: NSPersistentHistoryChangeRequest = switch after {
-        case .transaction(let number)?:
-            .fetchHistory(after: NSPersistentHistoryToken(transactionNumber: number, inStoreWithIdentifier: store.identifier))
         case .date(let date)?: .fetchHistory(after: date)
-        case nil: .fetchHistory(after: nil as NSPersistentHistoryToken?)
+        case .transaction?, nil: .fetchHistory(after: nil as NSPersistentHistoryToken?)
         }
         if let author {
             let filter = NSPersistentHistoryTransaction.fetchRequest!
             filter.predicate = NSPredicate(format: "author == %@", author)
             request.fetchRequest = filter
         }
-        return try context.performAndWait {
+        let transactions = try context.performAndWait {
             (try context.execute(request) as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction] ?? []
         }
+        guard case .transaction(let number)? = after else { return transactions }
+        return transactions.filter { $0.transactionNumber > number }
     }
 
     private static func text(of transaction: NSPersistentHistoryTransaction) -> String {

@@ -359,6 +359,9 @@ import OCDSQLite
     @Test func aRetentionOfTransactionsKeepsTheNewest() throws {
         let directory = TemporaryDirectory()
         let stack = try Self.retainingStack(at: directory.file("History.sqlite"), .keepingTransactions(2))
+        // Settable through a store description too, as every option.
+        NSPersistentStoreDescription(url: directory.file("Other.sqlite")).setOption(PersistentHistoryRetention.keepingDays(7),
+                                                                                   forKey: OCDPersistentHistoryRetentionOption)
         for name in ["Ada", "Bo", "Cy", "Di"] {
             stack.insert("Person", ["name": name])
             try stack.context.save()
@@ -455,7 +458,13 @@ import OCDSQLite
             try stack.context.save()
             #expect(try stack.transactions().last?.changes?.count == 1)
         }
-        try raw.execute("DROP INDEX Z_TRANSACTION_TransactionTimestampIndex; ALTER TABLE ATRANSACTION DROP COLUMN ZTIMESTAMP")
+        // A transaction table without its timestamp (made anew: DROP COLUMN needs SQLite 3.35).
+        try raw.execute("""
+            ALTER TABLE ATRANSACTION RENAME TO ATRANSACTION_OLD;
+            CREATE TABLE ATRANSACTION (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHORTS INTEGER);
+            INSERT INTO ATRANSACTION SELECT Z_PK, Z_ENT, Z_OPT, ZAUTHORTS FROM ATRANSACTION_OLD;
+            DROP TABLE ATRANSACTION_OLD
+            """)
         let stack = try Stack(at: url)
         #expect(throws: CocoaError.self) { try stack.transactions() }
         stack.insert("Person", ["name": "Cy"])
@@ -539,6 +548,9 @@ import OCDSQLite
         let changes = RemoteChanges(of: watcher.coordinator)
         watcher.insert("Person", ["name": "Own"])
         try watcher.context.save()
+        // Several checks later, the store's own save has not been announced.
+        Thread.sleep(forTimeInterval: 0.25)
+        #expect(changes.received.isEmpty)
         let other = try Stack(at: url)
         other.context.transactionAuthor = "other"
         other.insert("Person", ["name": "Theirs"])
@@ -596,6 +608,8 @@ import OCDSQLite
         #expect(update["type"] as? String == "update" && update["entity"] as? String == "Person")
         #expect(update["updatedProperties"] as? [String] == ["age"])
 
+        let beyond = try OCD.run(["history", url.path, "--after", "9"])
+        #expect(beyond.status == 0 && beyond.output == "No transactions.\n")
         let after = try OCD.run(["history", url.path, "--after", "1"])
         #expect(after.status == 0)
         #expect(after.output.hasPrefix("Transaction 2 at ") && after.output.contains("by editor"))

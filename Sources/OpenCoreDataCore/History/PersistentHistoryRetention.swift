@@ -12,7 +12,10 @@ import Foundation
 /// (`coordinator.markHistoryRead(through:byConsumer:)`, kept in the store, so readers in
 /// other processes count); history every consumer has read is deleted. Until a consumer is
 /// registered nothing is deleted.
-public struct PersistentHistoryRetention: Sendable, Equatable {
+///
+/// A class (an `NSObject`) so that `NSPersistentStoreDescription.setOption(_:forKey:)` takes it.
+public final class PersistentHistoryRetention: NSObject, @unchecked Sendable {
+    // @unchecked Sendable: immutable (a final class whose one field is a `let` of a Sendable type).
     package enum Rule: Sendable, Equatable {
         case transactions(Int)
         case age(TimeInterval)
@@ -21,14 +24,27 @@ public struct PersistentHistoryRetention: Sendable, Equatable {
 
     package let rule: Rule
 
-    /// Keeps the newest `count` transactions.
-    public static func keepingTransactions(_ count: Int) -> Self { Self(rule: .transactions(max(0, count))) }
+    private init(rule: Rule) {
+        self.rule = rule
+        super.init()
+    }
 
-    /// Keeps the transactions of the last `days` days.
-    public static func keepingDays(_ days: Double) -> Self { Self(rule: .age(max(0, days) * 86_400)) }
+    /// Keeps the newest `count` transactions (at least the one being written).
+    public static func keepingTransactions(_ count: Int) -> PersistentHistoryRetention {
+        PersistentHistoryRetention(rule: .transactions(max(1, count)))
+    }
+
+    /// Keeps the transactions of the last `days` days (and at least the one being written).
+    public static func keepingDays(_ days: Double) -> PersistentHistoryRetention {
+        PersistentHistoryRetention(rule: .age(max(0, days) * 86_400))
+    }
 
     /// Keeps what some registered consumer has not read yet.
-    public static let deletingWhatEveryConsumerRead = Self(rule: .readByEveryConsumer)
+    public static var deletingWhatEveryConsumerRead: PersistentHistoryRetention { PersistentHistoryRetention(rule: .readByEveryConsumer) }
+
+    public override func isEqual(_ object: Any?) -> Bool { (object as? PersistentHistoryRetention)?.rule == rule }
+
+    public override var hash: Int { "\(rule)".hashValue }
 }
 
 /// The store option (`addPersistentStore`'s options, `NSPersistentStoreDescription.setOption`)
