@@ -196,6 +196,11 @@ public final class SQLiteConnection {
         try scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]).int64Value ?? 0 > 0
     }
 
+    /// The names of `table`'s columns, in their order; empty when there is no such table.
+    public func columnNames(ofTable table: String) throws -> [String] {
+        try rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap { $0[0].stringValue }
+    }
+
     // MARK: Transactions
 
     /// How a transaction takes its locks.

@@ -45,6 +45,11 @@ enum SQLiteHistoryTables {
         return try connection.scalar("SELECT count(*) FROM Z_PRIMARYKEY WHERE Z_ENT IN (16001, 16002, 16003)").int64Value == 3
     }
 
+    /// The number of the last transaction recorded (`Z_MAX` of the transaction entity); 0 for none.
+    static func lastTransaction(on connection: SQLiteConnection) throws -> Int64 {
+        try connection.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?", [.integer(transactionEntity)]).int64Value ?? 0
+    }
+
     /// Hands out `count` primary keys of history entity `entity`; returns the first.
     static func allocateKeys(_ count: Int64, of entity: Int64, on connection: SQLiteConnection) throws -> Int64 {
         // Two statements rather than `UPDATE … RETURNING`, which SQLite before 3.35 lacks; both
@@ -97,7 +102,7 @@ enum SQLiteHistoryTables {
 
     /// How many `ZTOMBSTONE<n>` columns `ACHANGE` has.
     static func tombstoneColumnCount(on connection: SQLiteConnection) throws -> Int {
-        let names = Set(try connection.rows("SELECT name FROM pragma_table_info('ACHANGE')").compactMap { $0[0].stringValue?.uppercased() })
+        let names = Set(try connection.columnNames(ofTable: "ACHANGE").map { $0.uppercased() })
         var count = 0
         while names.contains("ZTOMBSTONE\(count)") { count += 1 }
         return count

@@ -680,7 +680,7 @@ extension SQLiteLightweightMigration {
                 // Table names are case-insensitive; `tbl_name` keeps the trigger's own spelling.
                 guard try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE",
                                             [.text(table)]).int64Value != 0 else { continue }
-                let columns = try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap { $0[0].stringValue }
+                let columns = try connection.columnNames(ofTable: table)
                 let assignments = columns.map { "\(Self.quoted($0)) = \(Self.quoted($0))" }.joined(separator: ", ")
                 let firing = ["INSERT INTO \(Self.quoted(table)) SELECT * FROM \(Self.quoted(table)) WHERE 0",
                               "UPDATE \(Self.quoted(table)) SET \(assignments) WHERE 0",

@@ -99,7 +99,7 @@ final class SQLiteRemoteChangeWatcher: @unchecked Sendable {
 
     private func lastTransaction() throws -> Int64 {
         guard tracksHistory else { return 0 }
-        return try connection.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = 16002").int64Value ?? 0
+        return try SQLiteHistoryTables.lastTransaction(on: connection)
     }
 
     private func post(token: NSPersistentHistoryToken?) {

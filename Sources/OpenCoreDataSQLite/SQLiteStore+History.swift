@@ -13,15 +13,7 @@ import OpenCoreDataCore
 /// relationships together) in name order: the layout a public, third-party description reports
 /// from Apple-written stores (Docs/Differences.md), not verified here on a store of our corpus.
 extension SQLiteStore: PersistentHistoryStore {
-    var tracksHistory: Bool { Self.tracksHistory(options) }
-
-    static func tracksHistory(_ options: [AnyHashable: Any]?) -> Bool {
-        switch options?[NSPersistentHistoryTrackingKey] {
-        case let flag as Bool: flag
-        case let number as NSNumber: number.boolValue
-        default: false
-        }
-    }
+    var tracksHistory: Bool { StoreOptionFlag.isOn(options?[NSPersistentHistoryTrackingKey]) }
 
     /// Creates the history tables of a store that tracks history; opens a store whose history
     /// was tracked read-only when it is added without tracking, as Core Data does (its saves
@@ -51,12 +43,7 @@ extension SQLiteStore: PersistentHistoryStore {
     /// Starts posting `.NSPersistentStoreRemoteChange` for other connections' commits, when the
     /// store was added with `NSPersistentStoreRemoteChangeNotificationPostOptionKey`.
     func startWatchingRemoteChanges(url: URL) throws {
-        let requested = switch options?[NSPersistentStoreRemoteChangeNotificationPostOptionKey] {
-        case let flag as Bool: flag
-        case let number as NSNumber: number.boolValue
-        default: false
-        }
-        guard requested else { return }
+        guard StoreOptionFlag.isOn(options?[NSPersistentStoreRemoteChangeNotificationPostOptionKey]) else { return }
         let watcher = try SQLiteRemoteChangeWatcher(url: url, storeID: identifier, tracksHistory: tracksHistory,
                                                     coordinator: persistentStoreCoordinator)
         watcher.start()
@@ -142,9 +129,7 @@ extension SQLiteStore: PersistentHistoryStore {
 
     func markHistoryRead(through number: Int64, byConsumer consumer: String) throws {
         let connection = try liveConnection()
-        guard !isReadOnly else {
-            throw CoreDataError.store(.persistentStoreSave, "The store \(url?.path ?? "?") is read-only", url: url)
-        }
+        guard !isReadOnly else { throw readOnlyRefusal() }
         guard !writesHeld else { throw heldWritesRefusal() }
         // Not past the last transaction (a token of a history that began again, or a bogus one),
         // which would let pruning delete what nobody has read.
@@ -163,16 +148,23 @@ extension SQLiteStore: PersistentHistoryStore {
     /// `ZTOMBSTONE<n>` order; read before the rows go.
     func tombstoneValues(of deleted: [SaveChanges.Row], on connection: SQLiteConnection) throws -> [NSManagedObjectID: [SQLiteValue]] {
         var values: [NSManagedObjectID: [SQLiteValue]] = [:]
+        // Each entity's query (nil: it keeps nothing), made once per save.
+        var queries: [ObjectIdentifier: (sql: String, count: Int)?] = [:]
         for row in deleted {
-            let attributes = HistoryColumns.tombstoneAttributes(of: row.objectID.entity)
-            guard !attributes.isEmpty, let key = row.objectID.primaryKey,
-                  let mapping = schema.mapping(for: row.objectID.entity) else { continue }
-            let columns = attributes.map { mapping.attributeColumns[$0.attributeSlot].map { "\"\($0)\"" } ?? "NULL" }
-            let statement = try connection.cachedStatement("SELECT \(columns.joined(separator: ", ")) FROM \(mapping.table.name) WHERE Z_PK = ?")
+            let entity = row.objectID.entity
+            let query = queries[ObjectIdentifier(entity)] ?? {
+                let attributes = HistoryColumns.tombstoneAttributes(of: entity)
+                guard !attributes.isEmpty, let mapping = schema.mapping(for: entity) else { return nil }
+                let columns = attributes.map { mapping.attributeColumns[$0.attributeSlot].map { "\"\($0)\"" } ?? "NULL" }
+                return ("SELECT \(columns.joined(separator: ", ")) FROM \(mapping.table.name) WHERE Z_PK = ?", attributes.count)
+            }()
+            queries[ObjectIdentifier(entity)] = .some(query)
+            guard let query, let key = row.objectID.primaryKey else { continue }
+            let statement = try connection.cachedStatement(query.sql)
             try statement.bind(key, at: 1)
             defer { statement.reset() }
             guard try statement.step() else { continue }
-            values[row.objectID] = attributes.indices.map { statement.value(at: $0) }
+            values[row.objectID] = (0..<query.count).map { statement.value(at: $0) }
         }
         return values
     }
@@ -216,14 +208,22 @@ extension SQLiteStore: PersistentHistoryStore {
                 WHERE ZTRANSACTIONID IN (SELECT Z_PK FROM ATRANSACTION WHERE \(condition)) ORDER BY Z_PK
                 """)
             try statement.bind(arguments)
+            // Each entity's numbering and tombstone attributes, worked out once per read rather
+            // than once per change.
+            var entities: [ObjectIdentifier: (numbered: [NSPropertyDescription], tombstone: [NSAttributeDescription])] = [:]
             while try statement.step() {
                 guard let type = NSPersistentHistoryChangeType(rawValue: Int(statement.int64(at: 1))),
                       let entity = schema.mapping(number: statement.int64(at: 2))?.entity else { continue }
+                let layout = entities[ObjectIdentifier(entity)] ?? {
+                    let layout = (HistoryColumns.numbered(entity), HistoryColumns.tombstoneAttributes(of: entity))
+                    entities[ObjectIdentifier(entity)] = layout
+                    return layout
+                }()
                 let id = NSManagedObjectID(entity: entity, store: self, primaryKey: statement.int64(at: 3))
-                let updated = type == .update ? HistoryColumns.properties(in: statement.data(at: 5) ?? Data(), of: entity) : nil
+                let updated = type == .update ? HistoryColumns.properties(in: statement.data(at: 5) ?? Data(), numbered: layout.numbered) : nil
+                let tombstone = type == .delete ? Self.tombstone(of: layout.tombstone, in: statement, from: 6, count: tombstoneColumns) : nil
                 let change = NSPersistentHistoryChange(changeID: statement.int64(at: 0), changedObjectID: id, changeType: type,
-                                                       tombstone: type == .delete ? Self.tombstone(of: entity, in: statement, from: 6, count: tombstoneColumns) : nil,
-                                                       updatedProperties: updated)
+                                                       tombstone: tombstone, updatedProperties: updated)
                 changesByTransaction[statement.int64(at: 4), default: []].append(change)
             }
         }
@@ -247,11 +247,10 @@ extension SQLiteStore: PersistentHistoryStore {
         return transactions
     }
 
-    /// The values a deletion kept, by attribute name, from the statement's columns `first`…;
-    /// nil when the entity keeps none.
-    private static func tombstone(of entity: NSEntityDescription, in statement: SQLiteStatement, from first: Int, count: Int)
+    /// The values a deletion kept of `attributes` (an entity's, in `ZTOMBSTONE<n>` order), by
+    /// name, from the statement's columns `first`…; nil when the entity keeps none.
+    private static func tombstone(of attributes: [NSAttributeDescription], in statement: SQLiteStatement, from first: Int, count: Int)
         -> [AnyHashable: Any]? {
-        let attributes = HistoryColumns.tombstoneAttributes(of: entity)
         guard !attributes.isEmpty else { return nil }
         var values: [AnyHashable: Any] = [:]
         for (index, attribute) in attributes.enumerated() where index < count && !statement.isNull(at: first + index) {
@@ -284,9 +283,7 @@ extension SQLiteStore: PersistentHistoryStore {
     private func deleteHistoryTransactions(throughNumber number: Int64?, before date: Date?, reportingObjectIDs: Bool) throws
         -> (count: Int, objectIDs: [NSManagedObjectID]) {
         let connection = try liveConnection()
-        guard !isReadOnly else {
-            throw CoreDataError.store(.persistentStoreSave, "The store \(url?.path ?? "?") is read-only", url: url)
-        }
+        guard !isReadOnly else { throw readOnlyRefusal() }
         guard !writesHeld else { throw heldWritesRefusal() }
         guard try SQLiteHistoryTables.exist(on: connection) else { return (0, []) }
         var clauses = ["1"]
@@ -347,8 +344,7 @@ extension SQLiteStore: PersistentHistoryStore {
     private func readHistoryBounds() throws -> (last: Int64, deletedThrough: Int64) {
         let connection = try liveConnection()
         guard try SQLiteHistoryTables.exist(on: connection) else { return (0, 0) }
-        let last = try connection.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT = ?",
-                                         [.integer(SQLiteHistoryTables.transactionEntity)]).int64Value ?? 0
+        let last = try SQLiteHistoryTables.lastTransaction(on: connection)
         let first = try connection.scalar("SELECT min(Z_PK) FROM ATRANSACTION").int64Value
         return (last, first.map { $0 - 1 } ?? last)
     }
@@ -427,8 +423,8 @@ enum HistoryColumns {
         }
     }
 
-    static func properties(in bits: Data, of entity: NSEntityDescription) -> Set<NSPropertyDescription> {
-        let properties = numbered(entity)
+    /// The properties `bits` stands for, over an entity's `numbered` properties.
+    static func properties(in bits: Data, numbered properties: [NSPropertyDescription]) -> Set<NSPropertyDescription> {
         var chosen = Set<NSPropertyDescription>()
         for (offset, byte) in bits.enumerated() where byte != 0 {
             for bit in 0..<8 where byte & (0x80 >> UInt8(bit)) != 0 {

@@ -8,9 +8,7 @@ extension SQLiteStore {
     func writeChanges(_ changes: SaveChanges) throws -> SaveOutcome {
         try lock.withLock {
             let connection = try liveConnection()
-            guard !isReadOnly else {
-                throw CoreDataError.store(.persistentStoreSave, "The store \(url?.path ?? "?") is read-only", url: url)
-            }
+            guard !isReadOnly else { throw readOnlyRefusal() }
             try beginSave(on: connection)
             do {
                 var outcome = SaveOutcome()
@@ -123,6 +121,11 @@ extension SQLiteStore {
         } else {
             try connection.execute("BEGIN IMMEDIATE TRANSACTION")
         }
+    }
+
+    /// The error of a write to a read-only store.
+    func readOnlyRefusal() -> CocoaError {
+        CoreDataError.store(.persistentStoreSave, "The store \(url?.path ?? "?") is read-only", url: url)
     }
 
     /// The error for a write made inside another save's hold (from its merge policy, its

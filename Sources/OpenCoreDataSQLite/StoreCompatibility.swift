@@ -110,7 +110,7 @@ struct StoreCompatibility {
     }
 
     private func columnNames(of table: String) throws -> Set<String> {
-        Set(try connection.rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap { $0[0].stringValue?.uppercased() })
+        Set(try connection.columnNames(ofTable: table).map { $0.uppercased() })
     }
 
     private func compare(_ table: SQLiteSchema.TableMapping, skipping missing: Set<String>, into comparison: inout StoreComparison) throws {

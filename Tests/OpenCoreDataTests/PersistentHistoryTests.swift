@@ -16,17 +16,13 @@ import OCDSQLite
         let context: NSManagedObjectContext
         var store: NSPersistentStore { coordinator.persistentStores[0] }
 
-        /// A coordinator without stores yet.
-        init(empty: Void, model: NSManagedObjectModel = TestModel.make()) {
+        /// With tracking, `options` are added to `NSPersistentHistoryTrackingKey`.
+        init(at url: URL, model: NSManagedObjectModel = TestModel.make(), tracking: Bool = true,
+             options: [AnyHashable: Any] = [:]) throws {
             coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-            context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-            context.persistentStoreCoordinator = coordinator
-        }
-
-        init(at url: URL, model: NSManagedObjectModel = TestModel.make(), tracking: Bool = true) throws {
-            coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
-                                               options: tracking ? [NSPersistentHistoryTrackingKey: true as NSNumber] : nil)
+            var all = options
+            if tracking { all[NSPersistentHistoryTrackingKey] = true as NSNumber }
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: all.isEmpty ? nil : all)
             context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
             context.persistentStoreCoordinator = coordinator
         }
@@ -349,19 +345,15 @@ import OCDSQLite
     // MARK: Retention
 
     private static func retainingStack(at url: URL, _ retention: PersistentHistoryRetention) throws -> Stack {
-        let stack = Stack(empty: ())
-        try stack.coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: [
-            NSPersistentHistoryTrackingKey: true, OCDPersistentHistoryRetentionOption: retention,
-        ])
-        return stack
+        try Stack(at: url, options: [OCDPersistentHistoryRetentionOption: retention])
     }
 
     @Test func aRetentionOfTransactionsKeepsTheNewest() throws {
         let directory = TemporaryDirectory()
-        let stack = try Self.retainingStack(at: directory.file("History.sqlite"), .keepingTransactions(2))
-        // Settable through a store description too, as every option.
-        NSPersistentStoreDescription(url: directory.file("Other.sqlite")).setOption(PersistentHistoryRetention.keepingDays(7),
-                                                                                   forKey: OCDPersistentHistoryRetentionOption)
+        // Set through a store description, as every option.
+        let description = NSPersistentStoreDescription(url: directory.file("History.sqlite"))
+        description.setOption(PersistentHistoryRetention.keepingTransactions(2), forKey: OCDPersistentHistoryRetentionOption)
+        let stack = try Stack(at: directory.file("History.sqlite"), options: description.storeOptions)
         for name in ["Ada", "Bo", "Cy", "Di"] {
             stack.insert("Person", ["name": name])
             try stack.context.save()
@@ -534,11 +526,7 @@ import OCDSQLite
     }
 
     private static func watchingStack(at url: URL) throws -> Stack {
-        let stack = Stack(empty: ())
-        try stack.coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: [
-            NSPersistentHistoryTrackingKey: true, NSPersistentStoreRemoteChangeNotificationPostOptionKey: true,
-        ])
-        return stack
+        try Stack(at: url, options: [NSPersistentStoreRemoteChangeNotificationPostOptionKey: true])
     }
 
     @Test func anotherCoordinatorsSaveIsAnnouncedAndOurOwnIsNot() throws {

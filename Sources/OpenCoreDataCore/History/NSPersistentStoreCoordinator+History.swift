@@ -35,7 +35,8 @@ extension NSPersistentStoreCoordinator {
         return request.isDeletion ? try deleteHistory(request, in: stores) : try fetchHistory(request, in: stores)
     }
 
-    private static func historyStore(of store: NSPersistentStore) -> (any PersistentHistoryStore)? {
+    /// The history side of `store`'s seam, when the store records history.
+    static func historyStore(of store: NSPersistentStore) -> (any PersistentHistoryStore)? {
         guard let history = store.seam as? any PersistentHistoryStore, history.tracksHistory else { return nil }
         return history
     }

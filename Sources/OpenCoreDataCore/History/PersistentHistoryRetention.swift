@@ -61,15 +61,14 @@ extension NSPersistentStoreCoordinator {
     /// An OpenCoreData addition.
     public func markHistoryRead(through token: NSPersistentHistoryToken, byConsumer consumer: String) throws {
         for store in persistentStores {
-            guard let number = token.transactionNumbers[store.identifier],
-                  let history = store.seam as? any PersistentHistoryStore, history.tracksHistory else { continue }
+            guard let number = token.transactionNumbers[store.identifier], let history = Self.historyStore(of: store) else { continue }
             try store.lock.withLock { try history.markHistoryRead(through: number, byConsumer: consumer) }
         }
     }
 
     /// How far each registered consumer has read the history of `store`, by consumer name.
     public func historyReadByConsumers(in store: NSPersistentStore) throws -> [String: NSPersistentHistoryToken] {
-        guard let history = store.seam as? any PersistentHistoryStore, history.tracksHistory else { return [:] }
+        guard let history = Self.historyStore(of: store) else { return [:] }
         let numbers = try store.lock.withLock { try history.historyConsumers() }
         return numbers.mapValues { NSPersistentHistoryToken(transactionNumbers: [store.identifier: $0]) }
     }

@@ -47,11 +47,11 @@ package struct StoreMigrationPlanner {
     /// Whether the options ask for a store that no longer fits to be migrated at all: through a
     /// mapping model of the application's own, or an inferred one if `allowsInference`.
     package var isMigrationRequested: Bool {
-        Self.isTrue(options?[NSMigratePersistentStoresAutomaticallyOption]) && IncompatibleStorePolicy(options: options) == .migrate
+        StoreOptionFlag.isOn(options?[NSMigratePersistentStoresAutomaticallyOption]) && IncompatibleStorePolicy(options: options) == .migrate
     }
 
     /// Whether the options let the mapping be inferred (`NSInferMappingModelAutomaticallyOption`).
-    package var allowsInference: Bool { Self.isTrue(options?[NSInferMappingModelAutomaticallyOption]) }
+    package var allowsInference: Bool { StoreOptionFlag.isOn(options?[NSInferMappingModelAutomaticallyOption]) }
 
     /// The plan for a store whose metadata is `metadata`, once it is known not to fit and
     /// `isMigrationRequested`. `storedModel` reads the copy of its model the store keeps (nil
@@ -91,11 +91,4 @@ package struct StoreMigrationPlanner {
     }
 
     private var storeName: String { url?.path ?? "the store" }
-
-    private static func isTrue(_ value: Any?) -> Bool {
-        if let value = value as? Bool { return value }
-        if let value = value as? NSNumber { return value.boolValue }
-        if let value = value as? String { return ["1", "yes", "true"].contains(value.lowercased()) }
-        return false
-    }
 }
