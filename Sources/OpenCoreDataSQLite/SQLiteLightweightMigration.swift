@@ -538,12 +538,16 @@ extension SQLiteLightweightMigration {
             return found.flatMap { join in source.distinctJoinTables.first { $0.name == join.name } }.map { ($0, columnSources) }
         }
 
-        /// For a join table whose relationship was a to-one: the source table with its key
-        /// column, the rows that have a destination, and the source of each join column.
+        /// For a join table whose relationship was a to-one, or a to-many with a to-one inverse:
+        /// the source table with the to-one's key column, the rows that have a destination, and
+        /// the source of each join column.
         private func sourceForeignKey(for sides: [(NSRelationshipDescription, SQLiteSchema.JoinTable)]) throws -> (String, String, [String: String])? {
-            for (relationship, side) in sides {
-                guard let old = try sourceProperty(of: relationship) as? NSRelationshipDescription, !old.isToMany,
-                      let owner = old.entity.flatMap({ source.mapping(for: $0) }),
+            let olds = try sides.compactMap { relationship, side in
+                (try sourceProperty(of: relationship) as? NSRelationshipDescription).map { (relationship, $0, side) }
+            }
+            let toOnes = olds.filter { !$0.1.isToMany }
+            for (relationship, old, side) in toOnes {
+                guard let owner = old.entity.flatMap({ source.mapping(for: $0) }),
                       let key = owner.toOneColumns[old.relationshipSlot] else { continue }
                 var columnSources = [side.sourceColumn: "Z_PK", side.destinationColumn: key]
                 if let order = side.orderColumn { columnSources[order] = "1" }
@@ -554,7 +558,25 @@ extension SQLiteLightweightMigration {
                 }
                 return (owner.table.name, "\(key) IS NOT NULL AND \(owner.subtreeCondition(on: "Z_ENT"))", columnSources)
             }
+            // No side was the to-one: a to-many whose to-one inverse is gone.
+            guard toOnes.isEmpty else { return nil }
+            for (_, old, side) in olds where old.isToMany {
+                if let found = sourceInverseForeignKey(of: old, for: side) { return found }
+            }
             return nil
+        }
+
+        /// For a join table whose relationship `old` was a to-many with a to-one inverse (a
+        /// one-to-many that lost its inverse): the members' table with the inverse's key column,
+        /// the members that have an owner, and the source of each join column. An ordered side
+        /// keeps the members' positions, or takes them in key order.
+        private func sourceInverseForeignKey(of old: NSRelationshipDescription, for side: SQLiteSchema.JoinTable) -> (String, String, [String: String])? {
+            guard let inverse = old.inverseRelationship, !inverse.isToMany,
+                  let member = inverse.entity.flatMap({ source.mapping(for: $0) }),
+                  let key = member.toOneColumns[inverse.relationshipSlot] else { return nil }
+            var columnSources = [side.sourceColumn: key, side.destinationColumn: "Z_PK"]
+            if let order = side.orderColumn { columnSources[order] = member.table.orderColumns[ObjectIdentifier(old)] ?? "Z_PK" }
+            return (member.table.name, "\(key) IS NOT NULL AND \(member.subtreeCondition(on: "Z_ENT"))", columnSources)
         }
 
         private func relationship(identifiedBy id: ObjectIdentifier, in schema: SQLiteSchema) -> NSRelationshipDescription? {

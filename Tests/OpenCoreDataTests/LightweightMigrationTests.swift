@@ -269,6 +269,110 @@ struct ModelBundle {
         #expect((try Self.entries(in: container.viewContext)[0].value(forKey: "books") as? Set<NSManagedObject>)?.count == 2)
     }
 
+    /// Version 1's store opened with `next` as version 2: its container and the entries'
+    /// notes of the book "Diary", in the order the book's `entries` give them.
+    static func diaryEntryNotes(afterMigratingTo next: String, in directory: TemporaryDirectory) throws -> (NSPersistentContainer, NSManagedObject, [String]) {
+        let (bundle, url) = try version1Store(upgradingTo: next, in: directory)
+        try bundle.makeCurrent("Journal 2")
+        let (container, error) = container(try bundle.model(), at: url)
+        #expect(error == nil)
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Book")
+        let diary = try #require(try container.viewContext.fetch(request).first)
+        let members: [Any] = switch diary.value(forKey: "entries") {
+        case let ordered as NSOrderedSet: ordered.array
+        case let unordered as Set<NSManagedObject>: Array(unordered)
+        default: []
+        }
+        let notes = members.compactMap { ($0 as? NSManagedObject)?.value(forKey: "note") as? String }
+        return (container, diary, notes)
+    }
+
+    /// A one-to-many that loses its to-one inverse keeps every link: the inverse's key column
+    /// fills the join table of the to-many without inverse, and an entry can then be in two books.
+    @Test func aToManyThatLosesItsToOneInverseKeepsItsLinks() throws {
+        let directory = TemporaryDirectory()
+        let withoutInverse = Self.entryV1(
+            book: "",
+            bookEntries: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Entry\"/>")
+        let (container, diary, notes) = try Self.diaryEntryNotes(afterMigratingTo: withoutInverse, in: directory)
+        #expect(notes.sorted() == ["note 0", "note 1"])
+        let entries = try Self.entries(in: container.viewContext)
+        let other = NSEntityDescription.insertNewObject(forEntityName: "Book", into: container.viewContext)
+        other.setValue("Log", forKey: "title")
+        other.mutableSetValue(forKey: "entries").add(entries[0])
+        try container.viewContext.save()
+        container.viewContext.reset()
+        let books = try container.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Book"))
+        let counts = Dictionary(uniqueKeysWithValues: books.map { ($0.value(forKey: "title") as? String ?? "", ($0.value(forKey: "entries") as? Set<NSManagedObject>)?.count) })
+        #expect(counts == ["Diary": 2, "Log": 1])
+        _ = diary
+    }
+
+    /// The same change to an ordered to-many keeps the members in the order they had.
+    @Test func anOrderedToManyThatLosesItsToOneInverseKeepsItsOrder() throws {
+        let directory = TemporaryDirectory()
+        let orderedV1 = Self.entryV1.replacingOccurrences(
+            of: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Entry\" inverseName=\"book\"",
+            with: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" ordered=\"YES\" destinationEntity=\"Entry\" inverseName=\"book\"")
+        let withoutInverse = Self.entryV1(
+            book: "",
+            bookEntries: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" ordered=\"YES\" destinationEntity=\"Entry\"/>")
+        let bundle = try ModelBundle(in: directory, versions: [("Journal", orderedV1), ("Journal 2", withoutInverse)], current: "Journal")
+        let url = directory.file("Journal.sqlite")
+        do {
+            // Entries added to the book last first, so that their order is not their keys'.
+            let (container, error) = Self.container(try bundle.model(), at: url)
+            #expect(error == nil)
+            let context = container.viewContext
+            let book = NSEntityDescription.insertNewObject(forEntityName: "Book", into: context)
+            let entries = (0..<3).map { index in
+                let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: context)
+                entry.setValue(Self.start.addingTimeInterval(Double(index)), forKey: "time")
+                entry.setValue("note \(index)", forKey: "note")
+                return entry
+            }
+            book.setValue(NSOrderedSet(array: entries.reversed()), forKey: "entries")
+            try context.save()
+            try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
+        }
+        try bundle.makeCurrent("Journal 2")
+        let (container, error) = Self.container(try bundle.model(), at: url)
+        #expect(error == nil)
+        let book = try #require(try container.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Book")).first)
+        let members = (book.value(forKey: "entries") as? NSOrderedSet)?.array ?? []
+        #expect(members.compactMap { ($0 as? NSManagedObject)?.value(forKey: "note") as? String } == ["note 2", "note 1", "note 0"])
+    }
+
+    /// A many-to-many that loses one side keeps the other's links in its join table, and a
+    /// to-many without inverse that gains a to-many inverse keeps them too (back to version 1).
+    @Test func aManyToManyThatLosesASideKeepsItsLinks() throws {
+        let directory = TemporaryDirectory()
+        let oneSided = Self.entryV1
+            .replacingOccurrences(of: "<relationship name=\"tags\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Tag\" inverseName=\"entries\" inverseEntity=\"Tag\"/>",
+                                  with: "")
+            .replacingOccurrences(of: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Entry\" inverseName=\"tags\" inverseEntity=\"Entry\"/>",
+                                  with: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Entry\"/>")
+        #expect(oneSided.components(separatedBy: "inverseName=\"tags\"").count == 1)
+        let bundle = try ModelBundle(in: directory, versions: [("Journal", Self.entryV1), ("Journal 2", oneSided), ("Journal 3", Self.entryV1)], current: "Journal")
+        let url = directory.file("Journal.sqlite")
+        try Self.writeVersion1Store(at: url, bundle: bundle)
+
+        func tagNotes() throws -> [String: [String]] {
+            let (container, error) = Self.container(try bundle.model(), at: url)
+            #expect(error == nil)
+            defer { try? container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0]) }
+            let tags = try container.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Tag"))
+            return Dictionary(uniqueKeysWithValues: tags.map { tag in
+                (tag.value(forKey: "name") as? String ?? "",
+                 ((tag.value(forKey: "entries") as? Set<NSManagedObject>) ?? []).compactMap { $0.value(forKey: "note") as? String }.sorted())
+            })
+        }
+        try bundle.makeCurrent("Journal 2")
+        #expect(try tagNotes() == ["work": ["note 0"], "home": ["note 0"]])
+        try bundle.makeCurrent("Journal 3")
+        #expect(try tagNotes() == ["work": ["note 0"], "home": ["note 0"]])
+    }
+
     /// A migration reports its progress, table by table, to the description's `Progress`.
     @Test func aMigrationReportsItsProgress() throws {
         let directory = TemporaryDirectory()
@@ -626,6 +730,37 @@ struct ModelBundle {
         let (older, olderError) = Self.container(try bundle.model(), at: url)
         #expect(olderError == nil)
         #expect(try older.viewContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Tag")) == 3)
+    }
+
+    /// Relationship changes that could not keep every link are not inferred (134190), each
+    /// named: a many-to-many whose other side becomes a to-one, and a to-many without inverse
+    /// that gains a to-one inverse (a member in two lists would have to leave one).
+    @Test func relationshipChangesThatWouldDropLinksAreNotInferred() throws {
+        let directory = TemporaryDirectory()
+        let tagsToOne = Self.entryV1.replacingOccurrences(
+            of: "<relationship name=\"tags\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Tag\"",
+            with: "<relationship name=\"tags\" optional=\"YES\" maxCount=\"1\" deletionRule=\"Nullify\" destinationEntity=\"Tag\"")
+        let withoutInverse = Self.entryV1(
+            book: "",
+            bookEntries: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Entry\"/>")
+        let bundle = try ModelBundle(in: directory, versions: [("Journal", tagsToOne), ("Journal 2", Self.entryV1), ("Journal 3", withoutInverse)], current: "Journal 2")
+        let v2 = try bundle.model()
+        try bundle.makeCurrent("Journal")
+        let v1 = try bundle.model()
+        try bundle.makeCurrent("Journal 3")
+        let v3 = try bundle.model()
+        func failure(from source: NSManagedObjectModel, to destination: NSManagedObjectModel) -> CocoaError? {
+            do { _ = try NSMappingModel.inferredMappingModel(forSourceModel: source, destinationModel: destination); return nil }
+            catch { return error as? CocoaError }
+        }
+        let manyToMany = try #require(failure(from: v2, to: v1))
+        #expect(manyToMany.code.rawValue == 134190)
+        #expect(manyToMany.message.contains("relationship 'entries' of entity 'Tag' changes from many-to-many to to-many with a to-one inverse"))
+        let gainsInverse = try #require(failure(from: v3, to: v2))
+        #expect(gainsInverse.message.contains("relationship 'entries' of entity 'Book' changes from to-many without inverse to to-many with a to-one inverse"))
+        // The other way, each keeps its links, and is inferred.
+        #expect(failure(from: v1, to: v2) == nil)
+        #expect(failure(from: v2, to: v3) == nil)
     }
 
     @Test func anInferredMappingNamesEachEntitysMapping() throws {

@@ -214,7 +214,11 @@ struct MappingInference {
     /// Why `old`'s links cannot be carried over to `new`, if they cannot. Carried over: the same
     /// storage; a to-one whose inverse was a to-one becoming a to-many (the inverse's key keeps
     /// the links); a one-to-many becoming a many-to-many, and a to-one becoming a to-many without
-    /// inverse (the key fills the join table). Order may be added (by key) or dropped.
+    /// inverse (the key fills the join table); a to-many that loses its to-one inverse (the
+    /// inverse's key fills the join table); a many-to-many that loses one side, and a to-many
+    /// without inverse that gains a to-many one (the join table keeps the links). Order may be
+    /// added (by key) or dropped. Not carried over: changes that could not keep every link (a
+    /// to-many becoming a to-one, or gaining a to-one inverse).
     private func storageChange(from old: NSRelationshipDescription, to new: NSRelationshipDescription) -> String? {
         if let target = new.destinationEntity, sourceEntity(matching: target) !== old.destinationEntity {
             return "now leads to entity '\(target.name ?? "")' instead of '\(old.destinationEntity?.name ?? "")'"
@@ -225,7 +229,8 @@ struct MappingInference {
             return nil
         case (.foreignKey, .inverseForeignKey) where old.inverseRelationship.map(Storage.init(of:)) == .foreignKey:
             return nil
-        case (.foreignKey, .joinTable), (.inverseForeignKey, .joinTable), (.foreignKey, .withoutInverse):
+        case (.foreignKey, .joinTable), (.inverseForeignKey, .joinTable), (.foreignKey, .withoutInverse),
+             (.inverseForeignKey, .withoutInverse), (.joinTable, .withoutInverse), (.withoutInverse, .joinTable):
             return nil
         default:
             return "changes from \(Self.describe(was)) to \(Self.describe(becomes))"
