@@ -26,6 +26,9 @@ struct SQLiteLightweightMigration {
     /// Told how far the migration is (one unit per table, and one each for the indexes and the
     /// metadata) and which entity's table it works on; cancelling it stops the migration.
     var progress: Progress?
+    /// The destination model's cache content, archived while the tables change; nil: archived
+    /// when it is written.
+    var modelCache: StoreModelCache.Archiving?
 
     /// Runs the migration and returns the store's new metadata (already written). A cancelled
     /// `progress` stops it between steps or in the middle of a statement (134120), and the
@@ -68,7 +71,7 @@ struct SQLiteLightweightMigration {
             updated[StoreMetadataKey.modelFileVersion] = nil
             for (key, value) in destinationModel.versionMetadata(for: destination.orderedEntities) { updated[key] = value }
             try SQLiteMetadataTable.write(updated, uuid: uuid, on: connection, url: url)
-            try StoreModelCache.write(destinationModel, on: connection)
+            try StoreModelCache.write(content: modelCache.map { $0.content() } ?? StoreModelCache.content(for: destinationModel), on: connection)
             try advance(working: nil)
             return updated
         }

@@ -107,8 +107,10 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                     // Functions Core Data's triggers call fire while the tables change.
                     try registerFunctions(on: connection)
                     writerHasFunctions = true
-                    // The migration leaves the store's metadata and the schema that fits it.
-                    (schema, comparison) = try migrate(on: connection, to: model, entities: entities, planner: planner, url: url)
+                    // The migration leaves the store's metadata and the schema that fits it. The
+                    // new model cache is archived meanwhile, from before the plan is made.
+                    let modelCache = StoreModelCache.Archiving(model)
+                    (schema, comparison) = try migrate(on: connection, to: model, entities: entities, planner: planner, modelCache: modelCache, url: url)
                 }
                 if let error = comparison.incompatibilityError(url: url) { throw error }
                 for adoption in comparison.adoptions { adoption.apply(to: schema) }
@@ -170,7 +172,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// Returns the schema of `entities` in the migrated store, and how the store compares with
     /// it (it fits: a migration that would leave differences is not committed).
     private func migrate(on connection: SQLiteConnection, to model: NSManagedObjectModel, entities: [NSEntityDescription],
-                         planner: StoreMigrationPlanner, url: URL) throws -> (SQLiteSchema, StoreComparison) {
+                         planner: StoreMigrationPlanner, modelCache: StoreModelCache.Archiving, url: URL) throws -> (SQLiteSchema, StoreComparison) {
         let metadata = storedMetadata
         let plan = try planner.plan(metadata: metadata, storedModel: Self.storedModel(on: connection, url: url),
                                     fits: Self.fits(configuration: configurationName, metadata: metadata, on: connection, url: url))
@@ -184,6 +186,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             connection: connection, source: source, destinationModel: model, destinationEntities: entities, mapping: mapping,
             storedNumbers: try StoredEntityNumbers.read(on: connection, url: url), url: url)
         migration.progress = options?[OCDMigrationProgressOption] as? Progress
+        migration.modelCache = modelCache
         var fitted: (SQLiteSchema, StoreComparison)?
         do {
             storedMetadata = try migration.run(metadata: metadata, uuid: identifier) { migrated in

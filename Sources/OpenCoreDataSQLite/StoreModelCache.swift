@@ -49,7 +49,11 @@ enum StoreModelCache {
     /// model cache rather than a wrong one: the cache is a convenience for migrations and
     /// tools, never needed to open the store.
     static func write(_ model: NSManagedObjectModel, on connection: SQLiteConnection) throws {
-        let content = try? CompiledModel.modelCache(of: model)
+        try write(content: content(for: model), on: connection)
+    }
+
+    /// Writes `content` (the archive `content(for:)` made; nil: none) as the store's model cache.
+    static func write(content: Data?, on connection: SQLiteConnection) throws {
         if try connection.tableExists("Z_MODELCACHE") {
             try connection.execute("DELETE FROM Z_MODELCACHE")
         } else {
@@ -59,5 +63,41 @@ enum StoreModelCache {
         let insert = try connection.prepare("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)")
         try insert.bind(content, at: 1)
         try insert.run()
+    }
+
+    /// `model`'s model cache content, or nil when the archive cannot hold the model.
+    static func content(for model: NSManagedObjectModel) -> Data? {
+        try? CompiledModel.modelCache(of: model)
+    }
+
+    /// `model`'s model cache content, archived on a thread of its own from the moment it is
+    /// made: a migration starts it as soon as it knows it will write the cache, and waits for it
+    /// only when it writes it, so that archiving and deflating the model (a few hundred
+    /// microseconds for a small model, more for a large one) overlap the migration's reads.
+    /// The model is frozen (in use by the coordinator), which is what makes reading it from
+    /// another thread safe.
+    final class Archiving: @unchecked Sendable {  // `result` is written once before `done` is signalled, and read only after waiting for it
+        private let done = DispatchSemaphore(value: 0)
+        private var result: Data?
+        private var waited = false
+
+        init(_ model: NSManagedObjectModel) {
+            // A queue of its own, not a global one: the migration may itself run on a global
+            // queue's thread, and waiting there for work queued behind it could wait for ever.
+            // A queue made with a label runs on a thread that is added when none is free.
+            DispatchQueue(label: "OpenCoreData model cache").async { [self] in
+                result = StoreModelCache.content(for: model)
+                done.signal()
+            }
+        }
+
+        /// The content, once archived. Called on one thread, once or more.
+        func content() -> Data? {
+            if !waited {
+                done.wait()
+                waited = true
+            }
+            return result
+        }
     }
 }

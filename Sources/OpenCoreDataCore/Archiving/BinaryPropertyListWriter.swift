@@ -60,7 +60,12 @@ package enum BinaryPropertyListWriter {
     private struct ExactString: Hashable {
         let text: String
 
-        static func == (left: ExactString, right: ExactString) -> Bool { left.text.utf8.elementsEqual(right.text.utf8) }
+        static func == (left: ExactString, right: ExactString) -> Bool {
+            // Compared as contiguous bytes: the UTF-8 views' element-by-element comparison was
+            // a fifth of a model cache's archiving.
+            var (left, right) = (left.text, right.text)
+            return left.withUTF8 { a in right.withUTF8 { b in a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0) } }
+        }
 
         func hash(into hasher: inout Hasher) {
             var text = text
