@@ -9,10 +9,10 @@ import Foundation
 /// OpenCoreData performs an inferred (lightweight) mapping in place, in SQL, when a store is
 /// added with `NSMigratePersistentStoresAutomaticallyOption` and
 /// `NSInferMappingModelAutomaticallyOption` (both on by default in `NSPersistentStoreDescription`);
-/// a mapping model of the application's own (an `.xcmappingmodel` found for the store's two
-/// versions, see `init(from:forSourceModel:destinationModel:)`) is performed instead, through
-/// `NSMigrationManager`. Differences from Apple: compiled mapping models (`.cdm`) are not read;
-/// the editor's `.xcmappingmodel` is (see `Docs/Differences.md`).
+/// a mapping model of the application's own (a compiled `.cdm` or an `.xcmappingmodel` found for
+/// the store's two versions, see `init(from:forSourceModel:destinationModel:)`) is performed
+/// instead, through `NSMigrationManager`. Difference from Apple: the editor's `.xcmappingmodel`
+/// is read too (see `Docs/Differences.md`).
 open class NSMappingModel {
 
     /// The entity mappings, in the order a migration performs them.

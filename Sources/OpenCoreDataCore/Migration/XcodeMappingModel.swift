@@ -176,22 +176,6 @@ package struct XcodeMappingModel {
 }
 
 extension XcodeMappingModel {
-    /// Every `.xcmappingmodel` in `bundles` (nil: the main bundle and the loaded bundles,
-    /// SwiftPM resource bundles included) and in `folders`, one level deep.
-    static func files(in bundles: [Bundle]?, folders: [URL]) -> [URL] {
-        var found: [URL] = []
-        for folder in ModelLocator.searchFolders(in: bundles) + folders {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
-            // Filtered before sorting: a program's folder (its "main bundle" on Linux) can be
-            // /usr/bin, and every migration looks there.
-            for name in names.filter({ $0.hasSuffix(".xcmappingmodel") }).sorted() {
-                let url = folder.appendingPathComponent(name).standardizedFileURL
-                if !found.contains(url) { found.append(url) }
-            }
-        }
-        return found
-    }
-
     /// Whether the file maps from `source` to `destination`: the models its recorded paths name
     /// have the two models' entity version hashes; when they cannot be found, its recorded paths
     /// name the two models' model files and versions (both loaded from files).
@@ -242,15 +226,17 @@ extension XcodeMappingModel {
 }
 
 extension NSMappingModel {
-    /// The mapping model from `sourceModel` to `destinationModel` among the `.xcmappingmodel`
-    /// files in `bundles` (nil: the main bundle and the loaded bundles) and beside the
-    /// destination model's file; nil when there is none.
+    /// The mapping model from `sourceModel` to `destinationModel` among the compiled mapping
+    /// models (`.cdm`) and the mapping editor's files (`.xcmappingmodel`) in `bundles` (nil: the
+    /// main bundle and the loaded bundles) and beside the destination model's file; nil when
+    /// there is none. A `.cdm` is chosen by the entity version hashes it records, as Core Data
+    /// chooses one, and comes before an `.xcmappingmodel`.
     ///
     /// ```swift
     /// if let mapping = NSMappingModel(from: [.module], forSourceModel: v1, destinationModel: v2) { … }
     /// ```
-    /// Difference from Apple: compiled mapping models (`.cdm`) are not read; the source
-    /// `.xcmappingmodel` is (see `Docs/Differences.md`).
+    /// Difference from Apple: an `.xcmappingmodel` (which Apple's Core Data never reads: Xcode
+    /// compiles it into the `.cdm`) is read too (see `Docs/Differences.md`).
     public convenience init?(from bundles: [Bundle]?, forSourceModel sourceModel: NSManagedObjectModel?,
                              destinationModel: NSManagedObjectModel?) {
         guard let sourceModel, let destinationModel,
@@ -259,21 +245,39 @@ extension NSMappingModel {
         entityMappings = found.entityMappings
     }
 
-    /// The mapping model of the `.xcmappingmodel` at `url` (the package or its `xcmapping.xml`),
-    /// between the two models its recorded paths name; nil when it cannot be read.
-    /// Difference from Apple: Apple reads compiled `.cdm` files here.
+    /// The mapping model of the compiled mapping model (`.cdm`) at `url`, or of the
+    /// `.xcmappingmodel` at `url` (the package or its `xcmapping.xml`) between the two models
+    /// its recorded paths name; nil when it cannot be read.
+    /// Difference from Apple: Apple reads only compiled `.cdm` files here.
     public convenience init?(contentsOf url: URL?) {
-        guard let url, let file = try? XcodeMappingModel(contentsOf: url), let (source, destination) = try? file.recordedModels(),
-              let mapping = try? file.mappingModel(source: source, destination: destination) else { return nil }
+        guard let url else { return nil }
+        let mapping: NSMappingModel
+        if url.pathExtension == CompiledMappingModel.fileExtension {
+            guard let compiled = try? CompiledMappingModel.read(contentsOf: url) else { return nil }
+            mapping = compiled
+        } else {
+            guard let file = try? XcodeMappingModel(contentsOf: url), let (source, destination) = try? file.recordedModels(),
+                  let edited = try? file.mappingModel(source: source, destination: destination) else { return nil }
+            mapping = edited
+        }
         self.init()
         entityMappings = mapping.entityMappings
     }
 
-    /// The mapping model of the `.xcmappingmodel` at `url` between the two models given; the
-    /// error names the line of a mapping that does not fit them. An OpenCoreData extension.
+    /// The mapping model of the `.cdm` or `.xcmappingmodel` at `url` between the two models
+    /// given; the error names the file and what does not fit them (a `.cdm` recording other
+    /// entity hashes, the line of an `.xcmappingmodel`'s mapping). An OpenCoreData extension.
     public convenience init(contentsOf url: URL, forSourceModel sourceModel: NSManagedObjectModel,
                             destinationModel: NSManagedObjectModel) throws {
-        let mapping = try XcodeMappingModel(contentsOf: url).mappingModel(source: sourceModel, destination: destinationModel)
+        let mapping: NSMappingModel
+        if url.pathExtension == CompiledMappingModel.fileExtension {
+            mapping = try CompiledMappingModel.read(contentsOf: url)
+            guard CompiledMappingModel.maps(mapping, from: sourceModel, to: destinationModel) else {
+                throw ModelFileError(file: url, reason: "the entity version hashes it records are not those of the source and destination models")
+            }
+        } else {
+            mapping = try XcodeMappingModel(contentsOf: url).mappingModel(source: sourceModel, destination: destinationModel)
+        }
         self.init()
         entityMappings = mapping.entityMappings
     }
@@ -286,7 +290,13 @@ extension NSMappingModel {
             if ["xcdatamodeld", "momd"].contains(folder.pathExtension) { folder.deleteLastPathComponent() }
             folders.append(folder)
         }
-        for url in XcodeMappingModel.files(in: bundles, folders: folders) {
+        let files = ModelLocator.files(withExtensions: [CompiledMappingModel.fileExtension, "xcmappingmodel"], in: bundles, folders: folders)
+        for url in files[CompiledMappingModel.fileExtension] ?? [] {
+            guard let mapping = try? CompiledMappingModel.read(contentsOf: url),
+                  CompiledMappingModel.maps(mapping, from: source, to: destination) else { continue }
+            return mapping
+        }
+        for url in files["xcmappingmodel"] ?? [] {
             guard let file = try? XcodeMappingModel(contentsOf: url), file.maps(from: source, to: destination),
                   let mapping = try? file.mappingModel(source: source, destination: destination) else { continue }
             return mapping

@@ -29,6 +29,26 @@ enum ModelLocator {
         return folders
     }
 
+    /// The files directly inside the folders searched for `bundles` and in `folders` whose
+    /// extension is one of `extensions`, by extension: each list in folder order, then by name.
+    /// Each folder is listed once.
+    static func files(withExtensions extensions: Set<String>, in bundles: [Bundle]?, folders: [URL]) -> [String: [URL]] {
+        let suffixes = extensions.map { ".\($0)" }
+        var found: [String: [URL]] = [:]
+        var seen: Set<URL> = []
+        for folder in searchFolders(in: bundles) + folders {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            // Filtered before sorting: a program's folder (its "main bundle" on Linux) can be
+            // /usr/bin, and every migration looks there.
+            for name in names.filter({ name in suffixes.contains { name.hasSuffix($0) } }).sorted() {
+                let url = folder.appendingPathComponent(name).standardizedFileURL
+                guard seen.insert(url).inserted else { continue }
+                found[url.pathExtension, default: []].append(url)
+            }
+        }
+        return found
+    }
+
     /// The model file named `name` (any of `extensions`), or nil.
     static func url(forModelNamed name: String, in bundles: [Bundle]? = nil) -> URL? {
         for folder in searchFolders(in: bundles) {

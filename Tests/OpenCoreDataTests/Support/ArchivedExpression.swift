@@ -16,18 +16,24 @@ enum ArchivedExpression {
     }
 
     static func archive(_ node: Node) throws -> Data {
+        try archive(root: object(node))
+    }
+
+    /// `root` (stand-ins and Foundation's collections) archived by `NSKeyedArchiver`, each
+    /// stand-in under its Foundation or Core Data class name (`otherNames`: more stand-ins).
+    static func archive(root: NSObject, otherNames: [String: String] = [:]) throws -> Data {
         let archiver = NSKeyedArchiver(requiringSecureCoding: false)
-        archiver.encode(object(node), forKey: NSKeyedArchiveRootObjectKey)
+        archiver.encode(root, forKey: NSKeyedArchiveRootObjectKey)
         archiver.finishEncoding()
-        return try renamingClasses(in: archiver.encodedData)
+        return try renamingClasses(in: archiver.encodedData, otherNames: otherNames)
     }
 
     /// Foundation's class names in place of the stand-ins' (Foundation on Linux ignores
     /// `setClassName(_:for:)`), written back as a binary property list.
-    private static func renamingClasses(in data: Data) throws -> Data {
+    private static func renamingClasses(in data: Data, otherNames: [String: String]) throws -> Data {
         let names = ["ArchivedFunctionStandIn": "NSFunctionExpression", "ArchivedKeyPathStandIn": "NSKeyPathExpression",
                      "ArchivedVariableStandIn": "NSVariableExpression", "ArchivedConstantStandIn": "NSConstantValueExpression",
-                     "ArchivedSpecifierStandIn": "NSKeyPathSpecifierExpression"]
+                     "ArchivedSpecifierStandIn": "NSKeyPathSpecifierExpression"].merging(otherNames) { first, _ in first }
         func foundationName(_ name: String) -> String? { names[String(name.split(separator: ".").last ?? "")] }
         guard var archive = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
               let objects = archive["$objects"] as? [Any] else { throw CocoaError(.propertyListReadCorrupt) }
@@ -37,13 +43,14 @@ enum ArchivedExpression {
             description["$classname"] = renamed
             // A key-path expression is a function expression, as in Foundation.
             description["$classes"] = renamed == "NSKeyPathExpression"
-                ? [renamed, "NSFunctionExpression", "NSExpression", "NSObject"] : [renamed, "NSExpression", "NSObject"]
+                ? [renamed, "NSFunctionExpression", "NSExpression", "NSObject"]
+                : renamed.hasSuffix("Expression") ? [renamed, "NSExpression", "NSObject"] : [renamed, "NSObject"]
             return description
         }
         return try PropertyListSerialization.data(fromPropertyList: archive, format: .binary, options: 0)
     }
 
-    private static func object(_ node: Node) -> NSObject {
+    static func object(_ node: Node) -> NSObject {
         switch node {
         case .variable(let name): ArchivedVariableStandIn(name)
         case .constant(let value): ArchivedConstantStandIn(value)
