@@ -26,9 +26,9 @@ struct SQLiteLightweightMigration {
     /// Told how far the migration is (one unit per table, and one each for the indexes and the
     /// metadata) and which entity's table it works on; cancelling it stops the migration.
     var progress: Progress?
-    /// The destination model's cache content, archived while the tables change; nil: archived
-    /// when it is written.
-    var modelCache: StoreModelCache.Archiving?
+    /// The destination model's cache content, archived while the tables change (the
+    /// prefetch's store work); nil: archived when it is written.
+    var modelCache: MigrationPrefetch?
 
     /// Runs the migration and returns the store's new metadata (already written). A cancelled
     /// `progress` stops it between steps or in the middle of a statement (134120), and the
@@ -71,7 +71,8 @@ struct SQLiteLightweightMigration {
             updated[StoreMetadataKey.modelFileVersion] = nil
             for (key, value) in destinationModel.versionMetadata(for: destination.orderedEntities) { updated[key] = value }
             try SQLiteMetadataTable.write(updated, uuid: uuid, on: connection, url: url)
-            try StoreModelCache.write(content: modelCache.map { $0.content() } ?? StoreModelCache.content(for: destinationModel), on: connection)
+            let content = modelCache.map { $0.storeWork() as? Data } ?? StoreModelCache.content(for: destinationModel)
+            try StoreModelCache.write(content: content, on: connection)
             try advance(working: nil)
             return updated
         }

@@ -108,9 +108,10 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                     try registerFunctions(on: connection)
                     writerHasFunctions = true
                     // The migration leaves the store's metadata and the schema that fits it. The
-                    // new model cache is archived meanwhile, from before the plan is made.
-                    let modelCache = StoreModelCache.Archiving(model)
-                    (schema, comparison) = try migrate(on: connection, to: model, entities: entities, planner: planner, modelCache: modelCache, url: url)
+                    // mapping model folders are listed and the new model cache archived meanwhile.
+                    var prefetching = planner
+                    prefetching.prefetch = MigrationPrefetch(destination: model) { StoreModelCache.content(for: model) }
+                    (schema, comparison) = try migrate(on: connection, to: model, entities: entities, planner: prefetching, url: url)
                 }
                 if let error = comparison.incompatibilityError(url: url) { throw error }
                 for adoption in comparison.adoptions { adoption.apply(to: schema) }
@@ -172,7 +173,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// Returns the schema of `entities` in the migrated store, and how the store compares with
     /// it (it fits: a migration that would leave differences is not committed).
     private func migrate(on connection: SQLiteConnection, to model: NSManagedObjectModel, entities: [NSEntityDescription],
-                         planner: StoreMigrationPlanner, modelCache: StoreModelCache.Archiving, url: URL) throws -> (SQLiteSchema, StoreComparison) {
+                         planner: StoreMigrationPlanner, url: URL) throws -> (SQLiteSchema, StoreComparison) {
         let metadata = storedMetadata
         let plan = try planner.plan(metadata: metadata, storedModel: Self.storedModel(on: connection, url: url),
                                     fits: Self.fits(configuration: configurationName, metadata: metadata, on: connection, url: url))
@@ -186,7 +187,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             connection: connection, source: source, destinationModel: model, destinationEntities: entities, mapping: mapping,
             storedNumbers: try StoredEntityNumbers.read(on: connection, url: url), url: url)
         migration.progress = options?[OCDMigrationProgressOption] as? Progress
-        migration.modelCache = modelCache
+        migration.modelCache = planner.prefetch
         var fitted: (SQLiteSchema, StoreComparison)?
         do {
             storedMetadata = try migration.run(metadata: metadata, uuid: identifier) { migrated in

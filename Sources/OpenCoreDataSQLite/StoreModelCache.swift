@@ -69,35 +69,4 @@ enum StoreModelCache {
     static func content(for model: NSManagedObjectModel) -> Data? {
         try? CompiledModel.modelCache(of: model)
     }
-
-    /// `model`'s model cache content, archived on a thread of its own from the moment it is
-    /// made: a migration starts it as soon as it knows it will write the cache, and waits for it
-    /// only when it writes it, so that archiving and deflating the model (a few hundred
-    /// microseconds for a small model, more for a large one) overlap the migration's reads.
-    /// The model is frozen (in use by the coordinator), which is what makes reading it from
-    /// another thread safe.
-    final class Archiving: @unchecked Sendable {  // `result` is written once before `done` is signalled, and read only after waiting for it
-        private let done = DispatchSemaphore(value: 0)
-        private var result: Data?
-        private var waited = false
-
-        init(_ model: NSManagedObjectModel) {
-            // A queue of its own, not a global one: the migration may itself run on a global
-            // queue's thread, and waiting there for work queued behind it could wait for ever.
-            // A queue made with a label runs on a thread that is added when none is free.
-            DispatchQueue(label: "OpenCoreData model cache").async { [self] in
-                result = StoreModelCache.content(for: model)
-                done.signal()
-            }
-        }
-
-        /// The content, once archived. Called on one thread, once or more.
-        func content() -> Data? {
-            if !waited {
-                done.wait()
-                waited = true
-            }
-            return result
-        }
-    }
 }

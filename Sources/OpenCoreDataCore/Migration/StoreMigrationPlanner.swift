@@ -36,6 +36,8 @@ package struct StoreMigrationPlanner {
     let configuration: String
     let options: [AnyHashable: Any]?
     let url: URL?
+    /// The mapping model files, listed while the plan is made (nil: listed when needed).
+    package var prefetch: MigrationPrefetch?
 
     package init(destination: NSManagedObjectModel, configuration: String?, options: [AnyHashable: Any]?, url: URL?) {
         self.destination = destination
@@ -62,7 +64,7 @@ package struct StoreMigrationPlanner {
                       fits: (NSManagedObjectModel) throws -> Bool) throws -> Plan {
         let found = try SourceModelSearch(destination: destination, configuration: configuration, metadata: metadata, options: options)
             .find(storedModel: storedModel, fits: fits, url: url)
-        if let mapping = NSMappingModel.mappingModel(in: nil, from: found.model, to: destination) {
+        if let mapping = NSMappingModel.mappingModel(in: nil, from: found.model, to: destination, files: prefetch?.mappingModelFiles()) {
             return .mapped(found, mapping)
         }
         guard allowsInference else {

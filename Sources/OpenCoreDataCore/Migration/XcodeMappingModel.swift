@@ -282,15 +282,22 @@ extension NSMappingModel {
         entityMappings = mapping.entityMappings
     }
 
-    /// See `init(from:forSourceModel:destinationModel:)`.
-    package static func mappingModel(in bundles: [Bundle]?, from source: NSManagedObjectModel,
-                                     to destination: NSManagedObjectModel) -> NSMappingModel? {
+    /// The compiled (`.cdm`) and editor's (`.xcmappingmodel`) mapping model files, by
+    /// extension, in `bundles` and beside `destination`'s model file.
+    package static func mappingModelFiles(for destination: NSManagedObjectModel, in bundles: [Bundle]?) -> [String: [URL]] {
         var folders: [URL] = []
         if var folder = destination.fileURL?.deletingLastPathComponent() {
             if ["xcdatamodeld", "momd"].contains(folder.pathExtension) { folder.deleteLastPathComponent() }
             folders.append(folder)
         }
-        let files = ModelLocator.files(withExtensions: [CompiledMappingModel.fileExtension, "xcmappingmodel"], in: bundles, folders: folders)
+        return ModelLocator.files(withExtensions: [CompiledMappingModel.fileExtension, "xcmappingmodel"], in: bundles, folders: folders)
+    }
+
+    /// See `init(from:forSourceModel:destinationModel:)`. `files`: what
+    /// `mappingModelFiles(for:in:)` gives for `destination` and `bundles`, when already listed.
+    package static func mappingModel(in bundles: [Bundle]?, from source: NSManagedObjectModel,
+                                     to destination: NSManagedObjectModel, files listed: [String: [URL]]? = nil) -> NSMappingModel? {
+        let files = listed ?? mappingModelFiles(for: destination, in: bundles)
         for url in files[CompiledMappingModel.fileExtension] ?? [] {
             guard let mapping = try? CompiledMappingModel.read(contentsOf: url),
                   CompiledMappingModel.maps(mapping, from: source, to: destination) else { continue }
