@@ -165,6 +165,7 @@ final class SQLiteStoreReplacement: StoreReplacement {
             throw CoreDataError.store(.migration, "The store \(url.path) was written by another connection while it was migrated: the migrated copy was not put in its place",
                                       url: url)
         }
+        try continueHistory(in: migrated)
         var configuration = SQLiteConnection.Configuration()
         configuration.createIfMissing = false
         configuration.readOnly = true
@@ -178,5 +179,24 @@ final class SQLiteStoreReplacement: StoreReplacement {
         }
         // The new pages are in the store's log; fold them into the file while nobody reads.
         _ = try? connection.rows("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    /// The copy's persistent history continues the store's numbering, one transaction number
+    /// left out for the migration, and holds nothing of the migration's own saves (a copy, not
+    /// changes): its objects are new ones with new keys, which no transaction of the old history
+    /// describes, so every token of the old history is expired against it (before its first
+    /// transaction), however many transactions follow.
+    private func continueHistory(in migrated: URL) throws {
+        guard try SQLiteHistoryTables.exist(on: connection) else { return }
+        let last = try SQLiteHistoryTables.lastTransaction(on: connection)
+        var configuration = SQLiteConnection.Configuration()
+        configuration.createIfMissing = false
+        configuration.walMode = false
+        let copy = try SQLiteConnection(path: migrated.path, configuration: configuration)
+        guard try SQLiteHistoryTables.exist(on: copy) else { return }
+        try copy.transaction {
+            try copy.execute("DELETE FROM ACHANGE; DELETE FROM ATRANSACTION; DELETE FROM ATRANSACTIONSTRING")
+            try copy.run("UPDATE Z_PRIMARYKEY SET Z_MAX = ? WHERE Z_ENT = ?", [.integer(last + 1), .integer(SQLiteHistoryTables.transactionEntity)])
+        }
     }
 }

@@ -430,6 +430,45 @@ import OCDSQLite
         #expect(error?.code.rawValue == NSPersistentHistoryTokenExpiredError)
     }
 
+    /// A migration through a mapping model writes a new store of new objects: its history
+    /// starts again, and a token of the old history expires rather than naming transactions of
+    /// the new one. (A lightweight migration keeps the history: see LightweightMigrationTests.)
+    @Test func aMigrationThroughAMappingModelStartsTheHistoryAgain() throws {
+        let directory = TemporaryDirectory()
+        let (bundle, _) = try CompiledMappingModelTests.compiledProject(in: directory)
+        let url = directory.file("People.sqlite")
+        let v1 = try XcodeMappingModelTests.version(bundle, "People")
+        let old = try Stack(at: url, model: v1)
+        for index in 0..<3 {
+            old.insert("Person", ["name": "Ada\(index) Lovelace"])
+            try old.context.save()
+        }
+        let token = try #require(old.coordinator.currentPersistentHistoryToken(fromStores: nil))
+        #expect(try old.transactions().count == 3)
+        try old.coordinator.remove(old.store)
+
+        try bundle.makeCurrent("People 2")
+        let migrated = try Stack(at: url, model: try bundle.model(),
+                                 options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: false])
+        #expect(try migrated.context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 3)
+        // Nothing of the migration's own saves, which copied the objects.
+        #expect(try migrated.transactions().isEmpty)
+        let error = #expect(throws: CocoaError.self) { try migrated.transactions(after: token) }
+        #expect(error?.code.rawValue == NSPersistentHistoryTokenExpiredError)
+        // What the new store records from now on is read as usual.
+        let next = try #require(migrated.coordinator.currentPersistentHistoryToken(fromStores: nil))
+        for index in 0..<5 {
+            migrated.insert("Person", ["firstName": "Grace\(index)"])
+            try migrated.context.save()
+        }
+        let transactions = try migrated.transactions(after: next)
+        #expect(transactions.count == 5)
+        // Numbered after the old history (3 transactions) and the one left out for the migration,
+        // so that the old token stays expired however many transactions follow.
+        #expect(transactions.first?.transactionNumber == 5)
+        #expect(throws: CocoaError.self) { try migrated.transactions(after: token) }
+    }
+
     /// A store that claims tracking but whose history tables were dropped or damaged: a
     /// missing table is made again; a damaged one fails the request and the save with an
     /// error, the context and the store left as they were.
