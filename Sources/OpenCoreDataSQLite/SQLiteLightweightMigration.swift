@@ -462,10 +462,16 @@ extension SQLiteLightweightMigration {
         }
 
         /// The source columns of a to-one relationship of `entity`: its key and, if it has one,
-        /// its entity column.
+        /// its entity column. A new to-one that is the inverse of a to-many whose old inverse was
+        /// another to-one takes that one's: the to-many keeps its links through its new inverse.
         private func toOneSources(_ relationship: NSRelationshipDescription, of entity: NSEntityDescription,
                                   in sourceTable: SQLiteSchema.TableMapping) throws -> (String?, String?) {
-            guard let old = sourceProperty(of: relationship, in: entity) as? NSRelationshipDescription, !old.isToMany else { return (nil, nil) }
+            var previous = sourceProperty(of: relationship, in: entity) as? NSRelationshipDescription
+            if previous == nil, let inverse = relationship.inverseRelationship, inverse.isToMany,
+               let oldInverse = try sourceProperty(of: inverse) as? NSRelationshipDescription, oldInverse.isToMany {
+                previous = oldInverse.inverseRelationship
+            }
+            guard let old = previous, !old.isToMany else { return (nil, nil) }
             guard let owner = old.entity.flatMap({ source.mapping(for: $0) }), owner.table === sourceTable else {
                 throw migrationError("relationship '\(relationship.name)' of entity '\(entity.name ?? "")' comes from another table, which a lightweight migration does not do yet",
                                      entity: entity.name)
@@ -546,11 +552,15 @@ extension SQLiteLightweightMigration {
         /// the source table with the to-one's key column, the rows that have a destination, and
         /// the source of each join column.
         private func sourceForeignKey(for sides: [(NSRelationshipDescription, SQLiteSchema.JoinTable)]) throws -> (String, String, [String: String])? {
-            let olds = try sides.compactMap { relationship, side in
-                (try sourceProperty(of: relationship) as? NSRelationshipDescription).map { (relationship, $0, side) }
-            }
-            let toOnes = olds.filter { !$0.1.isToMany }
-            for (relationship, old, side) in toOnes {
+            var toManySides: [(NSRelationshipDescription, SQLiteSchema.JoinTable)] = []
+            var hadToOne = false
+            for (relationship, side) in sides {
+                guard let old = try sourceProperty(of: relationship) as? NSRelationshipDescription else { continue }
+                if old.isToMany {
+                    toManySides.append((old, side))
+                    continue
+                }
+                hadToOne = true
                 guard let owner = old.entity.flatMap({ source.mapping(for: $0) }),
                       let key = owner.toOneColumns[old.relationshipSlot] else { continue }
                 var columnSources = [side.sourceColumn: "Z_PK", side.destinationColumn: key]
@@ -562,9 +572,9 @@ extension SQLiteLightweightMigration {
                 }
                 return (owner.table.name, "\(key) IS NOT NULL AND \(owner.subtreeCondition(on: "Z_ENT"))", columnSources)
             }
-            // No side was the to-one: a to-many whose to-one inverse is gone.
-            guard toOnes.isEmpty else { return nil }
-            for (_, old, side) in olds where old.isToMany {
+            // No side was a to-one: a to-many whose to-one inverse is gone.
+            guard !hadToOne else { return nil }
+            for (old, side) in toManySides {
                 if let found = sourceInverseForeignKey(of: old, for: side) { return found }
             }
             return nil

@@ -21,6 +21,10 @@ final class CompiledMappingPolicy: SplitNamePolicy {
         let (bundle, file) = try XcodeMappingModelTests.project(in: directory, xcmapping: xcmapping)
         let mapping = try NSMappingModel(contentsOf: file, forSourceModel: try XcodeMappingModelTests.version(bundle, "People"),
                                          destinationModel: try XcodeMappingModelTests.version(bundle, "People 2"))
+        // The source expression as Xcode compiles a filter: a FETCH of the editor's request.
+        let people = try #require(mapping.entityMappings.first)
+        people.sourceExpression = NSFetchRequestExpression.expression(
+            forFetch: try #require(people.sourceExpression), context: NSExpression(format: "$manager.sourceContext"), countOnly: false)
         let compiled = directory.file("People1to2.cdm")
         try CompiledMappingModel.archive(mapping).write(to: compiled)
         try FileManager.default.removeItem(at: file)
@@ -64,7 +68,7 @@ final class CompiledMappingPolicy: SplitNamePolicy {
         #expect(people.destinationEntityVersionHash == v2.entitiesByName["Person"]?.versionHash)
         #expect(people.entityMigrationPolicyClassName == String(reflecting: CompiledMappingPolicy.self))
         #expect(people.sourceExpression?.description
-                    == "FUNCTION($manager, \"fetchRequestForSourceEntityNamed:predicateString:\", \"Person\", \"active == YES\")")
+                    == "FETCH(FUNCTION($manager, \"fetchRequestForSourceEntityNamed:predicateString:\", \"Person\", \"active == YES\"), $manager.sourceContext, NO)")
         #expect(people.attributeMappings?.map(\.name) == ["initials"])
         #expect(people.attributeMappings?.first?.valueExpression?.description == "FUNCTION($entityPolicy, \"initialsOf:\", $source.name)")
         #expect(people.relationshipMappings?.first?.valueExpression?.description
@@ -84,12 +88,17 @@ final class CompiledMappingPolicy: SplitNamePolicy {
         let directory = TemporaryDirectory()
         let hash = Data([1, 2, 3, 4])
         let property = ArchivedPropertyMappingStandIn(name: "title", value: ArchivedExpression.object(.keyPath(.variable("source"), "name")))
+        // The source expression as Xcode compiles it: a FETCH of the manager's request for the
+        // source entity, in the source context.
+        let request = ArchivedExpression.object(.function(.variable("manager"), "fetchRequestForSourceEntityNamed:predicateString:",
+                                                          [.constant("Book"), .constant("TRUEPREDICATE")]))
+        let fetch = ArchivedFetchStandIn(request: request, context: ArchivedExpression.object(.keyPath(.variable("manager"), "sourceContext")))
         let entity = ArchivedEntityMappingStandIn(name: "BookToBook", type: 5, source: "Book", sourceHash: hash, destination: "Book",
-                                                  destinationHash: Data([5, 6, 7, 8]), policy: "MyApp.BookPolicy",
+                                                  destinationHash: Data([5, 6, 7, 8]), policy: "MyApp.BookPolicy", sourceExpression: fetch,
                                                   attributes: [property], relationships: [])
         let data = try ArchivedExpression.archive(root: ArchivedMappingModelStandIn(entityMappings: [entity]), otherNames: [
             "ArchivedMappingModelStandIn": "NSMappingModel", "ArchivedEntityMappingStandIn": "NSEntityMapping",
-            "ArchivedPropertyMappingStandIn": "NSPropertyMapping",
+            "ArchivedPropertyMappingStandIn": "NSPropertyMapping", "ArchivedFetchStandIn": "NSFetchRequestExpression",
         ])
         let url = directory.file("Books.cdm")
         try data.write(to: url)
@@ -101,6 +110,8 @@ final class CompiledMappingPolicy: SplitNamePolicy {
         #expect(read.sourceEntityVersionHash == hash)
         #expect(read.destinationEntityVersionHash == Data([5, 6, 7, 8]))
         #expect(read.entityMigrationPolicyClassName == "MyApp.BookPolicy")
+        #expect(read.sourceExpression?.description
+                    == "FETCH(FUNCTION($manager, \"fetchRequestForSourceEntityNamed:predicateString:\", \"Book\", \"TRUEPREDICATE\"), $manager.sourceContext, NO)")
         #expect(read.attributeMappings?.map(\.name) == ["title"])
         #expect(read.attributeMappings?.first?.valueExpression?.description == "$source.name")
         #expect(read.relationshipMappings?.isEmpty == true)
@@ -113,12 +124,8 @@ final class CompiledMappingPolicy: SplitNamePolicy {
         let v1 = try XcodeMappingModelTests.version(bundle, "People"), v2 = try XcodeMappingModelTests.version(bundle, "People 2")
         #expect(NSMappingModel(from: [], forSourceModel: v1, destinationModel: v2)?.entityMappings.count == 2)
         #expect(NSMappingModel(from: [], forSourceModel: v2, destinationModel: v1) == nil)
-        #expect(throws: ModelFileError.self) { try NSMappingModel(contentsOf: compiled, forSourceModel: v2, destinationModel: v1) }
-        do {
-            _ = try NSMappingModel(contentsOf: compiled, forSourceModel: v2, destinationModel: v1)
-        } catch let error as ModelFileError {
-            #expect(error.description.contains("People1to2.cdm"))
-            #expect(error.description.contains("entity version hashes"))
+        #expect { try NSMappingModel(contentsOf: compiled, forSourceModel: v2, destinationModel: v1) } throws: { error in
+            error is ModelFileError && "\(error)".contains("People1to2.cdm") && "\(error)".contains("entity version hashes")
         }
     }
 
@@ -161,12 +168,12 @@ final class ArchivedMappingModelStandIn: NSObject, NSCoding {
 
 final class ArchivedEntityMappingStandIn: NSObject, NSCoding {
     let name: String, type: Int32, source: String, sourceHash: Data, destination: String, destinationHash: Data, policy: String
-    let attributes: [NSObject], relationships: [NSObject]
+    let sourceExpression: NSObject, attributes: [NSObject], relationships: [NSObject]
     init(name: String, type: Int32, source: String, sourceHash: Data, destination: String, destinationHash: Data, policy: String,
-         attributes: [NSObject], relationships: [NSObject]) {
+         sourceExpression: NSObject, attributes: [NSObject], relationships: [NSObject]) {
         (self.name, self.type, self.source, self.sourceHash, self.destination, self.destinationHash, self.policy) =
             (name, type, source, sourceHash, destination, destinationHash, policy)
-        (self.attributes, self.relationships) = (attributes, relationships)
+        (self.sourceExpression, self.attributes, self.relationships) = (sourceExpression, attributes, relationships)
     }
     required init?(coder: NSCoder) { nil }
     func encode(with coder: NSCoder) {
@@ -176,6 +183,7 @@ final class ArchivedEntityMappingStandIn: NSObject, NSCoding {
         coder.encode(sourceHash as NSData, forKey: "NSSourceEntityVersionHash")
         coder.encode(destination as NSString, forKey: "NSDestinationEntityName")
         coder.encode(destinationHash as NSData, forKey: "NSDestinationEntityVersionHash")
+        coder.encode(sourceExpression, forKey: "NSSourceExpression")
         coder.encode(policy as NSString, forKey: "NSEntityMigrationPolicyClassName")
         coder.encode(attributes as NSArray, forKey: "NSAttributeMappings")
         coder.encode(relationships as NSArray, forKey: "NSRelationshipMappings")
@@ -189,5 +197,18 @@ final class ArchivedPropertyMappingStandIn: NSObject, NSCoding {
     func encode(with coder: NSCoder) {
         coder.encode(name as NSString, forKey: "NSDestinationPropertyName")
         coder.encode(value, forKey: "NSValueExpression")
+    }
+}
+
+/// Core Data's `NSFetchRequestExpression` (`FETCH(request, context, countOnly)`).
+final class ArchivedFetchStandIn: ArchivedExpressionStandIn {
+    let request: NSObject, context: NSObject
+    init(request: NSObject, context: NSObject) { (self.request, self.context) = (request, context); super.init() }
+    required init?(coder: NSCoder) { nil }
+    override func encode(with coder: NSCoder) {
+        coder.encode(request, forKey: "NSFRExpression")
+        coder.encode(context, forKey: "NSMOCExpression")
+        coder.encode(false, forKey: "NSCountOnlyFlag")
+        coder.encode(50, forKey: "NSExpressionType")
     }
 }

@@ -305,7 +305,20 @@ struct ModelBundle {
         let books = try container.viewContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Book"))
         let counts = Dictionary(uniqueKeysWithValues: books.map { ($0.value(forKey: "title") as? String ?? "", ($0.value(forKey: "entries") as? Set<NSManagedObject>)?.count) })
         #expect(counts == ["Diary": 2, "Log": 1])
-        _ = diary
+        #expect(diary.value(forKey: "title") as? String == "Diary")
+    }
+
+    /// A to-many whose to-one inverse is replaced by a new one (no renaming identifier) keeps
+    /// its links: the new inverse takes the old one's keys.
+    @Test func aToManyWhoseInverseIsReplacedKeepsItsLinks() throws {
+        let directory = TemporaryDirectory()
+        let replaced = Self.entryV1(
+            book: "<relationship name=\"volume\" optional=\"YES\" maxCount=\"1\" deletionRule=\"Nullify\" destinationEntity=\"Book\" inverseName=\"entries\" inverseEntity=\"Book\"/>",
+            bookEntries: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Entry\" inverseName=\"volume\" inverseEntity=\"Entry\"/>")
+        let (container, _, notes) = try Self.diaryEntryNotes(afterMigratingTo: replaced, in: directory)
+        #expect(notes.sorted() == ["note 0", "note 1"])
+        let entries = try Self.entries(in: container.viewContext)
+        #expect(entries.map { ($0.value(forKey: "volume") as? NSManagedObject)?.value(forKey: "title") as? String } == ["Diary", "Diary", nil])
     }
 
     /// The same change to an ordered to-many keeps the members in the order they had.

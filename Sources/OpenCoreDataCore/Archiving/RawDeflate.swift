@@ -75,10 +75,12 @@ enum RawDeflate {
     static func deflate(_ input: Data) throws -> Data {
         guard input.count <= Int(UInt32.max) else { throw Failure(reason: "the data is too large to deflate") }
         var stream = z_stream()
-        // A window no larger than the input finds every match a full one would, and zlib's
-        // state for a 32 KiB window (about 256 KiB, its hash table cleared) costs more than
-        // deflating a model cache of a few KiB. Any raw-deflate reader inflates the result.
-        let windowBits = min(15, max(9, Int.bitWidth - input.count.leadingZeroBitCount))
+        // zlib's state for a 32 KiB window (about 256 KiB, its hash table cleared) costs more
+        // than deflating a model cache of a few KiB, so the window is sized to the input: zlib
+        // reaches back at most the window less 262 bytes, so a window of the input's size plus
+        // that finds every match a full one would. Raw streams take 9 to 15 bits (zlib refuses
+        // 8), and any raw-deflate reader inflates the result.
+        let windowBits = min(15, max(9, Int.bitWidth - (input.count + 262).leadingZeroBitCount))
         guard czlib_deflate_init_raw(&stream, Int32(windowBits), Int32(windowBits - 7)) == Z_OK else {
             throw Failure(reason: "zlib could not be initialized")
         }

@@ -36,7 +36,7 @@ package enum CompiledMappingModel {
                 throw KeyedArchiveError(reason: "its root object is \(root.className), not an NSMappingModel")
             }
             let mapping = NSMappingModel()
-            mapping.entityMappings = try objects(of: root, forKey: "NSEntityMappings").map { try entityMapping($0, in: url) }
+            mapping.entityMappings = try objects(of: root, forKey: "NSEntityMappings").map(entityMapping)
             return mapping
         } catch let error as KeyedArchiveError {
             throw ModelFileError(file: url, reason: "it is not a compiled mapping model Core Data wrote: \(error.reason)")
@@ -44,17 +44,28 @@ package enum CompiledMappingModel {
     }
 
     /// Whether `mapping` maps `source` to `destination`: the entity hashes it records on each
-    /// side are a non-empty subset of the model's.
+    /// side are a non-empty subset of the model's. A recorded hash of an entity whose hash
+    /// OpenCoreData does not know to be Apple's (`hasExactVersionHash`) counts when the model has
+    /// an entity of that name, as `NSMigrationManager` checks them.
     package static func maps(_ mapping: NSMappingModel, from source: NSManagedObjectModel, to destination: NSManagedObjectModel) -> Bool {
-        let sourceHashes = Set((mapping.entityMappings ?? []).compactMap(\.sourceEntityVersionHash))
-        let destinationHashes = Set((mapping.entityMappings ?? []).compactMap(\.destinationEntityVersionHash))
-        return !sourceHashes.isEmpty && sourceHashes.isSubset(of: Set(source.entityVersionHashesByName.values))
-            && !destinationHashes.isEmpty && destinationHashes.isSubset(of: Set(destination.entityVersionHashesByName.values))
+        let entityMappings = mapping.entityMappings ?? []
+        return fits(entityMappings.map { ($0.sourceEntityName, $0.sourceEntityVersionHash) }, source)
+            && fits(entityMappings.map { ($0.destinationEntityName, $0.destinationEntityVersionHash) }, destination)
+    }
+
+    /// Whether the recorded (entity name, hash) pairs that have a hash are some, and each is one
+    /// of `model`'s entities.
+    private static func fits(_ recorded: [(name: String?, hash: Data?)], _ model: NSManagedObjectModel) -> Bool {
+        let hashes = Set(model.entityVersionHashesByName.values)
+        let withHashes = recorded.filter { $0.hash != nil }
+        return !withHashes.isEmpty && withHashes.allSatisfy { name, hash in
+            hashes.contains(hash!) || name.flatMap { model.entitiesByName[$0] }.map { !$0.hasExactVersionHash } == true
+        }
     }
 
     // MARK: Reading
 
-    private static func entityMapping(_ object: ArchivedObject, in url: URL) throws -> NSEntityMapping {
+    private static func entityMapping(_ object: ArchivedObject) throws -> NSEntityMapping {
         guard object.isKind(of: "NSEntityMapping") else {
             throw KeyedArchiveError(reason: "NSEntityMappings holds \(object.className), not an NSEntityMapping")
         }

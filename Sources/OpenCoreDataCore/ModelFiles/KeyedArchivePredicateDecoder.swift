@@ -20,6 +20,9 @@ import Foundation
 ///   constant class `_NSPredicateUtilities`); it comes back as the key path `pages.@count`, the
 ///   form the stores run.
 ///
+/// - Core Data's `NSFetchRequestExpression` (`FETCH(request, context, countOnly)`, a mapping
+///   model's source expression): `NSFRExpression`, `NSMOCExpression`, `NSCountOnlyFlag`.
+///
 /// Any other predicate or expression class (block predicates, subqueries, ternaries, …) and
 /// custom-selector comparisons are errors that name the class: they are never dropped.
 struct KeyedArchivePredicateDecoder {
@@ -111,6 +114,15 @@ struct KeyedArchivePredicateDecoder {
         }
         if object.isKind(of: "NSFunctionExpression") {  // NSKeyPathExpression is a subclass
             return try function(object)
+        }
+        if object.isKind(of: "NSFetchRequestExpression") {
+            // Core Data's class (a mapping model's source expression): the request and context
+            // expressions and the count flag.
+            guard let request = try object.object(forKey: "NSFRExpression"), let context = try object.object(forKey: "NSMOCExpression") else {
+                throw KeyedArchiveError(reason: "\(object) has no NSFRExpression or no NSMOCExpression")
+            }
+            return NSFetchRequestExpression.expression(forFetch: try expression(request), context: try expression(context),
+                                                       countOnly: try object.bool(forKey: "NSCountOnlyFlag"))
         }
         throw KeyedArchiveError(reason: "\(object): the expression class \(object.className) cannot be decoded yet")
     }

@@ -107,6 +107,14 @@ struct KeyedArchivePredicateEncoder {
             ])
         case .function:
             return try function(expression, into: &writer)
+        case .fetchRequest:
+            guard let (request, context, countOnly) = expression.fetchParts else { fallthrough }
+            return writer.object(["NSFetchRequestExpression", "NSExpression", "NSObject"], [
+                "NSExpressionType": .integer(50),
+                "NSFRExpression": try self.expression(request, into: &writer),
+                "NSMOCExpression": try self.expression(context, into: &writer),
+                "NSCountOnlyFlag": .bool(countOnly),
+            ])
         default:
             throw KeyedArchiveEncodingError(reason: "the expression \(expression) cannot be archived yet (only constants, SELF, variables, key paths, aggregates and functions can)")
         }

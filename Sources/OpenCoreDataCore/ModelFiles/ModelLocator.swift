@@ -36,7 +36,8 @@ enum ModelLocator {
         let suffixes = extensions.map { ".\($0)" }
         var found: [String: [URL]] = [:]
         var seen: Set<URL> = []
-        for folder in searchFolders(in: bundles) + folders {
+        var listed: Set<String> = []
+        for folder in searchFolders(in: bundles) + folders where listed.insert(folder.standardizedFileURL.path).inserted {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
             // Filtered before sorting: a program's folder (its "main bundle" on Linux) can be
             // /usr/bin, and every migration looks there.
