@@ -12,8 +12,8 @@ package struct SQLiteMigrationPreview {
     package let source: SourceModelSearch.Found?
     /// The mapping the migration would follow; nil when the store already fits the model.
     package let mapping: NSMappingModel?
-    /// Whether `mapping` is a mapping model of the application's own (an `.xcmappingmodel` found
-    /// for the two versions) rather than inferred.
+    /// Whether `mapping` is a mapping model of the application's own (a `.cdm` or an
+    /// `.xcmappingmodel` found for the two versions) rather than inferred.
     package let usesMappingModel: Bool
 
     package var isNeeded: Bool { mapping != nil }
