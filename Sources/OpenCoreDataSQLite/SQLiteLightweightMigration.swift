@@ -574,10 +574,14 @@ extension SQLiteLightweightMigration {
             }
             // No side was a to-one: a to-many whose to-one inverse is gone.
             guard !hadToOne else { return nil }
-            for (old, side) in toManySides {
-                if let found = sourceInverseForeignKey(of: old, for: side) { return found }
+            let found = toManySides.compactMap { old, side in sourceInverseForeignKey(of: old, for: side).map { (old, $0) } }
+            if found.count > 1, let relationship = sides.first?.0 {
+                // Two one-to-manys become the two sides of one many-to-many: their links would
+                // have to be gathered into one join table.
+                throw migrationError("relationship '\(relationship.name)' of entity '\(relationship.entity?.name ?? "")' would gather the links of several relationships (\(found.map { "\($0.0.entity?.name ?? "").\($0.0.name)" }.joined(separator: ", "))), which a lightweight migration does not do yet",
+                                     entity: relationship.entity?.name)
             }
-            return nil
+            return found.first?.1
         }
 
         /// For a join table whose relationship `old` was a to-many with a to-one inverse (a

@@ -386,6 +386,56 @@ struct ModelBundle {
         #expect(try tagNotes() == ["work": ["note 0"], "home": ["note 0"]])
     }
 
+    /// Two one-to-manys that become the two sides of one many-to-many would have their links
+    /// gathered into one join table: refused (134110, naming both), the store left as it was,
+    /// rather than keeping one side's links and dropping the other's.
+    @Test func twoOneToManysBecomingOneManyToManyAreRefused() throws {
+        let directory = TemporaryDirectory()
+        let v1 = """
+            <entity name="Author" representedClassName="Author" syncable="YES">
+                <attribute name="name" optional="YES" attributeType="String"/>
+                <relationship name="tags" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Tag" inverseName="author" inverseEntity="Tag"/>
+                <relationship name="tag" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Tag" inverseName="authors" inverseEntity="Tag"/>
+            </entity>
+            <entity name="Tag" representedClassName="Tag" syncable="YES">
+                <attribute name="name" optional="YES" attributeType="String"/>
+                <relationship name="author" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Author" inverseName="tags" inverseEntity="Author"/>
+                <relationship name="authors" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Author" inverseName="tag" inverseEntity="Author"/>
+            </entity>
+            """
+        let v2 = """
+            <entity name="Author" representedClassName="Author" syncable="YES">
+                <attribute name="name" optional="YES" attributeType="String"/>
+                <relationship name="tags" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Tag" inverseName="authors" inverseEntity="Tag"/>
+            </entity>
+            <entity name="Tag" representedClassName="Tag" syncable="YES">
+                <attribute name="name" optional="YES" attributeType="String"/>
+                <relationship name="authors" optional="YES" toMany="YES" deletionRule="Nullify" destinationEntity="Author" inverseName="tags" inverseEntity="Author"/>
+            </entity>
+            """
+        let bundle = try ModelBundle(in: directory, name: "Tags", versions: [("Tags", v1), ("Tags 2", v2)], current: "Tags")
+        let url = directory.file("Tags.sqlite")
+        do {
+            let (container, error) = Self.container(try bundle.model(), at: url)
+            #expect(error == nil)
+            let author = NSEntityDescription.insertNewObject(forEntityName: "Author", into: container.viewContext)
+            let mine = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: container.viewContext)
+            let theirs = NSEntityDescription.insertNewObject(forEntityName: "Tag", into: container.viewContext)
+            mine.setValue(author, forKey: "author")
+            author.setValue(theirs, forKey: "tag")
+            try container.viewContext.save()
+            try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
+        }
+        let bytes = try Data(contentsOf: url)
+        try bundle.makeCurrent("Tags 2")
+        let (_, error) = Self.container(try bundle.model(), at: url)
+        let failure = try #require(error as? CocoaError)
+        #expect(failure.code.rawValue == 134110)
+        #expect(failure.message.contains("would gather the links of several relationships"))
+        #expect(failure.message.contains("Author.tags") && failure.message.contains("Tag.authors"))
+        #expect(try Data(contentsOf: url) == bytes)
+    }
+
     /// A migration reports its progress, table by table, to the description's `Progress`.
     @Test func aMigrationReportsItsProgress() throws {
         let directory = TemporaryDirectory()
