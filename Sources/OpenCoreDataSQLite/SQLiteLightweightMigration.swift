@@ -28,7 +28,7 @@ struct SQLiteLightweightMigration {
     var progress: Progress?
     /// The destination model's cache content, archived while the tables change (the
     /// prefetch's store work); nil: archived when it is written.
-    var modelCache: MigrationPrefetch?
+    var prefetch: MigrationPrefetch?
 
     /// Runs the migration and returns the store's new metadata (already written). A cancelled
     /// `progress` stops it between steps or in the middle of a statement (134120), and the
@@ -71,7 +71,7 @@ struct SQLiteLightweightMigration {
             updated[StoreMetadataKey.modelFileVersion] = nil
             for (key, value) in destinationModel.versionMetadata(for: destination.orderedEntities) { updated[key] = value }
             try SQLiteMetadataTable.write(updated, uuid: uuid, on: connection, url: url)
-            let content = modelCache.map { $0.storeWork() as? Data } ?? StoreModelCache.content(for: destinationModel)
+            let content = prefetch.map { $0.storeWork() } ?? StoreModelCache.content(for: destinationModel)
             try StoreModelCache.write(content: content, on: connection)
             try advance(working: nil)
             return updated

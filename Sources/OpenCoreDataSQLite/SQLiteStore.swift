@@ -187,7 +187,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             connection: connection, source: source, destinationModel: model, destinationEntities: entities, mapping: mapping,
             storedNumbers: try StoredEntityNumbers.read(on: connection, url: url), url: url)
         migration.progress = options?[OCDMigrationProgressOption] as? Progress
-        migration.modelCache = planner.prefetch
+        migration.prefetch = planner.prefetch
         var fitted: (SQLiteSchema, StoreComparison)?
         do {
             storedMetadata = try migration.run(metadata: metadata, uuid: identifier) { migrated in

@@ -22,6 +22,16 @@ extension ArchivedValue {
 }
 
 extension ArchivedObject {
+    /// The `NSUserInfo` dictionary of a model or mapping object; nil when absent or empty.
+    func userInfo() throws -> [AnyHashable: Any]? {
+        guard let dictionary = try object(forKey: "NSUserInfo") else { return nil }
+        var values = FoundationValueDecoder()
+        guard let decoded = try values.decode(.object(dictionary)) as? [AnyHashable: Any] else {
+            throw KeyedArchiveError(reason: "NSUserInfo of \(self) is \(dictionary), not a dictionary")
+        }
+        return decoded.isEmpty ? nil : decoded
+    }
+
     /// Whether the object is an array, set or ordered set (whose members are `NS.objects`).
     var isCollection: Bool {
         isKind(of: "NSArray") || isKind(of: "NSSet") || isKind(of: "NSOrderedSet")

@@ -83,7 +83,7 @@ package enum CompiledMappingModel {
             mapping.destinationEntityName = try object.string(forKey: "NSDestinationEntityName")
             mapping.destinationEntityVersionHash = try data(of: object, forKey: "NSDestinationEntityVersionHash")
             mapping.sourceExpression = try expression(of: object, forKey: "NSSourceExpression")
-            mapping.userInfo = try userInfo(of: object)
+            mapping.userInfo = try object.userInfo()
             mapping.entityMigrationPolicyClassName = try object.string(forKey: "NSEntityMigrationPolicyClassName")
             mapping.attributeMappings = try objects(of: object, forKey: "NSAttributeMappings").map(propertyMapping)
             mapping.relationshipMappings = try objects(of: object, forKey: "NSRelationshipMappings").map(propertyMapping)
@@ -102,7 +102,7 @@ package enum CompiledMappingModel {
                 throw KeyedArchiveError(reason: "it has property transforms (NSPropertyTransforms), Core Data's own, which OpenCoreData does not perform")
             }
             mapping.valueExpression = try expression(of: object, forKey: "NSValueExpression")
-            mapping.userInfo = try userInfo(of: object)
+            mapping.userInfo = try object.userInfo()
             return mapping
         }
     }
@@ -115,16 +115,14 @@ package enum CompiledMappingModel {
         }
     }
 
+    /// An `NSData` field (inline data, or an `NSData`/`NSMutableData` object); nil when absent.
     private static func data(of object: ArchivedObject, forKey key: String) throws -> Data? {
-        switch try object.value(forKey: key) {
-        case .null: return nil
-        case .data(let bytes): return bytes
-        case .object(let archived) where archived.isKind(of: "NSData"):
-            guard case .data(let bytes) = try archived.value(forKey: "NS.data") else {
-                throw KeyedArchiveError(reason: "\(key) is \(archived) without NS.data")
-            }
-            return bytes
-        case let other: throw object.wrongType(key, "data", found: other)
+        let value = try object.value(forKey: key)
+        var values = FoundationValueDecoder()
+        switch try values.decode(value) {
+        case nil: return nil
+        case let bytes as Data: return bytes
+        default: throw object.wrongType(key, "data", found: value)
         }
     }
 
@@ -132,15 +130,6 @@ package enum CompiledMappingModel {
         guard let archived = try object.object(forKey: key) else { return nil }
         var decoder = KeyedArchivePredicateDecoder()
         return try decoder.expression(archived)
-    }
-
-    private static func userInfo(of object: ArchivedObject) throws -> [AnyHashable: Any]? {
-        guard let dictionary = try object.object(forKey: "NSUserInfo") else { return nil }
-        var values = FoundationValueDecoder()
-        guard let decoded = try values.decode(.object(dictionary)) as? [AnyHashable: Any] else {
-            throw KeyedArchiveError(reason: "NSUserInfo is \(dictionary), not a dictionary")
-        }
-        return decoded.isEmpty ? nil : decoded
     }
 
     /// Runs `body`, naming `element` in the error it throws.

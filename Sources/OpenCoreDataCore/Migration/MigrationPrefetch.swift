@@ -12,55 +12,44 @@ import Foundation
 /// var planner = StoreMigrationPlanner(destination: model, configuration: nil, options: options, url: url)
 /// planner.prefetch = prefetch
 /// let plan = try planner.plan(…)            // uses prefetch.mappingModelFiles()
-/// let cache = prefetch.storeWork() as? Data
+/// let cache = prefetch.storeWork()
 /// ```
 ///
 /// The destination model is frozen (in use by its coordinator), which is what makes reading it
 /// from another thread safe.
 package final class MigrationPrefetch: @unchecked Sendable {
-    // @unchecked Sendable: each result is written once, before its semaphore is signalled, and
-    // read only after waiting for that semaphore (once; later reads see the value already read).
-    private let filesListed = DispatchSemaphore(value: 0)
-    private let workDone = DispatchSemaphore(value: 0)
+    // @unchecked Sendable: each result is written once, before its group is left, and read only
+    // after waiting for that group (which any number of waits may do).
+    private let filesListed = DispatchGroup()
+    private let workDone = DispatchGroup()
     private var files: [String: [URL]] = [:]
-    private var work: (any Sendable)?
-    private var filesWaited = false
-    private var workWaited = false
-    private let lock = NSLock()
+    private var work: Data?
 
     /// Starts listing the mapping model folders of `destination`, then `storeWork`.
-    package init(destination: NSManagedObjectModel, storeWork: @escaping @Sendable () -> (any Sendable)?) {
+    package init(destination: NSManagedObjectModel, storeWork: @escaping @Sendable () -> Data?) {
+        filesListed.enter()
+        workDone.enter()
         // A queue of its own, not a global one: the migration may itself run on a global
         // queue's thread, and waiting there for work queued behind it could wait for ever. A
         // queue made with a label runs on a thread that is added when none is free.
         DispatchQueue(label: "OpenCoreData migration prefetch").async { [self] in
             files = NSMappingModel.mappingModelFiles(for: destination, in: nil)
-            filesListed.signal()
+            filesListed.leave()
             work = storeWork()
-            workDone.signal()
+            workDone.leave()
         }
     }
 
     /// The mapping model files (by extension) `NSMappingModel.mappingModel(in: nil, …)` looks
     /// through for `destination`.
     package func mappingModelFiles() -> [String: [URL]] {
-        lock.lock()
-        defer { lock.unlock() }
-        if !filesWaited {
-            filesListed.wait()
-            filesWaited = true
-        }
+        filesListed.wait()
         return files
     }
 
     /// What `storeWork` returned.
-    package func storeWork() -> (any Sendable)? {
-        lock.lock()
-        defer { lock.unlock() }
-        if !workWaited {
-            workDone.wait()
-            workWaited = true
-        }
+    package func storeWork() -> Data? {
+        workDone.wait()
         return work
     }
 }

@@ -118,7 +118,7 @@ final class KeyedArchiveModelDecoder {
                 let entity = NSEntityDescription(name: name)
                 entity.managedObjectClassName = try object.string(forKey: "NSClassNameForEntity") ?? "NSManagedObject"
                 entity.isAbstract = try object.bool(forKey: "NSIsAbstract")
-                entity.userInfo = try userInfo(of: object)
+                entity.userInfo = try object.userInfo()
                 entity.versionHashModifier = try object.string(forKey: "NSVersionHashModifier")
                 entity.renamingIdentifier = try renamingIdentifier(of: object, name: name)
                 entitiesByUID[object.uid] = entity
@@ -239,7 +239,7 @@ final class KeyedArchiveModelDecoder {
         property.isOptional = try object.bool(forKey: "NSIsOptional")
         property.isTransient = try object.bool(forKey: "NSIsTransient")
         property.isIndexed = try object.bool(forKey: "NSIsIndexed")
-        property.userInfo = try userInfo(of: object)
+        property.userInfo = try object.userInfo()
         property.versionHashModifier = try object.string(forKey: "NSVersionHashModifier")
         property.renamingIdentifier = try renamingIdentifier(of: object, name: name)
         try decodeValidationRules(object, into: property)
@@ -570,15 +570,6 @@ final class KeyedArchiveModelDecoder {
     }
 
     // MARK: Helpers
-
-    private func userInfo(of object: ArchivedObject) throws -> [AnyHashable: Any]? {
-        guard let dictionary = try object.object(forKey: "NSUserInfo") else { return nil }
-        var values = FoundationValueDecoder()
-        guard let decoded = try values.decode(.object(dictionary)) as? [AnyHashable: Any] else {
-            throw KeyedArchiveError(reason: "NSUserInfo of \(object) is \(dictionary), not a dictionary")
-        }
-        return decoded.isEmpty ? nil : decoded
-    }
 
     private func renamingIdentifier(of object: ArchivedObject, name: String) throws -> String? {
         let identifier = try object.string(forKey: "NSRenamingIdentifier")
