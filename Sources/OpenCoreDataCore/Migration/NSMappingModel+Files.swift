@@ -1,0 +1,88 @@
+import Foundation
+
+extension NSMappingModel {
+    /// The mapping model from `sourceModel` to `destinationModel` among the compiled mapping
+    /// models (`.cdm`) and the mapping editor's files (`.xcmappingmodel`) in `bundles` (nil: the
+    /// main bundle and the loaded bundles) and beside the destination model's file; nil when
+    /// there is none. A `.cdm` is chosen by the entity version hashes it records, as Core Data
+    /// chooses one, and comes before an `.xcmappingmodel`.
+    ///
+    /// ```swift
+    /// if let mapping = NSMappingModel(from: [.module], forSourceModel: v1, destinationModel: v2) { … }
+    /// ```
+    /// Difference from Apple: an `.xcmappingmodel` (which Apple's Core Data never reads: Xcode
+    /// compiles it into the `.cdm`) is read too (see `Docs/Differences.md`).
+    public convenience init?(from bundles: [Bundle]?, forSourceModel sourceModel: NSManagedObjectModel?,
+                             destinationModel: NSManagedObjectModel?) {
+        guard let sourceModel, let destinationModel,
+              let found = Self.mappingModel(in: bundles, from: sourceModel, to: destinationModel) else { return nil }
+        self.init()
+        entityMappings = found.entityMappings
+    }
+
+    /// The mapping model of the compiled mapping model (`.cdm`) at `url`, or of the
+    /// `.xcmappingmodel` at `url` (the package or its `xcmapping.xml`) between the two models
+    /// its recorded paths name; nil when it cannot be read.
+    /// Difference from Apple: Apple reads only compiled `.cdm` files here.
+    public convenience init?(contentsOf url: URL?) {
+        guard let url else { return nil }
+        let mapping: NSMappingModel
+        if url.pathExtension == CompiledMappingModel.fileExtension {
+            guard let compiled = try? CompiledMappingModel.read(contentsOf: url) else { return nil }
+            mapping = compiled
+        } else {
+            guard let file = try? XcodeMappingModel(contentsOf: url), let (source, destination) = try? file.recordedModels(),
+                  let edited = try? file.mappingModel(source: source, destination: destination) else { return nil }
+            mapping = edited
+        }
+        self.init()
+        entityMappings = mapping.entityMappings
+    }
+
+    /// The mapping model of the `.cdm` or `.xcmappingmodel` at `url` between the two models
+    /// given; the error names the file and what does not fit them (a `.cdm` recording other
+    /// entity hashes, the line of an `.xcmappingmodel`'s mapping). An OpenCoreData extension.
+    public convenience init(contentsOf url: URL, forSourceModel sourceModel: NSManagedObjectModel,
+                            destinationModel: NSManagedObjectModel) throws {
+        let mapping: NSMappingModel
+        if url.pathExtension == CompiledMappingModel.fileExtension {
+            mapping = try CompiledMappingModel.read(contentsOf: url)
+            guard CompiledMappingModel.maps(mapping, from: sourceModel, to: destinationModel) else {
+                throw ModelFileError(file: url, reason: "the entity version hashes it records are not those of the source and destination models")
+            }
+        } else {
+            mapping = try XcodeMappingModel(contentsOf: url).mappingModel(source: sourceModel, destination: destinationModel)
+        }
+        self.init()
+        entityMappings = mapping.entityMappings
+    }
+
+    /// The compiled (`.cdm`) and editor's (`.xcmappingmodel`) mapping model files, by
+    /// extension, in `bundles` and beside `destination`'s model file.
+    package static func mappingModelFiles(for destination: NSManagedObjectModel, in bundles: [Bundle]?) -> [String: [URL]] {
+        var folders: [URL] = []
+        if var folder = destination.fileURL?.deletingLastPathComponent() {
+            if ["xcdatamodeld", "momd"].contains(folder.pathExtension) { folder.deleteLastPathComponent() }
+            folders.append(folder)
+        }
+        return ModelLocator.files(withExtensions: [CompiledMappingModel.fileExtension, "xcmappingmodel"], in: bundles, folders: folders)
+    }
+
+    /// See `init(from:forSourceModel:destinationModel:)`. `files`: what
+    /// `mappingModelFiles(for:in:)` gives for `destination` and `bundles`, when already listed.
+    package static func mappingModel(in bundles: [Bundle]?, from source: NSManagedObjectModel,
+                                     to destination: NSManagedObjectModel, files listed: [String: [URL]]? = nil) -> NSMappingModel? {
+        let files = listed ?? mappingModelFiles(for: destination, in: bundles)
+        for url in files[CompiledMappingModel.fileExtension] ?? [] {
+            guard let mapping = try? CompiledMappingModel.read(contentsOf: url),
+                  CompiledMappingModel.maps(mapping, from: source, to: destination) else { continue }
+            return mapping
+        }
+        for url in files["xcmappingmodel"] ?? [] {
+            guard let file = try? XcodeMappingModel(contentsOf: url), file.maps(from: source, to: destination),
+                  let mapping = try? file.mappingModel(source: source, destination: destination) else { continue }
+            return mapping
+        }
+        return nil
+    }
+}
