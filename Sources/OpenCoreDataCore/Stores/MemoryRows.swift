@@ -1,0 +1,341 @@
+import Foundation
+
+/// The rows of a store that keeps its whole graph in memory — the in-memory store, and the atomic
+/// stores (binary, XML, `NSAtomicStore`s of your own), which read it all at load and write it all
+/// at save: fetches evaluated in memory, to-many memberships, permanent keys, and saves staged
+/// and checked before anything changes.
+///
+/// Not synchronised: its store calls it under the store's lock.
+final class MemoryRows {
+    /// The store whose rows these are (it names them in object IDs).
+    unowned let store: NSPersistentStore
+
+    /// The rows and memberships as saved: what a store writes to its file.
+    struct State {
+        /// Rows by root entity, then by primary key.
+        var rows: [ObjectIdentifier: [Int64: RowSnapshot]] = [:]
+        /// Memberships of to-many relationships stored on their own (ordered, many-to-many, or
+        /// without inverse), by relationship, then by the source's key.
+        var toManyMembers: [ObjectIdentifier: [Int64: [NSManagedObjectID]]] = [:]
+        /// The last primary key handed out, per root entity.
+        var lastKeys: [ObjectIdentifier: Int64] = [:]
+
+        /// Every row, of every entity.
+        var allRows: some Sequence<RowSnapshot> { rows.values.lazy.flatMap(\.values) }
+    }
+
+    private(set) var state = State()
+    /// A save between `prepare` and `commitPrepared` or `rollbackPrepared`: the state it makes,
+    /// and the keys before it (new keys are handed out as it is prepared).
+    private var prepared: (state: State, keysBefore: [ObjectIdentifier: Int64])?
+
+    init(store: NSPersistentStore) { self.store = store }
+
+    /// The state a store read from its file.
+    func replace(with state: State) {
+        self.state = state
+        prepared = nil
+    }
+
+    /// The state the prepared save makes (what an atomic store writes before it commits).
+    var preparedState: State? { prepared?.state }
+
+    // MARK: Reading
+
+    func execute(_ fetch: StoreFetch) throws -> StoreFetchResult {
+        let predicate = try fetch.predicate?.resolved(for: fetch.entity)
+        try PredicateCheck.validate(fetch.sortDescriptors, for: fetch.entity)
+        var matches = candidates(for: fetch.entity, includesSubentities: fetch.includesSubentities)
+        if let predicate {
+            matches = matches.filter { predicate.evaluate(with: StoredRow(rows: self, snapshot: $0)) }
+        }
+        let ordered: [StoredRow]
+        if fetch.sortDescriptors.isEmpty {
+            matches.sort { $0.primaryKey < $1.primaryKey }
+            ordered = matches.map { StoredRow(rows: self, snapshot: $0) }
+        } else {
+            ordered = matches.map { StoredRow(rows: self, snapshot: $0) }.sorted(by: fetch.sortDescriptors)
+        }
+        let sliced = Array(ordered.dropFirst(fetch.fetchOffset).prefix(fetch.fetchLimit > 0 ? fetch.fetchLimit : Int.max))
+        switch fetch.result {
+        case .snapshots: return .snapshots(sliced.map(\.snapshot))
+        case .objectIDs: return .objectIDs(sliced.map(\.snapshot.objectID))
+        case .keys:
+            let family = fetch.entity.selfAndDescendants
+            let keys = sliced.map { $0.snapshot.primaryKey }
+            guard fetch.includesSubentities && family.count > 1 else { return .keys(keys, []) }
+            return .keys(keys, sliced.map { row in UInt16(family.firstIndex { $0 === row.snapshot.entity } ?? 0) })
+        case .count: return .count(sliced.count)
+        case .dictionaries(let columns, let groupBy):
+            let grouped = !groupBy.isEmpty || columns.contains { if case .aggregate = $0.kind { true } else { false } }
+            // Grouped results are limited by group, not by row.
+            var dictionaries = InMemoryDictionaries(entity: fetch.entity, columns: columns, groupBy: groupBy)
+                .dictionaries(of: grouped ? ordered : sliced)
+            if grouped {
+                dictionaries = Array(dictionaries.dropFirst(fetch.fetchOffset).prefix(fetch.fetchLimit > 0 ? fetch.fetchLimit : Int.max))
+            }
+            if fetch.returnsDistinctResults { dictionaries = DictionaryResults.distinct(dictionaries) }
+            return .dictionaries(dictionaries)
+        }
+    }
+
+    private func candidates(for entity: NSEntityDescription, includesSubentities: Bool) -> [RowSnapshot] {
+        let table = state.rows[ObjectIdentifier(entity.rootEntity)] ?? [:]
+        if includesSubentities && entity.superentity == nil { return Array(table.values) }
+        return table.values.filter { row in
+            includesSubentities ? row.entity.isKindOf(entity: entity) : row.entity === entity
+        }
+    }
+
+    func row(for objectID: NSManagedObjectID) -> RowSnapshot? {
+        guard let key = objectID.primaryKey else { return nil }
+        return state.rows[objectID.rootIdentity]?[key]
+    }
+
+    func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription)
+        -> [NSManagedObjectID: [RowSnapshot]] {
+        var result: [NSManagedObjectID: [RowSnapshot]] = [:]
+        if !relationship.needsOwnStorage, sources.count > 1 {
+            // One pass over the destinations for every source, not one per source.
+            let members = membersByInverse(of: relationship)
+            for source in sources { result[source] = members[source] ?? [] }
+            return result
+        }
+        for source in sources { result[source] = self.members(of: source, through: relationship) }
+        return result
+    }
+
+    /// The members of a to-many relationship of one source, in order.
+    func members(of source: NSManagedObjectID, through relationship: NSRelationshipDescription) -> [RowSnapshot] {
+        if relationship.needsOwnStorage {
+            let ids = state.toManyMembers[ObjectIdentifier(relationship)]?[source.primaryKey ?? 0] ?? []
+            return ids.compactMap(row(for:))
+        }
+        guard let inverse = relationship.inverseRelationship, let destination = relationship.destinationEntity else { return [] }
+        return candidates(for: destination, includesSubentities: true)
+            .filter { $0.toOne[inverse.relationshipSlot] == source }
+            .sorted { $0.primaryKey < $1.primaryKey }
+    }
+
+    /// Every destination of a one-to-many relationship kept by its inverse to-ones, by source.
+    private func membersByInverse(of relationship: NSRelationshipDescription) -> [NSManagedObjectID: [RowSnapshot]] {
+        guard let inverse = relationship.inverseRelationship, let destination = relationship.destinationEntity else { return [:] }
+        var members: [NSManagedObjectID: [RowSnapshot]] = [:]
+        for row in candidates(for: destination, includesSubentities: true) {
+            if let source = row.toOne[inverse.relationshipSlot] { members[source, default: []].append(row) }
+        }
+        for (source, rows) in members { members[source] = rows.sorted { $0.primaryKey < $1.primaryKey } }
+        return members
+    }
+
+    // MARK: Writing
+
+    func allocateID(for entity: NSEntityDescription) -> NSManagedObjectID {
+        let root = ObjectIdentifier(entity.rootEntity)
+        let key = (state.lastKeys[root] ?? 0) + 1
+        state.lastKeys[root] = key
+        return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
+    }
+
+    /// Makes the state `changes` lead to, having checked them (optimistic locking, uniqueness
+    /// constraints): throws with nothing changed, or keeps the new state until
+    /// `commitPrepared()` or `rollbackPrepared()`.
+    func prepare(_ changes: SaveChanges) throws -> SaveOutcome {
+        var lockingFailures: [OptimisticLockingFailure] = []
+        for row in changes.deleted + changes.updated {
+            let current = self.row(for: row.objectID)
+            if current?.version != row.expectedVersion {
+                lockingFailures.append(OptimisticLockingFailure(objectID: row.objectID, storeVersion: current?.version ?? 0))
+            }
+        }
+        if !lockingFailures.isEmpty { throw OptimisticLockingFailures(failures: lockingFailures) }
+        let keysBefore = state.lastKeys
+        var outcome = SaveOutcome()
+        outcome.insertedIDs = changes.inserted.map { $0.objectID.isTemporaryID ? allocateID(for: $0.objectID.entity) : $0.objectID }
+        var map: [NSManagedObjectID: NSManagedObjectID] = [:]
+        for (row, id) in zip(changes.inserted, outcome.insertedIDs) where row.objectID.isTemporaryID { map[row.objectID] = id }
+        func permanent(_ id: NSManagedObjectID?) -> NSManagedObjectID? { id.map { map[$0] ?? $0 } }
+
+        var staged = state
+        let savedAt = SnapshotClock.now()
+        for row in changes.deleted {
+            staged.rows[row.objectID.rootIdentity]?[row.objectID.primaryKey!] = nil
+        }
+        for row in changes.inserted {
+            let id = permanent(row.objectID)!
+            staged.rows[id.rootIdentity, default: [:]][id.primaryKey!] =
+                RowSnapshot(objectID: id, version: 1, values: row.values, toOne: row.toOne.map(permanent), readAt: savedAt)
+        }
+        for row in changes.updated {
+            staged.rows[row.objectID.rootIdentity]?[row.objectID.primaryKey!] =
+                RowSnapshot(objectID: row.objectID, version: row.expectedVersion + 1, values: row.values, toOne: row.toOne.map(permanent),
+                            readAt: savedAt)
+        }
+        // Named by the IDs the context knows the objects by (a new one's is still temporary).
+        var originals: [NSManagedObjectID: NSManagedObjectID] = [:]
+        for (temporary, permanent) in map { originals[permanent] = temporary }
+        for row in changes.updated { originals[row.objectID] = row.objectID }
+        let changed = changes.inserted.map { permanent($0.objectID)! } + changes.updated.map(\.objectID)
+        let conflicts = Self.uniquenessConflicts(in: staged.rows, changed: changed, originals: originals)
+        if !conflicts.isEmpty {
+            state.lastKeys = keysBefore
+            throw UniquenessConflicts(conflicts: conflicts)
+        }
+        for change in changes.toMany {
+            let source = permanent(change.source)!
+            staged.toManyMembers[ObjectIdentifier(change.relationship), default: [:]][source.primaryKey!] = change.members.compactMap(permanent)
+            if let inverse = change.relationship.inverseRelationship, inverse.needsOwnStorage, inverse.isToMany {
+                Self.mirror(change, source: source, inverse: inverse, permanent: permanent, in: &staged.toManyMembers)
+            }
+        }
+        if !changes.deleted.isEmpty {
+            Self.removeMemberships(of: Set(changes.deleted.map(\.objectID)), from: &staged.toManyMembers)
+        }
+        staged.lastKeys = state.lastKeys
+        prepared = (staged, keysBefore)
+        return outcome
+    }
+
+    func commitPrepared() {
+        if let prepared { state = prepared.state }
+        prepared = nil
+    }
+
+    func rollbackPrepared() {
+        if let prepared { state.lastKeys = prepared.keysBefore }
+        prepared = nil
+    }
+
+    /// Keeps the other side of a many-to-many relationship in step with a saved membership.
+    private static func mirror(_ change: SaveChanges.ToMany, source: NSManagedObjectID, inverse: NSRelationshipDescription,
+                               permanent: (NSManagedObjectID?) -> NSManagedObjectID?,
+                               in toManyMembers: inout [ObjectIdentifier: [Int64: [NSManagedObjectID]]]) {
+        let members = Set(change.members.compactMap(permanent))
+        var inverseTable = toManyMembers[ObjectIdentifier(inverse)] ?? [:]
+        for (key, var list) in inverseTable where list.contains(source) && !members.contains(where: { $0.primaryKey == key }) {
+            list.removeAll { $0 == source }
+            inverseTable[key] = list
+        }
+        for member in members {
+            var list = inverseTable[member.primaryKey!] ?? []
+            if !list.contains(source) { list.append(source) }
+            inverseTable[member.primaryKey!] = list
+        }
+        toManyMembers[ObjectIdentifier(inverse)] = inverseTable
+    }
+
+    /// Takes deleted objects out of every membership they are in (and drops their own).
+    private static func removeMemberships(of deleted: Set<NSManagedObjectID>,
+                                          from toManyMembers: inout [ObjectIdentifier: [Int64: [NSManagedObjectID]]]) {
+        for (relationship, table) in toManyMembers {
+            var changed = table
+            for (key, list) in table {
+                let kept = list.filter { !deleted.contains($0) }
+                if kept.count != list.count { changed[key] = kept }
+            }
+            toManyMembers[relationship] = changed
+        }
+    }
+
+    /// Every uniqueness constraint the staged rows break: for each, the save's objects that share
+    /// the values (`originals` names them as their context does) and the saved row that has them.
+    private static func uniquenessConflicts(in staged: [ObjectIdentifier: [Int64: RowSnapshot]], changed: [NSManagedObjectID],
+                                            originals: [NSManagedObjectID: NSManagedObjectID]) -> [UniquenessConflicts.Conflict] {
+        // Each constraint's keys are indexed once per save, so that checking many changed
+        // objects (a batch insert) costs one pass over the table, not one per object.
+        var indexes: [String: [[AnyHashable]: [NSManagedObjectID]]] = [:]
+        var conflicts: [UniquenessConflicts.Conflict] = []
+        var reported: Set<[AnyHashable]> = []
+        for id in changed {
+            var entity: NSEntityDescription? = id.entity
+            while let constrained = entity {
+                for names in constrained.layout.uniquenessConstraintNames {
+                    let indexName = "\(constrained.name ?? "")|\(names.joined(separator: ","))"
+                    let constraint = UniquenessKey(entity: constrained, names: names)
+                    let table = staged[ObjectIdentifier(constrained.rootEntity)] ?? [:]
+                    if indexes[indexName] == nil { indexes[indexName] = constraint.index(of: table) }
+                    guard let mine = table[id.primaryKey!], let key = constraint.key(of: mine),
+                          let holders = indexes[indexName]?[key], holders.count > 1,
+                          reported.insert([AnyHashable(indexName)] + key).inserted else { continue }
+                    var conflict = UniquenessConflicts.Conflict(entity: constrained, properties: names, objectIDs: [], databaseObjectID: nil)
+                    for holder in holders.sorted(by: { $0.primaryKey! < $1.primaryKey! }) {
+                        if let original = originals[holder] {
+                            conflict.objectIDs.append(original)
+                        } else if conflict.databaseObjectID == nil {
+                            conflict.databaseObjectID = holder
+                        }
+                    }
+                    conflicts.append(conflict)
+                }
+                entity = constrained.superentity
+            }
+        }
+        return conflicts
+    }
+}
+
+/// The values one uniqueness constraint keeps unique: attribute values compared as values (not
+/// as their printed text, which loses sub-second dates and the bytes of data), to-ones by ID.
+private struct UniquenessKey {
+    let entity: NSEntityDescription
+    let properties: [NSPropertyDescription]
+
+    init(entity: NSEntityDescription, names: [String]) {
+        self.entity = entity
+        properties = names.compactMap { entity.layout.propertiesByName[$0] }
+    }
+
+    /// The key of a row; nil when a value is missing, which (as with SQLite's unique indexes)
+    /// never conflicts.
+    func key(of row: RowSnapshot) -> [AnyHashable]? {
+        var key: [AnyHashable] = []
+        for property in properties {
+            if let attribute = property as? NSAttributeDescription {
+                let value = row.values[attribute.attributeSlot]
+                if value.isNull { return nil }
+                key.append(value)
+            } else if let relationship = property as? NSRelationshipDescription {
+                guard let destination = row.toOne[relationship.relationshipSlot] else { return nil }
+                key.append(destination)
+            }
+        }
+        return key
+    }
+
+    /// Key → the objects of the constrained entity (and its subentities) that have it.
+    func index(of table: [Int64: RowSnapshot]) -> [[AnyHashable]: [NSManagedObjectID]] {
+        var index: [[AnyHashable]: [NSManagedObjectID]] = [:]
+        for row in table.values where row.entity.isKindOf(entity: entity) {
+            if let key = key(of: row) { index[key, default: []].append(row.objectID) }
+        }
+        return index
+    }
+}
+
+/// A stored row seen by predicates and sort descriptors: attributes as values, to-ones as rows.
+struct StoredRow: KeyValueReadable {
+    let rows: MemoryRows
+    let snapshot: RowSnapshot
+
+    func value(forKey key: String) -> Any? {
+        snapshot.entity.layout.propertiesByName[key].flatMap(value(of:))
+    }
+
+    /// The value of `property` (one of the row's entity's).
+    func value(of property: NSPropertyDescription) -> Any? {
+        switch property {
+        case let attribute as NSAttributeDescription:
+            return snapshot.values[attribute.attributeSlot].objectValue(for: attribute.attributeType)
+        case let relationship as NSRelationshipDescription:
+            if relationship.isToMany {
+                return rows.members(of: snapshot.objectID, through: relationship).map { StoredRow(rows: rows, snapshot: $0) }
+            }
+            guard let id = snapshot.toOne[relationship.relationshipSlot], let row = rows.row(for: id) else { return nil }
+            return StoredRow(rows: rows, snapshot: row)
+        default:
+            return nil
+        }
+    }
+
+    var rowObjectID: NSManagedObjectID? { snapshot.objectID }
+}
