@@ -407,7 +407,7 @@ import OpenCoreData
         let plain = try #require(throws: CocoaError.self) {
             try coordinator.addPersistentStore(ofType: "Plain", configurationName: nil, at: URL(fileURLWithPath: "/tmp/x"))
         }
-        #expect(plain.message.contains("is not an NSIncrementalStore subclass"))
+        #expect(plain.message.contains("is neither an NSIncrementalStore nor an NSAtomicStore subclass"))
         NSPersistentStoreCoordinator.registerStoreClass(nil, forStoreType: "Plain")
         #expect(throws: CocoaError.self) {
             try coordinator.addPersistentStore(ofType: "Plain", configurationName: nil, at: URL(fileURLWithPath: "/tmp/x"))

@@ -86,7 +86,7 @@ public final class NSManagedObjectID: Hashable, Sendable, CustomStringConvertibl
         case .permanent(let pk):
             // A store of your own names its rows by reference objects, which the URI carries.
             let reference = IncrementalStores.mayBeInUse
-                ? (persistentStore as? NSIncrementalStore)?.references.uriComponent(for: pk) ?? String(pk) : String(pk)
+                ? (persistentStore as? any ReferenceObjectStore)?.referenceTable?.uriComponent(for: pk) ?? String(pk) : String(pk)
             return URL(string: "x-coredata://\(persistentStore?.identifier ?? "")/\(entityName)/p\(reference)")!
         }
     }

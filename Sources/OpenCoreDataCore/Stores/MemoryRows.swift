@@ -10,35 +10,21 @@ final class MemoryRows {
     /// The store whose rows these are (it names them in object IDs).
     unowned let store: NSPersistentStore
 
-    /// The rows and memberships as saved: what a store writes to its file.
-    struct State {
-        /// Rows by root entity, then by primary key.
-        var rows: [ObjectIdentifier: [Int64: RowSnapshot]] = [:]
-        /// Memberships of to-many relationships stored on their own (ordered, many-to-many, or
-        /// without inverse), by relationship, then by the source's key.
-        var toManyMembers: [ObjectIdentifier: [Int64: [NSManagedObjectID]]] = [:]
-        /// The last primary key handed out, per root entity.
-        var lastKeys: [ObjectIdentifier: Int64] = [:]
-
-        /// Every row, of every entity.
-        var allRows: some Sequence<RowSnapshot> { rows.values.lazy.flatMap(\.values) }
-    }
-
-    private(set) var state = State()
+    private(set) var state = StoredGraph()
     /// A save between `prepare` and `commitPrepared` or `rollbackPrepared`: the state it makes,
     /// and the keys before it (new keys are handed out as it is prepared).
-    private var prepared: (state: State, keysBefore: [ObjectIdentifier: Int64])?
+    private var prepared: (state: StoredGraph, keysBefore: [ObjectIdentifier: Int64])?
 
     init(store: NSPersistentStore) { self.store = store }
 
     /// The state a store read from its file.
-    func replace(with state: State) {
+    func replace(with state: StoredGraph) {
         self.state = state
         prepared = nil
     }
 
     /// The state the prepared save makes (what an atomic store writes before it commits).
-    var preparedState: State? { prepared?.state }
+    var preparedState: StoredGraph? { prepared?.state }
 
     // MARK: Reading
 
@@ -139,8 +125,9 @@ final class MemoryRows {
 
     /// Makes the state `changes` lead to, having checked them (optimistic locking, uniqueness
     /// constraints): throws with nothing changed, or keeps the new state until
-    /// `commitPrepared()` or `rollbackPrepared()`.
-    func prepare(_ changes: SaveChanges) throws -> SaveOutcome {
+    /// `commitPrepared()` or `rollbackPrepared()`. New objects get the IDs `permanentIDs` gives
+    /// their temporary ones, or new keys.
+    func prepare(_ changes: SaveChanges, permanentIDs: [NSManagedObjectID: NSManagedObjectID] = [:]) throws -> SaveOutcome {
         var lockingFailures: [OptimisticLockingFailure] = []
         for row in changes.deleted + changes.updated {
             let current = self.row(for: row.objectID)
@@ -151,7 +138,10 @@ final class MemoryRows {
         if !lockingFailures.isEmpty { throw OptimisticLockingFailures(failures: lockingFailures) }
         let keysBefore = state.lastKeys
         var outcome = SaveOutcome()
-        outcome.insertedIDs = changes.inserted.map { $0.objectID.isTemporaryID ? allocateID(for: $0.objectID.entity) : $0.objectID }
+        outcome.insertedIDs = changes.inserted.map { row in
+            guard row.objectID.isTemporaryID else { return row.objectID }
+            return permanentIDs[row.objectID] ?? allocateID(for: row.objectID.entity)
+        }
         var map: [NSManagedObjectID: NSManagedObjectID] = [:]
         for (row, id) in zip(changes.inserted, outcome.insertedIDs) where row.objectID.isTemporaryID { map[row.objectID] = id }
         func permanent(_ id: NSManagedObjectID?) -> NSManagedObjectID? { id.map { map[$0] ?? $0 } }

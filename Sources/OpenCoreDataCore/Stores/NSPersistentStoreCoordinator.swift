@@ -61,9 +61,9 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
         }
         // Only stores on the seam can serve contexts: a plain NSPersistentStore subclass would
         // silently answer nothing.
-        guard StoreClassRegistry.isBuiltIn(storeType) || storeClass is NSIncrementalStore.Type else {
-            throw CoreDataError.make(.persistentStoreInvalidType,
-                                     "The class \(storeClass) registered for the store type '\(storeType)' is not an NSIncrementalStore subclass")
+        guard StoreClassRegistry.isBuiltIn(storeType) || storeClass is NSIncrementalStore.Type || storeClass is NSAtomicStore.Type else {
+            throw CoreDataError.make(.persistentStoreInvalidType, "The class \(storeClass) registered for the store type '\(storeType)' "
+                                     + "is neither an NSIncrementalStore nor an NSAtomicStore subclass")
         }
         let store = try StoreOpening(coordinator: self, storeClass: storeClass, storeType: storeType, configurationName: configurationName,
                                      storeURL: storeURL, options: options).open()
@@ -100,9 +100,9 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
         let parts = path.split(separator: "/").map { $0.removingPercentEncoding ?? String($0) }
         guard parts.count == 2, let entity = managedObjectModel.entity(named: String(parts[0])), parts[1].first == "p",
               let store = persistentStores.first(where: { $0.identifier == host }) else { return nil }
-        if let incremental = store as? NSIncrementalStore {
-            let reference = incremental.references.reference(fromURIComponent: String(parts[1].dropFirst()), entity: entity)
-            return incremental.newObjectID(for: entity, referenceObject: reference)
+        if let referenced = store as? any ReferenceObjectStore, let table = referenced.referenceTable {
+            let reference = table.reference(fromURIComponent: String(parts[1].dropFirst()), entity: entity)
+            return referenced.objectID(for: entity, reference: reference)
         }
         guard let key = Int64(parts[1].dropFirst()), key > 0 else { return nil }
         return NSManagedObjectID(entity: entity, store: store, primaryKey: key)

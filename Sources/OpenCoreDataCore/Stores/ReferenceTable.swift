@@ -70,3 +70,22 @@ final class ReferenceTable: @unchecked Sendable {
         }
     }
 }
+
+/// A store whose object IDs stand for reference objects of its own (`NSIncrementalStore`, and
+/// `NSAtomicStore`s of your own): their URIs carry the references.
+protocol ReferenceObjectStore: NSPersistentStore {
+    /// The store's references; nil when its keys are its references (the built-in atomic stores).
+    var referenceTable: ReferenceTable? { get }
+    /// The ID of the object of `entity` known by `reference`.
+    func objectID(for entity: NSEntityDescription, reference: Any) -> NSManagedObjectID
+}
+
+extension NSIncrementalStore: ReferenceObjectStore {
+    var referenceTable: ReferenceTable? { references }
+    func objectID(for entity: NSEntityDescription, reference: Any) -> NSManagedObjectID { newObjectID(for: entity, referenceObject: reference) }
+}
+
+extension NSAtomicStore: ReferenceObjectStore {
+    var referenceTable: ReferenceTable? { builtInFile == nil ? references : nil }
+    func objectID(for entity: NSEntityDescription, reference: Any) -> NSManagedObjectID { objectID(for: entity, withReferenceObject: reference) }
+}

@@ -43,7 +43,7 @@ package protocol SQLiteStoreProviding {
 }
 
 extension NSPersistentStoreCoordinator {
-    /// Makes `storeType` open stores of `storeClass`, an `NSIncrementalStore` subclass, through
+    /// Makes `storeType` open stores of `storeClass`, an `NSIncrementalStore` or `NSAtomicStore` subclass, through
     /// `addPersistentStore(ofType:configurationName:at:options:)` and `NSPersistentStoreDescription`;
     /// nil unregisters the type.
     ///

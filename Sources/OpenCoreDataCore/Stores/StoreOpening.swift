@@ -16,6 +16,8 @@ import Foundation
 ///    — a mapping that is not performed in place goes through an `NSMigrationManager` into a new
 ///    file that takes the old one's place (`MappedStoreMigration`) — destroyed and created empty,
 ///    or refused with 134100 listing what differs. Then the store is loaded again.
+/// 5. A store that fits reads its contents (`StoreSeam.finishLoading()`: an atomic store reads its
+///    whole graph only now, once its metadata was found to fit).
 struct StoreOpening {
     let coordinator: NSPersistentStoreCoordinator
     let storeClass: NSPersistentStore.Type
@@ -75,10 +77,10 @@ struct StoreOpening {
     /// Loads `store`, and checks that it fits the model where it does not check itself.
     private func load(_ store: NSPersistentStore) throws {
         try store.seam.load(model: model, entities: entities)
-        guard !store.seam.comparesItselfWithModel else { return }
+        guard !store.seam.comparesItselfWithModel else { return try store.seam.finishLoading() }
         let metadata = store.metadata ?? [:]
         let differences = versionHashDifferences(of: metadata, from: model)
-        guard let refusal = StoreDifference.incompatibilityError(differences, url: storeURL) else { return }
+        guard let refusal = StoreDifference.incompatibilityError(differences, url: storeURL) else { return try store.seam.finishLoading() }
         store.seam.unload()
         let planner = StoreMigrationPlanner(destination: model, configuration: configurationName, options: options, url: storeURL)
         guard planner.isMigrationRequested, !store.isReadOnly, storeURL?.isFileURL == true else { throw refusal }

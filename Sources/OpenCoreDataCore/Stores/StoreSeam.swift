@@ -12,6 +12,10 @@ package protocol StoreSeam: AnyObject {
     /// Opens the store for `model`: reads or creates its schema and metadata.
     func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws
 
+    /// Reads the store's contents, once its metadata was found to fit the model (an atomic store
+    /// reads its whole graph here).
+    func finishLoading() throws
+
     /// Closes the store.
     func unload()
 
@@ -81,6 +85,7 @@ package protocol StoreSeam: AnyObject {
 
 extension StoreSeam {
     package func unload() {}
+    package func finishLoading() throws {}
     package func destroyFiles() throws -> Bool { false }
     package var comparesItselfWithModel: Bool { false }
     package var answersKeyFetches: Bool { true }

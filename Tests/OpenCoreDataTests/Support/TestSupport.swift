@@ -17,19 +17,21 @@ final class TemporaryDirectory: @unchecked Sendable {
 
 /// The store types every shared store test runs against.
 enum StoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
-    /// `json` is a test-only `NSIncrementalStore` over a JSON file (`JSONFileStore`).
-    case sqlite, inMemory, json
+    /// `json` is a test-only `NSIncrementalStore` over a JSON file (`JSONFileStore`); `atomic` a
+    /// test-only `NSAtomicStore` over a JSON file (`JSONAtomicStore`).
+    case sqlite, inMemory, json, atomic
 
     /// The built-in stores, which most suites run on.
     static var allCases: [StoreKind] { [.sqlite, .inMemory] }
     /// Every store, a store of one's own among them: what the shared store behaviour suite runs on.
-    static var everyStore: [StoreKind] { [.sqlite, .inMemory, .json] }
+    static var everyStore: [StoreKind] { [.sqlite, .inMemory, .json, .atomic] }
 
     var type: String {
         switch self {
         case .sqlite: NSSQLiteStoreType
         case .inMemory: NSInMemoryStoreType
         case .json: JSONFileStore.plainType
+        case .atomic: JSONAtomicStore.type
         }
     }
     /// Whether the store keeps its objects when it is closed and opened again.
@@ -126,10 +128,11 @@ final class TestStack: @unchecked Sendable {
         try open()
     }
 
-    var storeURL: URL { directory.file(kind == .json ? "Test.json" : "Test.sqlite") }
+    var storeURL: URL { directory.file(kind == .json || kind == .atomic ? "Test.json" : "Test.sqlite") }
 
     private func open() throws {
         if kind == .json { JSONFileStore.register() }
+        if kind == .atomic { JSONAtomicStore.register() }
         try coordinator.addPersistentStore(ofType: kind.type, configurationName: nil, at: kind.persists ? storeURL : nil)
         context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
