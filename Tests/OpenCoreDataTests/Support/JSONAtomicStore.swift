@@ -11,17 +11,22 @@ final class JSONAtomicStore: NSAtomicStore, @unchecked Sendable {
     // @unchecked Sendable: the store's own fields are used only from its methods, which the
     // coordinator calls one at a time.
     static let type = "JSONAtomic"
+    /// The same store heeding the hooks below (`AtomicStoreTests`, which runs serialized).
+    static let instrumentedType = "JSONAtomicInstrumented"
 
     /// What the tests can make the store do wrong.
     nonisolated(unsafe) static var failure: Failure?
     enum Failure { case save, danglingReference }
     /// Calls the store heard, for the tests to check.
     nonisolated(unsafe) static var calls: [String] = []
+    private var failure: Failure? { type == Self.instrumentedType ? Self.failure : nil }
+    private func record(_ call: String) { if type == Self.instrumentedType { Self.calls.append(call) } }
 
     private var lastReference = 0
 
     static func register() {
         NSPersistentStoreCoordinator.registerStoreClass(JSONAtomicStore.self, forStoreType: type)
+        NSPersistentStoreCoordinator.registerStoreClass(JSONAtomicStore.self, forStoreType: instrumentedType)
     }
 
     override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
@@ -65,8 +70,8 @@ final class JSONAtomicStore: NSAtomicStore, @unchecked Sendable {
     }
 
     override func save() throws {
-        Self.calls.append("save")
-        if Self.failure == .save { throw CocoaError(.fileWriteOutOfSpace) }
+        record("save")
+        if failure == .save { throw CocoaError(.fileWriteOutOfSpace) }
         var objects: [[String: Any]] = []
         for node in cacheNodes() {
             var values: [String: Any] = [:]
@@ -83,7 +88,7 @@ final class JSONAtomicStore: NSAtomicStore, @unchecked Sendable {
                     relationships[key] = set.allObjects.map { name(of: ($0 as! NSAtomicStoreCacheNode).objectID) }.sorted()
                 }
             }
-            if Self.failure == .danglingReference, relationships.isEmpty == false {
+            if failure == .danglingReference, relationships.isEmpty == false {
                 relationships[relationships.keys.first!] = "\(node.objectID.entity.name!)/missing"
             }
             objects.append(["id": name(of: node.objectID), "values": values, "relationships": relationships])
@@ -100,12 +105,12 @@ final class JSONAtomicStore: NSAtomicStore, @unchecked Sendable {
     }
 
     override func updateCacheNode(_ node: NSAtomicStoreCacheNode, from managedObject: NSManagedObject) {
-        Self.calls.append("update \(managedObject.entity.name!)")
+        record("update \(managedObject.entity.name!)")
         super.updateCacheNode(node, from: managedObject)
     }
 
     override func willRemoveCacheNodes(_ cacheNodes: Set<NSAtomicStoreCacheNode>) {
-        Self.calls.append("remove \(cacheNodes.count)")
+        record("remove \(cacheNodes.count)")
     }
 
     // MARK: The file
