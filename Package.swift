@@ -23,8 +23,10 @@ let package = Package(
         .target(name: "OpenCoreDataCore", dependencies: ["CZlib"]),
         // The SQLite store in Core Data's file layout, on the SQLite layer.
         .target(name: "OpenCoreDataSQLite", dependencies: ["OpenCoreDataCore", "OCDSQLite"]),
+        // The binary and XML stores: atomic stores in files of their own formats.
+        .target(name: "OpenCoreDataFileStores", dependencies: ["OpenCoreDataCore", "CZlib"]),
         // The umbrella module applications and `ocd` import.
-        .target(name: "OpenCoreData", dependencies: ["OpenCoreDataCore", "OpenCoreDataSQLite"]),
+        .target(name: "OpenCoreData", dependencies: ["OpenCoreDataCore", "OpenCoreDataSQLite", "OpenCoreDataFileStores"]),
         .executableTarget(name: "ocd", dependencies: ["OpenCoreData", "OpenCoreDataCore", "OpenCoreDataSQLite"]),
         .executableTarget(name: "ocd-bench", dependencies: ["OpenCoreData", "OCDSQLite", "CSQLite"]),
         // Kills writer processes at random moments and checks the store each time.
@@ -32,7 +34,8 @@ let package = Package(
         // A program built like a server (an async main) using a main-queue context; run by the tests.
         .executableTarget(name: "ocd-mainqueue", dependencies: ["OpenCoreData"]),
         .testTarget(name: "OCDSQLiteTests", dependencies: ["OCDSQLite"]),
-        .testTarget(name: "OpenCoreDataTests", dependencies: ["OpenCoreData", "OpenCoreDataCore", "OpenCoreDataSQLite", "OCDSQLite"],
+        .testTarget(name: "OpenCoreDataTests", dependencies: ["OpenCoreData", "OpenCoreDataCore", "OpenCoreDataSQLite", "OpenCoreDataFileStores",
+                                                              "OCDSQLite"],
                     resources: [.copy("Resources/Journal.xcdatamodeld")]),
     ],
     swiftLanguageModes: [.v6]

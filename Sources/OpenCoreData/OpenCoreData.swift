@@ -2,3 +2,4 @@
 // SQLite store (OpenCoreDataSQLite), under one name, as Core Data is one framework.
 @_exported import OpenCoreDataCore
 @_exported import OpenCoreDataSQLite
+@_exported import OpenCoreDataFileStores

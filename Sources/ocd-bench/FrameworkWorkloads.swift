@@ -9,8 +9,10 @@ enum FrameworkWorkloads {
     /// W1: create N objects in one context, set every attribute, one save. W11 does the same
     /// with an undo manager recording every change (`recordingUndo`), W1h with persistent
     /// history recording the save (`tracksHistory`).
-    static func w1(directory: URL, n: Int, recordingUndo: Bool = false, tracksHistory: Bool = false) throws -> Double {
-        let stack = try BenchStack(directory: directory, model: BenchModel.items(), tracksHistory: tracksHistory)
+    /// W1b saves into a binary store (`storeType`).
+    static func w1(directory: URL, n: Int, recordingUndo: Bool = false, tracksHistory: Bool = false,
+                   storeType: String = NSSQLiteStoreType) throws -> Double {
+        let stack = try BenchStack(directory: directory, model: BenchModel.items(), tracksHistory: tracksHistory, storeType: storeType)
         if recordingUndo { stack.context.undoManager = UndoManager() }
         var createSeconds = 0.0
         let seconds = try Stopwatch.time {
@@ -25,15 +27,18 @@ enum FrameworkWorkloads {
         return seconds
     }
 
-    /// W2: one fetch of every object, every attribute read.
-    static func w2(directory: URL, n: Int) throws -> Double {
-        try fillItemStore(in: directory, n: n)
-        let stack = try BenchStack(directory: directory, model: BenchModel.items())
+    /// W2: one fetch of every object, every attribute read. W2b does the same in a binary store
+    /// (`storeType`), with the store's opening timed too, as it reads the whole file.
+    static func w2(directory: URL, n: Int, storeType: String = NSSQLiteStoreType) throws -> Double {
+        try fillItemStore(in: directory, n: n, storeType: storeType)
+        var stack: BenchStack?
+        if storeType == NSSQLiteStoreType { stack = try BenchStack(directory: directory, model: BenchModel.items()) }
         var checksum = 0
         var items: [Item] = []  // released after timing, as the raw side's rows are
         var fetchSeconds = 0.0
         let seconds = try Stopwatch.time {
-            fetchSeconds = try Stopwatch.time { items = try stack.context.fetch(NSFetchRequest<Item>(entityName: "Item")) }
+            if stack == nil { stack = try BenchStack(directory: directory, model: BenchModel.items(), storeType: storeType) }
+            fetchSeconds = try Stopwatch.time { items = try stack!.context.fetch(NSFetchRequest<Item>(entityName: "Item")) }
             checksum = Self.checksum(items)
         }
         if ProcessInfo.processInfo.environment["OCD_BENCH_PHASES"] != nil {
@@ -189,8 +194,8 @@ enum FrameworkWorkloads {
     }
 
     /// Untimed setup of W2–W5: a store holding the N items, its stack closed again.
-    static func fillItemStore(in directory: URL, n: Int, tracksHistory: Bool = false) throws {
-        let stack = try BenchStack(directory: directory, model: BenchModel.items(), tracksHistory: tracksHistory)
+    static func fillItemStore(in directory: URL, n: Int, tracksHistory: Bool = false, storeType: String = NSSQLiteStoreType) throws {
+        let stack = try BenchStack(directory: directory, model: BenchModel.items(), tracksHistory: tracksHistory, storeType: storeType)
         try insertItems(n: n, into: stack.context)
         try stack.context.save()
         try stack.close()
@@ -211,15 +216,15 @@ enum FrameworkWorkloads {
     }
 }
 
-/// A coordinator with one SQLite store and a context, for one workload.
+/// A coordinator with one store (SQLite unless told) and a context, for one workload.
 struct BenchStack {
     let coordinator: NSPersistentStoreCoordinator
     let context: NSManagedObjectContext
 
-    init(directory: URL, model: NSManagedObjectModel, tracksHistory: Bool = false) throws {
+    init(directory: URL, model: NSManagedObjectModel, tracksHistory: Bool = false, storeType: String = NSSQLiteStoreType) throws {
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
-                                           at: directory.appendingPathComponent("framework.sqlite"),
+        try coordinator.addPersistentStore(ofType: storeType, configurationName: nil,
+                                           at: directory.appendingPathComponent(storeType == NSSQLiteStoreType ? "framework.sqlite" : "framework.store"),
                                            options: tracksHistory ? [NSPersistentHistoryTrackingKey: true] : nil)
         context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
         context.persistentStoreCoordinator = coordinator

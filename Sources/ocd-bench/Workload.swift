@@ -1,4 +1,5 @@
 import Foundation
+import OpenCoreData
 
 /// One benchmark workload (see `WORKLOAD.md`): the same job done through the framework and
 /// through raw SQLite.
@@ -109,6 +110,16 @@ extension Workload {
             framework: { try FrameworkWorkloads.w1(directory: $0, n: $1, tracksHistory: true) },
             raw: { try FrameworkWorkloads.w1(directory: $0, n: $1) },
             baseline: "W1"),
+        Workload(
+            id: "W1b", title: "insert, binary store", size: { "\($0)" },
+            framework: { try FrameworkWorkloads.w1(directory: $0, n: $1, storeType: NSBinaryStoreType) },
+            raw: { try FrameworkWorkloads.w1(directory: $0, n: $1) },
+            baseline: "W1"),
+        Workload(
+            id: "W2b", title: "open and fetch all, binary store", size: { "\($0)" },
+            framework: { try FrameworkWorkloads.w2(directory: $0, n: $1, storeType: NSBinaryStoreType) },
+            raw: { try FrameworkWorkloads.w2(directory: $0, n: $1) },
+            baseline: "W2"),
         Workload(
             id: "W4h", title: "update, history recorded", size: { "\($0)" },
             framework: { try FrameworkWorkloads.w4(directory: $0, n: $1, tracksHistory: true) },

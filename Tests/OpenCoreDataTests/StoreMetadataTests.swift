@@ -283,7 +283,7 @@ import OpenCoreData
 
     @Test func storeTypesWithoutFiles() throws {
         let stack = try TestStack(.sqlite)
-        for type in [NSInMemoryStoreType, "Binary"] {
+        for type in [NSInMemoryStoreType, "NoSuchType"] {
             let error = try #require(throws: CocoaError.self) {
                 try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: stack.storeURL)
             }

@@ -35,34 +35,36 @@ final class MemoryRows {
         if let predicate {
             matches = matches.filter { predicate.evaluate(with: StoredRow(rows: self, snapshot: $0)) }
         }
-        let ordered: [StoredRow]
         if fetch.sortDescriptors.isEmpty {
             matches.sort { $0.primaryKey < $1.primaryKey }
-            ordered = matches.map { StoredRow(rows: self, snapshot: $0) }
         } else {
-            ordered = matches.map { StoredRow(rows: self, snapshot: $0) }.sorted(by: fetch.sortDescriptors)
+            matches = matches.map { StoredRow(rows: self, snapshot: $0) }.sorted(by: fetch.sortDescriptors).map(\.snapshot)
         }
-        let sliced = Array(ordered.dropFirst(fetch.fetchOffset).prefix(fetch.fetchLimit > 0 ? fetch.fetchLimit : Int.max))
+        let sliced = Self.slice(matches, offset: fetch.fetchOffset, limit: fetch.fetchLimit)
         switch fetch.result {
-        case .snapshots: return .snapshots(sliced.map(\.snapshot))
-        case .objectIDs: return .objectIDs(sliced.map(\.snapshot.objectID))
+        case .snapshots: return .snapshots(sliced)
+        case .objectIDs: return .objectIDs(sliced.map(\.objectID))
         case .keys:
             let family = fetch.entity.selfAndDescendants
-            let keys = sliced.map { $0.snapshot.primaryKey }
+            let keys = sliced.map(\.primaryKey)
             guard fetch.includesSubentities && family.count > 1 else { return .keys(keys, []) }
-            return .keys(keys, sliced.map { row in UInt16(family.firstIndex { $0 === row.snapshot.entity } ?? 0) })
+            return .keys(keys, sliced.map { row in UInt16(family.firstIndex { $0 === row.entity } ?? 0) })
         case .count: return .count(sliced.count)
         case .dictionaries(let columns, let groupBy):
             let grouped = !groupBy.isEmpty || columns.contains { if case .aggregate = $0.kind { true } else { false } }
             // Grouped results are limited by group, not by row.
             var dictionaries = InMemoryDictionaries(entity: fetch.entity, columns: columns, groupBy: groupBy)
-                .dictionaries(of: grouped ? ordered : sliced)
-            if grouped {
-                dictionaries = Array(dictionaries.dropFirst(fetch.fetchOffset).prefix(fetch.fetchLimit > 0 ? fetch.fetchLimit : Int.max))
-            }
+                .dictionaries(of: (grouped ? matches : sliced).map { StoredRow(rows: self, snapshot: $0) })
+            if grouped { dictionaries = Self.slice(dictionaries, offset: fetch.fetchOffset, limit: fetch.fetchLimit) }
             if fetch.returnsDistinctResults { dictionaries = DictionaryResults.distinct(dictionaries) }
             return .dictionaries(dictionaries)
         }
+    }
+
+    /// The part of `elements` a fetch's offset and limit (0: none) select.
+    private static func slice<T>(_ elements: [T], offset: Int, limit: Int) -> [T] {
+        guard offset > 0 || (limit > 0 && limit < elements.count) else { return elements }
+        return Array(elements.dropFirst(offset).prefix(limit > 0 ? limit : Int.max))
     }
 
     private func candidates(for entity: NSEntityDescription, includesSubentities: Bool) -> [RowSnapshot] {
@@ -180,6 +182,12 @@ final class MemoryRows {
         }
         if !changes.deleted.isEmpty {
             Self.removeMemberships(of: Set(changes.deleted.map(\.objectID)), from: &staged.toManyMembers)
+            // And their own memberships go with them.
+            for row in changes.deleted {
+                for relationship in row.objectID.entity.layout.relationships where relationship.needsOwnStorage {
+                    staged.toManyMembers[ObjectIdentifier(relationship)]?[row.objectID.primaryKey!] = nil
+                }
+            }
         }
         staged.lastKeys = state.lastKeys
         prepared = (staged, keysBefore)

@@ -4,6 +4,10 @@ import Synchronization
 /// The type names of the stores OpenCoreData provides.
 public let NSSQLiteStoreType = "SQLite"
 public let NSInMemoryStoreType = "InMemory"
+/// The binary store: the whole graph in one file of OpenCoreData's own binary format.
+public let NSBinaryStoreType = "Binary"
+/// The XML store: the whole graph in one XML file, in the layout of Apple's XML store.
+public let NSXMLStoreType = "XML"
 /// Store metadata keys.
 public let NSStoreTypeKey = "NSStoreType"
 public let NSStoreUUIDKey = "NSStoreUUID"
@@ -36,6 +40,8 @@ open class NSPersistentStore: @unchecked Sendable {
         public init(rawValue: String) { self.rawValue = rawValue }
         public static let sqlite = StoreType(rawValue: NSSQLiteStoreType)
         public static let inMemory = StoreType(rawValue: NSInMemoryStoreType)
+        public static let binary = StoreType(rawValue: NSBinaryStoreType)
+        public static let xml = StoreType(rawValue: NSXMLStoreType)
     }
 
     /// The store's type name (`NSSQLiteStoreType`, `NSInMemoryStoreType`, or the type a store

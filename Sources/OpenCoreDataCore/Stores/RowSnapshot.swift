@@ -14,22 +14,22 @@ import Foundation
 /// snapshot per row it reads.
 @usableFromInline package struct RowSnapshot: Sendable {
     /// The row's key in its store (`Z_PK` in the SQLite store).
-    @usableFromInline let primaryKey: Int64
+    @usableFromInline package let primaryKey: Int64
     /// The row's own entity (not its table's root).
-    @usableFromInline let entity: NSEntityDescription
-    @usableFromInline let store: NSPersistentStore
+    @usableFromInline package let entity: NSEntityDescription
+    @usableFromInline package let store: NSPersistentStore
     /// `ObjectIdentifier(entity.rootEntity)`: keys are unique per inheritance tree of a store.
-    @usableFromInline let rootIdentity: ObjectIdentifier
+    @usableFromInline package let rootIdentity: ObjectIdentifier
     /// The optimistic-locking version (`Z_OPT`): 1 for a newly saved row, +1 on every update.
-    @usableFromInline let version: Int64
+    @usableFromInline package let version: Int64
     /// Attribute values by attribute slot; transient attributes are `.null`.
-    @usableFromInline let values: [PrimitiveValue]
+    @usableFromInline package let values: [PrimitiveValue]
     /// To-one destinations by relationship slot; nil for to-many slots and for empty to-ones.
-    @usableFromInline let toOne: [NSManagedObjectID?]
+    @usableFromInline package let toOne: [NSManagedObjectID?]
     /// When the row was read from (or written to) its store, on `SnapshotClock`: what
     /// `NSManagedObjectContext.stalenessInterval` is measured against. Taken once per statement
     /// or save by whoever makes the snapshots, not once per row.
-    @usableFromInline let readAt: UInt64
+    @usableFromInline package let readAt: UInt64
 
     // Inlinable: the SQLite store makes one per row it reads, from another module.
     @inlinable
@@ -55,7 +55,7 @@ import Foundation
     }
 
     /// The row's object ID: a new ID object on every call, equal to the others.
-    var objectID: NSManagedObjectID {
+    package var objectID: NSManagedObjectID {
         NSManagedObjectID(entity: entity, store: store, primaryKey: primaryKey, rootIdentity: rootIdentity)
     }
 

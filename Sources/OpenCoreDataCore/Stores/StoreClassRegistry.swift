@@ -16,13 +16,16 @@ enum StoreClassRegistry {
     }
 
     /// The built-in types, which a registered class cannot replace.
-    static func isBuiltIn(_ storeType: String) -> Bool { storeType == NSSQLiteStoreType || storeType == NSInMemoryStoreType }
+    static func isBuiltIn(_ storeType: String) -> Bool {
+        [NSSQLiteStoreType, NSInMemoryStoreType, NSBinaryStoreType, NSXMLStoreType].contains(storeType)
+    }
 
     /// The class of a built-in type, or of a registered one: what opens stores of `storeType`.
     static func openingClass(for storeType: String) -> NSPersistentStore.Type? {
         switch storeType {
         case NSSQLiteStoreType: BuiltInStores.sqliteStoreClass
         case NSInMemoryStoreType: InMemoryStore.self
+        case NSBinaryStoreType, NSXMLStoreType: BuiltInStores.fileStoreClasses[storeType]
         default: storeClass(for: storeType)
         }
     }
@@ -40,6 +43,18 @@ package enum BuiltInStores {
 /// What the SQLite module provides to the coordinator.
 package protocol SQLiteStoreProviding {
     static var sqliteStoreClass: NSPersistentStore.Type { get }
+}
+
+/// The binary and XML stores live in a module of their own too (`OpenCoreDataFileStores`),
+/// found the same way.
+extension BuiltInStores {
+    package static let fileStoreClasses: [String: NSPersistentStore.Type] =
+        ((BuiltInStores.self as Any) as? any FileStoresProviding.Type)?.fileStoreClasses ?? [:]
+}
+
+/// What the file stores' module provides to the coordinator: its store classes by type.
+package protocol FileStoresProviding {
+    static var fileStoreClasses: [String: NSPersistentStore.Type] { get }
 }
 
 extension NSPersistentStoreCoordinator {

@@ -19,12 +19,12 @@ final class TemporaryDirectory: @unchecked Sendable {
 enum StoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
     /// `json` is a test-only `NSIncrementalStore` over a JSON file (`JSONFileStore`); `atomic` a
     /// test-only `NSAtomicStore` over a JSON file (`JSONAtomicStore`).
-    case sqlite, inMemory, json, atomic
+    case sqlite, inMemory, json, atomic, binary
 
     /// The built-in stores, which most suites run on.
     static var allCases: [StoreKind] { [.sqlite, .inMemory] }
     /// Every store, a store of one's own among them: what the shared store behaviour suite runs on.
-    static var everyStore: [StoreKind] { [.sqlite, .inMemory, .json, .atomic] }
+    static var everyStore: [StoreKind] { [.sqlite, .inMemory, .json, .atomic, .binary] }
 
     var type: String {
         switch self {
@@ -32,6 +32,7 @@ enum StoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
         case .inMemory: NSInMemoryStoreType
         case .json: JSONFileStore.plainType
         case .atomic: JSONAtomicStore.type
+        case .binary: NSBinaryStoreType
         }
     }
     /// Whether the store keeps its objects when it is closed and opened again.
@@ -128,7 +129,13 @@ final class TestStack: @unchecked Sendable {
         try open()
     }
 
-    var storeURL: URL { directory.file(kind == .json || kind == .atomic ? "Test.json" : "Test.sqlite") }
+    var storeURL: URL {
+        switch kind {
+        case .json, .atomic: directory.file("Test.json")
+        case .binary: directory.file("Test.ocdbin")
+        default: directory.file("Test.sqlite")
+        }
+    }
 
     private func open() throws {
         if kind == .json { JSONFileStore.register() }

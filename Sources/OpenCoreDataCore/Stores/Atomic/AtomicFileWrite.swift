@@ -1,0 +1,66 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Replaces a file so that a crash or a kill at any moment leaves either the old file or the new
+/// one, never a torn one: the bytes go to a temporary file in the same directory, which is
+/// flushed to disk, renamed over the old file (a rename within a directory is atomic), and the
+/// directory is flushed so that the rename itself survives a power loss.
+package enum AtomicFileWrite {
+    package static func replace(_ url: URL, with bytes: UnsafeRawBufferPointer) throws {
+        let directory = url.deletingLastPathComponent()
+        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
+        // The new file gets the old one's permissions.
+        let mode = (try? FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int).flatMap { $0 } ?? 0o644
+        let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode))
+        guard descriptor >= 0 else { throw failure("create \(temporary.path)", url: url) }
+        var written = 0
+        while written < bytes.count {
+            let count = write(descriptor, bytes.baseAddress! + written, bytes.count - written)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                let error = failure("write \(temporary.path)", url: url)
+                close(descriptor)
+                unlink(temporary.path)
+                throw error
+            }
+            written += count
+        }
+        guard fsync(descriptor) == 0 else {
+            let error = failure("flush \(temporary.path)", url: url)
+            close(descriptor)
+            unlink(temporary.path)
+            throw error
+        }
+        close(descriptor)
+        guard rename(temporary.path, url.path) == 0 else {
+            let error = failure("rename \(temporary.path) to \(url.lastPathComponent)", url: url)
+            unlink(temporary.path)
+            throw error
+        }
+        let folder = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if folder >= 0 {
+            fsync(folder)
+            close(folder)
+        }
+    }
+
+    package static func replace(_ url: URL, with data: Data) throws {
+        try data.withUnsafeBytes { try replace(url, with: $0) }
+    }
+
+    private static func failure(_ what: String, url: URL) -> CocoaError {
+        let code = errno
+        let reason = String(cString: strerror(code))
+        let cocoaCode: CocoaError.Code = code == ENOSPC ? .fileWriteOutOfSpace : code == EACCES || code == EPERM ? .fileWriteNoPermission
+            : code == EROFS ? .fileWriteVolumeReadOnly : .fileWriteUnknown
+        return CocoaError(cocoaCode, userInfo: [NSFilePathErrorKey: url.path,
+                                                NSLocalizedDescriptionKey: "Can't save the store \(url.path): could not \(what): \(reason)",
+                                                NSUnderlyingErrorKey: NSError(domain: NSPOSIXErrorDomain, code: Int(code))])
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Testing
+import OpenCoreData
+@testable import OpenCoreDataCore
+
+/// The binary store's file (`Docs/BinaryStoreFormat.md`): what it keeps across reopening, its
+/// metadata read and written without loading the objects, and the clear error — with the file
+/// left as it was — for every way a file can be wrong. The shared behaviour of every store runs
+/// on it in `StoreBehaviourTests`.
+@Suite struct BinaryStoreTests {
+    /// A binary store with people and pets, closed again; its file's bytes.
+    private func writtenStore() throws -> (stack: TestStack, bytes: Data) {
+        let stack = try TestStack(.binary)
+        let ada = stack.insert("Person", ["name": "Ada", "age": 40, "balance": Decimal(string: "0.1")!])
+        stack.insert("Pet", ["name": "Rex", "owner": ada])
+        try stack.context.save()
+        for store in stack.coordinator.persistentStores { try stack.coordinator.remove(store) }
+        return (stack, try Data(contentsOf: stack.storeURL))
+    }
+
+    private func open(_ url: URL) throws {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        try coordinator.addPersistentStore(ofType: NSBinaryStoreType, configurationName: nil, at: url)
+    }
+
+    @Test func theFileBeginsWithItsMagicAndFormatVersion() throws {
+        let (_, bytes) = try writtenStore()
+        #expect(Array(bytes.prefix(8)) == Array("OCDBIN".utf8) + [0x1A, 0x0A])
+        #expect(Array(bytes[8..<12]) == [1, 0, 0, 0])
+    }
+
+    @Test func keysAreNeverHandedOutTwiceEvenWhenEveryObjectWasDeleted() throws {
+        let stack = try TestStack(.binary)
+        let first = stack.insert("Person", ["name": "Ada"])
+        try stack.context.save()
+        let firstURI = first.objectID.uriRepresentation()
+        stack.context.delete(first)
+        try stack.context.save()
+        try stack.reopen()
+        let second = stack.insert("Person", ["name": "Bo"])
+        try stack.context.save()
+        #expect(second.objectID.uriRepresentation() != firstURI)
+    }
+
+    @Test func metadataIsReadAndWrittenWithoutLoadingTheObjects() throws {
+        let (stack, _) = try writtenStore()
+        var metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSBinaryStoreType, at: stack.storeURL)
+        #expect(metadata[NSStoreTypeKey] as? String == NSBinaryStoreType)
+        let uuid = try #require(metadata[NSStoreUUIDKey] as? String)
+        #expect((metadata[NSStoreModelVersionHashesKey] as? [String: Any])?["Person"] != nil)
+
+        metadata["lastImport"] = "yesterday"
+        metadata[NSStoreModelVersionHashesKey] = nil
+        try NSPersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: NSBinaryStoreType, at: stack.storeURL)
+        let reread = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSBinaryStoreType, at: stack.storeURL)
+        #expect(reread["lastImport"] as? String == "yesterday")
+        #expect(reread[NSStoreUUIDKey] as? String == uuid)
+        // Core Data's keys are kept when the new metadata leaves them out, so the store still opens.
+        #expect((reread[NSStoreModelVersionHashesKey] as? [String: Any])?["Person"] != nil)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        let store = try coordinator.addPersistentStore(ofType: NSBinaryStoreType, configurationName: nil, at: stack.storeURL)
+        #expect(store.identifier == uuid)
+        #expect(store.metadata["lastImport"] as? String == "yesterday")
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let people = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person"))
+        #expect(people.first?.value(forKey: "balance") as? Decimal == Decimal(string: "0.1"))
+    }
+
+    @Test func aFileThatIsNotABinaryStoreIsRefusedAndLeftAsItIs() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Notes.txt")
+        try Data("just some notes, long enough to hold a header".utf8).write(to: url)
+        let error = try #require(throws: CocoaError.self) { try open(url) }
+        #expect(error.code == .persistentStoreInvalidType)
+        #expect(error.message.contains("\(url.path) is not a binary store"))
+        #expect(try Data(contentsOf: url) == Data("just some notes, long enough to hold a header".utf8))
+    }
+
+    /// Each damage: what is done to the file, and what the error says.
+    @Test(arguments: [
+        ("truncated", "truncated or damaged"),
+        ("a flipped bit", "its checksum does not match"),
+        ("a newer format version", "its format version is 2"),
+    ])
+    func aDamagedFileIsRefusedNamingItAndWhatIsWrong(damage: String, reason: String) throws {
+        let (stack, bytes) = try writtenStore()
+        var damaged = bytes
+        switch damage {
+        case "truncated": damaged = damaged.prefix(damaged.count - 10)
+        case "a flipped bit": damaged[damaged.count - 20] ^= 0x04
+        default: damaged[8] = 2
+        }
+        try damaged.write(to: stack.storeURL)
+        let error = try #require(throws: CocoaError.self) { try open(stack.storeURL) }
+        #expect(error.code == .fileReadCorruptFile)
+        #expect(error.message.contains(stack.storeURL.path))
+        #expect(error.message.contains(reason))
+        #expect(try Data(contentsOf: stack.storeURL) == damaged)
+    }
+
+    @Test func aFileWhoseObjectsDoNotHoldTogetherIsRefused() throws {
+        // A pet whose owner is not in the file: written by hand, as a damaged or foreign
+        // writer would, with a valid checksum.
+        let (stack, _) = try writtenStore()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        let store = try #require(try coordinator.addPersistentStore(ofType: NSBinaryStoreType, configurationName: nil, at: stack.storeURL)
+            as? NSAtomicStore)
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let ada = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")).first)
+        // Removing Ada's row behind the context's back leaves Rex pointing at nothing.
+        var graph = store.rows.state
+        graph.rows[ada.objectID.rootIdentity]?[ada.objectID.primaryKey!] = nil
+        try (store as! AtomicStoreFile).writeGraph(graph, metadata: store.metadata, to: stack.storeURL)
+        let written = try Data(contentsOf: stack.storeURL)
+        let error = try #require(throws: CocoaError.self) { try open(stack.storeURL) }
+        #expect(error.code == .fileReadCorruptFile)
+        #expect(error.message.contains("refers to the object Person"))
+        #expect(try Data(contentsOf: stack.storeURL) == written)
+    }
+}
