@@ -6,11 +6,14 @@ import OpenCoreData
 struct BankStore {
     let url: URL
     let model: NSManagedObjectModel
+    /// The store's type: SQLite, or one of the atomic stores (binary, XML), which one process
+    /// writes at a time.
+    var storeType = NSSQLiteStoreType
 
     /// A context on a new coordinator with the store added.
     func open() throws -> NSManagedObjectContext {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+        try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url,
                                            options: [NSPersistentStoreTimeoutOption: 10.0])
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
@@ -30,9 +33,17 @@ struct BankStore {
         }
     }
 
-    /// What is wrong with the store, or nil: SQLite's integrity check, then the bank's
-    /// invariants, read through a new coordinator. Returns the number of transfers too.
+    /// What is wrong with the store, or nil: SQLite's integrity check (an atomic store's file
+    /// must load whole), then the bank's invariants, read through a new coordinator. Returns the
+    /// number of transfers too.
     func check() throws -> (problem: String?, transfers: Int) {
+        guard storeType == NSSQLiteStoreType else {
+            do {
+                return try check(in: try open())
+            } catch {
+                return ("the store does not load: \(error)", 0)
+            }
+        }
         var configuration = SQLiteConnection.Configuration()
         configuration.createIfMissing = false
         let connection = try SQLiteConnection(path: url.path, configuration: configuration)

@@ -8,6 +8,11 @@ struct KillRun {
         var writers = 1
         var seed: UInt64 = 1
         var directory: URL?
+        /// `sqlite`, or an atomic store: `binary`, `xml`.
+        var storeType = NSSQLiteStoreType
+
+        /// The store types `--type` names.
+        static let storeTypes = ["sqlite": NSSQLiteStoreType, "binary": NSBinaryStoreType, "xml": NSXMLStoreType]
     }
 
     let options: Options
@@ -18,7 +23,8 @@ struct KillRun {
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("ocd-crashtest-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { if options.directory == nil { try? FileManager.default.removeItem(at: directory) } }
-        let store = BankStore(url: directory.appendingPathComponent("Bank.sqlite"), model: BankModel.make())
+        let fileName = options.storeType == NSSQLiteStoreType ? "Bank.sqlite" : "Bank.\(options.storeType.lowercased())"
+        let store = BankStore(url: directory.appendingPathComponent(fileName), model: BankModel.make(), storeType: options.storeType)
         // A store given with --store is used as it is when it exists (to check it again).
         if !FileManager.default.fileExists(atPath: store.url.path) { try store.create() }
         var random = SplitMix(seed: options.seed)
@@ -41,7 +47,7 @@ struct KillRun {
             lastTransfers = count
             transfers = count
         }
-        print("\(options.kills) kills of \(options.writers) writer(s), \(transfers) transfers saved, "
+        print("\(options.kills) kills of \(options.writers) writer(s) of a \(options.storeType) store, \(transfers) transfers saved, "
               + "\(killsWithProgress) kills after new saves, \(failures) failures")
         return failures == 0
     }
@@ -49,7 +55,7 @@ struct KillRun {
     private func startWriter(store: BankStore, writer: Int, seed: UInt64) throws -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        process.arguments = ["writer", store.url.path, String(writer), String(seed)]
+        process.arguments = ["writer", store.url.path, String(writer), String(seed), store.storeType]
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         return process

@@ -19,6 +19,18 @@ import OpenCoreData
         #expect(result.output.hasSuffix(", 0 failures\n"), "\(result.output)")
     }
 
+    /// An atomic store's save rewrites its whole file: a writer killed at any moment leaves the
+    /// file of the save before or the file of the save after, which loads whole and balances.
+    /// `swift run ocd-crashtest run --kills 100 --type binary` runs many.
+    @Test(arguments: ["binary"])
+    func killedWritersOfAnAtomicStoreLeaveTheOldFileOrTheNew(type: String) throws {
+        let result = try OCD.run(["run", "--kills", "5", "--type", type, "--seed", "5"], executable: OCD.product("ocd-crashtest"))
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        #expect(result.output.contains("5 kills of 1 writer(s) of a \(type == "binary" ? NSBinaryStoreType : NSXMLStoreType) store"))
+        #expect(result.output.hasSuffix(", 0 failures\n"), "\(result.output)")
+        #expect(!result.output.contains(", 0 transfers saved"), "\(result.output)")
+    }
+
     /// A migration is atomic across crashes too: a process migrating a store is killed at a
     /// random moment, and the store is then the old version or the new one, whole, and opens
     /// with the new one. `swift run ocd-crashtest migrations --kills 100` runs many.
