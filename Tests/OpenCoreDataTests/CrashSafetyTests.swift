@@ -21,8 +21,8 @@ import OpenCoreData
 
     /// An atomic store's save rewrites its whole file: a writer killed at any moment leaves the
     /// file of the save before or the file of the save after, which loads whole and balances.
-    /// `swift run ocd-crashtest run --kills 100 --type binary` runs many.
-    @Test(arguments: ["binary"])
+    /// `swift run ocd-crashtest run --kills 100 --type binary` (or `xml`) runs many.
+    @Test(arguments: ["binary", "xml"])
     func killedWritersOfAnAtomicStoreLeaveTheOldFileOrTheNew(type: String) throws {
         let result = try OCD.run(["run", "--kills", "5", "--type", type, "--seed", "5"], executable: OCD.product("ocd-crashtest"))
         #expect(result.status == 0, "\(result.output)\(result.error)")

@@ -15,7 +15,14 @@ final class MemoryRows {
     /// and the keys before it (new keys are handed out as it is prepared).
     private var prepared: (state: StoredGraph, keysBefore: [ObjectIdentifier: Int64])?
 
-    init(store: NSPersistentStore) { self.store = store }
+    /// Whether keys are unique across every inheritance tree (the XML store's object ids), not
+    /// only within one.
+    let keysAcrossEntities: Bool
+
+    init(store: NSPersistentStore, keysAcrossEntities: Bool = false) {
+        self.store = store
+        self.keysAcrossEntities = keysAcrossEntities
+    }
 
     /// The state a store read from its file.
     func replace(with state: StoredGraph) {
@@ -120,7 +127,7 @@ final class MemoryRows {
 
     func allocateID(for entity: NSEntityDescription) -> NSManagedObjectID {
         let root = ObjectIdentifier(entity.rootEntity)
-        let key = (state.lastKeys[root] ?? 0) + 1
+        let key = (keysAcrossEntities ? state.lastKeys.values.max() ?? 0 : state.lastKeys[root] ?? 0) + 1
         state.lastKeys[root] = key
         return NSManagedObjectID(entity: entity, store: store, primaryKey: key)
     }

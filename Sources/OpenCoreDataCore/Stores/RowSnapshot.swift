@@ -46,7 +46,7 @@ import Foundation
     }
 
     /// The snapshot of the row `objectID` names, which must be permanent.
-    init(objectID: NSManagedObjectID, version: Int64, values: [PrimitiveValue], toOne: [NSManagedObjectID?], readAt: UInt64) {
+    package init(objectID: NSManagedObjectID, version: Int64, values: [PrimitiveValue], toOne: [NSManagedObjectID?], readAt: UInt64) {
         guard let primaryKey = objectID.primaryKey, let store = objectID.persistentStore else {
             preconditionFailure("A snapshot needs a permanent object ID, not \(objectID)")
         }

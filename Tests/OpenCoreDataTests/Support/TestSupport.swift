@@ -19,12 +19,12 @@ final class TemporaryDirectory: @unchecked Sendable {
 enum StoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
     /// `json` is a test-only `NSIncrementalStore` over a JSON file (`JSONFileStore`); `atomic` a
     /// test-only `NSAtomicStore` over a JSON file (`JSONAtomicStore`).
-    case sqlite, inMemory, json, atomic, binary
+    case sqlite, inMemory, json, atomic, binary, xml
 
     /// The built-in stores, which most suites run on.
     static var allCases: [StoreKind] { [.sqlite, .inMemory] }
     /// Every store, a store of one's own among them: what the shared store behaviour suite runs on.
-    static var everyStore: [StoreKind] { [.sqlite, .inMemory, .json, .atomic, .binary] }
+    static var everyStore: [StoreKind] { [.sqlite, .inMemory, .json, .atomic, .binary, .xml] }
 
     var type: String {
         switch self {
@@ -33,6 +33,7 @@ enum StoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
         case .json: JSONFileStore.plainType
         case .atomic: JSONAtomicStore.type
         case .binary: NSBinaryStoreType
+        case .xml: NSXMLStoreType
         }
     }
     /// Whether the store keeps its objects when it is closed and opened again.
@@ -133,6 +134,7 @@ final class TestStack: @unchecked Sendable {
         switch kind {
         case .json, .atomic: directory.file("Test.json")
         case .binary: directory.file("Test.ocdbin")
+        case .xml: directory.file("Test.xml")
         default: directory.file("Test.sqlite")
         }
     }

@@ -13,4 +13,12 @@ package protocol AtomicStoreFile: AnyObject {
     /// Writes the whole graph and the metadata, atomically: a crash leaves the old file or the
     /// new one.
     func writeGraph(_ graph: StoredGraph, metadata: [String: Any], to url: URL) throws
+
+    /// Whether a key is unique across every entity of the file, not only within its inheritance
+    /// tree (the XML store's object ids).
+    var sharesKeysAcrossEntities: Bool { get }
+}
+
+extension AtomicStoreFile {
+    package var sharesKeysAcrossEntities: Bool { false }
 }

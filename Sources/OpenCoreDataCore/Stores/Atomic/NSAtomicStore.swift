@@ -48,7 +48,7 @@ open class NSAtomicStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     // in under it); `references` guards itself.
 
     /// The graph as contexts see it: rows, memberships, keys.
-    lazy var rows = MemoryRows(store: self)
+    lazy var rows = MemoryRows(store: self, keysAcrossEntities: builtInFile?.sharesKeysAcrossEntities ?? false)
     /// The registered nodes, by object ID (stores of your own; the built-in file formats keep
     /// only rows, and make nodes when asked).
     var nodes: [NSManagedObjectID: NSAtomicStoreCacheNode] = [:]
