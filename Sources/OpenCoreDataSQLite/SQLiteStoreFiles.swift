@@ -95,13 +95,14 @@ extension NSPersistentStoreCoordinator {
     /// ```
     /// If this coordinator has the store, it is removed first. A missing store is no error. A file
     /// that is not a Core Data store is refused (134000) and left as it was. For the in-memory
-    /// store type there is nothing to delete. For a registered type of your own, the regular file
-    /// at `url` is deleted (anything else there is refused with 134000); Core Data leaves this to
-    /// the store class.
+    /// store type there is nothing to delete. For the binary and XML stores and registered types
+    /// of your own, the regular file at `url` is deleted, with what an interrupted save left
+    /// beside it (anything else there is refused with 134000); Core Data leaves a type of your
+    /// own to its store class.
     public func destroyPersistentStore(at url: URL, ofType storeType: String, options: [AnyHashable: Any]? = nil) throws {
         guard storeType == NSSQLiteStoreType else {
             if storeType == NSInMemoryStoreType { return }
-            if try destroyStoreOfRegisteredType(at: url, ofType: storeType) { return }
+            if try destroyFileStore(at: url, ofType: storeType) { return }
             throw CoreDataError.make(.persistentStoreInvalidType, "Unknown store type '\(storeType)'")
         }
         if let store = persistentStore(for: url) { try remove(store) }
@@ -118,15 +119,33 @@ extension NSPersistentStoreCoordinator {
     ///                                        ofType: NSSQLiteStoreType)
     /// ```
     /// If this coordinator has the destination store, it is removed first (add it again to use
-    /// the copy). The source must be a Core Data store (134000 otherwise); it is only read.
+    /// the copy). The source must be a Core Data store of `storeType` (134000 otherwise); it is
+    /// only read. A store kept in one file (binary, XML, a registered type of your own) is copied
+    /// over the destination atomically.
     public func replacePersistentStore(at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
                                        withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
                                        ofType storeType: String) throws {
         guard storeType == NSSQLiteStoreType else {
-            throw CoreDataError.make(.persistentStoreInvalidType, "Only SQLite stores can be replaced, not '\(storeType)'")
+            if try replaceFileStore(at: destinationURL, with: sourceURL, ofType: storeType) { return }
+            throw CoreDataError.make(.persistentStoreInvalidType, "Stores of type '\(storeType)' can't be replaced")
         }
         if let store = persistentStore(for: destinationURL) { try remove(store) }
         try SQLiteStoreFiles.replace(destinationURL, with: sourceURL)
+    }
+}
+
+extension NSPersistentStoreCoordinator {
+    /// The iOS 15 spelling of `destroyPersistentStore(at:ofType:options:)`.
+    public func destroyPersistentStore(at url: URL, type storeType: NSPersistentStore.StoreType, options: [AnyHashable: Any]? = nil) throws {
+        try destroyPersistentStore(at: url, ofType: storeType.rawValue, options: options)
+    }
+
+    /// The iOS 15 spelling of `replacePersistentStore(at:destinationOptions:withPersistentStoreFrom:sourceOptions:ofType:)`.
+    public func replacePersistentStore(at destinationURL: URL, destinationOptions: [AnyHashable: Any]? = nil,
+                                       withPersistentStoreFrom sourceURL: URL, sourceOptions: [AnyHashable: Any]? = nil,
+                                       type storeType: NSPersistentStore.StoreType) throws {
+        try replacePersistentStore(at: destinationURL, destinationOptions: destinationOptions, withPersistentStoreFrom: sourceURL,
+                                   sourceOptions: sourceOptions, ofType: storeType.rawValue)
     }
 }
 

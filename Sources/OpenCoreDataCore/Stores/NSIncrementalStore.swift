@@ -146,10 +146,7 @@ open class NSIncrementalStore: NSPersistentStore, StoreSeam, @unchecked Sendable
     /// as far as the coordinator knows; a folder or anything else there is not deleted (false).
     package func destroyFiles() throws -> Bool {
         guard let url, url.isFileURL else { return false }
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return true }
-        guard attributes[.type] as? FileAttributeType == .typeRegular else { return false }
-        try FileManager.default.removeItem(at: url)
-        return true
+        return try AtomicFileWrite.destroy(url)
     }
     package func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext?) throws -> RowSnapshot? {
         try snapshotThroughNode(for: objectID, context: context)

@@ -54,18 +54,54 @@ extension NSPersistentStoreCoordinator {
 }
 
 extension NSPersistentStoreCoordinator {
-    /// Deletes the store of a registered type of your own at `url` (removed from this
-    /// coordinator first): the regular file there, as the coordinator destroys such a store under
-    /// `.destroyAndRecreate`. False when `storeType` is not a registered type of your own; a
-    /// missing file is no error; anything but a regular file there is refused (134000) and left.
-    package func destroyStoreOfRegisteredType(at url: URL, ofType storeType: String) throws -> Bool {
-        guard !StoreClassRegistry.isBuiltIn(storeType), let storeClass = StoreClassRegistry.storeClass(for: storeType) else { return false }
+    /// The iOS 15 spelling of `metadataForPersistentStore(ofType:at:options:)`.
+    public class func metadataForPersistentStore(type storeType: NSPersistentStore.StoreType, at url: URL,
+                                                 options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
+        try metadataForPersistentStore(ofType: storeType.rawValue, at: url, options: options)
+    }
+
+    /// The iOS 15 spelling of `setMetadata(_:forPersistentStoreOfType:at:options:)`.
+    public class func setMetadata(_ metadata: [String: Any]?, type storeType: NSPersistentStore.StoreType, at url: URL,
+                                  options: [AnyHashable: Any]? = nil) throws {
+        try setMetadata(metadata, forPersistentStoreOfType: storeType.rawValue, at: url, options: options)
+    }
+}
+
+extension NSPersistentStoreCoordinator {
+    /// Deletes a store kept in one file (the binary and XML stores, and registered types of your
+    /// own) at `url`, removed from this coordinator first: the regular file there, and what an
+    /// interrupted save of an atomic store left beside it. False when `storeType` is not such a
+    /// type (SQLite, in-memory); a missing file is no error; anything but a regular file there is
+    /// refused (134000) and left.
+    package func destroyFileStore(at url: URL, ofType storeType: String) throws -> Bool {
+        guard storeType != NSSQLiteStoreType, storeType != NSInMemoryStoreType,
+              let storeClass = StoreClassRegistry.openingClass(for: storeType) else { return false }
         if let store = persistentStore(for: url) { try remove(store) }
         let unloaded = storeClass.init(persistentStoreCoordinator: nil, configurationName: nil, at: url, options: nil)
         guard try unloaded.seam.destroyFiles() else {
             throw CoreDataError.store(.persistentStoreInvalidType,
                                       "The store \(url.path) of type '\(storeType)' is not a regular file at a file URL, and is left as it is", url: url)
         }
+        return true
+    }
+
+    /// Replaces the store file at `destinationURL` with a copy of the store file at `sourceURL`,
+    /// for stores kept in one file; the source must be a store of `storeType` (its metadata is
+    /// read first) and is only read. The copy replaces the destination atomically. False when
+    /// `storeType` is not such a type.
+    package func replaceFileStore(at destinationURL: URL, with sourceURL: URL, ofType storeType: String) throws -> Bool {
+        guard storeType != NSSQLiteStoreType, storeType != NSInMemoryStoreType,
+              let storeClass = StoreClassRegistry.openingClass(for: storeType) else { return false }
+        _ = try storeClass.metadataForPersistentStore(with: sourceURL)
+        if let store = persistentStore(for: destinationURL) { try remove(store) }
+        let data: Data
+        do {
+            data = try Data(contentsOf: sourceURL)
+        } catch {
+            throw CoreDataError.store(.persistentStoreOpen, "Can't read the store \(sourceURL.path): \(error.localizedDescription)",
+                                      url: sourceURL, underlying: error)
+        }
+        try AtomicFileWrite.replace(destinationURL, with: data)
         return true
     }
 }

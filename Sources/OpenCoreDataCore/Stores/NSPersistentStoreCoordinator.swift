@@ -80,6 +80,13 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
     }
 
     /// Removes a store; its objects can no longer be fetched or saved.
+    /// Takes a loaded store of another coordinator (with the same model) as one of this one's.
+    func adopt(_ store: NSPersistentStore) {
+        store.persistentStoreCoordinator = self
+        lock.withLock { stores.append(store) }
+        store.didAdd(to: self)
+    }
+
     open func remove(_ store: NSPersistentStore) throws {
         store.willRemove(from: self)
         lock.withLock { stores.removeAll { $0 === store } }

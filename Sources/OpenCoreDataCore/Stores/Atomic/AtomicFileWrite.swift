@@ -50,6 +50,24 @@ package enum AtomicFileWrite {
         }
     }
 
+    /// The temporary files that saves of `url` killed before their rename left beside it.
+    package static func leftovers(of url: URL) -> [URL] {
+        let directory = url.deletingLastPathComponent()
+        let prefix = ".\(url.lastPathComponent)."
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasPrefix(prefix) && $0.hasSuffix(".tmp") }.map { directory.appendingPathComponent($0) }
+    }
+
+    /// Deletes the regular file at `url` and the leftovers of its saves; false (nothing deleted)
+    /// when something other than a regular file is there. A missing file is no error.
+    package static func destroy(_ url: URL) throws -> Bool {
+        for leftover in leftovers(of: url) { try? FileManager.default.removeItem(at: leftover) }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return true }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else { return false }
+        try FileManager.default.removeItem(at: url)
+        return true
+    }
+
     package static func replace(_ url: URL, with data: Data) throws {
         try data.withUnsafeBytes { try replace(url, with: $0) }
     }

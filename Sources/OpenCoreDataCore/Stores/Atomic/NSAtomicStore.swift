@@ -202,9 +202,6 @@ open class NSAtomicStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     package func rollbackPreparedSave() { lock.withLock { rollbackAtomicSave() } }
     package func destroyFiles() throws -> Bool {
         guard let url, url.isFileURL else { return false }
-        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return true }
-        guard attributes[.type] as? FileAttributeType == .typeRegular else { return false }
-        try FileManager.default.removeItem(at: url)
-        return true
+        return try AtomicFileWrite.destroy(url)
     }
 }
