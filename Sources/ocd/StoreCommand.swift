@@ -2,13 +2,15 @@ import Foundation
 import OpenCoreData
 
 /// `ocd store info|dump PATH [--model PATH] [--json]`: a SQLite store's metadata, entities and
-/// objects. The store is opened read-only and left as it was.
+/// objects. The store is opened read-only and left as it was. `ocd store convert` is
+/// `ConvertCommand`.
 enum StoreCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        guard let subcommand = arguments.first, ["info", "dump"].contains(subcommand) else {
-            Output.fail(arguments.isEmpty ? "store needs a subcommand: info or dump" : "unknown store subcommand '\(arguments[0])'")
+        guard let subcommand = arguments.first, ["info", "dump", "convert"].contains(subcommand) else {
+            Output.fail(arguments.isEmpty ? "store needs a subcommand: info, dump or convert" : "unknown store subcommand '\(arguments[0])'")
             return 2
         }
+        if subcommand == "convert" { return ConvertCommand.run(Array(arguments.dropFirst())) }
         return Output.exitCode {
             let options = try CommandOptions(Array(arguments.dropFirst()), allowsModel: true)
             let url = try options.existingPath(what: "store")

@@ -30,11 +30,14 @@ enum Usage {
           store dump PATH [--model MODEL] [--json]
                                    print every object of a store: entity, URI, attributes, relationships
                                    (without --model, the store's own model is used)
+          store convert --from PATH --to PATH --type binary|xml|sqlite [--model MODEL]
+                                   copy every object of a store into a new store of another type, with
+                                   a progress bar on a terminal (a binary or XML source needs --model)
           predicate FORMAT [ARG …] [--entity NAME --model PATH] [--json]
                                    parse a predicate format string (arguments as JSON values: 30, '"tea"')
                                    and print it back; with an entity and a model, the SQL it runs
           help                     show this text
 
-        Stores are opened read-only, except by migrate. --json output is described in Docs/ocd-json.md.
+        Stores are opened read-only, except by migrate (store convert writes only its new store). --json output is described in Docs/ocd-json.md.
         """
 }
