@@ -67,6 +67,20 @@ import OpenCoreData
         #expect(people.first?.value(forKey: "balance") as? Decimal == Decimal(string: "0.1"))
     }
 
+    @Test func aReadOnlyStoreRefusesSavesAndKeepsItsFile() throws {
+        let (stack, bytes) = try writtenStore()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        try coordinator.addPersistentStore(ofType: NSBinaryStoreType, configurationName: nil, at: stack.storeURL,
+                                           options: [NSReadOnlyPersistentStoreOption: true])
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let ada = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")).first)
+        ada.setValue(41, forKey: "age")
+        let error = try #require(throws: CocoaError.self) { try context.save() }
+        #expect(error.message.contains("is read-only"))
+        #expect(try Data(contentsOf: stack.storeURL) == bytes)
+    }
+
     @Test func aFileThatIsNotABinaryStoreIsRefusedAndLeftAsItIs() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("Notes.txt")

@@ -82,6 +82,9 @@ extension NSAtomicStore {
     }
 
     func prepareAtomicSave(_ changes: SaveChanges) throws -> SaveOutcome {
+        guard !isReadOnly else {
+            throw CoreDataError.store(.persistentStoreSave, "The store \(url?.path ?? "?") of type '\(type)' is read-only", url: url)
+        }
         if builtInFile != nil {
             let outcome = try rows.prepare(changes)
             do {
