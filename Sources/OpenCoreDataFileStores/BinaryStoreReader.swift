@@ -31,10 +31,13 @@ struct BinaryStoreReader {
         let metadataLength = Int(fixed(at: 12) as UInt32)
         let bodyLength = fixed(at: 16) as UInt64
         let metadataStart = BinaryStoreFormat.headerSize
-        guard bodyLength <= UInt64(file.count), metadataStart + metadataLength + Int(bodyLength) + 4 == file.count else {
-            throw corrupt("it is \(file.count) bytes long, and its header says \(metadataStart + metadataLength + Int(clamping: bodyLength) + 4) (truncated or damaged)")
+        // In 64-bit unsigned arithmetic: a damaged length must not overflow.
+        let expected = UInt64(metadataStart + metadataLength + 4).addingReportingOverflow(bodyLength)
+        guard !expected.overflow, expected.partialValue == UInt64(file.count) else {
+            throw corrupt("it is \(file.count) bytes long, and its header says \(expected.overflow ? "more than 2^64" : String(expected.partialValue)) (truncated or damaged)")
         }
-        return (metadataStart..<metadataStart + metadataLength, metadataStart + metadataLength..<metadataStart + metadataLength + Int(bodyLength))
+        let bodyStart = metadataStart + metadataLength
+        return (metadataStart..<bodyStart, bodyStart..<file.count - 4)
     }
 
     func fixed<T: FixedWidthInteger>(at offset: Int) -> T {
@@ -84,9 +87,14 @@ struct BinaryStoreReader {
         // The header and the metadata, with a body of the length the header gives, for the checks.
         var head = header
         head.append(metadata)
-        let bodyLength = Int(clamping: probe.fixed(at: 16) as UInt64)
-        guard size == BinaryStoreFormat.headerSize + metadataLength + bodyLength + 4 else {
-            throw probe.corrupt("it is \(size) bytes long, and its header says \(BinaryStoreFormat.headerSize + metadataLength + bodyLength + 4) (truncated or damaged)")
+        let bodyLength = probe.fixed(at: 16) as UInt64
+        let expected = UInt64(BinaryStoreFormat.headerSize + metadataLength + 4).addingReportingOverflow(bodyLength)
+        guard !expected.overflow, expected.partialValue == UInt64(size) else {
+            throw probe.corrupt("it is \(size) bytes long, and its header says \(expected.overflow ? "more than 2^64" : String(expected.partialValue)) (truncated or damaged)")
+        }
+        let version: UInt32 = probe.fixed(at: 8)
+        guard version == BinaryStoreFormat.version else {
+            throw probe.corrupt("its format version is \(version); this OpenCoreData reads version \(BinaryStoreFormat.version)")
         }
         return try BinaryStoreReader(url: url, file: head).metadataOfHead(length: metadataLength)
     }
@@ -223,6 +231,10 @@ private struct Cursor {
             graph.toManyMembers[ObjectIdentifier(relationship)] = members
         }
         guard offset == bytes.count else { throw reader.corrupt("\(bytes.count - offset) bytes follow its last membership") }
+        // Keys are handed out after the largest the file holds, whatever its last keys say.
+        for (root, table) in graph.rows {
+            if let largest = table.keys.max(), largest > graph.lastKeys[root] ?? 0 { graph.lastKeys[root] = largest }
+        }
         for id in references where graph.rows[id.rootIdentity]?[id.primaryKey ?? 0] == nil {
             throw reader.corrupt("it refers to the object \(id.entity.name ?? "?") \(id.primaryKey ?? 0), which it does not hold")
         }
@@ -269,7 +281,9 @@ private struct Cursor {
         case .transformable:
             let data = Data(try slice(count()))
             guard let attribute else { return .null }
-            return TransformableCoding.decode(data, for: attribute).map { .transformable(TransformableValue(value: $0)) } ?? .null
+            // Bytes that cannot be decoded now (a transformer not registered yet) are kept as
+            // they are, so that the next save does not lose them.
+            return .transformable(TransformableValue(value: TransformableCoding.decode(data, for: attribute) ?? data))
         }
     }
 

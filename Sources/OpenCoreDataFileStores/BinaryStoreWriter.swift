@@ -85,11 +85,7 @@ struct BinaryStoreWriter {
                 varint(UInt64(bitPattern: row.version))
                 for attribute in columns.attributes { try value(row.values[attribute.attributeSlot], of: attribute) }
                 for relationship in columns.toOnes {
-                    guard let destination = row.toOne[relationship.relationshipSlot] else {
-                        varint(0)
-                        continue
-                    }
-                    reference(destination, index: index)
+                    reference(row.toOne[relationship.relationshipSlot], index: index, graph: graph)
                 }
             }
         }
@@ -105,8 +101,8 @@ struct BinaryStoreWriter {
             varint(UInt64(sources.count))
             for (source, list) in sources {
                 varint(UInt64(bitPattern: source))
-                varint(UInt64(list.count))
-                for member in list { reference(member, index: index) }
+                varint(UInt64(list.lazy.filter { Self.holds($0, graph) }.count))
+                for member in list where Self.holds(member, graph) { reference(member, index: index, graph: graph) }
             }
         }
     }
@@ -124,10 +120,23 @@ struct BinaryStoreWriter {
         "\(relationship.entity?.name ?? "").\(relationship.name)"
     }
 
-    /// An object: its entity's position in the file plus one (0 is none), and its key.
-    private mutating func reference(_ id: NSManagedObjectID, index: [ObjectIdentifier: Int]) {
-        varint(UInt64(index[ObjectIdentifier(id.entity)].map { $0 + 1 } ?? 0))
-        varint(UInt64(bitPattern: id.primaryKey ?? 0))
+    /// An object: its entity's position in the file plus one, and its key; 0 and 0 for none. A
+    /// destination the graph does not hold (deleted through a relationship without inverse, as
+    /// a SQLite store's foreign key then reads as no object) is written as none.
+    private mutating func reference(_ id: NSManagedObjectID?, index: [ObjectIdentifier: Int], graph: StoredGraph) {
+        guard let id, Self.holds(id, graph), let position = index[ObjectIdentifier(id.entity)] else {
+            varint(0)
+            varint(0)
+            return
+        }
+        varint(UInt64(position + 1))
+        varint(UInt64(bitPattern: id.primaryKey!))
+    }
+
+    /// Whether the graph has a row for `id`.
+    private static func holds(_ id: NSManagedObjectID, _ graph: StoredGraph) -> Bool {
+        guard let key = id.primaryKey else { return false }
+        return graph.rows[id.rootIdentity]?[key] != nil
     }
 
     // MARK: Values

@@ -80,7 +80,7 @@ struct XMLStoreWriter {
             if relationship.isToMany {
                 keys = members(of: row, through: relationship)
             } else {
-                keys = row.toOne[relationship.relationshipSlot].flatMap(\.primaryKey).map { [$0] } ?? []
+                keys = row.toOne[relationship.relationshipSlot].flatMap { holds($0) ? $0.primaryKey : nil }.map { [$0] } ?? []
             }
             text += "        <relationship name=\"\(XMLText.escaped(XMLStoreFormat.fileName(of: relationship)))\" "
                 + "type=\"\(XMLStoreFormat.typeName(of: relationship))\" "
@@ -89,6 +89,13 @@ struct XMLStoreWriter {
             text += "></relationship>\n"
         }
         text += "    </object>\n"
+    }
+
+    /// Whether the graph has a row for `id`: a destination deleted through a relationship without
+    /// inverse is written as none (as a SQLite store's foreign key then reads as no object).
+    private func holds(_ id: NSManagedObjectID) -> Bool {
+        guard let key = id.primaryKey else { return false }
+        return graph.rows[id.rootIdentity]?[key] != nil
     }
 
     /// An attribute's value as text, and whether it is base64.
@@ -115,7 +122,7 @@ struct XMLStoreWriter {
     /// A to-many's members' keys, in order.
     private mutating func members(of row: RowSnapshot, through relationship: NSRelationshipDescription) -> [Int64] {
         if relationship.needsOwnStorage {
-            return (graph.toManyMembers[ObjectIdentifier(relationship)]?[row.primaryKey] ?? []).compactMap(\.primaryKey)
+            return (graph.toManyMembers[ObjectIdentifier(relationship)]?[row.primaryKey] ?? []).filter(holds).compactMap(\.primaryKey)
         }
         let identity = ObjectIdentifier(relationship)
         if inverseMembers[identity] == nil {

@@ -106,9 +106,12 @@ import OpenCoreData
         let before = try Data(contentsOf: stack.url)
         let notes = try #require(try stack.fetch("Book", sortedBy: "title").first)
         notes.setValue("Notes, revised", forKey: "title")
-        stack.insert("Author", ["name": "Bo"])
+        let bo = stack.insert("Author", ["name": "Bo"])
         JSONAtomicStore.failure = .save
         #expect(throws: CocoaError.self) { try stack.context.save() }
+        // The new object is still new: its temporary ID back, and found by it.
+        #expect(bo.objectID.isTemporaryID)
+        #expect(stack.context.registeredObject(for: bo.objectID) === bo)
         #expect(try Data(contentsOf: stack.url) == before)
         // The nodes are as the file has them, and other contexts read the store as it was.
         #expect(stack.store.cacheNodes().contains { $0.value(forKey: "title") as? String == "Notes" })

@@ -96,6 +96,7 @@ import OpenCoreData
         ("truncated", "truncated or damaged"),
         ("a flipped bit", "its checksum does not match"),
         ("a newer format version", "its format version is 2"),
+        ("a huge body length", "more than 2^64"),
     ])
     func aDamagedFileIsRefusedNamingItAndWhatIsWrong(damage: String, reason: String) throws {
         let (stack, bytes) = try writtenStore()
@@ -103,6 +104,7 @@ import OpenCoreData
         switch damage {
         case "truncated": damaged = damaged.prefix(damaged.count - 10)
         case "a flipped bit": damaged[damaged.count - 20] ^= 0x04
+        case "a huge body length": for offset in 16..<24 { damaged[offset] = 0xFF }
         default: damaged[8] = 2
         }
         try damaged.write(to: stack.storeURL)
@@ -114,23 +116,47 @@ import OpenCoreData
     }
 
     @Test func aFileWhoseObjectsDoNotHoldTogetherIsRefused() throws {
-        // A pet whose owner is not in the file: written by hand, as a damaged or foreign
-        // writer would, with a valid checksum.
-        let (stack, _) = try writtenStore()
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModel.make())
-        let store = try #require(try coordinator.addPersistentStore(ofType: NSBinaryStoreType, configurationName: nil, at: stack.storeURL)
-            as? NSAtomicStore)
-        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
-        let ada = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")).first)
-        // Removing Ada's row behind the context's back leaves Rex pointing at nothing.
-        var graph = store.rows.state
-        graph.rows[ada.objectID.rootIdentity]?[ada.objectID.primaryKey!] = nil
-        try (store as! AtomicStoreFile).writeGraph(graph, metadata: store.metadata, to: stack.storeURL)
-        let written = try Data(contentsOf: stack.storeURL)
-        let error = try #require(throws: CocoaError.self) { try open(stack.storeURL) }
+        // Written by hand, as a damaged or foreign writer would, with a valid checksum: one pet
+        // whose owner, Person 5, the file does not hold.
+        var body: [UInt8] = []
+        func varint(_ value: UInt64) {
+            var value = value
+            while value >= 0x80 { body.append(UInt8(truncatingIfNeeded: value) | 0x80); value >>= 7 }
+            body.append(UInt8(value))
+        }
+        func string(_ text: String) { varint(UInt64(text.utf8.count)); body += Array(text.utf8) }
+        varint(2)                                                   // entities
+        string("Person"); varint(0); varint(0)
+        string("Pet"); varint(0); varint(1); string("owner")
+        varint(0)                                                   // last keys
+        varint(0)                                                   // Person rows
+        varint(1); varint(1); varint(1); varint(1); varint(5)       // Pet 1, version 1, owner: entity 1 (Person), key 5
+        varint(0)                                                   // memberships
+        let metadata = try PropertyListSerialization.data(fromPropertyList: [NSStoreUUIDKey: UUID().uuidString, NSStoreTypeKey: NSBinaryStoreType],
+                                                          format: .binary, options: 0)
+        var file = Array("OCDBIN".utf8) + [0x1A, 0x0A]
+        withUnsafeBytes(of: UInt32(1).littleEndian) { file += $0 }
+        withUnsafeBytes(of: UInt32(metadata.count).littleEndian) { file += $0 }
+        withUnsafeBytes(of: UInt64(body.count).littleEndian) { file += $0 }
+        file += metadata
+        file += body
+        withUnsafeBytes(of: Self.crc32(file).littleEndian) { file += $0 }
+        let directory = TemporaryDirectory()
+        let url = directory.file("Foreign.ocdbin")
+        try Data(file).write(to: url)
+        let error = try #require(throws: CocoaError.self) { try open(url) }
         #expect(error.code == .fileReadCorruptFile)
-        #expect(error.message.contains("refers to the object Person"))
-        #expect(try Data(contentsOf: stack.storeURL) == written)
+        #expect(error.message.contains("refers to the object Person 5, which it does not hold"))
+        #expect(try Data(contentsOf: url) == Data(file))
+    }
+
+    /// The CRC-32 (zlib's polynomial) of `bytes`.
+    private static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
     }
 }

@@ -295,4 +295,31 @@ import OpenCoreData
         let id = try #require(stack.coordinator.managedObjectID(forURIRepresentation: uri))
         #expect(try stack.context.existingObject(with: id).value(forKey: "name") as? String == "Ada")
     }
+
+    /// A to-one left empty, and one without inverse whose destination is deleted: both read as
+    /// no object after reopening (the store's file never names an object it does not hold).
+    @Test(arguments: StoreKind.everyStore)
+    func anEmptyToOneAndADeletedDestinationWithoutInverseReadAsNoObject(kind: StoreKind) throws {
+        let note = NSEntityDescription(name: "Note")
+        let tag = NSEntityDescription(name: "Tag")
+        let pinned = NSRelationshipDescription(name: "pinned", destination: tag)
+        let folder = NSRelationshipDescription(name: "folder", destination: tag)
+        note.properties = [NSAttributeDescription(name: "title", type: .stringAttributeType), pinned, folder]
+        tag.properties = [NSAttributeDescription(name: "name", type: .stringAttributeType)]
+        let model = NSManagedObjectModel()
+        model.entities = [note, tag]
+        let stack = try TestStack(kind, model: model)
+        let red = stack.insert("Tag", ["name": "red"])
+        stack.insert("Note", ["title": "a", "pinned": red])
+        stack.insert("Note", ["title": "b"])
+        try stack.context.save()
+        stack.context.delete(red)
+        try stack.context.save()
+        try stack.reopen()
+        let notes = try stack.context.fetch(request("Note", sortedBy: ["title"]))
+        #expect(names(notes, "title") == ["a", "b"])
+        #expect(notes.allSatisfy { $0.value(forKey: "folder") == nil })
+        #expect(try stack.context.count(for: request("Tag")) == 0)
+        #expect((notes[0].value(forKey: "pinned") as? NSManagedObject).map { $0.isFault || $0.isDeleted } ?? true)
+    }
 }

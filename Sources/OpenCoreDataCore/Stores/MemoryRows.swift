@@ -155,6 +155,11 @@ final class MemoryRows {
         for (row, id) in zip(changes.inserted, outcome.insertedIDs) where row.objectID.isTemporaryID { map[row.objectID] = id }
         func permanent(_ id: NSManagedObjectID?) -> NSManagedObjectID? { id.map { map[$0] ?? $0 } }
 
+        // A new row never replaces one the store holds (a reference object of your own given twice).
+        for id in outcome.insertedIDs where row(for: id) != nil {
+            state.lastKeys = keysBefore
+            throw CoreDataError.make(.persistentStoreSave, "The store \(store) already holds an object with the ID \(id) that a new object was given")
+        }
         var staged = state
         let savedAt = SnapshotClock.now()
         for row in changes.deleted {

@@ -105,12 +105,20 @@ extension NSAtomicStore {
         var permanent: [NSManagedObjectID: NSManagedObjectID] = [:]
         for (object, id) in zip(temporary, ids) { permanent[object.objectID] = id }
         let outcome = try rows.prepare(changes, permanentIDs: permanent)
-        // As in Core Data, the store's methods see new objects with their permanent IDs.
+        // As in Core Data, the store's methods see new objects with their permanent IDs; a save
+        // that fails gives them their temporary ones back.
+        let temporaryIDs = temporary.map(\.objectID)
+        let restoreIDs = { for (object, id) in zip(temporary, temporaryIDs) { context.changeID(of: object, to: id) } }
         for (object, id) in zip(temporary, ids) { context.changeID(of: object, to: id) }
         do {
-            undoWrite = try saveThroughNodes(changes, context: context)
+            let undoNodes = try saveThroughNodes(changes, context: context)
+            undoWrite = {
+                undoNodes()
+                restoreIDs()
+            }
         } catch {
             rows.rollbackPrepared()
+            restoreIDs()
             throw error
         }
         return outcome
@@ -163,6 +171,7 @@ extension NSAtomicStore {
                 nodes[node.objectID] = nil
                 removed.append(node)
             }
+            if !doomed.isEmpty { scrubReferences(to: doomed, backups: &backups) }
             try save()
         } catch {
             restore()
@@ -171,6 +180,31 @@ extension NSAtomicStore {
         return { [self] in
             restore()
             try? save()
+        }
+    }
+
+    /// Takes removed nodes out of the relationships of the nodes that stay (a to-one without
+    /// inverse still names its deleted destination), so that the file never names an object it
+    /// does not hold. Each node changed is backed up first.
+    private func scrubReferences(to removed: Set<NSAtomicStoreCacheNode>,
+                                 backups: inout [(node: NSAtomicStoreCacheNode, cache: NSMutableDictionary?)]) {
+        let backedUp = Set(backups.map { ObjectIdentifier($0.node) })
+        for node in nodes.values {
+            guard let cache = node.propertyCache else { continue }
+            var changes: [(String, Any?)] = []
+            for case let (key as String, value) in cache {
+                switch value {
+                case let destination as NSAtomicStoreCacheNode where removed.contains(destination): changes.append((key, nil))
+                case let set as NSSet where set.contains(where: { ($0 as? NSAtomicStoreCacheNode).map(removed.contains) == true }):
+                    changes.append((key, NSSet(array: set.allObjects.filter { !(($0 as? NSAtomicStoreCacheNode).map(removed.contains) ?? false) })))
+                case let ordered as NSOrderedSet where ordered.contains(where: { ($0 as? NSAtomicStoreCacheNode).map(removed.contains) == true }):
+                    changes.append((key, NSOrderedSet(array: ordered.array.filter { !(($0 as? NSAtomicStoreCacheNode).map(removed.contains) ?? false) })))
+                default: break
+                }
+            }
+            guard !changes.isEmpty else { continue }
+            if !backedUp.contains(ObjectIdentifier(node)) { backups.append((node, cache.mutableCopy() as? NSMutableDictionary)) }
+            for (key, value) in changes { node.setValue(value, forKey: key) }
         }
     }
 
