@@ -276,7 +276,9 @@ private struct Cursor {
             return .url(url)
         case .decimal:
             let text = try string()
-            guard let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else { throw reader.corrupt("\(text) is not a decimal") }
+            guard let decimal = text == "NaN" ? Decimal.nan : Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
+                throw reader.corrupt("\(text) is not a decimal")
+            }
             return .decimal(decimal)
         case .transformable:
             let data = Data(try slice(count()))

@@ -161,7 +161,8 @@ struct XMLStoreReader {
             }
         case .stringAttributeType: return .string(text)
         case .dateAttributeType: return .date(Date(timeIntervalSinceReferenceDate: try number(Double(trimmed))))
-        case .decimalAttributeType: return .decimal(try number(Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))))
+        case .decimalAttributeType:
+            return .decimal(trimmed == "NaN" ? .nan : try number(Decimal(string: trimmed, locale: Locale(identifier: "en_US_POSIX"))))
         case .binaryDataAttributeType: return .data(try number(Data(base64Encoded: trimmed, options: .ignoreUnknownCharacters)))
         case .UUIDAttributeType: return .uuid(try number(UUID(uuidString: trimmed)))
         case .URIAttributeType: return .url(try number(URL(string: trimmed)))

@@ -67,6 +67,36 @@ import OpenCoreData
         #expect(people.first?.value(forKey: "balance") as? Decimal == Decimal(string: "0.1"))
     }
 
+    @Test func aSaveKeepsTheFilesPermissionsAndTheSymbolicLinkToIt() throws {
+        let (stack, _) = try writtenStore()
+        try FileManager.default.setAttributes([.posixPermissions: 0o660], ofItemAtPath: stack.storeURL.path)
+        let link = stack.directory.file("Link.ocdbin")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: stack.storeURL)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        try coordinator.addPersistentStore(ofType: NSBinaryStoreType, configurationName: nil, at: link)
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        NSEntityDescription.insertNewObject(forEntityName: "Pet", into: context).setValue("Max", forKey: "name")
+        try context.save()
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == stack.storeURL.path)
+        #expect(try FileManager.default.attributesOfItem(atPath: stack.storeURL.path)[.posixPermissions] as? Int == 0o660)
+        let reread = NSPersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        try reread.addPersistentStore(ofType: NSBinaryStoreType, configurationName: nil, at: stack.storeURL)
+        let rereadContext = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        rereadContext.persistentStoreCoordinator = reread
+        #expect(try rereadContext.count(for: NSFetchRequest<NSManagedObject>(entityName: "Pet")) == 2)
+    }
+
+    @Test(arguments: [StoreKind.binary, .xml])
+    func aDecimalThatIsNotANumberComesBack(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        stack.insert("Person", ["name": "Ada", "balance": Decimal.nan])
+        try stack.context.save()
+        try stack.reopen()
+        let ada = try #require(try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")).first)
+        #expect((ada.value(forKey: "balance") as? Decimal)?.isNaN == true)
+    }
+
     @Test func aReadOnlyStoreRefusesSavesAndKeepsItsFile() throws {
         let (stack, bytes) = try writtenStore()
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModel.make())

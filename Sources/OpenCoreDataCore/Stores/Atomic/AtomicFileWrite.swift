@@ -12,13 +12,17 @@ import Darwin
 /// flushed to disk, renamed over the old file (a rename within a directory is atomic), and the
 /// directory is flushed so that the rename itself survives a power loss.
 package enum AtomicFileWrite {
-    package static func replace(_ url: URL, with bytes: UnsafeRawBufferPointer) throws {
+    package static func replace(_ link: URL, with bytes: UnsafeRawBufferPointer) throws {
+        // A store reached through a symbolic link is replaced where the link points.
+        let url = link.resolvingSymlinksInPath()
         let directory = url.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         // The new file gets the old one's permissions.
         let mode = (try? FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? Int).flatMap { $0 } ?? 0o644
         let descriptor = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode_t(mode))
         guard descriptor >= 0 else { throw failure("create \(temporary.path)", url: url) }
+        // Exactly the old file's permissions, whatever the process's umask.
+        fchmod(descriptor, mode_t(mode))
         var written = 0
         while written < bytes.count {
             let count = write(descriptor, bytes.baseAddress! + written, bytes.count - written)
