@@ -235,7 +235,7 @@ private struct Cursor {
         for (root, table) in graph.rows {
             if let largest = table.keys.max(), largest > graph.lastKeys[root] ?? 0 { graph.lastKeys[root] = largest }
         }
-        for id in references where graph.rows[id.rootIdentity]?[id.primaryKey ?? 0] == nil {
+        for id in references where !graph.holds(id) {
             throw reader.corrupt("it refers to the object \(id.entity.name ?? "?") \(id.primaryKey ?? 0), which it does not hold")
         }
         return graph

@@ -101,8 +101,8 @@ struct BinaryStoreWriter {
             varint(UInt64(sources.count))
             for (source, list) in sources {
                 varint(UInt64(bitPattern: source))
-                varint(UInt64(list.lazy.filter { Self.holds($0, graph) }.count))
-                for member in list where Self.holds(member, graph) { reference(member, index: index, graph: graph) }
+                varint(UInt64(list.lazy.filter { graph.holds($0) }.count))
+                for member in list where graph.holds(member) { reference(member, index: index, graph: graph) }
             }
         }
     }
@@ -124,7 +124,7 @@ struct BinaryStoreWriter {
     /// destination the graph does not hold (deleted through a relationship without inverse, as
     /// a SQLite store's foreign key then reads as no object) is written as none.
     private mutating func reference(_ id: NSManagedObjectID?, index: [ObjectIdentifier: Int], graph: StoredGraph) {
-        guard let id, Self.holds(id, graph), let position = index[ObjectIdentifier(id.entity)] else {
+        guard let id, graph.holds(id), let position = index[ObjectIdentifier(id.entity)] else {
             varint(0)
             varint(0)
             return
@@ -133,11 +133,6 @@ struct BinaryStoreWriter {
         varint(UInt64(bitPattern: id.primaryKey!))
     }
 
-    /// Whether the graph has a row for `id`.
-    private static func holds(_ id: NSManagedObjectID, _ graph: StoredGraph) -> Bool {
-        guard let key = id.primaryKey else { return false }
-        return graph.rows[id.rootIdentity]?[key] != nil
-    }
 
     // MARK: Values
 

@@ -80,7 +80,9 @@ struct XMLStoreWriter {
             if relationship.isToMany {
                 keys = members(of: row, through: relationship)
             } else {
-                keys = row.toOne[relationship.relationshipSlot].flatMap { holds($0) ? $0.primaryKey : nil }.map { [$0] } ?? []
+                // A destination the graph does not hold (deleted through a relationship without
+                // inverse) is written as none, as a SQLite foreign key then reads as no object.
+                keys = row.toOne[relationship.relationshipSlot].flatMap { graph.holds($0) ? $0.primaryKey : nil }.map { [$0] } ?? []
             }
             text += "        <relationship name=\"\(XMLText.escaped(XMLStoreFormat.fileName(of: relationship)))\" "
                 + "type=\"\(XMLStoreFormat.typeName(of: relationship))\" "
@@ -89,13 +91,6 @@ struct XMLStoreWriter {
             text += "></relationship>\n"
         }
         text += "    </object>\n"
-    }
-
-    /// Whether the graph has a row for `id`: a destination deleted through a relationship without
-    /// inverse is written as none (as a SQLite store's foreign key then reads as no object).
-    private func holds(_ id: NSManagedObjectID) -> Bool {
-        guard let key = id.primaryKey else { return false }
-        return graph.rows[id.rootIdentity]?[key] != nil
     }
 
     /// An attribute's value as text, and whether it is base64.
@@ -122,20 +117,11 @@ struct XMLStoreWriter {
     /// A to-many's members' keys, in order.
     private mutating func members(of row: RowSnapshot, through relationship: NSRelationshipDescription) -> [Int64] {
         if relationship.needsOwnStorage {
-            return (graph.toManyMembers[ObjectIdentifier(relationship)]?[row.primaryKey] ?? []).filter(holds).compactMap(\.primaryKey)
+            return (graph.toManyMembers[ObjectIdentifier(relationship)]?[row.primaryKey] ?? []).filter(graph.holds).compactMap(\.primaryKey)
         }
         let identity = ObjectIdentifier(relationship)
         if inverseMembers[identity] == nil {
-            var index: [NSManagedObjectID: [Int64]] = [:]
-            if let inverse = relationship.inverseRelationship, let destination = relationship.destinationEntity {
-                let candidates = (graph.rows[ObjectIdentifier(destination.rootEntity)] ?? [:]).values
-                    .filter { $0.entity.isKindOf(entity: destination) }
-                    .sorted { $0.primaryKey < $1.primaryKey }
-                for candidate in candidates {
-                    if let source = candidate.toOne[inverse.relationshipSlot] { index[source, default: []].append(candidate.primaryKey) }
-                }
-            }
-            inverseMembers[identity] = index
+            inverseMembers[identity] = graph.membersByInverse(of: relationship).mapValues { $0.map(\.primaryKey) }
         }
         return inverseMembers[identity]?[row.objectID] ?? []
     }

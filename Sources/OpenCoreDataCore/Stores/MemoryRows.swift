@@ -82,17 +82,14 @@ final class MemoryRows {
         }
     }
 
-    func row(for objectID: NSManagedObjectID) -> RowSnapshot? {
-        guard let key = objectID.primaryKey else { return nil }
-        return state.rows[objectID.rootIdentity]?[key]
-    }
+    func row(for objectID: NSManagedObjectID) -> RowSnapshot? { state.row(for: objectID) }
 
     func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription)
         -> [NSManagedObjectID: [RowSnapshot]] {
         var result: [NSManagedObjectID: [RowSnapshot]] = [:]
         if !relationship.needsOwnStorage, sources.count > 1 {
             // One pass over the destinations for every source, not one per source.
-            let members = membersByInverse(of: relationship)
+            let members = state.membersByInverse(of: relationship)
             for source in sources { result[source] = members[source] ?? [] }
             return result
         }
@@ -110,17 +107,6 @@ final class MemoryRows {
         return candidates(for: destination, includesSubentities: true)
             .filter { $0.toOne[inverse.relationshipSlot] == source }
             .sorted { $0.primaryKey < $1.primaryKey }
-    }
-
-    /// Every destination of a one-to-many relationship kept by its inverse to-ones, by source.
-    private func membersByInverse(of relationship: NSRelationshipDescription) -> [NSManagedObjectID: [RowSnapshot]] {
-        guard let inverse = relationship.inverseRelationship, let destination = relationship.destinationEntity else { return [:] }
-        var members: [NSManagedObjectID: [RowSnapshot]] = [:]
-        for row in candidates(for: destination, includesSubentities: true) {
-            if let source = row.toOne[inverse.relationshipSlot] { members[source, default: []].append(row) }
-        }
-        for (source, rows) in members { members[source] = rows.sorted { $0.primaryKey < $1.primaryKey } }
-        return members
     }
 
     // MARK: Writing

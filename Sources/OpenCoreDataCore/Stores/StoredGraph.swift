@@ -15,4 +15,25 @@ package struct StoredGraph {
 
     /// Every row, of every entity.
     package var allRows: some Sequence<RowSnapshot> { rows.values.lazy.flatMap(\.values) }
+
+    /// The row of `id`, if the graph holds one.
+    package func row(for id: NSManagedObjectID) -> RowSnapshot? {
+        guard let key = id.primaryKey else { return nil }
+        return rows[id.rootIdentity]?[key]
+    }
+
+    /// Whether the graph holds a row for `id`.
+    package func holds(_ id: NSManagedObjectID) -> Bool { row(for: id) != nil }
+
+    /// The members of a one-to-many relationship, kept in its destinations' to-ones: by source,
+    /// each source's in key order. One pass over the destinations for every source.
+    package func membersByInverse(of relationship: NSRelationshipDescription) -> [NSManagedObjectID: [RowSnapshot]] {
+        guard let inverse = relationship.inverseRelationship, let destination = relationship.destinationEntity else { return [:] }
+        var members: [NSManagedObjectID: [RowSnapshot]] = [:]
+        for row in (rows[ObjectIdentifier(destination.rootEntity)] ?? [:]).values where row.entity.isKindOf(entity: destination) {
+            if let source = row.toOne[inverse.relationshipSlot] { members[source, default: []].append(row) }
+        }
+        for (source, rows) in members { members[source] = rows.sorted { $0.primaryKey < $1.primaryKey } }
+        return members
+    }
 }

@@ -14,7 +14,7 @@ final class AtomicNodeValues {
     /// Sets every stored property of `node` from its object's row; a node whose object has no
     /// row is left as it is. `nodeFor` gives the node of a destination.
     func fill(_ node: NSAtomicStoreCacheNode, nodeFor: (NSManagedObjectID) -> NSAtomicStoreCacheNode?) {
-        guard let key = node.objectID.primaryKey, let row = graph.rows[node.objectID.rootIdentity]?[key] else { return }
+        guard let row = graph.row(for: node.objectID) else { return }
         let layout = row.entity.layout
         for attribute in layout.attributes where !attribute.isTransient {
             node.setValue(row.values[attribute.attributeSlot].objectValue(for: attribute.attributeType), forKey: attribute.name)
@@ -45,16 +45,7 @@ final class AtomicNodeValues {
             return graph.toManyMembers[ObjectIdentifier(relationship)]?[source.primaryKey ?? 0] ?? []
         }
         if let index = inverseIndexes[ObjectIdentifier(relationship)] { return index[source] ?? [] }
-        var index: [NSManagedObjectID: [NSManagedObjectID]] = [:]
-        if let inverse = relationship.inverseRelationship, let destination = relationship.destinationEntity {
-            var rows: [RowSnapshot] = []
-            for row in (graph.rows[ObjectIdentifier(destination.rootEntity)] ?? [:]).values
-            where row.entity.isKindOf(entity: destination) && row.toOne[inverse.relationshipSlot] != nil {
-                rows.append(row)
-            }
-            rows.sort { $0.primaryKey < $1.primaryKey }
-            for row in rows { index[row.toOne[inverse.relationshipSlot]!, default: []].append(row.objectID) }
-        }
+        let index = graph.membersByInverse(of: relationship).mapValues { $0.map(\.objectID) }
         inverseIndexes[ObjectIdentifier(relationship)] = index
         return index[source] ?? []
     }
