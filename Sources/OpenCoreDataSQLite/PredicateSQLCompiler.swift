@@ -73,6 +73,7 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
 
     private mutating func compile(_ comparison: ResolvedComparison) throws -> SQLFragment {
         let source = comparison.source
+        try refuseExternalDataComparison(comparison)
         if comparison.modifier != .direct {
             return try compileToMany(comparison)
         }
@@ -96,6 +97,24 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
         let constant: Any? = if case .constant(let value) = right { value } else { right.value(for: nil) }
         try checkConstant(constant, comparedWith: column, type, in: source)
         return try compile(column: column, type, constant: constant, options: comparison.options, in: source)
+    }
+
+    /// A comparison reading an attribute whose values may be kept in external files, other than
+    /// with nil, is refused: its column holds a marker byte and, for a large value, a file name,
+    /// not the value itself (see Differences: external binary data).
+    private func refuseExternalDataComparison(_ comparison: ResolvedComparison) throws {
+        func externalAttribute(_ expression: ResolvedExpression) -> NSAttributeDescription? {
+            guard case .keyPath(let path) = expression, case .property(let property)? = path.steps.last,
+                  let attribute = property as? NSAttributeDescription, attribute.storesDataExternally else { return nil }
+            return attribute
+        }
+        guard let attribute = externalAttribute(comparison.left) ?? externalAttribute(comparison.right) else { return }
+        let withNil = [comparison.left, comparison.right].contains { side in
+            if case .constant(let value) = side { isNilOrNull(value) } else { false }
+        }
+        if withNil && (comparison.type == .equalTo || comparison.type == .notEqualTo) { return }
+        throw PredicateCheck.invalid("'\(attribute.name)' allows external storage, so the SQLite store can only compare it with nil; compare its values in memory",
+                                     comparison.source)
     }
 
     /// `left <operator> right`, both reading the row.
@@ -479,6 +498,10 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
         let terms = try descriptors.map { descriptor -> SQLFragment in
             guard let key = descriptor.key else { return "\(raw: alias).Z_PK \(raw: descriptor.ascending ? "ASC" : "DESC")" }
             let operand = try keyPathOperand(key, in: nil)
+            if let attribute = operand.attribute, attribute.storesDataExternally {
+                throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
+                                         "Can't sort by '\(key)': it allows external storage, so the SQLite store can't order its values")
+            }
             var sql = operand.sql
             if operand.attribute?.attributeType == .stringAttributeType {
                 sql = Dialect.sortKey(sql, descriptor.stringOrdering)

@@ -23,6 +23,9 @@ final class SQLiteRowDecoder {
 
     /// When the statement's rows were read: one clock reading for all of them.
     private let readAt = SnapshotClock.now()
+    /// The first external data file that could not be read (`finish()` throws it): the values
+    /// of a row are decoded without throwing, one call per column.
+    private var failure: Error?
 
     init(store: SQLiteStore, schema: SQLiteSchema, offset: Int = 0) {
         self.store = store
@@ -38,10 +41,16 @@ final class SQLiteRowDecoder {
         return shape._withUnsafeGuaranteedRef { shape in
             RowSnapshot(primaryKey: statement.int64(at: offset), entity: shape.entity, store: store,
                         rootIdentity: shape.rootIdentity, version: statement.int64(at: offset + 2),
-                        values: attributeValues(statement, shape: shape),
+                        values: shape.externalSlots.isEmpty ? attributeValues(statement, shape: shape)
+                            : resolvingExternalData(attributeValues(statement, shape: shape), shape: shape, key: statement.int64(at: offset)),
                         toOne: shape.hasRelationships ? toOneDestinations(statement, mapping: shape.mapping) : [],
                         readAt: readAt)
         }
+    }
+
+    /// Throws what a row of the statement could not read (a missing external data file).
+    func finish() throws {
+        if let failure { throw failure }
     }
 
     private func shapeOfRows(numbered entityNumber: Int64) -> Unmanaged<RowShape> {
@@ -65,6 +74,22 @@ final class SQLiteRowDecoder {
             let (index, type) = shape.plan[slot]
             values.append(index < 0 ? .null
                           : SQLiteValueCoding.read(statement, at: offset + index, type: type, attribute: shape.attributes[slot]))
+        }
+        return values
+    }
+
+    /// `values` with each external-storage attribute's column replaced by its value.
+    private func resolvingExternalData(_ values: [PrimitiveValue], shape: RowShape, key: Int64) -> [PrimitiveValue] {
+        var values = values
+        for slot in shape.externalSlots {
+            guard case .data(let column) = values[slot] else { continue }
+            do {
+                values[slot] = .data(try store.externalData.value(ofColumn: column, object: "the object \(shape.entity.name ?? "?") \(key)",
+                                                                  attribute: shape.attributes[slot]))
+            } catch {
+                if failure == nil { failure = error }
+                values[slot] = .null
+            }
         }
         return values
     }
@@ -113,6 +138,8 @@ private final class RowShape {
     let plan: [(index: Int, type: NSAttributeType)]
     let attributes: [NSAttributeDescription]
     let hasRelationships: Bool
+    /// The slots whose columns hold external data markers.
+    let externalSlots: [Int]
 
     init(number: Int64, mapping: SQLiteSchema.EntityMapping) {
         self.number = number
@@ -123,5 +150,6 @@ private final class RowShape {
         plan = mapping.attributeReadPlan
         attributes = layout.attributes
         hasRelationships = !layout.relationships.isEmpty
+        externalSlots = mapping.externalDataSlots
     }
 }

@@ -52,6 +52,8 @@ final class SQLiteSchema {
         /// Per attribute slot: its column position (-1 for none) and type, without class
         /// references, so that decoding a row touches no reference counts.
         @exclusivity(unchecked) var attributeReadPlan: [(index: Int, type: NSAttributeType)] = []
+        /// The attribute slots whose columns hold external data markers (`ExternalDataColumn`).
+        @exclusivity(unchecked) var externalDataSlots: [Int] = []
         @exclusivity(unchecked) var toOneReadIndexes: [Int?] = []
         @exclusivity(unchecked) var toOneEntityReadIndexes: [Int?] = []
         /// The destination entity's mapping of each to-one slot, found once instead of per row.
@@ -93,6 +95,16 @@ final class SQLiteSchema {
         /// by the to-many relationship they order.
         @exclusivity(unchecked) var orderColumns: [ObjectIdentifier: String] = [:]
         @exclusivity(unchecked) var entities: [EntityMapping] = []
+        /// The columns of the table's entities whose values may be kept in external files.
+        var externalDataColumns: [String] {
+            var columns: [String] = []
+            for mapping in entities {
+                for slot in mapping.externalDataSlots {
+                    if let column = mapping.attributeColumns[slot], !columns.contains(column) { columns.append(column) }
+                }
+            }
+            return columns
+        }
 
         init(name: String, root: NSEntityDescription) {
             self.name = name
@@ -279,6 +291,9 @@ final class SQLiteSchema {
                 let indexes = mapping.attributeColumns.map { $0.flatMap { position[$0] } }
                 let types = mapping.entity.layout.attributes.map(\.attributeType)
                 mapping.attributeReadPlan = zip(indexes, types).map { (index: $0 ?? -1, type: $1) }
+                mapping.externalDataSlots = mapping.entity.layout.attributes.indices.filter { slot in
+                    mapping.attributeColumns[slot] != nil && mapping.entity.layout.attributes[slot].storesDataExternally
+                }
                 mapping.toOneReadIndexes = mapping.toOneColumns.map { $0.flatMap { position[$0] } }
                 mapping.toOneEntityReadIndexes = mapping.toOneEntityColumns.map { $0.flatMap { position[$0] } }
                 mapping.toOneDestinations = mapping.entity.layout.relationships.map { relationship in

@@ -149,14 +149,14 @@ extension SQLiteStore: PersistentHistoryStore {
     func tombstoneValues(of deleted: [SaveChanges.Row], on connection: SQLiteConnection) throws -> [NSManagedObjectID: [SQLiteValue]] {
         var values: [NSManagedObjectID: [SQLiteValue]] = [:]
         // Each entity's query (nil: it keeps nothing), made once per save.
-        var queries: [ObjectIdentifier: (sql: String, count: Int)?] = [:]
+        var queries: [ObjectIdentifier: (sql: String, attributes: [NSAttributeDescription])?] = [:]
         for row in deleted {
             let entity = row.objectID.entity
             let query = queries[ObjectIdentifier(entity)] ?? {
                 let attributes = HistoryColumns.tombstoneAttributes(of: entity)
                 guard !attributes.isEmpty, let mapping = schema.mapping(for: entity) else { return nil }
                 let columns = attributes.map { mapping.attributeColumns[$0.attributeSlot].map { "\"\($0)\"" } ?? "NULL" }
-                return ("SELECT \(columns.joined(separator: ", ")) FROM \(mapping.table.name) WHERE Z_PK = ?", attributes.count)
+                return ("SELECT \(columns.joined(separator: ", ")) FROM \(mapping.table.name) WHERE Z_PK = ?", attributes)
             }()
             queries[ObjectIdentifier(entity)] = .some(query)
             guard let query, let key = row.objectID.primaryKey else { continue }
@@ -164,9 +164,20 @@ extension SQLiteStore: PersistentHistoryStore {
             try statement.bind(key, at: 1)
             defer { statement.reset() }
             guard try statement.step() else { continue }
-            values[row.objectID] = (0..<query.count).map { statement.value(at: $0) }
+            values[row.objectID] = try query.attributes.indices.map { index in
+                try keptInRow(statement.value(at: index), of: query.attributes[index], key: key)
+            }
         }
         return values
+    }
+
+    /// A tombstone keeps an external-storage value in the row: its file goes with the object.
+    private func keptInRow(_ value: SQLiteValue, of attribute: NSAttributeDescription, key: Int64) throws -> SQLiteValue {
+        guard attribute.storesDataExternally, case .blob(let column) = value, ExternalDataColumn.referencedName(in: column) != nil else {
+            return value
+        }
+        let data = try externalData.value(ofColumn: column, object: "the object \(attribute.entity?.name ?? "?") \(key)", attribute: attribute)
+        return .blob(ExternalDataColumn.inline(data))
     }
 
     private func writeTransactionRow(authorship: HistoryAuthorship, on connection: SQLiteConnection) throws -> Int64 {
@@ -254,7 +265,13 @@ extension SQLiteStore: PersistentHistoryStore {
         guard !attributes.isEmpty else { return nil }
         var values: [AnyHashable: Any] = [:]
         for (index, attribute) in attributes.enumerated() where index < count && !statement.isNull(at: first + index) {
-            values[attribute.name] = SQLiteValueCoding.read(statement, at: first + index, as: attribute).objectValue(for: attribute.attributeType)
+            var value = SQLiteValueCoding.read(statement, at: first + index, as: attribute)
+            if attribute.storesDataExternally, case .data(let column) = value {
+                // Tombstones keep such values in the row (`keptInRow`).
+                guard case .inline(let data)? = try? ExternalDataColumn.content(of: column) else { continue }
+                value = .data(data)
+            }
+            values[attribute.name] = value.objectValue(for: attribute.attributeType)
         }
         return values
     }

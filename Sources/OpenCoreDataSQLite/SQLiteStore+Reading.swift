@@ -16,6 +16,7 @@ extension SQLiteStore {
                 var snapshots: [RowSnapshot] = []
                 let decoder = SQLiteRowDecoder(store: self, schema: schema)
                 while try statement.step() { snapshots.append(decoder.snapshot(statement)) }
+                try decoder.finish()
                 return .snapshots(snapshots)
             case .objectIDs:
                 var ids: [NSManagedObjectID] = []
@@ -78,7 +79,11 @@ extension SQLiteStore {
                                                                   resultType: column.resultType)
                 case .value:
                     if let attribute = operands[index].attribute {
-                        dictionary[column.name] = SQLiteValueCoding.read(statement, at: index, as: attribute).objectValue(for: attribute.attributeType)
+                        var value = SQLiteValueCoding.read(statement, at: index, as: attribute)
+                        if attribute.storesDataExternally, case .data(let stored) = value {
+                            value = .data(try externalData.value(ofColumn: stored, object: "an object", attribute: attribute))
+                        }
+                        dictionary[column.name] = value.objectValue(for: attribute.attributeType)
                     } else if let destination = destinations[index] {
                         dictionary[column.name] = NSManagedObjectID(entity: destination, store: self, primaryKey: statement.int64(at: index))
                     }
@@ -103,6 +108,7 @@ extension SQLiteStore {
                     defer { statement.reset() }
                     let decoder = SQLiteRowDecoder(store: self, schema: schema)
                     while try statement.step() { result.append(decoder.snapshot(statement)) }
+                    try decoder.finish()
                 }
             }
             return result
@@ -153,6 +159,7 @@ extension SQLiteStore {
                     run.append(decoder.snapshot(statement))
                 }
                 finishRun()
+                try decoder.finish()
             }
             return result
         }

@@ -78,6 +78,7 @@ extension SQLiteStore {
                     try recordHistory(of: changes, insertedIDs: outcome.insertedIDs, tombstones: tombstones, resolve: resolve, on: connection)
                 }
                 if metadataNeedsWriting { try writeMetadata(on: connection) }
+                externalData.flushCreatedFiles()
                 return outcome
             } catch {
                 try? undoSave(on: connection)
@@ -95,10 +96,12 @@ extension SQLiteStore {
                 let connection = try liveConnection()
                 try checkHeldTransaction(on: connection)
                 try connection.execute("RELEASE ocd_save")
+                externalData.commitTry(held: true)
             } else {
                 let connection = try liveConnection()
                 try committingHistory(historyOfTry.map { [$0] } ?? []) { try connection.execute("COMMIT TRANSACTION") }
                 metadataNeedsWriting = false
+                externalData.commitTry(held: false)
             }
             if writesHeld, let number = historyOfTry { historyOfHold.append(number) }
         }
@@ -107,6 +110,7 @@ extension SQLiteStore {
     func rollbackChanges() {
         lock.withLock {
             if let connection, connection.isInTransaction { try? undoSave(on: connection) }
+            externalData?.undoTry()
         }
     }
 
@@ -114,6 +118,8 @@ extension SQLiteStore {
     /// the transaction `holdWrites()` holds.
     private func beginSave(on connection: SQLiteConnection) throws {
         historyOfTry = nil
+        // Files of a try whose end never came (its commit failed) are referred to by no row.
+        externalData.undoTry()
         if writesHeld {
             guard heldWritesOpen else { throw heldWritesRefusal() }
             try checkHeldTransaction(on: connection)
@@ -147,6 +153,8 @@ extension SQLiteStore {
     /// Throws away what the save being written wrote (only that, while writes are held).
     private func undoSave(on connection: SQLiteConnection) throws {
         historyOfTry = nil
+        // The files go whether or not SQLite managed to roll back: no commit will refer to them.
+        defer { externalData.undoTry() }
         try connection.execute(writesHeld ? "ROLLBACK TO ocd_save; RELEASE ocd_save" : "ROLLBACK TRANSACTION")
     }
 
@@ -183,6 +191,7 @@ extension SQLiteStore {
         defer { lock.unlock() }
         guard writesHeld, let connection else {
             writesHeld = false
+            externalData?.endHold(committing: false)
             return
         }
         writesHeld = false
@@ -191,14 +200,17 @@ extension SQLiteStore {
         historyOfHold = []
         if !committing {
             try? connection.execute("ROLLBACK TRANSACTION")
+            externalData.endHold(committing: false)
             return
         }
         do {
             try checkHeldTransaction(on: connection)
             try committingHistory(history) { try connection.execute("COMMIT TRANSACTION") }
             metadataNeedsWriting = false
+            externalData.endHold(committing: true)
         } catch {
             if connection.isInTransaction { try? connection.execute("ROLLBACK TRANSACTION") }
+            externalData.endHold(committing: false)
             throw error
         }
     }
@@ -276,10 +288,15 @@ extension SQLiteStore {
     private func bindColumns(of row: SaveChanges.Row, mapping: SQLiteSchema.EntityMapping, slots: [Int]?, relationshipSlots: [Int]?,
                              resolve: (NSManagedObjectID?) -> Int64?, to statement: SQLiteStatement, from index: inout Int) throws {
         let layout = mapping.layout
+        let externalSlots = mapping.externalDataSlots
         func bindAttribute(_ slot: Int, _ index: inout Int) throws {
             guard mapping.attributeColumns[slot] != nil else { return }
             do {
-                try SQLiteValueCoding.bind(row.values[slot], of: layout.attributes[slot], to: statement, at: index)
+                if !externalSlots.isEmpty && externalSlots.contains(slot), case .data(let data) = row.values[slot] {
+                    try statement.bind(try externalData.column(for: data, object: row.objectID, slot: slot), at: index)
+                } else {
+                    try SQLiteValueCoding.bind(row.values[slot], of: layout.attributes[slot], to: statement, at: index)
+                }
             } catch let error as TransformableCodingError {
                 throw CoreDataError.make(.persistentStoreSave, "Can't save \(error)")
             }
@@ -341,6 +358,9 @@ extension SQLiteStore {
             return try connection.cachedStatement(
                 "UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?")
         }
+        if !mapping.externalDataSlots.isEmpty {
+            try releaseExternalData(of: key, slots: attributeSlots.filter(mapping.externalDataSlots.contains), in: mapping, on: connection)
+        }
         try statement.bind(row.expectedVersion + 1, at: 1)
         var index = 2
         try bindColumns(of: row, mapping: mapping, slots: attributeSlots, relationshipSlots: relationshipSlots, resolve: resolve,
@@ -369,6 +389,7 @@ extension SQLiteStore {
         guard !rows.isEmpty else { return }
         let batches = SQLiteDeleteBatches(rows: rows, schema: schema)
         for batch in batches.batches {
+            try releaseExternalData(of: batch.keys.map(\.primaryKey), in: batch.table, on: connection)
             let statement = try connection.cachedStatement(batch.sql)
             for (index, key) in batch.keys.enumerated() { try statement.bind(key.primaryKey, at: index + 1) }
             try statement.bind(batch.expectedVersion, at: batch.keys.count + 1)
@@ -398,6 +419,28 @@ extension SQLiteStore {
                     try connection.run("DELETE FROM \(raw: parts[0]) WHERE \(raw: parts[1]) IN (\(SQLFragment.list(chunk.map { .integer($0) })))")
                 }
             }
+        }
+    }
+
+    /// Notes the external data files the columns of `slots` of row `key` refer to now, before
+    /// the save overwrites them: they go once it is final.
+    private func releaseExternalData(of key: Int64, slots: [Int], in mapping: SQLiteSchema.EntityMapping,
+                                     on connection: SQLiteConnection) throws {
+        guard !slots.isEmpty else { return }
+        let columns = slots.compactMap { mapping.attributeColumns[$0] }.joined(separator: ", ")
+        for row in try connection.rows("SELECT \(columns) FROM \(mapping.table.name) WHERE Z_PK = ?", [.integer(key)]) {
+            for case .blob(let column) in row { externalData.release(column) }
+        }
+    }
+
+    /// Notes the external data files the rows `keys` of `table` refer to, before the save
+    /// deletes them: they go once it is final.
+    private func releaseExternalData(of keys: [Int64], in table: SQLiteSchema.TableMapping, on connection: SQLiteConnection) throws {
+        let columns = table.externalDataColumns
+        guard !columns.isEmpty else { return }
+        let list = SQLFragment.list(keys.map { .integer($0) })
+        for row in try connection.rows("SELECT \(raw: columns.joined(separator: ", ")) FROM \(raw: table.name) WHERE Z_PK IN (\(list))") {
+            for case .blob(let column) in row { externalData.release(column) }
         }
     }
 

@@ -27,6 +27,8 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     @exclusivity(unchecked) private var writerAsReader: SQLiteReader?
     /// Whether the file is in WAL mode, where query generations can pin a reader; set at load.
     @exclusivity(unchecked) private var keepsGenerations = false
+    /// Where values of external-storage attributes too large for a row are kept; set at load.
+    @exclusivity(unchecked) var externalData: ExternalDataFolder!
     /// Posts remote change notifications, when the store was asked to; set at load.
     var remoteChangeWatcher: SQLiteRemoteChangeWatcher?
     /// The history transaction the save being written recorded, and those of the tries a
@@ -55,6 +57,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                                       url: url)
         }
         schema = SQLiteSchema(entities: entities, storedNumbers: model.storedEntityNumbers)
+        externalData = ExternalDataFolder(store: url)
         let path = url.path
         let exists = FileManager.default.fileExists(atPath: path)
         if !exists && isReadOnly {

@@ -23,20 +23,9 @@ package enum AtomicFileWrite {
         guard descriptor >= 0 else { throw failure("create \(temporary.path)", url: url) }
         // Exactly the old file's permissions, whatever the process's umask.
         fchmod(descriptor, mode_t(mode))
-        var written = 0
-        while written < bytes.count {
-            let count = write(descriptor, bytes.baseAddress! + written, bytes.count - written)
-            if count < 0 && errno == EINTR { continue }
-            guard count > 0 else {
-                let error = failure("write \(temporary.path)", url: url)
-                close(descriptor)
-                unlink(temporary.path)
-                throw error
-            }
-            written += count
-        }
-        guard fsync(descriptor) == 0 else {
-            let error = failure("flush \(temporary.path)", url: url)
+        do {
+            try writeAll(bytes, to: descriptor, path: temporary.path, url: url)
+        } catch {
             close(descriptor)
             unlink(temporary.path)
             throw error
@@ -47,11 +36,45 @@ package enum AtomicFileWrite {
             unlink(temporary.path)
             throw error
         }
+        flushDirectory(directory)
+    }
+
+    /// Writes `data` to a new file at `url` (which must not exist) and flushes it to disk, so
+    /// that a reference to the file committed afterwards never finds it torn. The directory is
+    /// left to the caller to flush (`flushDirectory`), once for all the files it creates.
+    package static func create(_ url: URL, with data: Data) throws {
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure("create \(url.path)", url: url) }
+        do {
+            try data.withUnsafeBytes { try writeAll($0, to: descriptor, path: url.path, url: url) }
+        } catch {
+            close(descriptor)
+            unlink(url.path)
+            throw error
+        }
+        close(descriptor)
+    }
+
+    /// Flushes a directory to disk, so that the files created or renamed in it survive a power loss.
+    package static func flushDirectory(_ directory: URL) {
         let folder = open(directory.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folder >= 0 {
             fsync(folder)
             close(folder)
         }
+    }
+
+    /// Writes every byte to `descriptor` and flushes it; `path` is the file written, `url`
+    /// the store named in errors.
+    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String, url: URL) throws {
+        var written = 0
+        while written < bytes.count {
+            let count = write(descriptor, bytes.baseAddress! + written, bytes.count - written)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw failure("write \(path)", url: url) }
+            written += count
+        }
+        guard fsync(descriptor) == 0 else { throw failure("flush \(path)", url: url) }
     }
 
     /// The temporary files that saves of `url` killed before their rename left beside it.

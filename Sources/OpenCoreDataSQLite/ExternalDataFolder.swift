@@ -1,0 +1,172 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import OpenCoreDataCore
+
+/// The folder where a SQLite store keeps binary values too large for its rows
+/// (`.<Name>_SUPPORT/_EXTERNAL_DATA/` beside the store, as Core Data names it), and the files a
+/// save creates and gives up there.
+///
+/// A file is written, and flushed, while the save is written — before the transaction that
+/// refers to it commits — under a new UUID name that no committed row names; a file a save
+/// stops referring to (its object deleted, its value replaced) is deleted only once that save is
+/// final. So a save that fails, a rollback or a kill at any moment leaves every committed row's
+/// file in place; what a kill can leave is a file no row refers to.
+///
+/// Reading needs only the folder's path; the save's bookkeeping is used under the store's lock.
+final class ExternalDataFolder: @unchecked Sendable {
+    // @unchecked Sendable: `url` and `store` never change; the bookkeeping of saves is read and
+    // written only under the store's lock (saves are written under it).
+
+    /// The store's file, named in errors.
+    let store: URL
+    /// `.<Name>_SUPPORT/_EXTERNAL_DATA`.
+    let url: URL
+
+    /// Files the save being written (its current try) created, and the ones it no longer
+    /// refers to.
+    private var createdByTry: [String] = []
+    private var releasedByTry: Set<String> = []
+    /// The column written for each value of the try, so that a row written again in the same
+    /// try (after a unique index refused it once) refers to the file already written.
+    private var columnsOfTry: [ValueKey: Data] = [:]
+    /// The same for the tries a held save made final so far (`holdWrites()`).
+    private var createdByHold: [String] = []
+    private var releasedByHold: Set<String> = []
+
+    private struct ValueKey: Hashable {
+        let object: ObjectIdentifier
+        let slot: Int
+    }
+
+    init(store: URL) {
+        self.store = store
+        url = Self.url(of: store)
+    }
+
+    /// The external data folder of the store at `store`.
+    static func url(of store: URL) -> URL {
+        store.deletingLastPathComponent()
+            .appendingPathComponent(".\(store.deletingPathExtension().lastPathComponent)_SUPPORT")
+            .appendingPathComponent("_EXTERNAL_DATA")
+    }
+
+    // MARK: Reading
+
+    /// The value a column of an external-storage attribute holds: the bytes in the row, or the
+    /// file it refers to (mapped into memory, not read: a fetch of many large values touches
+    /// only what is used). `object` and `attribute` name the value in errors.
+    func value(ofColumn column: Data, object: @autoclosure () -> String, attribute: NSAttributeDescription) throws -> Data {
+        let content: ExternalDataColumn.Content
+        do {
+            content = try ExternalDataColumn.content(of: column)
+        } catch {
+            throw unreadable(error, object: object(), attribute: attribute)
+        }
+        switch content {
+        case .inline(let data):
+            return data
+        case .reference(let name):
+            let file = url.appendingPathComponent(name)
+            do {
+                return try Data(contentsOf: file, options: .alwaysMapped)
+            } catch {
+                let missing = !FileManager.default.fileExists(atPath: file.path)
+                throw CocoaError(missing ? .fileReadNoSuchFile : .fileReadUnknown, userInfo: [
+                    NSFilePathErrorKey: file.path, NSURLErrorKey: store, NSUnderlyingErrorKey: error as NSError,
+                    NSLocalizedDescriptionKey: "The value of \(attribute.entity?.name ?? "?").\(attribute.name) of \(object()) in the store \(store.path) is kept in the external data file \(file.path), which \(missing ? "is missing" : "can't be read")",
+                ])
+            }
+        }
+    }
+
+    private func unreadable(_ problem: ExternalDataColumn.Problem, object: String, attribute: NSAttributeDescription) -> CocoaError {
+        let what = switch problem {
+        case .fileBackedFuture: "a file-backed future (NSFileBackedFuture), which OpenCoreData does not read"
+        case .unknownMarker(let marker): "a value starting with the byte \(marker), which is no external data marker (1: in the row, 2: in a file)"
+        case .badFileName: "a reference to an external data file whose name is not a file name"
+        }
+        return CocoaError(.fileReadCorruptFile, userInfo: [
+            NSFilePathErrorKey: store.path, NSURLErrorKey: store,
+            NSLocalizedDescriptionKey: "The value of \(attribute.entity?.name ?? "?").\(attribute.name) of \(object) in the store \(store.path) is \(what)",
+        ])
+    }
+
+    // MARK: Saving
+
+    /// The column to write for `data`, the value of `slot` of `object` in the save being
+    /// written: the bytes themselves, or — above the threshold — a reference to a new file
+    /// holding them, written and flushed now.
+    func column(for data: Data, object: NSManagedObjectID, slot: Int) throws -> Data {
+        guard data.count > ExternalDataColumn.threshold else { return ExternalDataColumn.inline(data) }
+        let key = ValueKey(object: ObjectIdentifier(object), slot: slot)
+        if let written = columnsOfTry[key] { return written }
+        let name = UUID().uuidString
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        try AtomicFileWrite.create(url.appendingPathComponent(name), with: data)
+        createdByTry.append(name)
+        let column = ExternalDataColumn.reference(to: name)
+        columnsOfTry[key] = column
+        return column
+    }
+
+    /// Notes that the save being written no longer refers to what `column` (a value it
+    /// overwrites or deletes) refers to: the file goes once the save is final.
+    func release(_ column: Data) {
+        if let name = ExternalDataColumn.referencedName(in: column) { releasedByTry.insert(name) }
+    }
+
+    /// Before the save being written commits: flushes the folder, so that the files it created
+    /// are there after a power loss if the rows referring to them are.
+    func flushCreatedFiles() {
+        if !createdByTry.isEmpty { AtomicFileWrite.flushDirectory(url) }
+    }
+
+    /// The save being written became final (`held`: final within a held save, whose end decides).
+    func commitTry(held: Bool) {
+        if held {
+            createdByHold += createdByTry
+            releasedByHold.formUnion(releasedByTry)
+        } else {
+            remove(releasedByTry)
+        }
+        forgetTry()
+    }
+
+    /// The save being written was thrown away: the files it created go.
+    func undoTry() {
+        remove(createdByTry)
+        forgetTry()
+    }
+
+    /// A held save ended: what its tries gave up goes (`committing`), or what they created.
+    func endHold(committing: Bool) {
+        remove(committing ? Array(releasedByHold) : createdByHold)
+        createdByHold = []
+        releasedByHold = []
+    }
+
+    private func forgetTry() {
+        createdByTry = []
+        releasedByTry = []
+        columnsOfTry = [:]
+    }
+
+    /// Deletes the files `names`; a file already gone is no error, and a file that can't be
+    /// deleted is only left behind (no row refers to it).
+    private func remove<Names: Sequence<String>>(_ names: Names) {
+        for name in names { unlink(url.appendingPathComponent(name).path) }
+    }
+
+    // MARK: Files of the folder
+
+    /// The names of the files in the folder.
+    func fileNames() -> Set<String> {
+        Set((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? [])
+    }
+}

@@ -1,0 +1,335 @@
+import Foundation
+import Testing
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataSQLite
+import OCDSQLite
+
+/// External binary data in the SQLite store (`allowsExternalBinaryDataStorage`,
+/// Docs/ExternalBinaryData.md): values above 128 KiB live in files of the store's
+/// `.<Name>_SUPPORT/_EXTERNAL_DATA/` folder and the column holds `0x02`, the file name and a NUL;
+/// smaller ones stay in the row after a `0x01`. Files come and go only with the saves that make
+/// them final.
+@Suite struct ExternalBinaryDataTests {
+    /// Photos with an external-storage image and a plain thumbnail; albums that cascade to them.
+    static func model() -> NSManagedObjectModel {
+        let photo = NSEntityDescription(name: "Photo")
+        let name = NSAttributeDescription(name: "name", type: .stringAttributeType)
+        let image = NSAttributeDescription(name: "image", type: .binaryDataAttributeType)
+        image.allowsExternalBinaryDataStorage = true
+        let thumbnail = NSAttributeDescription(name: "thumbnail", type: .binaryDataAttributeType)
+        let album = NSEntityDescription(name: "Album")
+        let title = NSAttributeDescription(name: "title", type: .stringAttributeType)
+        let photos = NSRelationshipDescription(name: "photos", destination: photo, toMany: true, deleteRule: .cascadeDeleteRule)
+        let owner = NSRelationshipDescription(name: "album", destination: album)
+        photos.inverseRelationship = owner
+        owner.inverseRelationship = photos
+        photo.properties = [name, image, thumbnail, owner]
+        album.properties = [title, photos]
+        let model = NSManagedObjectModel()
+        model.entities = [album, photo]
+        return model
+    }
+
+    /// `count` bytes that differ from any other call's.
+    static func bytes(_ count: Int, seed: UInt8 = 7) -> Data {
+        Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ Int(seed)) })
+    }
+
+    static let large = 200 * 1024
+
+    private func stack() throws -> TestStack { try TestStack(.sqlite, model: Self.model()) }
+
+    private func folder(_ stack: TestStack) -> URL {
+        stack.directory.url.appendingPathComponent(".Test_SUPPORT/_EXTERNAL_DATA")
+    }
+
+    private func files(_ stack: TestStack) -> Set<String> {
+        Set((try? FileManager.default.contentsOfDirectory(atPath: folder(stack).path)) ?? [])
+    }
+
+    /// The raw `ZIMAGE` column of the photo named `name`, as SQLite holds it.
+    private func column(_ stack: TestStack, _ name: String) throws -> Data? {
+        let connection = try SQLiteConnection(path: stack.storeURL.path)
+        return try connection.rows("SELECT ZIMAGE FROM ZPHOTO WHERE ZNAME = ?", [.text(name)]).first?.first?.dataValue
+    }
+
+    private func photo(_ stack: TestStack, _ name: String) throws -> NSManagedObject {
+        try #require(try stack.fetch("Photo", NSComparisonPredicate(key: "name", .equalTo, name)).first)
+    }
+
+    @Test func aSmallValueStaysInTheRowAfterTheInlineMarker() throws {
+        let stack = try stack()
+        let data = Self.bytes(1000)
+        stack.insert("Photo", ["name": "small", "image": data, "thumbnail": data])
+        try stack.context.save()
+        #expect(try column(stack, "small") == Data([0x01]) + data)
+        #expect(files(stack).isEmpty)
+        // A plain binary attribute has no marker.
+        let connection = try SQLiteConnection(path: stack.storeURL.path)
+        #expect(try connection.scalar("SELECT ZTHUMBNAIL FROM ZPHOTO").dataValue == data)
+        try stack.reopen()
+        #expect(try photo(stack, "small").value(forKey: "image") as? Data == data)
+    }
+
+    @Test func aLargeValueGoesToAFileTheColumnNames() throws {
+        let stack = try stack()
+        let data = Self.bytes(Self.large)
+        stack.insert("Photo", ["name": "large", "image": data])
+        try stack.context.save()
+        let stored = try #require(try column(stack, "large"))
+        #expect(stored.first == 0x02 && stored.last == 0x00)
+        let name = try #require(String(bytes: stored.dropFirst().dropLast(), encoding: .utf8))
+        #expect(UUID(uuidString: name) != nil)
+        #expect(files(stack) == [name])
+        #expect(try Data(contentsOf: folder(stack).appendingPathComponent(name)) == data)
+        try stack.reopen()
+        let read = try #require(try photo(stack, "large").value(forKey: "image") as? Data)
+        #expect(read == data)
+        #expect(read.startIndex == 0)
+    }
+
+    @Test func theThresholdIs128KiBAndAValueOfExactlyThatStaysInTheRow() throws {
+        let stack = try stack()
+        stack.insert("Photo", ["name": "at", "image": Self.bytes(0x20000)])
+        stack.insert("Photo", ["name": "above", "image": Self.bytes(0x20001)])
+        try stack.context.save()
+        #expect(try column(stack, "at")?.first == 0x01)
+        #expect(try column(stack, "above")?.first == 0x02)
+        #expect(files(stack).count == 1)
+    }
+
+    @Test func anEmptyValueAndNilRoundTrip() throws {
+        let stack = try stack()
+        stack.insert("Photo", ["name": "empty", "image": Data()])
+        stack.insert("Photo", ["name": "none"])
+        try stack.context.save()
+        #expect(try column(stack, "empty") == Data([0x01]))
+        #expect(try column(stack, "none") == nil)
+        try stack.reopen()
+        #expect(try photo(stack, "empty").value(forKey: "image") as? Data == Data())
+        #expect(try photo(stack, "none").value(forKey: "image") == nil)
+    }
+
+    @Test func replacingAValueDeletesItsOldFileOnceTheSaveIsFinal() throws {
+        let stack = try stack()
+        let object = stack.insert("Photo", ["name": "p", "image": Self.bytes(Self.large)])
+        try stack.context.save()
+        let first = files(stack)
+        object.setValue(Self.bytes(Self.large, seed: 9), forKey: "image")
+        try stack.context.save()
+        let second = files(stack)
+        #expect(second.count == 1 && second.isDisjoint(with: first))
+        object.setValue(Self.bytes(10), forKey: "image")
+        try stack.context.save()
+        #expect(files(stack).isEmpty)
+        try stack.reopen()
+        #expect(try photo(stack, "p").value(forKey: "image") as? Data == Self.bytes(10))
+    }
+
+    @Test func deletingObjectsDeletesTheirFilesWithCascades() throws {
+        let stack = try stack()
+        let album = stack.insert("Album", ["title": "Trip"])
+        for index in 0..<3 {
+            stack.insert("Photo", ["name": "p\(index)", "image": Self.bytes(Self.large, seed: UInt8(index)), "album": album])
+        }
+        let kept = stack.insert("Photo", ["name": "kept", "image": Self.bytes(Self.large, seed: 42)])
+        try stack.context.save()
+        #expect(files(stack).count == 4)
+        stack.context.delete(album)
+        try stack.context.save()
+        #expect(files(stack).count == 1)
+        stack.context.delete(kept)
+        try stack.context.save()
+        #expect(files(stack).isEmpty)
+    }
+
+    @Test func aFailedSaveRemovesTheFilesItWroteAndKeepsTheOldOnes() throws {
+        let stack = try stack()
+        let object = stack.insert("Photo", ["name": "p", "image": Self.bytes(Self.large)])
+        try stack.context.save()
+        let before = files(stack)
+        // Another context changes the row: this context's save meets an optimistic locking
+        // failure under the default (error) merge policy.
+        let other = stack.newContext()
+        let elsewhere = try other.existingObject(with: object.objectID)
+        elsewhere.setValue("renamed", forKey: "name")
+        try other.save()
+        object.setValue(Self.bytes(Self.large, seed: 3), forKey: "image")
+        stack.insert("Photo", ["name": "new", "image": Self.bytes(Self.large, seed: 4)])
+        #expect(throws: (any Error).self) { try stack.context.save() }
+        #expect(files(stack) == before)
+        // The context kept its changes; once it takes the store's, the save goes through.
+        stack.context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+        try stack.context.save()
+        let after = files(stack)
+        #expect(after.count == 2 && after.isDisjoint(with: before))
+        try stack.reopen()
+        #expect(try photo(stack, "renamed").value(forKey: "image") as? Data == Self.bytes(Self.large, seed: 3))
+        #expect(try photo(stack, "new").value(forKey: "image") as? Data == Self.bytes(Self.large, seed: 4))
+    }
+
+    @Test func aSaveSettledByAMergePolicyLeavesOnlyTheFilesItsRowsName() throws {
+        let stack = try stack()
+        let object = stack.insert("Photo", ["name": "p", "image": Self.bytes(Self.large)])
+        try stack.context.save()
+        let other = stack.newContext()
+        let elsewhere = try other.existingObject(with: object.objectID)
+        elsewhere.setValue(Self.bytes(Self.large, seed: 5), forKey: "image")
+        try other.save()
+        // Both changed the image: the store's value wins, and this save's file goes.
+        stack.context.mergePolicy = NSMergeByPropertyStoreTrumpMergePolicy
+        object.setValue(Self.bytes(Self.large, seed: 6), forKey: "image")
+        object.setValue("mine", forKey: "name")
+        try stack.context.save()
+        let stored = try #require(try column(stack, "mine"))
+        let name = try #require(ExternalDataColumn.referencedName(in: stored))
+        #expect(files(stack) == [name])
+        #expect(try Data(contentsOf: folder(stack).appendingPathComponent(name)) == Self.bytes(Self.large, seed: 5))
+    }
+
+    @Test func aMissingFileIsAnErrorNamingTheFile() throws {
+        let stack = try stack()
+        stack.insert("Photo", ["name": "p", "image": Self.bytes(Self.large)])
+        try stack.context.save()
+        let name = try #require(files(stack).first)
+        try FileManager.default.removeItem(at: folder(stack).appendingPathComponent(name))
+        try stack.reopen()
+        do {
+            _ = try stack.fetch("Photo")
+            Issue.record("the fetch should have failed")
+        } catch let error as CocoaError {
+            #expect(error.code == .fileReadNoSuchFile)
+            #expect(error.localizedDescription.contains(name))
+            #expect(error.localizedDescription.contains("Photo.image"))
+            #expect(error.userInfo[NSFilePathErrorKey] as? String == folder(stack).appendingPathComponent(name).path)
+        }
+        // The store is left as it was: the row still names the file.
+        #expect(try column(stack, "p").flatMap(ExternalDataColumn.referencedName(in:)) == name)
+    }
+
+    /// Core Data on Apple's systems writes the same layout: a row written as it does (UUID file
+    /// name, NUL-terminated) reads here, and so does an inline value.
+    @Test func readsColumnsInCoreDataLayout() throws {
+        let stack = try stack()
+        stack.insert("Photo", ["name": "apple"])
+        stack.insert("Photo", ["name": "inline"])
+        try stack.context.save()
+        let name = "4F8D3C2A-9B1E-4E6F-8A7D-0C5B3E2F1A9D"
+        let data = Self.bytes(300_000, seed: 11)
+        try FileManager.default.createDirectory(at: folder(stack), withIntermediateDirectories: true)
+        try data.write(to: folder(stack).appendingPathComponent(name))
+        let connection = try SQLiteConnection(path: stack.storeURL.path)
+        try connection.run("UPDATE ZPHOTO SET ZIMAGE = ? WHERE ZNAME = 'apple'", [.blob(Data([0x02]) + Data(name.utf8) + Data([0x00]))])
+        try connection.run("UPDATE ZPHOTO SET ZIMAGE = ? WHERE ZNAME = 'inline'", [.blob(Data([0x01, 0xCA, 0xFE]))])
+        try stack.reopen()
+        #expect(try photo(stack, "apple").value(forKey: "image") as? Data == data)
+        #expect(try photo(stack, "inline").value(forKey: "image") as? Data == Data([0xCA, 0xFE]))
+    }
+
+    @Test func aColumnWithoutAKnownMarkerIsAnError() throws {
+        let stack = try stack()
+        stack.insert("Photo", ["name": "odd"])
+        try stack.context.save()
+        let connection = try SQLiteConnection(path: stack.storeURL.path)
+        try connection.run("UPDATE ZPHOTO SET ZIMAGE = ?", [.blob(Data([0x07, 1, 2]))])
+        try stack.reopen()
+        #expect(throws: CocoaError.self) { _ = try stack.fetch("Photo") }
+        try connection.run("UPDATE ZPHOTO SET ZIMAGE = ?", [.blob(Data([0x02]) + Data("../Test.sqlite".utf8) + Data([0]))])
+        try stack.reopen()
+        #expect(throws: CocoaError.self) { _ = try stack.fetch("Photo") }
+    }
+
+    @Test func predicatesCompareTheAttributeOnlyWithNil() throws {
+        let stack = try stack()
+        stack.insert("Photo", ["name": "with", "image": Self.bytes(Self.large)])
+        stack.insert("Photo", ["name": "without"])
+        try stack.context.save()
+        #expect(strings(try stack.fetch("Photo", NSPredicate(format: "image != nil"))) == ["with"])
+        #expect(strings(try stack.fetch("Photo", NSPredicate(format: "image == nil"))) == ["without"])
+        #expect(throws: (any Error).self) { _ = try stack.fetch("Photo", NSPredicate(format: "image == %@", Self.bytes(4) as NSData)) }
+        #expect(throws: (any Error).self) { _ = try stack.fetch("Photo", sortedBy: "image") }
+    }
+
+    @Test func dictionaryResultsCarryTheValue() throws {
+        let stack = try stack()
+        stack.insert("Photo", ["name": "p", "image": Self.bytes(Self.large)])
+        try stack.context.save()
+        let request = NSFetchRequest<NSFetchRequestResult>(entityName: "Photo")
+        request.resultType = .dictionaryResultType
+        request.propertiesToFetch = ["name", "image"]
+        let rows = try #require(try stack.context.fetch(request) as? [[String: Any]])
+        #expect(rows.first?["image"] as? Data == Self.bytes(Self.large))
+    }
+
+    @Test func batchRequestsWriteAndDeleteFilesPerRow() throws {
+        let stack = try stack()
+        for index in 0..<2 { stack.insert("Photo", ["name": "p\(index)", "image": Self.bytes(Self.large, seed: UInt8(index))]) }
+        try stack.context.save()
+        let original = files(stack)
+        let update = NSBatchUpdateRequest(entityName: "Photo")
+        update.propertiesToUpdate = ["image": Self.bytes(Self.large, seed: 99)]
+        _ = try stack.context.execute(update)
+        let updated = files(stack)
+        // Each row has a file of its own, so that deleting one object deletes only its file.
+        #expect(updated.count == 2 && updated.isDisjoint(with: original))
+        try stack.reopen()
+        #expect(try stack.fetch("Photo").allSatisfy { $0.value(forKey: "image") as? Data == Self.bytes(Self.large, seed: 99) })
+        _ = try stack.context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Photo")))
+        #expect(files(stack).isEmpty)
+    }
+
+    @Test func destroyingTheStoreDeletesItsFiles() throws {
+        let stack = try stack()
+        stack.insert("Photo", ["name": "p", "image": Self.bytes(Self.large)])
+        try stack.context.save()
+        #expect(!files(stack).isEmpty)
+        try stack.coordinator.destroyPersistentStore(at: stack.storeURL, ofType: NSSQLiteStoreType)
+        #expect(!FileManager.default.fileExists(atPath: stack.directory.url.appendingPathComponent(".Test_SUPPORT").path))
+    }
+
+    @Test func historyKeepsADeletedObjectsValueInItsTombstone() throws {
+        let model = Self.model()
+        let image = try #require(model.entitiesByName["Photo"]?.attributesByName["image"])
+        image.preservesValueInHistoryOnDeletion = true
+        let directory = TemporaryDirectory()
+        let url = directory.file("History.sqlite")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                                           options: [NSPersistentHistoryTrackingKey: true])
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let photo = NSEntityDescription.insertNewObject(forEntityName: "Photo", into: context)
+        photo.setValue(Self.bytes(Self.large), forKey: "image")
+        try context.save()
+        context.delete(photo)
+        try context.save()
+        let folder = directory.url.appendingPathComponent(".History_SUPPORT/_EXTERNAL_DATA")
+        #expect(((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).isEmpty)
+        let result = try #require(try context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?)) as? NSPersistentHistoryResult)
+        let transactions = try #require(result.result as? [NSPersistentHistoryTransaction])
+        let deletion = try #require(transactions.flatMap { $0.changes ?? [] }.first { $0.changeType == .delete })
+        #expect(deletion.tombstone?["image"] as? Data == Self.bytes(Self.large))
+    }
+
+    @Test(arguments: [NSBinaryStoreType, NSXMLStoreType, NSSQLiteStoreType])
+    func movingToAnotherStoreTypeAndBackKeepsTheValues(type: String) throws {
+        let stack = try stack()
+        stack.insert("Photo", ["name": "large", "image": Self.bytes(Self.large)])
+        stack.insert("Photo", ["name": "small", "image": Self.bytes(100)])
+        try stack.context.save()
+        let store = try #require(stack.coordinator.persistentStores.first)
+        let moved = try stack.coordinator.migratePersistentStore(store, to: stack.directory.file("Moved.store"), options: nil, withType: type)
+        let back = try stack.coordinator.migratePersistentStore(moved, to: stack.directory.file("Back.sqlite"), options: nil,
+                                                               withType: NSSQLiteStoreType)
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = stack.coordinator
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Photo")
+        let photos = Dictionary(uniqueKeysWithValues: try context.fetch(request).map { ($0.value(forKey: "name") as! String, $0) })
+        #expect(photos["large"]?.value(forKey: "image") as? Data == Self.bytes(Self.large))
+        #expect(photos["small"]?.value(forKey: "image") as? Data == Self.bytes(100))
+        let backFolder = stack.directory.url.appendingPathComponent(".Back_SUPPORT/_EXTERNAL_DATA")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: backFolder.path).count == 1)
+        _ = back
+    }
+}
