@@ -62,11 +62,16 @@ final class ExternalDataFolder: @unchecked Sendable {
     /// file it refers to (mapped into memory, not read: a fetch of many large values touches
     /// only what is used). `object` and `attribute` name the value in errors.
     func value(ofColumn column: Data, object: @autoclosure () -> String, attribute: NSAttributeDescription) throws -> Data {
+        try value(ofColumn: column, describedAs: "The value of \(attribute.entity?.name ?? "?").\(attribute.name) of \(object())")
+    }
+
+    /// The same, for a value `description` describes ("The value of Photo.image of …").
+    func value(ofColumn column: Data, describedAs description: @autoclosure () -> String) throws -> Data {
         let content: ExternalDataColumn.Content
         do {
             content = try ExternalDataColumn.content(of: column)
         } catch {
-            throw unreadable(error, object: object(), attribute: attribute)
+            throw unreadable(error, description: description())
         }
         switch content {
         case .inline(let data):
@@ -79,13 +84,13 @@ final class ExternalDataFolder: @unchecked Sendable {
                 let missing = !FileManager.default.fileExists(atPath: file.path)
                 throw CocoaError(missing ? .fileReadNoSuchFile : .fileReadUnknown, userInfo: [
                     NSFilePathErrorKey: file.path, NSURLErrorKey: store, NSUnderlyingErrorKey: error as NSError,
-                    NSLocalizedDescriptionKey: "The value of \(attribute.entity?.name ?? "?").\(attribute.name) of \(object()) in the store \(store.path) is kept in the external data file \(file.path), which \(missing ? "is missing" : "can't be read")",
+                    NSLocalizedDescriptionKey: "\(description()) in the store \(store.path) is kept in the external data file \(file.path), which \(missing ? "is missing" : "can't be read")",
                 ])
             }
         }
     }
 
-    private func unreadable(_ problem: ExternalDataColumn.Problem, object: String, attribute: NSAttributeDescription) -> CocoaError {
+    private func unreadable(_ problem: ExternalDataColumn.Problem, description: String) -> CocoaError {
         let what = switch problem {
         case .fileBackedFuture: "a file-backed future (NSFileBackedFuture), which OpenCoreData does not read"
         case .unknownMarker(let marker): "a value starting with the byte \(marker), which is no external data marker (1: in the row, 2: in a file)"
@@ -93,7 +98,7 @@ final class ExternalDataFolder: @unchecked Sendable {
         }
         return CocoaError(.fileReadCorruptFile, userInfo: [
             NSFilePathErrorKey: store.path, NSURLErrorKey: store,
-            NSLocalizedDescriptionKey: "The value of \(attribute.entity?.name ?? "?").\(attribute.name) of \(object) in the store \(store.path) is \(what)",
+            NSLocalizedDescriptionKey: "\(description) in the store \(store.path) is \(what)",
         ])
     }
 

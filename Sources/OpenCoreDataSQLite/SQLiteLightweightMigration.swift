@@ -386,7 +386,13 @@ extension SQLiteLightweightMigration {
                 throw migrationError("attribute '\(attribute.name)' of entity '\(owner.entity.name ?? "")' comes from another table, which a lightweight migration does not do yet",
                                      entity: owner.entity.name)
             }
-            let expression = Self.converting(oldColumn, from: old.attributeType, to: attribute.attributeType)
+            var expression = Self.converting(oldColumn, from: old.attributeType, to: attribute.attributeType)
+            // A column of an attribute that allows external storage carries a marker byte.
+            if old.storesDataExternally && !attribute.storesDataExternally {
+                expression = "ocd_external_data_value(\(expression), '\(oldColumn)')"
+            } else if !old.storesDataExternally && attribute.storesDataExternally {
+                expression = "ocd_external_data_inline(\(expression))"
+            }
             var copy = ColumnSource(column: column, expression: expression)
             copy.sourceRows = Set(oldOwner.subtreeNumbers)
             guard !attribute.isOptional && old.isOptional else { return copy }
@@ -416,6 +422,7 @@ extension SQLiteLightweightMigration {
         private func defaultValue(of attribute: NSAttributeDescription) throws -> SQLiteValue? {
             guard let value = attribute.defaultValue,
                   let primitive = try? PrimitiveValue(value, for: attribute.attributeType), primitive != .null else { return nil }
+            if attribute.storesDataExternally, case .data(let data) = primitive { return .blob(ExternalDataColumn.inline(data)) }
             return try SQLiteValueCoding.sqliteValue(primitive, of: attribute)
         }
 

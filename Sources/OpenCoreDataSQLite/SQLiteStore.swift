@@ -192,6 +192,9 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         migration.progress = options?[OCDMigrationProgressOption] as? Progress
         migration.prefetch = planner.prefetch
         var fitted: (SQLiteSchema, StoreComparison)?
+        // External data files that no migrated row names any more go once it is committed.
+        var committed = false
+        defer { committed ? externalData.commitTry(held: false) : externalData.undoTry() }
         do {
             storedMetadata = try migration.run(metadata: metadata, uuid: identifier) { migrated in
                 // Checked before the commit: a migration that leaves a store the model does not
@@ -207,6 +210,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             throw CoreDataError.make(.migration, "The store \(url.path) could not be migrated: \(error)", [NSURLErrorKey: url, NSUnderlyingErrorKey: error])
         }
         guard let fitted else { throw CoreDataError.make(.migration, "The store \(url.path) was not checked after its migration") }
+        committed = true
         return fitted
     }
 
@@ -466,6 +470,19 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         }, final: { state in
             SQLiteValueCoding.sqliteValue(ofComputed: PredicateFunction.evaluate(state.name, [state.values]))
         })
+        // A lightweight migration that changes whether an attribute allows external storage
+        // rewrites its column: with the marker byte, or as the value itself (read from its
+        // file, which goes once the migration is committed).
+        try connection.createFunction("ocd_external_data_inline", argumentCount: 1) { arguments in
+            guard case .blob(let data) = arguments[0] else { return arguments[0] }
+            return .blob(ExternalDataColumn.inline(data))
+        }
+        try connection.createFunction("ocd_external_data_value", argumentCount: 2, deterministic: false) { [unowned self] arguments in
+            guard case .blob(let column) = arguments[0] else { return arguments[0] }
+            let data = try externalData.value(ofColumn: column, describedAs: "A value of the column \(arguments[1].stringValue ?? "?")")
+            externalData.release(column)
+            return .blob(data)
+        }
         // Core Data's derived-attribute triggers report back through these; nothing to do here.
         for name in ["NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue"] {
             try connection.createFunction(name, argumentCount: -1, deterministic: false) { _ in .null }

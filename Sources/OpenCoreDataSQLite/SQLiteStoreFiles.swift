@@ -1,4 +1,11 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import OCDSQLite
 import OpenCoreDataCore
 
@@ -70,6 +77,8 @@ enum SQLiteStoreFiles {
         guard source.standardizedFileURL != destination.standardizedFileURL else { return }
         try destroy(at: destination)
         try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+        // The files first: a copy killed halfway leaves no row naming a file that is not there.
+        try copyExternalData(of: source, to: destination)
         do {
             let connection = try SQLiteStoreFile.open(source, readOnly: true)
             try connection.run("VACUUM INTO ?", [.text(destination.path)])
@@ -80,6 +89,20 @@ enum SQLiteStoreFiles {
         // Core Data's stores are WAL databases; the copy is too, as if closed cleanly.
         let copy = try SQLiteConnection(path: destination.path)
         try copy.execute("PRAGMA journal_mode=WAL")
+    }
+
+    /// Copies the external data files of the store at `source` beside the store at
+    /// `destination`, whose rows name them.
+    private static func copyExternalData(of source: URL, to destination: URL) throws {
+        let from = ExternalDataFolder.url(of: source), to = ExternalDataFolder.url(of: destination)
+        guard FileManager.default.fileExists(atPath: from.path) else { return }
+        do {
+            try FileManager.default.createDirectory(at: to.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: from, to: to)
+        } catch {
+            throw CoreDataError.store(.persistentStoreOperation, "Can't copy the external data files of \(source.path) to \(to.path)",
+                                      url: destination, underlying: error)
+        }
     }
 }
 
@@ -190,14 +213,39 @@ final class SQLiteStoreReplacement: StoreReplacement {
         configuration.readOnly = true
         configuration.walMode = false
         let source = try SQLiteConnection(path: migrated.path, configuration: configuration)
+        // The copy's external data files join the store's before its rows do; the store's old
+        // ones, which only the old rows name, go after.
+        let oldFiles = ExternalDataFolder(store: url).fileNames()
+        let movedFiles = try moveExternalData(of: migrated)
         do {
             try connection.replaceContents(with: source)
         } catch {
+            for name in movedFiles { unlink(ExternalDataFolder.url(of: url).appendingPathComponent(name).path) }
             throw CoreDataError.store(.migration, "The store \(url.path) was migrated, but the migrated copy could not be put in its place (another connection may have it open)",
                                       url: url, underlying: error)
         }
+        for name in oldFiles { unlink(ExternalDataFolder.url(of: url).appendingPathComponent(name).path) }
         // The new pages are in the store's log; fold them into the file while nobody reads.
         _ = try? connection.rows("PRAGMA wal_checkpoint(TRUNCATE)")
+    }
+
+    /// Moves the external data files of the migrated copy into the store's folder (their
+    /// UUID names are new to it) and returns their names.
+    private func moveExternalData(of migrated: URL) throws -> [String] {
+        let from = ExternalDataFolder(store: migrated)
+        let names = from.fileNames().sorted()
+        guard !names.isEmpty else { return [] }
+        let to = ExternalDataFolder.url(of: url)
+        try FileManager.default.createDirectory(at: to, withIntermediateDirectories: true)
+        for (index, name) in names.enumerated() where rename(from.url.appendingPathComponent(name).path, to.appendingPathComponent(name).path) != 0 {
+            let reason = String(cString: strerror(errno))
+            // The migration fails: the files already moved are named by no row of the store.
+            for moved in names[..<index] { unlink(to.appendingPathComponent(moved).path) }
+            throw CoreDataError.store(.migration, "The migrated store's external data file \(name) could not be moved to \(to.path): \(reason)",
+                                      url: url)
+        }
+        AtomicFileWrite.flushDirectory(to)
+        return names
     }
 
     /// The copy's persistent history continues the store's numbering, one transaction number

@@ -29,7 +29,36 @@ struct StoreCompatibility {
         var comparison = StoreComparison()
         comparison += versionHashDifferences(in: metadata)
         try compareStructure(into: &comparison)
+        comparison += externalStorageDifferences(in: metadata)
         return comparison
+    }
+
+    /// The attributes that allow external storage in the model but not in the store, or the
+    /// other way round: their columns are written differently (`ExternalDataColumn`), and
+    /// neither the version hashes (not known to be Apple's for such entities) nor the columns
+    /// tell. The model the store keeps (`Z_MODELCACHE`) does; it is read only when the hash of
+    /// such an entity differs from the store's. A store without a model cache is taken to fit.
+    private func externalStorageDifferences(in metadata: [String: Any]) -> [StoreDifference] {
+        guard let stored = VersionHashing.hashes(inMetadata: metadata) else { return [] }
+        let suspects = schema.orderedEntities.filter { entity in
+            guard let name = entity.name, let hash = stored[name] else { return false }
+            return !entity.hasExactVersionHash && hash != entity.versionHash
+        }
+        guard !suspects.isEmpty, let url,
+              let content = try? StoreModelCache.content(of: connection, url: url),
+              let storedModel = try? CompiledModel.model(fromModelCache: content, source: url) else { return [] }
+        var differences: [StoreDifference] = []
+        for entity in suspects {
+            guard let name = entity.name, let storedEntity = storedModel.entitiesByName[name] else { continue }
+            for attribute in entity.layout.attributes where !attribute.isTransient {
+                guard let old = storedEntity.attributesByName[attribute.renamingIdentifier ?? attribute.name] ?? storedEntity.attributesByName[attribute.name],
+                      old.storesDataExternally != attribute.storesDataExternally else { continue }
+                let how = attribute.storesDataExternally ? "allows external storage in the model but not in the store" : "allows external storage in the store but not in the model"
+                differences.append(StoreDifference(.columnEncoding, entity: name, property: attribute.name,
+                                                   "attribute '\(attribute.name)' of entity '\(name)' \(how)"))
+            }
+        }
+        return differences
     }
 
     /// The entities whose version hash in the store's metadata differs from the model's (where

@@ -332,4 +332,128 @@ import OCDSQLite
         #expect(try FileManager.default.contentsOfDirectory(atPath: backFolder.path).count == 1)
         _ = back
     }
+
+    // MARK: Migrations and copies
+
+    /// `model()` with the image allowing external storage or not.
+    static func model(imageExternal: Bool) -> NSManagedObjectModel {
+        let model = model()
+        model.entitiesByName["Photo"]?.attributesByName["image"]?.allowsExternalBinaryDataStorage = imageExternal
+        return model
+    }
+
+    private static var migrating: [AnyHashable: Any] {
+        [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true]
+    }
+
+    /// Opens the store at `url` with `model`, migrating it; the context and the store.
+    private static func open(_ url: URL, _ model: NSManagedObjectModel) throws -> NSManagedObjectContext {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: migrating)
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return context
+    }
+
+    private static func images(_ context: NSManagedObjectContext) throws -> [String: Data] {
+        let photos = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Photo"))
+        return Dictionary(uniqueKeysWithValues: photos.map { ($0.value(forKey: "name") as! String, $0.value(forKey: "image") as? Data ?? Data()) })
+    }
+
+    @Test func aLightweightMigrationRewritesTheColumnWhenExternalStorageIsAllowedOrNoLonger() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Gallery.sqlite")
+        let folder = ExternalDataFolder.url(of: url)
+        let plain = try Self.open(url, Self.model(imageExternal: false))
+        for (name, count) in [("small", 10), ("large", Self.large)] {
+            let photo = NSEntityDescription.insertNewObject(forEntityName: "Photo", into: plain)
+            photo.setValue(name, forKey: "name")
+            photo.setValue(Self.bytes(count), forKey: "image")
+        }
+        try plain.save()
+        let expected = ["small": Self.bytes(10), "large": Self.bytes(Self.large)]
+
+        // Allowed now: every value gets the marker; the large one stays in its row until it changes.
+        let external = try Self.open(url, Self.model(imageExternal: true))
+        #expect(try Self.images(external) == expected)
+        let raw = try SQLiteConnection(path: url.path)
+        #expect(try raw.scalar("SELECT ZIMAGE FROM ZPHOTO WHERE ZNAME = 'small'").dataValue == Data([0x01]) + Self.bytes(10))
+        let large = try #require(try external.fetch(NSFetchRequest<NSManagedObject>(entityName: "Photo")).first { $0.value(forKey: "name") as? String == "large" })
+        large.setValue(Self.bytes(Self.large, seed: 1), forKey: "image")
+        try external.save()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).count == 1)
+
+        // No longer allowed: the file's bytes move into the row, and the file goes.
+        let back = try Self.open(url, Self.model(imageExternal: false))
+        #expect(try Self.images(back) == ["small": Self.bytes(10), "large": Self.bytes(Self.large, seed: 1)])
+        #expect(try raw.scalar("SELECT ZIMAGE FROM ZPHOTO WHERE ZNAME = 'large'").dataValue == Self.bytes(Self.large, seed: 1))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+    }
+
+    @Test func withoutMigrationAStoreWrittenWithoutExternalStorageIsRefusedNamingTheAttribute() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Gallery.sqlite")
+        _ = try Self.open(url, Self.model(imageExternal: false))
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.model(imageExternal: true))
+        do {
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+            Issue.record("the store should have been refused")
+        } catch let error as CocoaError {
+            #expect(error.code == .persistentStoreIncompatibleVersionHash)
+            #expect(error.localizedDescription.contains("attribute 'image' of entity 'Photo' allows external storage in the model but not in the store"))
+        }
+    }
+
+    @Test func aMigrationThroughAMappingModelBringsTheFilesIntoTheStoresFolder() throws {
+        let directory = TemporaryDirectory()
+        let photo = """
+            <entity name="Photo" representedClassName="Photo" syncable="YES">
+                <attribute name="name" optional="YES" attributeType="String"/>
+                <attribute name="image" optional="YES" attributeType="Binary" allowsExternalBinaryDataStorage="YES"/>
+            """
+        let bundle = try ModelBundle(in: directory, name: "Gallery", versions: [
+            ("Gallery", photo + "</entity>"),
+            ("Gallery 2", photo + "<attribute name=\"caption\" optional=\"YES\" attributeType=\"String\"/></entity>"),
+        ], current: "Gallery")
+        let url = directory.file("Gallery.sqlite")
+        let first = try Self.open(url, try bundle.model())
+        let object = NSEntityDescription.insertNewObject(forEntityName: "Photo", into: first)
+        object.setValue("large", forKey: "name")
+        object.setValue(Self.bytes(Self.large), forKey: "image")
+        try first.save()
+        let folder = ExternalDataFolder.url(of: url)
+        let before = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
+        let mapping = directory.file("Gallery1to2.xcmappingmodel")
+        try FileManager.default.createDirectory(at: mapping, withIntermediateDirectories: true)
+        try """
+            <?xml version="1.0" standalone="yes"?>
+            <database>
+            <object type="XDDEVATTRIBUTEMAPPING" id="z10"><attribute name="name" type="string">name</attribute><attribute name="autogenerateexpression" type="bool">1</attribute><relationship name="entitymapping" type="1/1" destination="XDDEVENTITYMAPPING" idrefs="z2"></relationship></object>
+            <object type="XDDEVATTRIBUTEMAPPING" id="z11"><attribute name="name" type="string">image</attribute><attribute name="autogenerateexpression" type="bool">1</attribute><relationship name="entitymapping" type="1/1" destination="XDDEVENTITYMAPPING" idrefs="z2"></relationship></object>
+            <object type="XDDEVENTITYMAPPING" id="z2"><attribute name="sourcename" type="string">Photo</attribute><attribute name="destinationname" type="string">Photo</attribute><attribute name="mappingnumber" type="int16">1</attribute><relationship name="attributemappings" type="0/0" destination="XDDEVATTRIBUTEMAPPING" idrefs="z10 z11"></relationship></object>
+            <object type="XDDEVMAPPINGMODEL" id="z1"><attribute name="sourcemodelpath" type="string">Gallery.xcdatamodeld/Gallery.xcdatamodel</attribute><attribute name="destinationmodelpath" type="string">Gallery.xcdatamodeld/Gallery 2.xcdatamodel</attribute><relationship name="entitymappings" type="0/0" destination="XDDEVENTITYMAPPING" idrefs="z2"></relationship></object>
+            </database>
+            """.write(to: mapping.appendingPathComponent("xcmapping.xml"), atomically: true, encoding: .utf8)
+        try bundle.makeCurrent("Gallery 2")
+        let second = try Self.open(url, try bundle.model())
+        #expect(try Self.images(second) == ["large": Self.bytes(Self.large)])
+        // The value was written anew by the migration: its new file is in the store's folder,
+        // the old one is gone, and nothing of the migrated copy is left beside the store.
+        let after = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path))
+        #expect(after.count == 1 && after.isDisjoint(with: before))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.contains("migrating") }
+        #expect(leftovers == [".Gallery-migrating.lock"])
+    }
+
+    @Test func replacingAStoreCopiesItsFiles() throws {
+        let stack = try stack()
+        stack.insert("Photo", ["name": "large", "image": Self.bytes(Self.large)])
+        try stack.context.save()
+        let copy = stack.directory.file("Copy.sqlite")
+        try stack.coordinator.replacePersistentStore(at: copy, destinationOptions: nil, withPersistentStoreFrom: stack.storeURL,
+                                                     sourceOptions: nil, ofType: NSSQLiteStoreType)
+        let context = try Self.open(copy, Self.model())
+        #expect(try Self.images(context) == ["large": Self.bytes(Self.large)])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: ExternalDataFolder.url(of: copy).path) == Array(files(stack)))
+    }
 }

@@ -150,7 +150,11 @@ package struct MappedStoreMigration {
     }
 
     private func removeStore(at migrated: URL) throws {
-        for path in [migrated.path + "-wal", migrated.path + "-shm", migrated.path + "-journal", migrated.path]
+        // With the companions a SQLite store keeps beside it: its logs, and the folder of its
+        // external binary data (whose files a SQLite store's replacement has taken over).
+        let support = migrated.deletingLastPathComponent()
+            .appendingPathComponent(".\(migrated.deletingPathExtension().lastPathComponent)_SUPPORT").path
+        for path in [migrated.path + "-wal", migrated.path + "-shm", migrated.path + "-journal", support, migrated.path]
         where FileManager.default.fileExists(atPath: path) {
             try FileManager.default.removeItem(atPath: path)
         }

@@ -17,6 +17,9 @@ package struct StoreDifference: Equatable, Sendable {
         case missingColumn
         /// An attribute's column holds another type.
         case columnType
+        /// An attribute's column is written another way (with or without the marker byte of
+        /// external binary storage).
+        case columnEncoding
     }
 
     package let kind: Kind
