@@ -41,7 +41,7 @@ final class SQLiteRowDecoder {
         return shape._withUnsafeGuaranteedRef { shape in
             RowSnapshot(primaryKey: statement.int64(at: offset), entity: shape.entity, store: store,
                         rootIdentity: shape.rootIdentity, version: statement.int64(at: offset + 2),
-                        values: shape.externalSlots.isEmpty ? attributeValues(statement, shape: shape)
+                        values: !shape.hasExternalData ? attributeValues(statement, shape: shape)
                             : resolvingExternalData(attributeValues(statement, shape: shape), shape: shape, key: statement.int64(at: offset)),
                         toOne: shape.hasRelationships ? toOneDestinations(statement, mapping: shape.mapping) : [],
                         readAt: readAt)
@@ -138,8 +138,9 @@ private final class RowShape {
     let plan: [(index: Int, type: NSAttributeType)]
     let attributes: [NSAttributeDescription]
     let hasRelationships: Bool
-    /// The slots whose columns hold external data markers.
+    /// The slots whose columns hold external data markers, and whether there are any.
     let externalSlots: [Int]
+    let hasExternalData: Bool
 
     init(number: Int64, mapping: SQLiteSchema.EntityMapping) {
         self.number = number
@@ -151,5 +152,6 @@ private final class RowShape {
         attributes = layout.attributes
         hasRelationships = !layout.relationships.isEmpty
         externalSlots = mapping.externalDataSlots
+        hasExternalData = !externalSlots.isEmpty
     }
 }

@@ -53,7 +53,12 @@ final class SQLiteSchema {
         /// references, so that decoding a row touches no reference counts.
         @exclusivity(unchecked) var attributeReadPlan: [(index: Int, type: NSAttributeType)] = []
         /// The attribute slots whose columns hold external data markers (`ExternalDataColumn`).
-        @exclusivity(unchecked) var externalDataSlots: [Int] = []
+        @exclusivity(unchecked) var externalDataSlots: [Int] = [] {
+            didSet { hasExternalData = !externalDataSlots.isEmpty }
+        }
+        /// Whether there are any: what each written or read row checks, a flag rather than the
+        /// array, which the check would retain.
+        @exclusivity(unchecked) private(set) var hasExternalData = false
         @exclusivity(unchecked) var toOneReadIndexes: [Int?] = []
         @exclusivity(unchecked) var toOneEntityReadIndexes: [Int?] = []
         /// The destination entity's mapping of each to-one slot, found once instead of per row.

@@ -288,11 +288,11 @@ extension SQLiteStore {
     private func bindColumns(of row: SaveChanges.Row, mapping: SQLiteSchema.EntityMapping, slots: [Int]?, relationshipSlots: [Int]?,
                              resolve: (NSManagedObjectID?) -> Int64?, to statement: SQLiteStatement, from index: inout Int) throws {
         let layout = mapping.layout
-        let externalSlots = mapping.externalDataSlots
+        let hasExternalData = mapping.hasExternalData
         func bindAttribute(_ slot: Int, _ index: inout Int) throws {
             guard mapping.attributeColumns[slot] != nil else { return }
             do {
-                if !externalSlots.isEmpty && externalSlots.contains(slot), case .data(let data) = row.values[slot] {
+                if hasExternalData && mapping.externalDataSlots.contains(slot), case .data(let data) = row.values[slot] {
                     try statement.bind(try externalData.column(for: data, object: row.objectID, slot: slot), at: index)
                 } else {
                     try SQLiteValueCoding.bind(row.values[slot], of: layout.attributes[slot], to: statement, at: index)
@@ -358,7 +358,7 @@ extension SQLiteStore {
             return try connection.cachedStatement(
                 "UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?")
         }
-        if !mapping.externalDataSlots.isEmpty {
+        if mapping.hasExternalData {
             try releaseExternalData(of: key, slots: attributeSlots.filter(mapping.externalDataSlots.contains), in: mapping, on: connection)
         }
         try statement.bind(row.expectedVersion + 1, at: 1)

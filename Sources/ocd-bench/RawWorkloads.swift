@@ -458,6 +458,14 @@ final class RawStatement {
         try check(code, "binding parameter \(index)")
     }
 
+    /// Binds a blob (copied by SQLite).
+    func bind(_ value: Data, at index: Int32) throws {
+        let code = value.withUnsafeBytes { bytes in
+            sqlite3_bind_blob(handle, index, bytes.baseAddress, Int32(bytes.count), csqlite_transient())
+        }
+        try check(code, "binding parameter \(index)")
+    }
+
     /// Steps once: true if a row is available, false when done (the statement is then reset).
     func step() throws -> Bool {
         let code = sqlite3_step(handle)
@@ -496,6 +504,12 @@ final class RawStatement {
 
     func double(_ column: Int32) -> Double {
         sqlite3_column_double(handle, column)
+    }
+
+    /// The column's bytes, copied (empty for NULL).
+    func data(_ column: Int32) -> Data {
+        guard let bytes = sqlite3_column_blob(handle, column) else { return Data() }
+        return Data(bytes: bytes, count: Int(sqlite3_column_bytes(handle, column)))
     }
 
     /// The column's text, or nil if it is NULL.

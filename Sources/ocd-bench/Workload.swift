@@ -121,6 +121,14 @@ extension Workload {
             raw: { try FrameworkWorkloads.w2(directory: $0, n: $1) },
             baseline: "W2"),
         Workload(
+            id: "WX", title: "insert, external data", size: { _ in "\(ExternalDataWorkload.photoCount)x256KiB" },
+            framework: { try ExternalDataWorkload.frameworkInsert(directory: $0, n: $1) },
+            raw: { try ExternalDataWorkload.rawInsert(directory: $0, n: $1) }),
+        Workload(
+            id: "WXf", title: "fetch, external data", size: { _ in "\(ExternalDataWorkload.photoCount)x256KiB" },
+            framework: { try ExternalDataWorkload.frameworkFetch(directory: $0, n: $1) },
+            raw: { try ExternalDataWorkload.rawFetch(directory: $0, n: $1) }),
+        Workload(
             id: "W4h", title: "update, history recorded", size: { "\($0)" },
             framework: { try FrameworkWorkloads.w4(directory: $0, n: $1, tracksHistory: true) },
             raw: { try FrameworkWorkloads.w4(directory: $0, n: $1) },

@@ -33,12 +33,14 @@ struct Options {
                      holds against fetching them again (W10); W11 is W1 with an undo manager
                      recording every change, against W1 without one; W1h and W4h are W1 and
                      W4 on a store recording persistent history, against W1 and W4 without;
-             W1b saves the N items into a binary store, against W1; W2b opens a
-             binary store of N items and fetches them all, against W2's fetch;
+                     W1b saves the N items into a binary store, against W1; W2b opens a
+                     binary store of N items and fetches them all, against W2's fetch;
                      W12 is one change round of a fetched results controller over 100,000
                      items (the mean of 500), against its performFetch(); W13 reads the
                      history of a save of 10,000 updates after N earlier changes, against
-                     the same read with no history before it
+                     the same read with no history before it; WX saves 500 values of
+                     256 KiB in a binary attribute that allows external storage (a file
+                     each), WXf fetches and reads them, against a raw BLOB column
         Set OCD_BENCH_PHASES=1 to print the framework side's phases (W1, W2, W6) to standard error.
         """
 

@@ -8,7 +8,10 @@ enum BankModel {
     static let accountCount = 16
     static let openingBalance: Int64 = 1_000
 
-    static func make() -> NSManagedObjectModel {
+    /// With `receipts`, every transfer carries a receipt and every account a statement of its
+    /// last transfer: binary values that allow external storage, some above the 128 KiB that
+    /// sends them to files (`Receipt`), so that kills land while files are written and deleted.
+    static func make(receipts: Bool = false) -> NSManagedObjectModel {
         let account = NSEntityDescription(name: "Account")
         let transfer = NSEntityDescription(name: "Transfer")
         let outgoing = NSRelationshipDescription(name: "outgoing", destination: transfer, toMany: true, deleteRule: .denyDeleteRule)
@@ -27,11 +30,17 @@ enum BankModel {
             outgoing, incoming,
         ]
         account.uniquenessConstraints = [["number"]]
+        if receipts {
+            account.properties.append(Receipt.attribute("statement"))
+        }
         transfer.properties = [
             NSAttributeDescription(name: "amount", type: .integer64AttributeType, optional: false),
             NSAttributeDescription(name: "writer", type: .integer64AttributeType, optional: false),
             from, to,
         ]
+        if receipts {
+            transfer.properties.append(Receipt.attribute("receipt"))
+        }
         let model = NSManagedObjectModel()
         model.entities = [account, transfer]
         return model

@@ -77,8 +77,31 @@ struct BankStore {
                     return ("account \(account.value(forKey: "number")!) has \(balance), its ledger says \(ledger)", 0)
                 }
             }
+            if let problem = try damagedReceipt(in: context) { return (problem, 0) }
             return (nil, try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Transfer")))
         }
+    }
+
+    /// With receipts: the first receipt or statement that does not read back whole (a missing
+    /// or torn external data file would), or nil.
+    private func damagedReceipt(in context: NSManagedObjectContext) throws -> String? {
+        for (entity, key) in [("Transfer", "receipt"), ("Account", "statement")] {
+            guard model.entitiesByName[entity]?.attributesByName[key] != nil else { continue }
+            let objects: [NSManagedObject]
+            do {
+                objects = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: entity))
+            } catch {
+                return "the \(key)s can't be read: \(error.localizedDescription)"
+            }
+            for object in objects {
+                guard let data = object.value(forKey: key) as? Data else {
+                    if entity == "Transfer" { return "a transfer has no receipt" }
+                    continue
+                }
+                if !Receipt.isIntact(data) { return "a \(key) of \(data.count) bytes is not the one written" }
+            }
+        }
+        return nil
     }
 
     /// The transfers' amounts summed per account on the `side` ("from" or "to").

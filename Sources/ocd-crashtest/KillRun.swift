@@ -10,6 +10,8 @@ struct KillRun {
         var directory: URL?
         /// `sqlite`, or an atomic store: `binary`, `xml`.
         var storeType = NSSQLiteStoreType
+        /// Whether transfers carry receipts kept as external binary data (`BankModel`).
+        var receipts = false
 
         /// The store types `--type` names.
         static let storeTypes = ["sqlite": NSSQLiteStoreType, "binary": NSBinaryStoreType, "xml": NSXMLStoreType]
@@ -24,7 +26,8 @@ struct KillRun {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { if options.directory == nil { try? FileManager.default.removeItem(at: directory) } }
         let fileName = options.storeType == NSSQLiteStoreType ? "Bank.sqlite" : "Bank.\(options.storeType.lowercased())"
-        let store = BankStore(url: directory.appendingPathComponent(fileName), model: BankModel.make(), storeType: options.storeType)
+        let store = BankStore(url: directory.appendingPathComponent(fileName), model: BankModel.make(receipts: options.receipts),
+                              storeType: options.storeType)
         // A store given with --store is used as it is when it exists (to check it again).
         if !FileManager.default.fileExists(atPath: store.url.path) { try store.create() }
         var random = SplitMix(seed: options.seed)
@@ -47,7 +50,7 @@ struct KillRun {
             lastTransfers = count
             transfers = count
         }
-        print("\(options.kills) kills of \(options.writers) writer(s) of a \(options.storeType) store, \(transfers) transfers saved, "
+        print("\(options.kills) kills of \(options.writers) writer(s) of a \(options.storeType) store\(options.receipts ? " with receipts" : ""), \(transfers) transfers saved, "
               + "\(killsWithProgress) kills after new saves, \(failures) failures")
         return failures == 0
     }
@@ -56,6 +59,7 @@ struct KillRun {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
         process.arguments = ["writer", store.url.path, String(writer), String(seed), store.storeType]
+            + (options.receipts ? ["receipts"] : [])
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         return process

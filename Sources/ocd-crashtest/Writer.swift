@@ -39,6 +39,12 @@ extension Writer {
         transfer.setValue(writer, forKey: "writer")
         transfer.setValue(from, forKey: "from")
         transfer.setValue(to, forKey: "to")
+        if transfer.entity.attributesByName["receipt"] != nil {
+            // A new value for the receipt, and one that replaces the account's statement (whose
+            // file, if it had one, goes with the save).
+            transfer.setValue(Receipt.make(&random), forKey: "receipt")
+            from.setValue(Receipt.make(&random), forKey: "statement")
+        }
     }
 }
 

@@ -7,17 +7,17 @@ import OpenCoreData
 /// invariants (see `BankModel`). `writers` runs several processes saving the same objects at
 /// once under a merge policy, and checks what the policy promises (see `ManyWritersRun`).
 ///
-///     ocd-crashtest run [--kills N] [--writers W] [--seed S] [--store DIR] [--type sqlite|binary|xml]
+///     ocd-crashtest run [--kills N] [--writers W] [--seed S] [--store DIR] [--type sqlite|binary|xml] [--receipts external]
 ///     ocd-crashtest migrations [--kills N] [--seed S] [--transfers T] [--mapping inferred|custom|staged]
 ///     ocd-crashtest writers [--writers W] [--rounds R] [--policy P] [--seed S]
-///     ocd-crashtest writer STORE WRITER SEED TYPE (started by `run`)
+///     ocd-crashtest writer STORE WRITER SEED TYPE [receipts] (started by `run`)
 ///     ocd-crashtest board-writer STORE WRITER ROUNDS POLICY SEED (started by `writers`)
 ///     ocd-crashtest migrator STORE BUNDLE MAPPING (started by `migrations`)
 ///     ocd-crashtest history-writer STORE ENTITY ATTRIBUTE COUNT (started by the history tests)
 let arguments = Array(CommandLine.arguments.dropFirst())
 
 func usage() -> Never {
-    FileHandle.standardError.write(Data("usage: ocd-crashtest run [--kills N] [--writers W] [--seed S] [--store DIR] [--type sqlite|binary|xml (one writer)]\n       ocd-crashtest migrations [--kills N] [--seed S] [--transfers T] [--mapping inferred|custom|staged]\n       ocd-crashtest writers [--writers W] [--rounds R] [--policy error|objectTrump|storeTrump|overwrite|rollback] [--seed S]\n".utf8))
+    FileHandle.standardError.write(Data("usage: ocd-crashtest run [--kills N] [--writers W] [--seed S] [--store DIR] [--type sqlite|binary|xml (one writer)] [--receipts external]\n       ocd-crashtest migrations [--kills N] [--seed S] [--transfers T] [--mapping inferred|custom|staged]\n       ocd-crashtest writers [--writers W] [--rounds R] [--policy error|objectTrump|storeTrump|overwrite|rollback] [--seed S]\n".utf8))
     exit(2)
 }
 
@@ -42,8 +42,9 @@ func exitWithResult(_ run: () throws -> Bool) -> Never {
 
 switch arguments.first {
 case "writer":
-    guard arguments.count == 5, let writer = Int64(arguments[2]), let seed = UInt64(arguments[3]) else { usage() }
-    let store = BankStore(url: URL(fileURLWithPath: arguments[1]), model: BankModel.make(), storeType: arguments[4])
+    guard [5, 6].contains(arguments.count), let writer = Int64(arguments[2]), let seed = UInt64(arguments[3]) else { usage() }
+    let receipts = arguments.count == 6 && arguments[5] == "receipts"
+    let store = BankStore(url: URL(fileURLWithPath: arguments[1]), model: BankModel.make(receipts: receipts), storeType: arguments[4])
     do { try Writer.run(store: store, writer: writer, seed: seed) } catch {
         FileHandle.standardError.write(Data("ocd-crashtest writer: \(error)\n".utf8))
         exit(1)
@@ -101,6 +102,9 @@ case "run":
         case "--seed": options.seed = UInt64(value) ?? { usage() }()
         case "--store": options.directory = URL(fileURLWithPath: value)
         case "--type": options.storeType = KillRun.Options.storeTypes[value] ?? { usage() }()
+        case "--receipts":
+            guard value == "external" else { usage() }
+            options.receipts = true
         default: usage()
         }
     }

@@ -19,6 +19,20 @@ import OpenCoreData
         #expect(result.output.hasSuffix(", 0 failures\n"), "\(result.output)")
     }
 
+    /// External binary data: writers whose transfers carry receipts, some in files of their own,
+    /// and replace each account's statement (its old file deleted once the save is final), are
+    /// killed at random; every receipt and statement then reads back whole, so no row names a
+    /// missing or torn file. `swift run ocd-crashtest run --kills 100 --writers 2 --receipts
+    /// external` runs many.
+    @Test func killedWritersOfExternalDataLeaveEveryFileARowNames() throws {
+        let result = try OCD.run(["run", "--kills", "5", "--writers", "2", "--seed", "21", "--receipts", "external"],
+                                 executable: OCD.product("ocd-crashtest"))
+        #expect(result.status == 0, "\(result.output)\(result.error)")
+        #expect(result.output.contains("5 kills of 2 writer(s) of a SQLite store with receipts"))
+        #expect(result.output.hasSuffix(", 0 failures\n"), "\(result.output)")
+        #expect(!result.output.contains(", 0 transfers saved"), "\(result.output)")
+    }
+
     /// An atomic store's save rewrites its whole file: a writer killed at any moment leaves the
     /// file of the save before or the file of the save after, which loads whole and balances.
     /// `swift run ocd-crashtest run --kills 100 --type binary` (or `xml`) runs many.

@@ -1,0 +1,101 @@
+import Foundation
+import OpenCoreData
+
+/// WX and WXf: `photoCount` values of `imageSize` bytes in a binary attribute that allows
+/// external storage (Docs/ExternalBinaryData.md), so each goes to a file of its own: saved in
+/// one save (WX), then fetched and read in a new stack (WXf), against raw SQLite keeping the same
+/// bytes in a BLOB column. N is ignored.
+enum ExternalDataWorkload {
+    static let photoCount = 500
+    static let imageSize = 256 * 1024
+
+    /// Photo `i`'s bytes: a pattern of its own, so that no two files are alike.
+    static func image(_ i: Int) -> Data {
+        Data((0..<imageSize).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ i) })
+    }
+
+    /// What reading a value costs at least: one byte of every page, summed.
+    static func touch(_ data: Data) -> Int {
+        stride(from: 0, to: data.count, by: 4096).reduce(data.count) { $0 &+ Int(data[data.startIndex + $1]) }
+    }
+
+    static var expectedTouch: Int { (0..<photoCount).reduce(0) { $0 &+ touch(image($1)) } }
+
+    static func model() -> NSManagedObjectModel {
+        let photo = NSEntityDescription(name: "Photo")
+        let image = NSAttributeDescription(name: "image", type: .binaryDataAttributeType)
+        image.allowsExternalBinaryDataStorage = true
+        photo.properties = [NSAttributeDescription(name: "name", type: .stringAttributeType), image]
+        let model = NSManagedObjectModel()
+        model.entities = [photo]
+        return model
+    }
+
+    // MARK: Framework
+
+    static func frameworkInsert(directory: URL, n: Int) throws -> Double {
+        let images = (0..<photoCount).map(image)
+        let stack = try BenchStack(directory: directory, model: model())
+        return try Stopwatch.time { try insert(images, into: stack) }
+    }
+
+    static func frameworkFetch(directory: URL, n: Int) throws -> Double {
+        try insert((0..<photoCount).map(image), into: BenchStack(directory: directory, model: model()))
+        let stack = try BenchStack(directory: directory, model: model())
+        var total = 0
+        let seconds = try Stopwatch.time {
+            for photo in try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Photo")) {
+                total &+= touch(photo.value(forKey: "image") as? Data ?? Data())
+            }
+        }
+        try RawWorkloads.expect(total == expectedTouch, "WXf", "read \(total), expected \(expectedTouch)")
+        return seconds
+    }
+
+    private static func insert(_ images: [Data], into stack: BenchStack) throws {
+        for (index, data) in images.enumerated() {
+            let photo = NSEntityDescription.insertNewObject(forEntityName: "Photo", into: stack.context)
+            photo.setValue("photo-\(index)", forKey: "name")
+            photo.setValue(data, forKey: "image")
+        }
+        try stack.context.save()
+    }
+
+    // MARK: Raw
+
+    static func rawInsert(directory: URL, n: Int) throws -> Double {
+        let images = (0..<photoCount).map(image)
+        let db = try RawDatabase.open(in: directory)
+        try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, name TEXT, image BLOB)")
+        return try Stopwatch.time { try insert(images, into: db) }
+    }
+
+    static func rawFetch(directory: URL, n: Int) throws -> Double {
+        let db = try RawDatabase.open(in: directory)
+        try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, name TEXT, image BLOB)")
+        try insert((0..<photoCount).map(image), into: db)
+        let reader = try RawDatabase.open(in: directory)
+        var total = 0
+        let seconds = try Stopwatch.time {
+            let select = try reader.prepare("SELECT id, name, image FROM photo")
+            while try select.step() {
+                BenchSink.consume(Int(select.int64(0)) &+ (select.text(1)?.utf8.count ?? 0))
+                total &+= touch(select.data(2))
+            }
+        }
+        try RawWorkloads.expect(total == expectedTouch, "WXf", "raw read \(total), expected \(expectedTouch)")
+        return seconds
+    }
+
+    private static func insert(_ images: [Data], into db: RawDatabase) throws {
+        try db.transaction {
+            let insert = try db.prepare("INSERT INTO photo (id, name, image) VALUES (?1, ?2, ?3)")
+            for (index, data) in images.enumerated() {
+                try insert.bind(Int64(index + 1), at: 1)
+                try insert.bind("photo-\(index)", at: 2)
+                try insert.bind(data, at: 3)
+                try insert.run()
+            }
+        }
+    }
+}
