@@ -202,6 +202,7 @@ private struct Cursor {
                 for slot in fileEntity.toOneSlots {
                     let destination = try reference(in: entities, store: store)
                     if let slot, let destination {
+                        try check(destination, of: layout.relationships[slot])
                         toOne[slot] = destination
                         references.append(destination)
                     }
@@ -224,6 +225,7 @@ private struct Cursor {
                 let source = try key()
                 members[source] = try (0..<count()).map { _ in
                     guard let member = try reference(in: entities, store: store) else { throw reader.corrupt("a member of \(entityName).\(name) is missing") }
+                    try check(member, of: relationship)
                     references.append(member)
                     return member
                 }
@@ -252,9 +254,18 @@ private struct Cursor {
         return NSManagedObjectID(entity: entity.entity, store: store, primaryKey: key, rootIdentity: entity.rootIdentity)
     }
 
+    /// Refuses an object a relationship cannot lead to (another entity than its destination's).
+    private func check(_ destination: NSManagedObjectID, of relationship: NSRelationshipDescription) throws {
+        guard let expected = relationship.destinationEntity, !destination.entity.isKindOf(entity: expected) else { return }
+        throw reader.corrupt("\(relationship.entity?.name ?? "?").\(relationship.name) refers to an object of \(destination.entity.name ?? "?"), not of \(expected.name ?? "?")")
+    }
+
     private mutating func value(for attribute: NSAttributeDescription?) throws -> PrimitiveValue {
         guard let tag = BinaryStoreFormat.Tag(rawValue: try byte()) else {
             throw reader.corrupt("a value of \(attribute?.name ?? "an attribute") has the unknown type tag \(bytes[offset - 1])")
+        }
+        if let attribute, !BinaryStoreFormat.tag(tag, fits: attribute.attributeType) {
+            throw reader.corrupt("the \(attribute.attributeType.modelName) attribute \(attribute.entity?.name ?? "?").\(attribute.name) has a value of type tag \(tag.rawValue)")
         }
         switch tag {
         case .null: return .null

@@ -143,6 +143,64 @@ import OpenCoreData
         #expect(try Data(contentsOf: stack.url) == written)
     }
 
+    /// Rewrites the objects of the store's JSON file with `edit` (by object name).
+    private func editObjects(of url: URL, _ edit: (inout [String: [String: Any]]) -> Void) throws {
+        var file = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
+        var objects: [String: [String: Any]] = [:]
+        for object in file["objects"] as? [[String: Any]] ?? [] { objects[object["id"] as! String] = object }
+        edit(&objects)
+        file["objects"] = objects.keys.sorted().map { objects[$0]! }
+        try JSONSerialization.data(withJSONObject: file, options: [.sortedKeys]).write(to: url)
+    }
+
+    /// The name of the object whose `key` is `value` in the file.
+    private func named(_ objects: [String: [String: Any]], _ key: String, _ value: String) throws -> String {
+        try #require(objects.first { ($0.value["values"] as? [String: Any])?[key] as? String == value }?.key)
+    }
+
+    @Test func aRelationshipALoadSetsOnOneSideOnlyIsCompletedOnTheOther() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Stack(at: directory.file("Library.json"))
+        try library(in: stack)
+        // The books lose their author and the tag its books: only Ada's books and the book's
+        // tags say who belongs together.
+        try editObjects(of: stack.url) { objects in
+            for (name, object) in objects {
+                var relationships = object["relationships"] as? [String: Any] ?? [:]
+                if name.hasPrefix("Book/") { relationships["author"] = nil }
+                if name.hasPrefix("Tag/") { relationships["books"] = nil }
+                objects[name]!["relationships"] = relationships
+            }
+        }
+        try stack.reopen()
+        let books = try stack.fetch("Book", sortedBy: "title")
+        #expect(books.map { ($0.value(forKey: "author") as? NSManagedObject)?.value(forKey: "name") as? String } == ["Ada", "Ada"])
+        let tag = try #require(try stack.fetch("Tag", sortedBy: "label").first)
+        #expect(strings(members(tag, "books"), "title") == ["Notes"])
+    }
+
+    @Test func aLoadWhoseSidesOfARelationshipContradictEachOtherIsRefused() throws {
+        let directory = TemporaryDirectory()
+        let stack = try Stack(at: directory.file("Library.json"))
+        try library(in: stack)
+        stack.insert("Author", ["name": "Bo"])
+        try stack.context.save()
+        // Ada's books still list Notes, whose author is now Bo.
+        var bo = "", notes = ""
+        try editObjects(of: stack.url) { objects in
+            bo = (try? named(objects, "name", "Bo")) ?? ""
+            notes = (try? named(objects, "title", "Notes")) ?? ""
+            var relationships = objects[notes]?["relationships"] as? [String: Any] ?? [:]
+            relationships["author"] = bo
+            objects[notes]?["relationships"] = relationships
+        }
+        let error = try #require(throws: CocoaError.self) { try stack.reopen() }
+        #expect(error.code == .persistentStoreOpen)
+        let message = error.userInfo[NSLocalizedDescriptionKey] as? String ?? ""
+        #expect(message.contains("Author.books of"))
+        #expect(message.contains("whose author is"))
+    }
+
     @Test func theMetadataIsReadWithoutLoadingAndComparedBeforeTheObjects() throws {
         let directory = TemporaryDirectory()
         let stack = try Stack(at: directory.file("Library.json"))

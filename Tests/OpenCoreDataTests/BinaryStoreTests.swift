@@ -148,20 +148,56 @@ import OpenCoreData
     @Test func aFileWhoseObjectsDoNotHoldTogetherIsRefused() throws {
         // Written by hand, as a damaged or foreign writer would, with a valid checksum: one pet
         // whose owner, Person 5, the file does not hold.
-        var body: [UInt8] = []
-        func varint(_ value: UInt64) {
-            var value = value
-            while value >= 0x80 { body.append(UInt8(truncatingIfNeeded: value) | 0x80); value >>= 7 }
-            body.append(UInt8(value))
+        try expectRefused(reason: "refers to the object Person 5, which it does not hold") { body in
+            body.varint(2)                                                        // entities
+            body.string("Person"); body.varint(0); body.varint(0)
+            body.string("Pet"); body.varint(0); body.varint(1); body.string("owner")
+            body.varint(0)                                                        // last keys
+            body.varint(0)                                                        // Person rows
+            body.varint(1); body.varint(1); body.varint(1); body.varint(1); body.varint(5)  // Pet 1, version 1, owner: entity 1 (Person), key 5
         }
-        func string(_ text: String) { varint(UInt64(text.utf8.count)); body += Array(text.utf8) }
-        varint(2)                                                   // entities
-        string("Person"); varint(0); varint(0)
-        string("Pet"); varint(0); varint(1); string("owner")
-        varint(0)                                                   // last keys
-        varint(0)                                                   // Person rows
-        varint(1); varint(1); varint(1); varint(1); varint(5)       // Pet 1, version 1, owner: entity 1 (Person), key 5
-        varint(0)                                                   // memberships
+    }
+
+    @Test func aValueOfAnotherTypeThanItsAttributesIsRefused() throws {
+        // Person 1 whose age (Integer 64) is a string.
+        try expectRefused(reason: "the Integer 64 attribute Person.age has a value of type tag 5") { body in
+            body.varint(1)                                                        // entities
+            body.string("Person"); body.varint(1); body.string("age"); body.varint(0)
+            body.varint(0)                                                        // last keys
+            body.varint(1); body.varint(1); body.varint(1)                        // Person 1, version 1
+            body.bytes.append(5); body.string("forty")                            // tag 5: a string
+        }
+    }
+
+    @Test func aRelationshipToAnObjectOfAnotherEntityIsRefused() throws {
+        // Pet 1 whose owner is Pet 1: owner leads to Person.
+        try expectRefused(reason: "Pet.owner refers to an object of Pet, not of Person") { body in
+            body.varint(1)                                                        // entities
+            body.string("Pet"); body.varint(0); body.varint(1); body.string("owner")
+            body.varint(0)                                                        // last keys
+            body.varint(1); body.varint(1); body.varint(1); body.varint(1); body.varint(1)  // Pet 1, version 1, owner: entity 1 (Pet), key 1
+        }
+    }
+
+    /// The body of a binary store file, written by hand.
+    private struct Body {
+        var bytes: [UInt8] = []
+        mutating func varint(_ value: UInt64) {
+            var value = value
+            while value >= 0x80 { bytes.append(UInt8(truncatingIfNeeded: value) | 0x80); value >>= 7 }
+            bytes.append(UInt8(value))
+        }
+        mutating func string(_ text: String) { varint(UInt64(text.utf8.count)); bytes += Array(text.utf8) }
+    }
+
+    /// Writes a store whose body is what `write` writes (entities, last keys, rows), then no
+    /// memberships, as a damaged or foreign writer would: with a valid header and checksum.
+    /// Expects it refused for `reason`, and left as it was.
+    private func expectRefused(reason: String, _ write: (inout Body) -> Void) throws {
+        var written = Body()
+        write(&written)
+        written.varint(0)                                                         // memberships
+        let body = written.bytes
         let metadata = try PropertyListSerialization.data(fromPropertyList: [NSStoreUUIDKey: UUID().uuidString, NSStoreTypeKey: NSBinaryStoreType],
                                                           format: .binary, options: 0)
         var file = Array("OCDBIN".utf8) + [0x1A, 0x0A]
@@ -176,7 +212,7 @@ import OpenCoreData
         try Data(file).write(to: url)
         let error = try #require(throws: CocoaError.self) { try open(url) }
         #expect(error.code == .fileReadCorruptFile)
-        #expect(error.message.contains("refers to the object Person 5, which it does not hold"))
+        #expect(error.message.contains(reason))
         #expect(try Data(contentsOf: url) == Data(file))
     }
 

@@ -9,9 +9,12 @@ struct AtomicNodeGraph {
     func graph() throws -> StoredGraph {
         var graph = StoredGraph()
         let readAt = SnapshotClock.now()
+        var rows: [NSManagedObjectID: (values: [PrimitiveValue], toOne: [NSManagedObjectID?])] = [:]
+        // To-many values, checked against (and completing) their inverses once every node is read.
+        var toManys: [(source: NSManagedObjectID, relationship: NSRelationshipDescription, members: [NSManagedObjectID])] = []
         for node in nodes.values {
             let id = node.objectID
-            guard id.persistentStore === store, let key = id.primaryKey else {
+            guard id.persistentStore === store, id.primaryKey != nil else {
                 throw wrongNode("a node of \(id), which is not an object ID of this store")
             }
             let layout = id.entity.layout
@@ -26,22 +29,58 @@ struct AtomicNodeGraph {
             }
             var toOne = [NSManagedObjectID?](repeating: nil, count: layout.relationships.count)
             for relationship in layout.relationships where !relationship.isTransient {
-                let value = node.value(forKey: relationship.name)
+                let destinations = try destinations(in: node.value(forKey: relationship.name), of: relationship, node: node)
                 if relationship.isToMany {
-                    // A one-to-many's members are the objects whose inverse to-one names this one.
-                    guard relationship.needsOwnStorage else { continue }
-                    graph.toManyMembers[ObjectIdentifier(relationship), default: [:]][key] = try destinations(in: value, of: relationship, node: node)
+                    toManys.append((id, relationship, destinations))
                 } else {
-                    let destinations = try destinations(in: value, of: relationship, node: node)
                     guard destinations.count <= 1 else {
                         throw wrongNode("\(destinations.count) destinations for the to-one \(name(of: relationship, in: node))")
                     }
                     toOne[relationship.relationshipSlot] = destinations.first
                 }
             }
-            graph.rows[id.rootIdentity, default: [:]][key] = RowSnapshot(objectID: id, version: 1, values: values, toOne: toOne, readAt: readAt)
+            rows[id] = (values, toOne)
+        }
+        try completeInverses(of: toManys, rows: &rows, members: &graph.toManyMembers)
+        for (id, row) in rows {
+            graph.rows[id.rootIdentity, default: [:]][id.primaryKey!] = RowSnapshot(objectID: id, version: 1, values: row.values,
+                                                                                     toOne: row.toOne, readAt: readAt)
         }
         return graph
+    }
+
+    /// Keeps both sides of relationships with an inverse together, as Core Data's contexts do,
+    /// when a store of your own set only one side in `load()`: a one-to-many's members are the
+    /// objects whose to-one names the owner, so a member listed only on the to-many side gets
+    /// its to-one; a many-to-many member listed on one side only is added to the other. A
+    /// member whose to-one names another owner contradicts the to-many and is refused.
+    private func completeInverses(of toManys: [(source: NSManagedObjectID, relationship: NSRelationshipDescription, members: [NSManagedObjectID])],
+                                  rows: inout [NSManagedObjectID: (values: [PrimitiveValue], toOne: [NSManagedObjectID?])],
+                                  members: inout [ObjectIdentifier: [Int64: [NSManagedObjectID]]]) throws {
+        for (source, relationship, listed) in toManys where relationship.needsOwnStorage {
+            members[ObjectIdentifier(relationship), default: [:]][source.primaryKey!] = listed
+        }
+        for (source, relationship, listed) in toManys {
+            guard let inverse = relationship.inverseRelationship, !inverse.isTransient else { continue }
+            for member in listed {
+                if inverse.isToMany {
+                    guard inverse.needsOwnStorage else { continue }
+                    var others = members[ObjectIdentifier(inverse), default: [:]][member.primaryKey!] ?? []
+                    if !others.contains(source) {
+                        others.append(source)
+                        members[ObjectIdentifier(inverse), default: [:]][member.primaryKey!] = others
+                    }
+                } else {
+                    let slot = inverse.relationshipSlot
+                    switch rows[member]?.toOne[slot] {
+                    case nil: rows[member]?.toOne[slot] = source
+                    case source?: break
+                    case let other?:
+                        throw wrongNode("\(name(of: relationship, in: source)) lists \(member.uriRepresentation().absoluteString), whose \(inverse.name) is \(other.uriRepresentation().absoluteString)")
+                    }
+                }
+            }
+        }
     }
 
     /// The IDs a relationship's value names: nodes or IDs, alone or in a set, an ordered set or
@@ -78,7 +117,11 @@ struct AtomicNodeGraph {
     }
 
     private func name(of property: NSPropertyDescription, in node: NSAtomicStoreCacheNode) -> String {
-        "\(node.objectID.entity.name ?? "?").\(property.name) of \(node.objectID.uriRepresentation().absoluteString)"
+        name(of: property, in: node.objectID)
+    }
+
+    private func name(of property: NSPropertyDescription, in id: NSManagedObjectID) -> String {
+        "\(id.entity.name ?? "?").\(property.name) of \(id.uriRepresentation().absoluteString)"
     }
 
     private func wrongNode(_ what: String) -> CocoaError {
