@@ -36,11 +36,9 @@ struct KillRun {
             let writers = try (0..<options.writers).map { writer in
                 try startWriter(store: store, writer: writer, seed: random.next())
             }
-            // Between 2 and 120 ms: some kills land while a writer opens the store, most while
-            // it is saving.
-            usleep(useconds_t(2_000 + random.next() % 118_000))
-            for writer in writers { kill(writer.processIdentifier, SIGKILL) }
-            for writer in writers { writer.waitUntilExit() }
+            try waitForKillMoment(of: writers, random: &random)
+            for writer in writers { kill(writer.process.processIdentifier, SIGKILL) }
+            for writer in writers { writer.process.waitUntilExit() }
             let (problem, count) = try store.check()
             if let problem {
                 failures += 1
@@ -55,13 +53,47 @@ struct KillRun {
         return failures == 0
     }
 
-    private func startWriter(store: BankStore, writer: Int, seed: UInt64) throws -> Process {
+    /// A writer process and the pipe on which it reports each save.
+    private struct RunningWriter {
+        let process: Process
+        let saves: FileHandle
+    }
+
+    private func startWriter(store: BankStore, writer: Int, seed: UInt64) throws -> RunningWriter {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
         process.arguments = ["writer", store.url.path, String(writer), String(seed), store.storeType]
             + (options.receipts ? ["receipts"] : [])
-        process.standardOutput = FileHandle.nullDevice
+        let saves = Pipe()
+        process.standardOutput = saves
         try process.run()
-        return process
+        return RunningWriter(process: process, saves: saves.fileHandleForReading)
+    }
+
+    /// Waits for the moment of a round's kill, measured in the writers' saves rather than in
+    /// wall-clock time, so that a slow or busy machine gets the same mix of kills: one round in
+    /// four kills 2 to 120 ms after the start (while a writer opens the store or makes its first
+    /// save); the others after 1 to 4 saves reported by the writers, plus up to 20 ms (most land
+    /// inside a save). A writer that dies on its own ends the wait; the check then tells why.
+    private func waitForKillMoment(of writers: [RunningWriter], random: inout SplitMix) throws {
+        let choice = random.next()
+        guard choice % 4 != 0 else {
+            usleep(useconds_t(2_000 + random.next() % 118_000))
+            return
+        }
+        var saves = 0
+        let wanted = Int(choice / 4 % 4) + 1
+        var descriptors = writers.map { pollfd(fd: $0.saves.fileDescriptor, events: Int16(POLLIN), revents: 0) }
+        let deadline = Date().addingTimeInterval(60)
+        var buffer = [UInt8](repeating: 0, count: 64)
+        while saves < wanted, Date() < deadline {
+            guard poll(&descriptors, nfds_t(descriptors.count), 1_000) > 0 else { continue }
+            for index in descriptors.indices where descriptors[index].revents != 0 {
+                let count = read(descriptors[index].fd, &buffer, buffer.count)
+                if count <= 0 { return }  // the writer exited
+                saves += count
+            }
+        }
+        usleep(useconds_t(random.next() % 20_000))
     }
 }

@@ -5,6 +5,8 @@ import OpenCoreData
 /// A save that meets another writer's change (133020) is rolled back, the objects refreshed,
 /// and the transfer tried again.
 enum Writer {
+    private static let savedMark = Data([0x2E])
+
     static func run(store: BankStore, writer: Int64, seed: UInt64) throws -> Never {
         var random = SplitMix(seed: seed)
         let context = try store.open()
@@ -16,6 +18,8 @@ enum Writer {
                 transfer(between: accounts, by: writer, random: &random, in: context)
                 do {
                     try context.save()
+                    // One byte per save on stdout: `KillRun` times its kills by these.
+                    FileHandle.standardOutput.write(savedMark)
                 } catch let error as CocoaError where error.code == .managedObjectMerge {
                     context.rollback()
                     for account in accounts { context.refresh(account, mergeChanges: false) }
