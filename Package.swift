@@ -40,3 +40,13 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// `import CoreData` where Apple's framework does not exist: a module of that name that is
+// OpenCoreData, so Core Data code written for Apple's SDK compiles unchanged. On Apple's
+// platforms the name is the system framework's, and applications import OpenCoreData.
+#if !canImport(Darwin)
+package.products.append(.library(name: "CoreData", targets: ["CoreData"]))
+package.targets.append(.target(name: "CoreData", dependencies: ["OpenCoreData"]))
+// Files written as for Apple's SDK (`import Foundation` and `import CoreData`), compiled and run.
+package.targets.append(.testTarget(name: "CoreDataImportTests", dependencies: ["CoreData"]))
+#endif

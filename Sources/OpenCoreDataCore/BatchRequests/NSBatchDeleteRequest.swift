@@ -61,8 +61,11 @@ public final class NSBatchDeleteRequest: NSPersistentStoreRequest {
 public final class NSBatchDeleteResult: NSPersistentStoreResult {
     /// `true`, the deleted IDs or their count, as the request's `resultType` asked.
     public let result: Any?
+    /// The kind of `result`: the request's `resultType`.
+    public let resultType: NSBatchDeleteRequestResultType
 
-    init(result: Any?) {
+    init(resultType: NSBatchDeleteRequestResultType, result: Any?) {
+        self.resultType = resultType
         self.result = result
     }
 }

@@ -91,8 +91,11 @@ public final class NSBatchInsertRequest: NSPersistentStoreRequest {
 public final class NSBatchInsertResult: NSPersistentStoreResult {
     /// `true`, the written IDs or their count, as the request's `resultType` asked.
     public let result: Any?
+    /// The kind of `result`: the request's `resultType`.
+    public let resultType: NSBatchInsertRequestResultType
 
-    init(result: Any?) {
+    init(resultType: NSBatchInsertRequestResultType, result: Any?) {
+        self.resultType = resultType
         self.result = result
     }
 }

@@ -63,8 +63,11 @@ public final class NSBatchUpdateRequest: NSPersistentStoreRequest {
 public final class NSBatchUpdateResult: NSPersistentStoreResult {
     /// `true`, the updated IDs or their count, as the request's `resultType` asked.
     public let result: Any?
+    /// The kind of `result`: the request's `resultType`.
+    public let resultType: NSBatchUpdateRequestResultType
 
-    init(result: Any?) {
+    init(resultType: NSBatchUpdateRequestResultType, result: Any?) {
+        self.resultType = resultType
         self.result = result
     }
 }

@@ -43,7 +43,7 @@ extension NSPersistentStoreCoordinator {
         }
         switch request {
         case let delete as NSBatchDeleteRequest:
-            return NSBatchDeleteResult(result: try { () throws -> Any in
+            return NSBatchDeleteResult(resultType: delete.resultType, result: try { () throws -> Any in
                 switch delete.resultType {
                 case .resultTypeStatusOnly: true
                 case .resultTypeObjectIDs: try known(ids, "objects' IDs")
@@ -51,7 +51,7 @@ extension NSPersistentStoreCoordinator {
                 }
             }())
         case let update as NSBatchUpdateRequest:
-            return NSBatchUpdateResult(result: try { () throws -> Any in
+            return NSBatchUpdateResult(resultType: update.resultType, result: try { () throws -> Any in
                 switch update.resultType {
                 case .statusOnlyResultType: true
                 case .updatedObjectIDsResultType: try known(ids, "objects' IDs")
@@ -59,7 +59,7 @@ extension NSPersistentStoreCoordinator {
                 }
             }())
         case let insert as NSBatchInsertRequest:
-            return NSBatchInsertResult(result: try { () throws -> Any in
+            return NSBatchInsertResult(resultType: insert.resultType, result: try { () throws -> Any in
                 switch insert.resultType {
                 case .statusOnly: true
                 case .objectIDs: try known(ids, "objects' IDs")

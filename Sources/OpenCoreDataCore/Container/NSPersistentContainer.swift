@@ -90,11 +90,20 @@ open class NSPersistentContainer: @unchecked Sendable {
 
     /// Adds every store not yet loaded, calling `block` once per store with its description and
     /// the error, if any. Stores whose description says `shouldAddStoreAsynchronously` are added
-    /// on a background queue.
-    open func loadPersistentStores(completionHandler block: @escaping @Sendable (NSPersistentStoreDescription, Error?) -> Void) {
+    /// on a background queue, and `block` is called there.
+    ///
+    /// As in Apple's SDK, `block` is not `@Sendable`: the common synchronous form can record the
+    /// error in a local variable.
+    ///
+    /// ```swift
+    /// var loadError: Error?
+    /// container.loadPersistentStores { _, error in loadError = error }
+    /// ```
+    open func loadPersistentStores(completionHandler block: @escaping (NSPersistentStoreDescription, Error?) -> Void) {
         for description in persistentStoreDescriptions {
             if description.shouldAddStoreAsynchronously {
-                DispatchQueue.global().async { block(description, self.load(description)) }
+                let handler = AsynchronousLoadHandler(block: block)
+                DispatchQueue.global().async { handler.block(description, self.load(description)) }
             } else {
                 block(description, load(description))
             }
@@ -144,4 +153,11 @@ open class NSPersistentContainer: @unchecked Sendable {
         let context = newBackgroundContext()
         return try await context.perform { try block(context) }
     }
+}
+
+/// The completion handler of a store added asynchronously, carried to the queue that adds it.
+/// `@unchecked Sendable`: asking for `shouldAddStoreAsynchronously` is asking for the handler to
+/// be called on that queue, as Apple's container does with the same non-`@Sendable` block.
+private struct AsynchronousLoadHandler: @unchecked Sendable {
+    let block: (NSPersistentStoreDescription, Error?) -> Void
 }

@@ -258,6 +258,20 @@ open class NSManagedObjectContext: @unchecked Sendable {
 
     /// Runs `block` on the context's queue and waits for it; runs it at once when already there.
     public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        try runAndWait(block)
+    }
+
+    /// Runs `block` on the context's queue and waits for it; runs it at once when already there.
+    /// Apple's SDK has this form beside the generic one, and code passes it as a function value:
+    ///
+    /// ```swift
+    /// let run: (() -> Void) -> Void = context.performAndWait
+    /// ```
+    public func performAndWait(_ block: () -> Void) {
+        runAndWait(block)
+    }
+
+    private func runAndWait<T>(_ block: () throws -> T) rethrows -> T {
         if isOnOwnQueue { return try block() }
         guard let queue else { return try block() }
         // Remembered for the thread, so that a nested call (a child's fetch reaching this

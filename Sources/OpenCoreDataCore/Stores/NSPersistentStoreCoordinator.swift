@@ -20,7 +20,10 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
     private var stores: [NSPersistentStore] = []
 
     /// Creates a coordinator; the model is frozen from now on.
-    public init(managedObjectModel model: NSManagedObjectModel) {
+    ///
+    /// `required`, so that `Self.init(managedObjectModel:)` works in a class method, as it does
+    /// with Apple's Objective-C initialiser (see `Docs/Differences.md`).
+    public required init(managedObjectModel model: NSManagedObjectModel) {
         self.managedObjectModel = model
         model.freeze()
     }
