@@ -35,7 +35,7 @@ extension NSSortDescriptor {
 
 enum ItemQueries {
     static func request(matching predicate: NSPredicate?, sortedBy sortDescriptors: [NSSortDescriptor]) -> NSFetchRequest<Item> {
-        let request: NSFetchRequest<Item> = Item.fetchRequest()
+        let request = Item.fetchRequest()
         request.predicate = predicate
         request.sortDescriptors = sortDescriptors
         return request

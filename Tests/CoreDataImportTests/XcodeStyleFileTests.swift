@@ -54,8 +54,7 @@ import Testing
         total.predicate = NSCompoundPredicate(notPredicateWithSubpredicate: .named(startingWith: "b"))
         let row = try #require(try context.fetch(total).first)
         #expect((row["total"] as? NSNumber)?.int64Value == 45)
-        let all: NSFetchRequest<Item> = Item.fetchRequest()
-        let typed = try context.fetch(all)
+        let typed: [Item] = try context.fetch(Item.fetchRequest())
         #expect(typed.count == 4)
     }
 

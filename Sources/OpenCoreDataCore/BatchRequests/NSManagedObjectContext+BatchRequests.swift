@@ -82,7 +82,10 @@ extension NSManagedObjectContext {
         var merged: MergedChanges?
         withoutRecordingUndo { merged = mergeRemoteChangesUnrecorded(changes) }
         // Announced once the merge is done: what observers change in response is theirs (recorded).
-        if let merged { postObjectsDidChange(merged: merged) }
+        if let merged {
+            postObjectsDidChange(merged: merged)
+            postDidMergeChanges(merged)
+        }
     }
 
     private func mergeRemoteChangesUnrecorded(_ changes: [AnyHashable: Any]) -> MergedChanges {
@@ -111,7 +114,7 @@ extension NSManagedObjectContext {
         }
         refreshed += refreshMerging(updated.filter { !deleted.contains($0) }.compactMap { registeredObject(for: $0) })
         let inserted = mergedInsertions(objectIDs(in: changes, keys: [NSInsertedObjectsKey, NSInsertedObjectIDsKey]))
-        return MergedChanges(inserted: inserted, refreshed: refreshed, deleted: gone)
+        return MergedChanges(inserted: inserted, refreshed: refreshed, deleted: gone, deletedIDs: deleted, updatedIDs: updated)
     }
 
     /// The objects of another context's insertions, as faults in this one (Core Data "faults

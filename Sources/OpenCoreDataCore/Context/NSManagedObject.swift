@@ -110,11 +110,12 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
 
     /// A fetch request for the entity this class is registered for (see `entity()`).
     ///
-    /// As with Core Data, a subclass's typed `fetchRequest()` (as Xcode generates it) overloads
-    /// this one by return type, so say which you want:
+    /// As in Apple's SDK, this one is the disfavoured overload: where a subclass declares its
+    /// typed `fetchRequest()` (as Xcode generates it), `Person.fetchRequest()` is the typed one.
     /// ```swift
-    /// let request: NSFetchRequest<Person> = Person.fetchRequest()
+    /// let request = Person.fetchRequest()        // NSFetchRequest<Person>
     /// ```
+    @_disfavoredOverload
     open class func fetchRequest() -> NSFetchRequest<NSFetchRequestResult> {
         NSFetchRequest<NSFetchRequestResult>(entityName: entity().name ?? "")
     }

@@ -14,17 +14,52 @@ extension NSManagedObjectContext {
     /// Posted after a successful save with the object IDs of the saved objects (safe to pass
     /// between threads) under `NSInsertedObjectIDsKey`, `NSUpdatedObjectIDsKey`, `NSDeletedObjectIDsKey`.
     public static let didSaveObjectIDsNotification = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
+    /// Posted after the context merged another context's save (`mergeChanges(fromContextDidSave:)`,
+    /// `automaticallyMergesChangesFromParent`), with the object IDs merged under
+    /// `NSInsertedObjectIDsKey`, `NSUpdatedObjectIDsKey`, `NSDeletedObjectIDsKey` and, for the
+    /// objects the merge refreshed, `NSRefreshedObjectIDsKey`.
+    public static let didMergeChangesObjectIDsNotification = Notification.Name("NSManagedObjectContextDidMergeChangesObjectIDsNotification")
+    /// `NSManagedObjectContextWillSave` under Apple's Swift name.
+    public static let willSaveObjectsNotification = Notification.Name.NSManagedObjectContextWillSave
+    /// `NSManagedObjectContextDidSave` under Apple's Swift name.
+    public static let didSaveObjectsNotification = Notification.Name.NSManagedObjectContextDidSave
+    /// `NSManagedObjectContextObjectsDidChange` under Apple's Swift name.
+    public static let didChangeObjectsNotification = Notification.Name.NSManagedObjectContextObjectsDidChange
+
+    /// The keys of the contexts' notifications' `userInfo`, as Apple's Swift overlay names them;
+    /// each raw value is the key itself.
+    ///
+    /// ```swift
+    /// let inserted = note.userInfo?[NSManagedObjectContext.NotificationKey.insertedObjects.rawValue] as? Set<NSManagedObject>
+    /// ```
+    public enum NotificationKey: String, Sendable {
+        case queryGeneration = "managedObjectContextQueryGeneration"
+        case invalidatedAllObjects = "invalidatedAll"
+        case insertedObjects = "inserted"
+        case updatedObjects = "updated"
+        case deletedObjects = "deleted"
+        case refreshedObjects = "refreshed"
+        case invalidatedObjects = "invalidated"
+        case insertedObjectIDs = "inserted_objectIDs"
+        case updatedObjectIDs = "updated_objectIDs"
+        case deletedObjectIDs = "deleted_objectIDs"
+        case refreshedObjectIDs = "refreshed_objectIDs"
+        case invalidatedObjectIDs = "invalidated_objectIDs"
+    }
 }
 
-public let NSInsertedObjectsKey = "inserted"
-public let NSUpdatedObjectsKey = "updated"
-public let NSDeletedObjectsKey = "deleted"
-public let NSRefreshedObjectsKey = "refreshed"
-public let NSInvalidatedObjectsKey = "invalidated"
-public let NSInvalidatedAllObjectsKey = "invalidatedAll"
-public let NSInsertedObjectIDsKey = "inserted_objectIDs"
-public let NSUpdatedObjectIDsKey = "updated_objectIDs"
-public let NSDeletedObjectIDsKey = "deleted_objectIDs"
+public let NSInsertedObjectsKey = NSManagedObjectContext.NotificationKey.insertedObjects.rawValue
+public let NSUpdatedObjectsKey = NSManagedObjectContext.NotificationKey.updatedObjects.rawValue
+public let NSDeletedObjectsKey = NSManagedObjectContext.NotificationKey.deletedObjects.rawValue
+public let NSRefreshedObjectsKey = NSManagedObjectContext.NotificationKey.refreshedObjects.rawValue
+public let NSInvalidatedObjectsKey = NSManagedObjectContext.NotificationKey.invalidatedObjects.rawValue
+public let NSInvalidatedAllObjectsKey = NSManagedObjectContext.NotificationKey.invalidatedAllObjects.rawValue
+public let NSInsertedObjectIDsKey = NSManagedObjectContext.NotificationKey.insertedObjectIDs.rawValue
+public let NSUpdatedObjectIDsKey = NSManagedObjectContext.NotificationKey.updatedObjectIDs.rawValue
+public let NSDeletedObjectIDsKey = NSManagedObjectContext.NotificationKey.deletedObjectIDs.rawValue
+public let NSRefreshedObjectIDsKey = NSManagedObjectContext.NotificationKey.refreshedObjectIDs.rawValue
+public let NSInvalidatedObjectIDsKey = NSManagedObjectContext.NotificationKey.invalidatedObjectIDs.rawValue
+public let NSManagedObjectContextQueryGenerationKey = NSManagedObjectContext.NotificationKey.queryGeneration.rawValue
 
 extension NSManagedObjectContext {
     func postObjectsDidChange() {
@@ -60,6 +95,15 @@ extension NSManagedObjectContext {
         }
     }
 
+    /// Posts DidMergeChangesObjectIDs after a merge: the IDs the save named that were deleted or
+    /// updated, and those of the objects the merge brought in or refreshed.
+    func postDidMergeChanges(_ merged: MergedChanges) {
+        NotificationCenter.default.post(name: NSManagedObjectContext.didMergeChangesObjectIDsNotification, object: self, userInfo: [
+            NSInsertedObjectIDsKey: Set(merged.inserted.map(\.objectID)), NSUpdatedObjectIDsKey: Set(merged.updatedIDs),
+            NSDeletedObjectIDsKey: merged.deletedIDs, NSRefreshedObjectIDsKey: Set(merged.refreshed.map(\.objectID)),
+        ])
+    }
+
     /// Posts DidSave and the object-ID variant. A set the save's ObjectsDidChange already built
     /// from the same objects (`posted`) is reused rather than hashed again.
     /// `ids` are the objects' IDs, listed by the caller from the save's rows: a large save's
@@ -93,6 +137,9 @@ struct MergedChanges {
     let inserted: [NSManagedObject]
     let refreshed: [NSManagedObject]
     let deleted: [NSManagedObject]
+    /// The IDs a merged save named as deleted and updated (registered here or not).
+    var deletedIDs: Set<NSManagedObjectID> = []
+    var updatedIDs: [NSManagedObjectID] = []
 }
 
 /// The sets an ObjectsDidChange notification carried, each with the list it was built from.

@@ -24,3 +24,11 @@ open class NSExpressionDescription: NSPropertyDescription, @unchecked Sendable {
     /// aggregate gives.
     public var expressionResultType: NSAttributeType = .undefinedAttributeType
 }
+
+extension NSExpressionDescription {
+    /// The type of the result: `expressionResultType` under Apple's Swift name.
+    public var resultType: NSAttributeDescription.AttributeType {
+        get { NSAttributeDescription.AttributeType(rawValue: expressionResultType) }
+        set { expressionResultType = newValue.rawValue }
+    }
+}
