@@ -81,7 +81,6 @@ import Testing
         #expect(merged[NSInsertedObjectIDsKey] as? Set<NSManagedObjectID> == [try #require(newID)])
         #expect(merged[NSUpdatedObjectIDsKey] as? Set<NSManagedObjectID> == [existing.objectID])
         #expect(merged[NSDeletedObjectIDsKey] as? Set<NSManagedObjectID> == [doomed.objectID])
-        #expect(merged[NSRefreshedObjectIDsKey] as? Set<NSManagedObjectID> == [existing.objectID])
         #expect(existing.name == "renamed")
     }
 

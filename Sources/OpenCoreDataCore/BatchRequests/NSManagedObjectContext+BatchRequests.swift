@@ -114,7 +114,11 @@ extension NSManagedObjectContext {
         }
         refreshed += refreshMerging(updated.filter { !deleted.contains($0) }.compactMap { registeredObject(for: $0) })
         let inserted = mergedInsertions(objectIDs(in: changes, keys: [NSInsertedObjectsKey, NSInsertedObjectIDsKey]))
-        return MergedChanges(inserted: inserted, refreshed: refreshed, deleted: gone, deletedIDs: deleted, updatedIDs: updated)
+        // The save's own set of updated IDs when it carries one (the object-ID notification
+        // does), so that announcing the merge costs no second set of every updated ID.
+        let updatedIDs = changes[NSUpdatedObjectsKey] == nil ? changes[NSUpdatedObjectIDsKey] as? Set<NSManagedObjectID> : nil
+        return MergedChanges(inserted: inserted, refreshed: refreshed, deleted: gone, deletedIDs: deleted,
+                             updatedIDs: updatedIDs ?? Set(updated))
     }
 
     /// The objects of another context's insertions, as faults in this one (Core Data "faults
@@ -149,6 +153,16 @@ extension NSManagedObjectContext {
     private func objectIDs(in changes: [AnyHashable: Any], keys: [String]) -> [NSManagedObjectID] {
         var result: [NSManagedObjectID] = []
         for key in keys {
+            // Sets and arrays of IDs, as the object-ID notifications carry them, without a cast
+            // of each element.
+            if let ids = changes[key] as? Set<NSManagedObjectID> {
+                result.append(contentsOf: ids)
+                continue
+            }
+            if let ids = changes[key] as? [NSManagedObjectID] {
+                result.append(contentsOf: ids)
+                continue
+            }
             let values: [Any] = (changes[key] as? [Any]) ?? (changes[key] as? Set<AnyHashable>).map { $0.map(\.base) } ?? []
             for value in values {
                 switch value {

@@ -115,6 +115,6 @@ struct SavedObjectIDs: Sendable {
     }
 
     var userInfo: [AnyHashable: Any] {
-        [NSInsertedObjectIDsKey: Array(inserted), NSUpdatedObjectIDsKey: Array(updated), NSDeletedObjectIDsKey: Array(deleted)]
+        [NSInsertedObjectIDsKey: inserted, NSUpdatedObjectIDsKey: updated, NSDeletedObjectIDsKey: deleted]
     }
 }

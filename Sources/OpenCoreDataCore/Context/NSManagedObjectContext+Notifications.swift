@@ -16,8 +16,8 @@ extension NSManagedObjectContext {
     public static let didSaveObjectIDsNotification = Notification.Name("NSManagedObjectContextDidSaveObjectIDsNotification")
     /// Posted after the context merged another context's save (`mergeChanges(fromContextDidSave:)`,
     /// `automaticallyMergesChangesFromParent`), with the object IDs merged under
-    /// `NSInsertedObjectIDsKey`, `NSUpdatedObjectIDsKey`, `NSDeletedObjectIDsKey` and, for the
-    /// objects the merge refreshed, `NSRefreshedObjectIDsKey`.
+    /// `NSInsertedObjectIDsKey` (the objects the merge brought in), `NSUpdatedObjectIDsKey` and
+    /// `NSDeletedObjectIDsKey` (those the save named).
     public static let didMergeChangesObjectIDsNotification = Notification.Name("NSManagedObjectContextDidMergeChangesObjectIDsNotification")
     /// `NSManagedObjectContextWillSave` under Apple's Swift name.
     public static let willSaveObjectsNotification = Notification.Name.NSManagedObjectContextWillSave
@@ -95,12 +95,12 @@ extension NSManagedObjectContext {
         }
     }
 
-    /// Posts DidMergeChangesObjectIDs after a merge: the IDs the save named that were deleted or
-    /// updated, and those of the objects the merge brought in or refreshed.
+    /// Posts DidMergeChangesObjectIDs after a merge: the IDs the save named as deleted or
+    /// updated, and those of the objects the merge brought in.
     func postDidMergeChanges(_ merged: MergedChanges) {
         NotificationCenter.default.post(name: NSManagedObjectContext.didMergeChangesObjectIDsNotification, object: self, userInfo: [
-            NSInsertedObjectIDsKey: Set(merged.inserted.map(\.objectID)), NSUpdatedObjectIDsKey: Set(merged.updatedIDs),
-            NSDeletedObjectIDsKey: merged.deletedIDs, NSRefreshedObjectIDsKey: Set(merged.refreshed.map(\.objectID)),
+            NSInsertedObjectIDsKey: Set(merged.inserted.map(\.objectID)), NSUpdatedObjectIDsKey: merged.updatedIDs,
+            NSDeletedObjectIDsKey: merged.deletedIDs,
         ])
     }
 
@@ -139,7 +139,7 @@ struct MergedChanges {
     let deleted: [NSManagedObject]
     /// The IDs a merged save named as deleted and updated (registered here or not).
     var deletedIDs: Set<NSManagedObjectID> = []
-    var updatedIDs: [NSManagedObjectID] = []
+    var updatedIDs: Set<NSManagedObjectID> = []
 }
 
 /// The sets an ObjectsDidChange notification carried, each with the list it was built from.
