@@ -72,6 +72,7 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
                                      storeURL: storeURL, options: options).open()
         lock.withLock { stores.append(store) }
         store.didAdd(to: self)
+        postStoresDidChange(NSAddedPersistentStoresKey, store)
         return store
     }
 
@@ -82,18 +83,29 @@ open class NSPersistentStoreCoordinator: @unchecked Sendable {
         try addPersistentStore(ofType: type.rawValue, configurationName: configuration, at: storeURL, options: options)
     }
 
-    /// Removes a store; its objects can no longer be fetched or saved.
     /// Takes a loaded store of another coordinator (with the same model) as one of this one's.
     func adopt(_ store: NSPersistentStore) {
         store.persistentStoreCoordinator = self
         lock.withLock { stores.append(store) }
         store.didAdd(to: self)
+        postStoresDidChange(NSAddedPersistentStoresKey, store)
     }
 
+    /// Removes a store; its objects can no longer be fetched or saved.
+    ///
+    /// Posts `NSPersistentStoreCoordinatorWillRemoveStore` (the store as its object) before, and
+    /// `NSPersistentStoreCoordinatorStoresDidChange` (the store under
+    /// `NSRemovedPersistentStoresKey`) after.
     open func remove(_ store: NSPersistentStore) throws {
+        NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorWillRemoveStore, object: store)
         store.willRemove(from: self)
         lock.withLock { stores.removeAll { $0 === store } }
         store.seam.unload()
+        postStoresDidChange(NSRemovedPersistentStoresKey, store)
+    }
+
+    private func postStoresDidChange(_ key: String, _ store: NSPersistentStore) {
+        NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorStoresDidChange, object: self, userInfo: [key: [store]])
     }
 
     /// The store at `url`, if it has been added.
