@@ -36,7 +36,7 @@ import OpenCoreData
         #expect(strings(try context.fetch(request)) == ["Cy"])
         #expect(try context.count(for: request) == 1)
         #expect(try context.fetch(request).allSatisfy { $0.objectID.persistentStore === second })
-        #expect(request.copy().affectedStores?.first === second)
+        #expect((request.copy() as? NSFetchRequest<NSManagedObject>)?.affectedStores?.first === second)
 
         request.affectedStores = [first]
         #expect(strings(try context.fetch(request)) == ["Ada", "Bo"])

@@ -16,14 +16,14 @@ public enum NSPersistentStoreRequestType: UInt, Sendable {
 /// (`NSSaveChangesRequest`, which an `NSIncrementalStore` receives), or one of the batch
 /// requests (`NSBatchInsertRequest`, `NSBatchUpdateRequest`, `NSBatchDeleteRequest`), run with
 /// `NSManagedObjectContext.execute(_:)`.
-open class NSPersistentStoreRequest {
+open class NSPersistentStoreRequest: NSObject {
     /// The stores the request runs against; nil for every store that holds the entity.
     public final var affectedStores: [NSPersistentStore]?
 
     /// The kind of request.
     open var requestType: NSPersistentStoreRequestType { .fetchRequestType }
 
-    public init() {}
+    public override init() {}
 }
 
 @available(*, unavailable)

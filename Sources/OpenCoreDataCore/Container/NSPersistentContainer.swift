@@ -11,7 +11,7 @@ import Foundation
 /// ```
 /// By default the store is a SQLite file named after the container in `defaultDirectoryURL()`.
 /// Failures are thrown (or passed to the completion handler) with their reason, never fatal.
-open class NSPersistentContainer: @unchecked Sendable {
+open class NSPersistentContainer: NSObject, @unchecked Sendable {
     // @unchecked Sendable: descriptions are set up before loading; the coordinator and the
     // contexts are Sendable themselves.
 

@@ -7,7 +7,7 @@ import Foundation
 /// description.type = NSInMemoryStoreType
 /// container.persistentStoreDescriptions = [description]
 /// ```
-public final class NSPersistentStoreDescription: @unchecked Sendable, CustomStringConvertible {
+public final class NSPersistentStoreDescription: NSObject, @unchecked Sendable {
     // @unchecked Sendable: configured before `loadPersistentStores` and only read afterwards.
 
     /// The store type (`NSSQLiteStoreType` by default).
@@ -42,7 +42,7 @@ public final class NSPersistentStoreDescription: @unchecked Sendable, CustomStri
         self.url = url
     }
 
-    public init() {}
+    public override init() {}
 
     public func setOption(_ option: NSObject?, forKey key: String) {
         options[key] = option
@@ -64,7 +64,7 @@ public final class NSPersistentStoreDescription: @unchecked Sendable, CustomStri
         return result
     }
 
-    public var description: String {
+    public override var description: String {
         "<NSPersistentStoreDescription type: \(type), url: \(url?.path ?? "nil"), readOnly: \(isReadOnly)>"
     }
 }

@@ -207,7 +207,7 @@ extension NSManagedObject {
     /// here every read fetches again, so the value is never stale.
     private func fetchedValue(_ property: NSFetchedPropertyDescription) -> [NSManagedObject] {
         guard let context, let template = property.fetchRequest else { return [] }
-        let request = template.copy()
+        let request = template.copy(as: NSFetchRequestResult.self)
         request.predicate = template.predicate?.withSubstitutionVariables(["FETCH_SOURCE": self, "FETCHED_PROPERTY": property])
         return ((try? context.fetch(request)) ?? []).compactMap { $0 as? NSManagedObject }
     }

@@ -15,7 +15,7 @@ import Synchronization
 /// on a private-queue context. In debug builds a private-queue context used outside its queue
 /// stops the program with a message (set `OCD_CONCURRENCY_DEBUG=1` to check main-queue
 /// contexts too, like Core Data's `-com.apple.CoreData.ConcurrencyDebug 1`).
-open class NSManagedObjectContext: @unchecked Sendable {
+open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     // @unchecked Sendable: the context may be handed to any thread, but its state is only read
     // and written on its own queue (`perform`, `performAndWait`), which the debug check enforces.
 
@@ -225,15 +225,15 @@ open class NSManagedObjectContext: @unchecked Sendable {
         self.concurrencyType = concurrencyType
         switch concurrencyType {
         case .privateQueueConcurrencyType:
-            let queue = DispatchQueue(label: "OpenCoreData.NSManagedObjectContext")
-            self.queue = queue
-            queue.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+            self.queue = DispatchQueue(label: "OpenCoreData.NSManagedObjectContext")
         case .mainQueueConcurrencyType:
             self.queue = DispatchQueue.main
             MainQueue.mark()
         case .confinementConcurrencyType:
             self.queue = nil
         }
+        super.init()
+        if concurrencyType == .privateQueueConcurrencyType { queue?.setSpecific(key: queueKey, value: ObjectIdentifier(self)) }
     }
 
     deinit {

@@ -32,7 +32,7 @@ public enum NSMergePolicyType: UInt, Sendable {
 /// was changed into another's values (not a new one) is not settled (133021). A row deleted in
 /// the store since the context read it is not brought back by any policy: the context's change
 /// to it is dropped and the object is left as a fault of a row that is gone.
-open class NSMergePolicy {
+open class NSMergePolicy: NSObject {
     /// The kind of policy this is.
     open private(set) var mergeType: NSMergePolicyType
 

@@ -38,7 +38,7 @@ import Foundation
 ///   them, as Core Data's controller does.
 /// - After `reset()` of the context the controller's objects are no longer the context's; call
 ///   `performFetch()` again.
-open class NSFetchedResultsController<ResultType> {
+open class NSFetchedResultsController<ResultType>: NSObject {
     /// The request whose results the controller holds. (The view of this controller its delegate
     /// is handed holds a copy, taken again at each `performFetch()`.)
     public private(set) var fetchRequest: NSFetchRequest<ResultType>
@@ -66,6 +66,7 @@ open class NSFetchedResultsController<ResultType> {
         let tracker = FetchedResultsTracker(context: context, sectionNameKeyPath: sectionNameKeyPath)
         core = FetchedResultsControllerCore(tracker: tracker, context: context) { try Self.fetchObjects(fetchRequest, in: context) }
         isDelegateView = false
+        super.init()
         // Through `self`, so that a subclass's override titles the sections.
         core.ownerIndexTitle = { [weak self] name in
             self?.sectionIndexTitle(forSectionName: name) ?? TrackedSection.capitalizedFirstLetter(name)

@@ -13,7 +13,7 @@ import Foundation
 /// the store's two versions, see `init(from:forSourceModel:destinationModel:)`) is performed
 /// instead, through `NSMigrationManager`. Difference from Apple: the editor's `.xcmappingmodel`
 /// is read too (see `Docs/Differences.md`).
-open class NSMappingModel {
+open class NSMappingModel: NSObject {
 
     /// The entity mappings, in the order a migration performs them.
     open var entityMappings: [NSEntityMapping]! = []
@@ -27,7 +27,7 @@ open class NSMappingModel {
         return byName
     }
 
-    public init() {}
+    public override init() {}
 
     /// A mapping inferred from the two models, as Core Data's lightweight migration infers it:
     /// entities and properties are matched by name or by `renamingIdentifier` (Xcode's

@@ -27,7 +27,7 @@ import Synchronization
 /// the contexts are reset after each batch, so a policy must not keep objects from one batch to
 /// the next (keep object IDs); `usesStoreSpecificMigrationManager` has no effect (SQLite stores
 /// migrated automatically are migrated in place, see `NSMappingModel`).
-open class NSMigrationManager: @unchecked Sendable {
+open class NSMigrationManager: NSObject, @unchecked Sendable {
     // @unchecked Sendable: a migration runs on the thread that called `migrateStore`, and its
     // state is touched only there; `cancelMigrationWithError` and `migrationProgress` may be
     // used from other threads and take locks.

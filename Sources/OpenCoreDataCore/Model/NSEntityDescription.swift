@@ -10,7 +10,7 @@ import Foundation
 ///     NSAttributeDescription(name: "time", type: .dateAttributeType),
 /// ]
 /// ```
-open class NSEntityDescription: @unchecked Sendable {
+open class NSEntityDescription: NSObject, @unchecked Sendable {
     // @unchecked Sendable: mutated only while the model is being built; frozen afterwards.
 
     /// The entity's name, unique within its model.
@@ -59,7 +59,9 @@ open class NSEntityDescription: @unchecked Sendable {
         self.name = name
     }
 
-    public convenience init() { self.init(name: nil) }
+    public override convenience init() { self.init(name: nil) }
+
+    public override var description: String { "NSEntityDescription(\(name ?? "unnamed"))" }
 
     /// The properties declared on this entity (not the inherited ones).
     public var properties: [NSPropertyDescription] {
@@ -257,14 +259,6 @@ package final class EntityLayout: @unchecked Sendable {
     }
 }
 
-extension NSEntityDescription: CustomStringConvertible {
-    public var description: String { "NSEntityDescription(\(name ?? "unnamed"))" }
-}
-
-extension NSEntityDescription: Hashable {
-    public static func == (lhs: NSEntityDescription, rhs: NSEntityDescription) -> Bool { lhs === rhs }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
-}
 
 /// Stands for an entity in weak references (see `NSEntityDescription.anchor`). Owned only by its
 /// entity, so it lives exactly as long as the entity: while it can be reached, so can the entity.

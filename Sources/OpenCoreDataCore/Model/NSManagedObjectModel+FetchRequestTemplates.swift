@@ -30,7 +30,7 @@ extension NSManagedObjectModel {
     public func fetchRequestFromTemplate(withName name: String,
                                          substitutionVariables variables: [String: Any]) -> NSFetchRequest<NSFetchRequestResult>? {
         guard let template = fetchRequestTemplates[name] else { return nil }
-        let request = template.copy()
+        let request = template.copy(as: NSFetchRequestResult.self)
         request.predicate = template.predicate?.withSubstitutionVariables(variables)
         return request
     }

@@ -8,7 +8,7 @@ import Foundation
 /// try model.validate()          // unknown destinations, broken inverses, duplicate names
 /// ```
 /// A model can be edited until it is first used by a coordinator; from then on it is frozen.
-open class NSManagedObjectModel: @unchecked Sendable {
+open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     // @unchecked Sendable: mutated only while being built; `freeze()` ends that, under a lock.
 
     private var ownEntities: [NSEntityDescription] = []
@@ -39,7 +39,7 @@ open class NSManagedObjectModel: @unchecked Sendable {
     /// Named fetch requests (see NSManagedObjectModel+FetchRequestTemplates.swift).
     var fetchRequestTemplates: [String: NSFetchRequest<NSFetchRequestResult>] = [:]
 
-    public init() {}
+    public override init() {}
 
     /// Every entity of the model, sub-entities included.
     public var entities: [NSEntityDescription] {

@@ -1,11 +1,15 @@
+import Foundation
+
 /// What every property of an entity has: a name, optionality, transience, user info.
 ///
 /// Subclasses: `NSAttributeDescription`, `NSRelationshipDescription`. Descriptions are built and
 /// changed freely until their model is first used by a coordinator or an object; from then on
 /// the model is frozen and treated as immutable, which is what makes sharing it across threads safe.
-open class NSPropertyDescription: @unchecked Sendable {
+open class NSPropertyDescription: NSObject, @unchecked Sendable {
     // @unchecked Sendable: mutated only while the model is being built; a frozen model is never
     // mutated again (setters check `isEditable`).
+
+    open override var description: String { "\(type(of: self))(\(entity?.name ?? "?").\(name))" }
 
     /// The property's name, unique within its entity (inherited properties included).
     public var name: String { didSet { checkEditable("name") } }
@@ -102,13 +106,4 @@ open class NSPropertyDescription: @unchecked Sendable {
             preconditionFailure("Can't change \(property) of property '\(name)': its model is in use and can no longer be edited")
         }
     }
-}
-
-extension NSPropertyDescription: CustomStringConvertible {
-    public var description: String { "\(type(of: self))(\(entity?.name ?? "?").\(name))" }
-}
-
-extension NSPropertyDescription: Hashable {
-    public static func == (lhs: NSPropertyDescription, rhs: NSPropertyDescription) -> Bool { lhs === rhs }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
 }

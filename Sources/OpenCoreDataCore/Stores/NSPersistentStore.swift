@@ -30,7 +30,10 @@ public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
 /// of changes, hand out permanent IDs), which is the role `NSIncrementalStore` plays in Core
 /// Data. Each store serializes its own work with a lock, so one store can serve contexts on
 /// several threads.
-open class NSPersistentStore: @unchecked Sendable {
+open class NSPersistentStore: NSObject, @unchecked Sendable {
+    /// The store's type, identifier and location, for logs.
+    open override var description: String { "<\(type) store \(identifier) at \(url?.path ?? "memory")>" }
+
     // @unchecked Sendable: every mutable field is touched only under `lock`, except `isReadOnly`
     // (atomic) and `identifier`, which is set while the store loads, before other threads see it.
 
@@ -78,6 +81,7 @@ open class NSPersistentStore: @unchecked Sendable {
         self.options = options
         self.readOnlyFlag.store((options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false, ordering: .relaxed)
         self.identifier = UUID().uuidString
+        super.init()
         // Found once, here: the subclass's conformance (in whatever module of the package).
         if let own = self as? any StoreSeam { seam = own }
     }
@@ -129,8 +133,4 @@ open class NSPersistentStore: @unchecked Sendable {
               let entities = model.entities(forConfigurationName: configurationName) else { return true }
         return entities.contains { entity.isKindOf(entity: $0) || $0 === entity }
     }
-}
-
-extension NSPersistentStore: CustomStringConvertible {
-    public var description: String { "<\(type) store \(identifier) at \(url?.path ?? "memory")>" }
 }

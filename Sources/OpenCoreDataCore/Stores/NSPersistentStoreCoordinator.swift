@@ -7,7 +7,7 @@ import Foundation
 /// try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
 /// ```
 /// A coordinator is shared by every context of a stack, across threads.
-open class NSPersistentStoreCoordinator: @unchecked Sendable {
+open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     // @unchecked Sendable: `stores` is guarded by `lock`; the model is frozen.
 
     /// The model the coordinator's stores hold objects of.
