@@ -143,7 +143,7 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     }
 
     /// Runs `block` on a new private-queue context.
-    open func performBackgroundTask(_ block: @escaping @Sendable (NSManagedObjectContext) -> Void) {
+    open func performBackgroundTask(_ block: @escaping (NSManagedObjectContext) -> Void) {
         let context = newBackgroundContext()
         context.perform { block(context) }
     }

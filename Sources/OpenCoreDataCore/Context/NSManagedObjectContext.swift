@@ -251,9 +251,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     // MARK: Queues
 
     /// Runs `block` on the context's queue, asynchronously.
-    public func perform(_ block: @escaping @Sendable () -> Void) {
+    ///
+    /// As in Apple's SDK, `block` is not `@Sendable`: what it touches belongs to the context's
+    /// queue, which is Core Data's contract rather than the compiler's.
+    public func perform(_ block: @escaping () -> Void) {
         guard let queue else { return block() }
-        queue.async { ContextsOnThisThread.running(self, self.withProcessedChanges(block)) }
+        let queued = QueuedBlock(block: block)
+        queue.async { ContextsOnThisThread.running(self, self.withProcessedChanges(queued.block)) }
     }
 
     /// Runs `block` on the context's queue and waits for it; runs it at once when already there.
@@ -568,3 +572,10 @@ enum ConcurrencyDebug {
 
 /// Core Data's top-level name for a context's concurrency type.
 public typealias NSManagedObjectContextConcurrencyType = NSManagedObjectContext.ConcurrencyType
+
+/// A block handed to a context's `perform(_:)`, carried to the context's queue.
+/// `@unchecked Sendable`: it runs on that queue only, where Core Data's contract puts everything
+/// it touches (Apple's `perform(_:)` takes the same non-`@Sendable` block).
+struct QueuedBlock: @unchecked Sendable {
+    let block: () -> Void
+}
