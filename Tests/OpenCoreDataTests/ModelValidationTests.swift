@@ -131,6 +131,6 @@ import OpenCoreData
         #expect(request.entityName == "Shelf")
         #expect(try stack.context.count(for: request) == 1)
         let type: NSManagedObjectContextConcurrencyType = .privateQueueConcurrencyType
-        #expect(type == NSManagedObjectContext.ConcurrencyType.privateQueueConcurrencyType)
+        #expect(type == NSManagedObjectContextConcurrencyType.privateQueueConcurrencyType)
     }
 }

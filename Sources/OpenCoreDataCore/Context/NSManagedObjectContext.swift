@@ -19,14 +19,19 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     // @unchecked Sendable: the context may be handed to any thread, but its state is only read
     // and written on its own queue (`perform`, `performAndWait`), which the debug check enforces.
 
-    /// Where a context runs its work.
-    public enum ConcurrencyType: UInt, Sendable {
-        /// Core Data's deprecated thread confinement: the creating thread owns the context.
-        case confinementConcurrencyType = 0
+    /// Where a context runs its work, as Apple's Swift overlay spells it since iOS 15:
+    /// `NSManagedObjectContext(.privateQueue)`.
+    public struct ConcurrencyType: Hashable, Sendable, RawRepresentable {
+        public var rawValue: NSManagedObjectContextConcurrencyType
+
+        public init(rawValue: NSManagedObjectContextConcurrencyType) {
+            self.rawValue = rawValue
+        }
+
         /// A private serial queue; use `perform` / `performAndWait`.
-        case privateQueueConcurrencyType = 1
+        public static let privateQueue = ConcurrencyType(rawValue: .privateQueueConcurrencyType)
         /// The main queue.
-        case mainQueueConcurrencyType = 2
+        public static let mainQueue = ConcurrencyType(rawValue: .mainQueueConcurrencyType)
     }
 
     /// When an async `perform` runs its block.
@@ -37,7 +42,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         case enqueued
     }
 
-    public let concurrencyType: ConcurrencyType
+    public let concurrencyType: NSManagedObjectContextConcurrencyType
     /// A name for debugging, recorded as `contextName` in the persistent history of its saves.
     public var name: String?
     /// Who makes this context's saves and batch requests, as persistent history records it
@@ -220,8 +225,13 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// `willSave`).
     var changeGeneration = 0
 
+    /// Creates a context of the given type: `NSManagedObjectContext(.mainQueue)`.
+    public convenience init(_ type: ConcurrencyType) {
+        self.init(concurrencyType: type.rawValue)
+    }
+
     /// Creates a context of the given type. Attach a coordinator before using it.
-    public init(concurrencyType: ConcurrencyType) {
+    public init(concurrencyType: NSManagedObjectContextConcurrencyType) {
         self.concurrencyType = concurrencyType
         switch concurrencyType {
         case .privateQueueConcurrencyType:
@@ -565,13 +575,21 @@ enum ConcurrencyDebug {
         return environment["OCD_CONCURRENCY_DEBUG"] == "1" || environment["com.apple.CoreData.ConcurrencyDebug"] == "1"
     }()
 
-    static func isEnabled(for type: NSManagedObjectContext.ConcurrencyType) -> Bool {
+    static func isEnabled(for type: NSManagedObjectContextConcurrencyType) -> Bool {
         type == .privateQueueConcurrencyType || (everywhere && type == .mainQueueConcurrencyType)
     }
 }
 
 /// Core Data's top-level name for a context's concurrency type.
-public typealias NSManagedObjectContextConcurrencyType = NSManagedObjectContext.ConcurrencyType
+/// Where a context runs its work.
+public enum NSManagedObjectContextConcurrencyType: UInt, Sendable {
+    /// Core Data's deprecated thread confinement: the creating thread owns the context.
+    case confinementConcurrencyType = 0
+    /// A private serial queue; use `perform` / `performAndWait`.
+    case privateQueueConcurrencyType = 1
+    /// The main queue.
+    case mainQueueConcurrencyType = 2
+}
 
 /// A block handed to a context's `perform(_:)`, carried to the context's queue.
 /// `@unchecked Sendable`: it runs on that queue only, where Core Data's contract puts everything
