@@ -17,7 +17,10 @@ enum APISignatures {
     /// Every group of checks, one per file of `Docs/API`.
     static let groups: [@Sendable (inout Checks) -> Void] = [
         nsManagedObjectContext, nsManagedObject, nsManagedObjectID, nsMergePolicy, nsQueryGenerationToken, coreDataErrors,
-        coreDataDefines,
+        coreDataDefines, nsManagedObjectModel, nsEntityDescription, nsPropertyDescription, nsAttributeDescription,
+        nsRelationshipDescription, nsFetchedPropertyDescription, nsDerivedAttributeDescription,
+        nsCompositeAttributeDescription, nsExpressionDescription, nsFetchIndexDescription,
+        nsFetchIndexElementDescription, nsManagedObjectModelReference,
     ]
 
     /// The symbols checked, in the order written.

@@ -1,0 +1,22 @@
+import Foundation
+import CoreData
+
+extension APISignatures {
+    static func nsFetchIndexDescription(_ check: inout Checks) {
+        check("NSFetchIndexDescription") {
+            let _: NSFetchIndexDescription = NSFetchIndexDescription(name: "byName", elements: nil)
+        }
+        check("NSFetchIndexDescription.init(name:elements:)") {
+            let _: (String, [NSFetchIndexElementDescription]?) -> NSFetchIndexDescription = NSFetchIndexDescription.init(name:elements:)
+        }
+        check("NSFetchIndexDescription.name") {
+            let _: ReferenceWritableKeyPath<NSFetchIndexDescription, String> = \.name
+        }
+        check("NSFetchIndexDescription.elements") {
+            let _: ReferenceWritableKeyPath<NSFetchIndexDescription, [NSFetchIndexElementDescription]> = \.elements
+        }
+        check("NSFetchIndexDescription.partialIndexPredicate") {
+            let _: ReferenceWritableKeyPath<NSFetchIndexDescription, NSPredicate?> = \.partialIndexPredicate
+        }
+    }
+}

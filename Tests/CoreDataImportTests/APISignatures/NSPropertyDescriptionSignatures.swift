@@ -1,0 +1,50 @@
+import Foundation
+import CoreData
+
+extension APISignatures {
+    static func nsPropertyDescription(_ check: inout Checks) {
+        check("NSPropertyDescription") {
+            let _: NSObject = NSPropertyDescription()
+        }
+        check("NSPropertyDescription.init()") {
+            let _: NSPropertyDescription = NSPropertyDescription()
+            let _: (String) -> NSPropertyDescription = NSPropertyDescription.init(name:)
+        }
+        check("NSPropertyDescription.entity") {
+            let _: KeyPath<NSPropertyDescription, NSEntityDescription?> = \.entity
+        }
+        check("NSPropertyDescription.name") {
+            let _: ReferenceWritableKeyPath<NSPropertyDescription, String> = \.name
+        }
+        check("NSPropertyDescription.isOptional") {
+            let _: ReferenceWritableKeyPath<NSPropertyDescription, Bool> = \.isOptional
+        }
+        check("NSPropertyDescription.isTransient") {
+            let _: ReferenceWritableKeyPath<NSPropertyDescription, Bool> = \.isTransient
+        }
+        check("NSPropertyDescription.validationPredicates") {
+            let _: KeyPath<NSPropertyDescription, [NSPredicate]> = \.validationPredicates
+        }
+        check("NSPropertyDescription.validationWarnings") {
+            let _: KeyPath<NSPropertyDescription, [Any]> = \.validationWarnings
+        }
+        check("NSPropertyDescription.setValidationPredicates(_:withValidationWarnings:)") {
+            let _: (NSPropertyDescription) -> ([NSPredicate]?, [String]?) -> Void = NSPropertyDescription.setValidationPredicates(_:withValidationWarnings:)
+        }
+        check("NSPropertyDescription.userInfo") {
+            let _: ReferenceWritableKeyPath<NSPropertyDescription, [AnyHashable: Any]?> = \.userInfo
+        }
+        check("NSPropertyDescription.isIndexed") {
+            let _: ReferenceWritableKeyPath<NSPropertyDescription, Bool> = \.isIndexed
+        }
+        check("NSPropertyDescription.versionHash") {
+            let _: KeyPath<NSPropertyDescription, Data> = \.versionHash
+        }
+        check("NSPropertyDescription.versionHashModifier") {
+            let _: ReferenceWritableKeyPath<NSPropertyDescription, String?> = \.versionHashModifier
+        }
+        check("NSPropertyDescription.renamingIdentifier") {
+            let _: ReferenceWritableKeyPath<NSPropertyDescription, String?> = \.renamingIdentifier
+        }
+    }
+}
