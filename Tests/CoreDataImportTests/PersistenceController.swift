@@ -1,5 +1,5 @@
 // A persistence controller as Xcode's Core Data app template writes one, with the model built
-// in code (the template loads it from the app's .xcdatamodeld).
+// in code as Xcode's .xcdatamodeld describes it (the template loads it from there).
 import Foundation
 import CoreData
 
@@ -9,7 +9,7 @@ final class PersistenceController {
     static func model() -> NSManagedObjectModel {
         let item = NSEntityDescription()
         item.name = "Item"
-        item.managedObjectClassName = NSStringFromClass(Item.self)
+        item.managedObjectClassName = "Item"   // as Xcode writes representedClassName
         let name = NSAttributeDescription()
         name.name = "name"
         name.attributeType = .stringAttributeType

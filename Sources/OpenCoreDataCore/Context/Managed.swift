@@ -67,9 +67,34 @@ public struct Managed<Value: ManagedValue>: Sendable {
 }
 
 /// The storage type of `@Managed` properties, as reflection finds it among an object's fields.
-protocol ManagedStorage {}
+protocol ManagedStorage {
+    /// The class of a relationship's destination objects, when the property is a relationship.
+    static var destinationClass: NSManagedObject.Type? { get }
+}
 
-extension Managed: ManagedStorage {}
+extension Managed: ManagedStorage {
+    static var destinationClass: NSManagedObject.Type? {
+        (Value.self as? any ManagedRelationshipValue.Type)?.destinationClass
+    }
+}
+
+/// A relationship's value type (`Person`, `Person?`, `Set<Person>`), which names the class of
+/// its destination objects.
+protocol ManagedRelationshipValue {
+    static var destinationClass: NSManagedObject.Type { get }
+}
+
+extension NSManagedObject: ManagedRelationshipValue {
+    static var destinationClass: NSManagedObject.Type { self }
+}
+
+extension Optional: ManagedRelationshipValue where Wrapped: NSManagedObject {
+    static var destinationClass: NSManagedObject.Type { Wrapped.self }
+}
+
+extension Set: ManagedRelationshipValue where Element: NSManagedObject {
+    static var destinationClass: NSManagedObject.Type { Element.self }
+}
 
 /// A modeled property as `@Managed` sees it. Opaque: only OpenCoreData reads it.
 public struct ManagedProperty: Sendable {
@@ -112,11 +137,14 @@ enum ManagedPropertyResolver {
     }
 
     private static func resolveSlowly(offset: Int, in object: NSManagedObject) -> ManagedProperty {
-        guard let field = storageFieldName(atOffset: offset, in: type(of: object)) else {
+        guard let field = storageField(atOffset: offset, in: type(of: object)) else {
             preconditionFailure("@Managed property of \(type(of: object)) at offset \(offset) not found among the class's stored properties")
         }
+        // A relationship names its destination's class: announce it before any destination
+        // object is made, so that those are made of it (see `ManagedObjectClassFinder`).
+        if let destinationClass = field.type.destinationClass { ManagedObjectClassFinder.announce(destinationClass) }
         // The wrapper's storage is the property's name with an underscore in front.
-        let name = field.hasPrefix("_") ? String(field.dropFirst()) : field
+        let name = field.name.hasPrefix("_") ? String(field.name.dropFirst()) : field.name
         guard let property = object.entity.layout.propertiesByName[name] else {
             preconditionFailure("@Managed var \(name) of \(type(of: object)): entity '\(object.entity.name ?? "?")' has no property named '\(name)'")
         }
@@ -128,17 +156,17 @@ enum ManagedPropertyResolver {
         return resolved
     }
 
-    /// The name of the stored property at byte `offset` in instances of `objectClass` (its own or
-    /// inherited), from the runtime's reflection metadata.
-    static func storageFieldName(atOffset offset: Int, in objectClass: AnyClass) -> String? {
-        var found: String?
+    /// The name and type of the `@Managed` storage at byte `offset` in instances of `objectClass`
+    /// (its own or inherited), from the runtime's reflection metadata.
+    static func storageField(atOffset offset: Int, in objectClass: AnyClass) -> (name: String, type: any ManagedStorage.Type)? {
+        var found: (name: String, type: any ManagedStorage.Type)?
         // `.classType` (bit 0), spelled by value: the option set's members are mutable statics,
         // which strict concurrency does not let us read.
         let classType = _EachFieldOptions(rawValue: 1 << 0)
         _ = _forEachField(of: objectClass, options: classType) { name, fieldOffset, fieldType, _ in
             // Only a wrapper's storage names a property.
-            guard fieldOffset == offset, fieldType is any ManagedStorage.Type else { return true }
-            found = String(cString: name)
+            guard fieldOffset == offset, let storage = fieldType as? any ManagedStorage.Type else { return true }
+            found = (String(cString: name), storage)
             return false
         }
         return found

@@ -79,9 +79,13 @@ public final class NSFetchRequest<ResultType>: NSPersistentStoreRequest {
     public override init() {}
 
     /// A request for objects of the entity named `entityName`.
+    ///
+    /// A request typed with a managed object class (`NSFetchRequest<Item>`) makes that class
+    /// findable by the class name the model gives (see `NSEntityDescription.managedObjectClass`).
     public init(entityName: String) {
         self.entityName = entityName
         super.init()
+        if let objectClass = ResultType.self as? NSManagedObject.Type { ManagedObjectClassFinder.announce(objectClass) }
     }
 
     /// A new request with the same settings, as `Any` like every `NSObject`'s `copy()`:

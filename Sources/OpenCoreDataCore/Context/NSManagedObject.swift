@@ -81,7 +81,7 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
     /// Creates an object of the entity this class is registered for, inserted into `context`.
     public convenience init(context: NSManagedObjectContext) {
         guard let entity = context.model?.entity(for: Self.self) else {
-            preconditionFailure("No entity of the context's model is registered for class \(Self.self); set entity.managedObjectClass")
+            preconditionFailure("No entity of the context's model has class \(String(reflecting: Self.self)): no entity names it (representedClassName \"\(Self.self)\" or \"\(String(reflecting: Self.self))\"), or several do")
         }
         self.init(entity: entity, insertInto: context)
     }
@@ -103,7 +103,7 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
     /// no loaded model names the class; `entity(in:)` answers nil instead.
     open class func entity() -> NSEntityDescription {
         guard let entity = ManagedClassRegistry.entity(for: self) else {
-            preconditionFailure("No entity is registered for class \(self): set entity.managedObjectClass = \(self).self in the model first")
+            preconditionFailure("No entity of a model in use has class \(String(reflecting: self)): no entity names it (representedClassName \"\(self)\" or \"\(String(reflecting: self))\"), or several do")
         }
         return entity
     }

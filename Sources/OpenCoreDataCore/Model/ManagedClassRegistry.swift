@@ -17,6 +17,23 @@ enum ManagedClassRegistry {
 
     private static let entries = Mutex<[ObjectIdentifier: [Entry]]>([:])
 
+    private struct ModelInUse: @unchecked Sendable {
+        // @unchecked Sendable: a weak reference, read and replaced under the registry's mutex.
+        weak var model: NSManagedObjectModel?
+    }
+
+    /// The models frozen so far, oldest first: where a class nobody registered is looked for by
+    /// the class name its entity gives.
+    private static let modelsInUse = Mutex<[ModelInUse]>([])
+
+    /// Records that `model` is in use (frozen).
+    static func modelIsInUse(_ model: NSManagedObjectModel) {
+        modelsInUse.withLock { models in
+            models.removeAll { $0.model == nil }
+            models.append(ModelInUse(model: model))
+        }
+    }
+
     static func register(_ type: NSManagedObject.Type, for entity: NSEntityDescription) {
         let anchor = entity.anchor
         entries.withLock { entries in
@@ -28,9 +45,19 @@ enum ManagedClassRegistry {
 
     /// The entity `type` was most recently registered for among those whose model is in use,
     /// else the most recent one still alive.
+    /// When the class was never registered: the entity of the most recent model in use that names
+    /// it as its class (`representedClassName`), which is then registered.
     static func entity(for type: NSManagedObject.Type) -> NSEntityDescription? {
         let alive = entries.withLock { ($0[ObjectIdentifier(type)] ?? []).compactMap { $0.anchor?.entity } }
-        return alive.last { $0.managedObjectModel?.isFrozen ?? false } ?? alive.last
+        if let entity = alive.last(where: { $0.managedObjectModel?.isFrozen ?? false }) ?? alive.last { return entity }
+        let models = modelsInUse.withLock { $0.compactMap(\.model) }
+        for model in models.reversed() {
+            if let entity = model.entity(for: type) {
+                register(type, for: entity)
+                return entity
+            }
+        }
+        return nil
     }
 
     /// The model property a key path of a managed object class names (`\Person.age` → `age`),

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// An entity: a kind of object, with its properties, its place in an inheritance tree, and the
 /// class that represents its objects.
@@ -87,19 +88,22 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// The class whose instances represent this entity's objects; setting it also sets
     /// `managedObjectClassName`.
     ///
-    /// On Linux, Swift cannot look a class up by name for every kind of class, so registering the
-    /// class itself is the reliable way; a name alone is resolved with the Swift runtime
-    /// (`Module.ClassName`) when possible, and falls back to `NSManagedObject`.
+    /// A class name as Xcode writes it (`Item`, `.Item`) is found once code has named the class
+    /// or another class of its module (`Item(context:)`, `NSFetchRequest<Item>`, …); until then
+    /// the entity's objects are of its superentity's class or `NSManagedObject`. See
+    /// `NSManagedObjectModel.registerManagedObjectClasses(_:)` and Docs/Differences.md.
     public var managedObjectClass: NSManagedObject.Type {
         get {
             if let registeredClass { return registeredClass }
-            if let found = _typeByName(managedObjectClassName) as? NSManagedObject.Type { return found }
-            return superentity?.managedObjectClass ?? NSManagedObject.self
+            if let layout = frozenLayout { return layout.objectClass }
+            return ManagedObjectClassFinder.managedObjectClass(named: managedObjectClassName)
+                ?? superentity?.managedObjectClass ?? NSManagedObject.self
         }
         set {
             registeredClass = newValue
             managedObjectClassName = String(reflecting: newValue)
             ManagedClassRegistry.register(newValue, for: self)
+            ManagedObjectClassFinder.announce(newValue)
         }
     }
 
@@ -192,7 +196,9 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
             propertiesByName: Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }),
             defaultValues: attributes.map(\.defaultPrimitive),
             hasTransientAttributes: attributes.contains(where: \.isTransient),
-            objectClass: managedObjectClass,
+            objectClass: registeredClass ?? ManagedObjectClassFinder.managedObjectClass(named: managedObjectClassName),
+            objectClassName: managedObjectClassName,
+            superentityLayout: superentity?.frozenLayout,
             uniquenessConstraintNames: uniquenessConstraints.map { $0.map { ($0 as? NSPropertyDescription)?.name ?? "\($0)" } },
             rootEntity: superentity?.rootEntity ?? self
         )
@@ -209,7 +215,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
 /// array indexed by slot, inherited properties first so a slot means the same property in
 /// every entity of an inheritance tree. A class, so that reading it on hot paths copies nothing.
 package final class EntityLayout: @unchecked Sendable {
-    // @unchecked Sendable: immutable.
+    // @unchecked Sendable: immutable but for the class found late, which is published atomically.
     let properties: [NSPropertyDescription]
     package let attributes: [NSAttributeDescription]
     package let relationships: [NSRelationshipDescription]
@@ -217,8 +223,16 @@ package final class EntityLayout: @unchecked Sendable {
     /// The values a newly inserted object starts with.
     let defaultValues: [PrimitiveValue]
     let hasTransientAttributes: Bool
-    /// The class instantiated for this entity's objects.
-    let objectClass: NSManagedObject.Type
+    /// The class found for this entity's objects when the model was frozen.
+    let fixedObjectClass: NSManagedObject.Type?
+    /// Whether the entity names a class of its own (not `NSManagedObject`, not inherited).
+    let namesOwnClass: Bool
+    /// The class found later, once code named it (see `ManagedObjectClassFinder`).
+    private let lateObjectClass = AtomicLazyReference<ObjectClassBox>()
+    /// The finder's generation when the class was last looked for.
+    private let searchedGeneration = Atomic<Int>(-1)
+    private let objectClassName: String
+    private unowned(unsafe) let superentityLayout: EntityLayout?
     package let uniquenessConstraintNames: [[String]]
     /// The attributes and relationships validation must look at: required ones, and ones with
     /// range, pattern or count rules.
@@ -238,7 +252,8 @@ package final class EntityLayout: @unchecked Sendable {
 
     init(properties: [NSPropertyDescription], attributes: [NSAttributeDescription], relationships: [NSRelationshipDescription],
          propertiesByName: [String: NSPropertyDescription], defaultValues: [PrimitiveValue], hasTransientAttributes: Bool,
-         objectClass: NSManagedObject.Type, uniquenessConstraintNames: [[String]], rootEntity: NSEntityDescription) {
+         objectClass: NSManagedObject.Type?, objectClassName: String, superentityLayout: EntityLayout?,
+         uniquenessConstraintNames: [[String]], rootEntity: NSEntityDescription) {
         self.rootEntity = rootEntity
         self.properties = properties
         self.attributes = attributes
@@ -246,7 +261,14 @@ package final class EntityLayout: @unchecked Sendable {
         self.propertiesByName = propertiesByName
         self.defaultValues = defaultValues
         self.hasTransientAttributes = hasTransientAttributes
-        self.objectClass = objectClass
+        // An entity that names no class of its own takes its superentity's: for good once that
+        // one is known.
+        let namesNoClass = objectClassName.isEmpty || objectClassName == "NSManagedObject"
+        let inherited = superentityLayout.map(\.fixedObjectClass) ?? NSManagedObject.self
+        self.fixedObjectClass = objectClass ?? (namesNoClass ? inherited : nil)
+        self.namesOwnClass = objectClass != nil || !namesNoClass
+        self.objectClassName = objectClassName
+        self.superentityLayout = superentityLayout
         self.uniquenessConstraintNames = uniquenessConstraintNames
         self.attributesToValidate = attributes.filter { !$0.isOptional || $0.hasValueRules }
         self.attributeChecks = attributesToValidate.map { ($0.attributeSlot, $0.isOptional, $0.hasValueRules) }
@@ -257,8 +279,27 @@ package final class EntityLayout: @unchecked Sendable {
         }
         self.inverses = relationships.map(\.inverseRelationship)
     }
-}
 
+    /// The class instantiated for this entity's objects.
+    var objectClass: NSManagedObject.Type {
+        if let fixedObjectClass { return fixedObjectClass }
+        if let late = lateObjectClass.load() { return late.type }
+        return searchObjectClass()
+    }
+
+    /// Looks for the class again when classes were announced since the last look; until it is
+    /// found, objects are of the superentity's class.
+    private func searchObjectClass() -> NSManagedObject.Type {
+        let generation = ManagedObjectClassFinder.generation
+        if searchedGeneration.load(ordering: .acquiring) != generation {
+            if let found = ManagedObjectClassFinder.managedObjectClass(named: objectClassName) {
+                return lateObjectClass.storeIfNil(ObjectClassBox(found)).type
+            }
+            searchedGeneration.store(generation, ordering: .releasing)
+        }
+        return superentityLayout?.objectClass ?? NSManagedObject.self
+    }
+}
 
 /// Stands for an entity in weak references (see `NSEntityDescription.anchor`). Owned only by its
 /// entity, so it lives exactly as long as the entity: while it can be reached, so can the entity.
@@ -266,4 +307,10 @@ final class EntityAnchor: @unchecked Sendable {
     // @unchecked Sendable: immutable.
     unowned(unsafe) let entity: NSEntityDescription
     init(_ entity: NSEntityDescription) { self.entity = entity }
+}
+
+/// A class as an object, so that it can be published once with an atomic reference.
+private final class ObjectClassBox: Sendable {
+    let type: NSManagedObject.Type
+    init(_ type: NSManagedObject.Type) { self.type = type }
 }

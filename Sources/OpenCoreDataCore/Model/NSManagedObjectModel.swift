@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A managed object model: the entities an application stores, and their configurations.
 ///
@@ -17,6 +18,8 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     private var frozenEntitiesByName: [String: NSEntityDescription]?
     /// Entities by the class registered for them (only classes registered for one entity).
     private(set) var frozenEntitiesByClass: [ObjectIdentifier: NSEntityDescription]?
+    /// Entities whose class was found after the model was frozen, by that class.
+    private let lateEntitiesByClass = Mutex<[ObjectIdentifier: NSEntityDescription]>([:])
     /// Entity version hashes, computed once the model is frozen (see `NSEntityDescription.versionHash`).
     let versionHashCache = VersionHashCache()
 
@@ -91,13 +94,15 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
             entity.freezeLayout()
         }
         var byClass: [ObjectIdentifier: [NSEntityDescription]] = [:]
-        for entity in ownEntities where entity.frozenLayout!.objectClass != NSManagedObject.self {
-            byClass[ObjectIdentifier(entity.frozenLayout!.objectClass), default: []].append(entity)
+        for entity in ownEntities {
+            guard let layout = entity.frozenLayout, layout.namesOwnClass, let objectClass = layout.fixedObjectClass else { continue }
+            byClass[ObjectIdentifier(objectClass), default: []].append(entity)
         }
         // A class registered for several entities names none of them.
         frozenEntitiesByClass = byClass.compactMapValues { $0.count == 1 ? $0[0] : nil }
         frozenEntitiesByName = Dictionary(ownEntities.compactMap { entity in entity.name.map { ($0, entity) } },
                                           uniquingKeysWith: { first, _ in first })
+        ManagedClassRegistry.modelIsInUse(self)
     }
 
     private func checkEditable() {
@@ -111,14 +116,26 @@ extension NSManagedObjectModel {
 
     /// The entity whose registered class is `type`, or whose class name names it.
     func entity(for type: NSManagedObject.Type) -> NSEntityDescription? {
-        if let frozen = frozenEntitiesByClass { return frozen[ObjectIdentifier(type)] }
-        return searchEntity(for: type)
+        if let frozen = frozenEntitiesByClass {
+            if let entity = frozen[ObjectIdentifier(type)] { return entity }
+            return lateEntity(for: type)
+        }
+        ManagedObjectClassFinder.announce(type)
+        return ownEntities.first { $0.managedObjectClass == type }
     }
 
-    fileprivate func searchEntity(for type: NSManagedObject.Type) -> NSEntityDescription? {
-        let qualified = String(reflecting: type)
-        let plain = String(describing: type)
-        return ownEntities.first { $0.managedObjectClass == type }
-            ?? ownEntities.first { $0.managedObjectClassName == qualified || $0.managedObjectClassName == plain }
+    /// The one entity that names `type` as its class, found once `type` is announced (see
+    /// `ManagedObjectClassFinder`); nil when none or several do.
+    private func lateEntity(for type: NSManagedObject.Type) -> NSEntityDescription? {
+        let key = ObjectIdentifier(type)
+        if let entity = lateEntitiesByClass.withLock({ $0[key] }) { return entity }
+        ManagedObjectClassFinder.announce(type)
+        let naming = ownEntities.filter { entity in
+            guard let layout = entity.frozenLayout, layout.namesOwnClass else { return false }
+            return layout.objectClass == type
+        }
+        guard naming.count == 1 else { return nil }
+        lateEntitiesByClass.withLock { $0[key] = naming[0] }
+        return naming[0]
     }
 }

@@ -21,6 +21,14 @@ enum APISignatures {
         nsRelationshipDescription, nsFetchedPropertyDescription, nsDerivedAttributeDescription,
         nsCompositeAttributeDescription, nsExpressionDescription, nsFetchIndexDescription,
         nsFetchIndexElementDescription, nsManagedObjectModelReference,
+        nsAtomicStore, nsAtomicStoreCacheNode, nsBatchDeleteRequest, nsBatchInsertRequest, nsBatchUpdateRequest,
+        nsCustomMigrationStage, nsEntityMapping, nsEntityMigrationPolicy, nsFetchRequest,
+        nsFetchRequestExpression, nsFetchedResultsController, nsIncrementalStore, nsIncrementalStoreNode,
+        nsLightweightMigrationStage, nsMappingModel, nsMigrationManager, nsMigrationStage,
+        nsPersistentContainer, nsPersistentHistoryChange, nsPersistentHistoryChangeRequest,
+        nsPersistentHistoryToken, nsPersistentHistoryTransaction, nsPersistentStore,
+        nsPersistentStoreCoordinator, nsPersistentStoreDescription, nsPersistentStoreRequest,
+        nsPersistentStoreResult, nsPropertyMapping, nsSaveChangesRequest, nsStagedMigrationManager,
     ]
 
     /// The symbols checked, in the order written.

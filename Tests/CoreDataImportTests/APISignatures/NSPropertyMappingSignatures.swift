@@ -1,0 +1,23 @@
+import Foundation
+import CoreData
+
+extension APISignatures {
+    static func nsPropertyMapping(_ check: inout Checks) {
+        check("NSPropertyMapping") {
+            // Apple's is an `NSObject` subclass.
+            let _: AnyObject = NSPropertyMapping()
+        }
+        check("NSPropertyMapping.init()") {
+            let _: NSPropertyMapping = NSPropertyMapping()
+        }
+        check("NSPropertyMapping.name") {
+            let _: ReferenceWritableKeyPath<NSPropertyMapping, String?> = \.name
+        }
+        check("NSPropertyMapping.valueExpression") {
+            let _: ReferenceWritableKeyPath<NSPropertyMapping, NSExpression?> = \.valueExpression
+        }
+        check("NSPropertyMapping.userInfo") {
+            let _: ReferenceWritableKeyPath<NSPropertyMapping, [AnyHashable: Any]?> = \.userInfo
+        }
+    }
+}
