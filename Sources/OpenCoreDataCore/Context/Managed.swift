@@ -70,9 +70,13 @@ public struct Managed<Value: ManagedValue>: Sendable {
 protocol ManagedStorage {
     /// The class of a relationship's destination objects, when the property is a relationship.
     static var destinationClass: NSManagedObject.Type? { get }
+    /// The declared type of the property.
+    static var valueType: Any.Type { get }
 }
 
 extension Managed: ManagedStorage {
+    static var valueType: Any.Type { Value.self }
+
     static var destinationClass: NSManagedObject.Type? {
         (Value.self as? any ManagedRelationshipValue.Type)?.destinationClass
     }
@@ -145,15 +149,26 @@ enum ManagedPropertyResolver {
         if let destinationClass = field.type.destinationClass { ManagedObjectClassFinder.announce(destinationClass) }
         // The wrapper's storage is the property's name with an underscore in front.
         let name = field.name.hasPrefix("_") ? String(field.name.dropFirst()) : field.name
+        let resolved = property(named: name, valueType: field.type.valueType, in: object, declaredAs: "@Managed var \(name)")
+        object.entity.managedPropertyCache.add(resolved, offset: offset, objectClass: type(of: object))
+        return resolved
+    }
+
+    /// The property `name` of `object`'s entity, checked to hold values of `valueType`; stops
+    /// the program with a message naming the class, the declaration and the entity when there
+    /// is none or it cannot.
+    static func property(named name: String, valueType: Any.Type, in object: NSManagedObject, declaredAs declaration: String) -> ManagedProperty {
+        let owner = "\(declaration) of \(type(of: object))"
         guard let property = object.entity.layout.propertiesByName[name] else {
-            preconditionFailure("@Managed var \(name) of \(type(of: object)): entity '\(object.entity.name ?? "?")' has no property named '\(name)'")
+            preconditionFailure("\(owner): entity '\(object.entity.name ?? "?")' has no property named '\(name)'")
+        }
+        if let misfit = ManagedValueFit.misfit(of: valueType, for: property) {
+            preconditionFailure("\(owner): \(misfit)")
         }
         let attribute = property as? NSAttributeDescription
         let slot = attribute?.attributeSlot ?? (property as? NSRelationshipDescription)?.relationshipSlot ?? -1
-        let resolved = ManagedProperty(description: property, slot: slot, isAttribute: attribute != nil,
-                                       isRelationship: property is NSRelationshipDescription)
-        object.entity.managedPropertyCache.add(resolved, offset: offset, objectClass: type(of: object))
-        return resolved
+        return ManagedProperty(description: property, slot: slot, isAttribute: attribute != nil,
+                               isRelationship: property is NSRelationshipDescription)
     }
 
     /// The name and type of the `@Managed` storage at byte `offset` in instances of `objectClass`
@@ -276,6 +291,25 @@ struct ManagedPropertyCache: ~Copyable, @unchecked Sendable {
         publish { table in
             table.property(atOffset: offset, objectClass: identity) != nil ? nil
                 : table.adding(property, offset: offset, objectClass: identity)
+        }
+    }
+
+    /// The property `ManagedKey` number `number` names, if it was resolved before.
+    func property(forKeyNumber number: Int) -> ManagedProperty? {
+        guard let raw = current.load(ordering: .acquiring) else { return nil }
+        return Unmanaged<Table>.fromOpaque(raw)._withUnsafeGuaranteedRef {
+            $0.property(atOffset: number, objectClass: ObjectIdentifier(ManagedKeyNumbers.self))
+        }
+    }
+
+    /// Remembers the property `ManagedKey` number `number` names; keys are numbered from 0, so
+    /// they share one table row, kept after the classes' (see `Table.classes`).
+    func add(_ property: ManagedProperty, forKeyNumber number: Int) {
+        guard number >= 0 && number < Self.maximumOffset else { return }
+        let identity = ObjectIdentifier(ManagedKeyNumbers.self)
+        publish { table in
+            table.property(atOffset: number, objectClass: identity) != nil ? nil
+                : table.adding(property, offset: number, objectClass: identity)
         }
     }
 
@@ -484,7 +518,7 @@ extension NSManagedObject {
     @usableFromInline
     func _setManagedNil(_ property: ManagedProperty) {
         if let relationship = property.relationship {
-            setToOne(relationship, to: nil)
+            if relationship.isToMany { replaceToMany(relationship, with: []) } else { setToOne(relationship, to: nil) }
         } else {
             setPrimitive(.null, at: property.slot)
         }

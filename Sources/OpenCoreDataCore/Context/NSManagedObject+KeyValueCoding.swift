@@ -40,6 +40,12 @@ extension NSManagedObject {
     /// Sets the property `key`, throwing for an unknown key or a value of the wrong type.
     public func setCheckedValue(_ value: Any?, forKey key: String) throws {
         guard let property = entity.layout.propertiesByName[key] else { throw unknownKeyError(key) }
+        try setCheckedValue(value, of: property)
+    }
+
+    /// Sets `property` (one of the entity's), as `setCheckedValue(_:forKey:)` does.
+    func setCheckedValue(_ value: Any?, of property: NSPropertyDescription) throws {
+        let key = property.name
         switch property {
         case let attribute as NSAttributeDescription:
             let primitive: PrimitiveValue
