@@ -6,6 +6,11 @@ enum Usage {
           example [--store PATH]   build a small Core Data stack on a SQLite store and walk through
                                    insert, save, reopen, fetch, update and delete, printing each step
                                    (the store goes to a fresh temporary directory unless --store is given)
+          codegen MODEL --out DIR [--all] [--entity NAME …]
+                                   write Xcode's generated class files (Name+CoreDataClass.swift,
+                                   Name+CoreDataProperties.swift) for the entities whose code generation is
+                                   Class Definition or Category/Extension (--all: every entity with a class),
+                                   compiling with Apple's Core Data and with OpenCoreData's import CoreData
           migrate --store PATH --model BUNDLE [--to VERSION] [--dry-run] [--json]
                                    migrate a SQLite store to a model version (the bundle's current one
                                    unless --to names another): print the plan (the source version and

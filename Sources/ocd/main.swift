@@ -4,6 +4,8 @@ import Foundation
 let arguments = Array(CommandLine.arguments.dropFirst())
 let exitCode: Int32
 switch arguments.first {
+case "codegen":
+    exitCode = CodegenCommand.run(Array(arguments.dropFirst()))
 case "example":
     exitCode = await ExampleCommand.run(Array(arguments.dropFirst()))
 case "fetch":

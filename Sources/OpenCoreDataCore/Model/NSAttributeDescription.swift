@@ -21,6 +21,9 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     public var valueTransformerName: String? { didSet { checkEditable("valueTransformerName") } }
     /// The class name Core Data reports for values of this attribute (`NSString`, `NSNumber`, …).
     public var attributeValueClassName: String? { didSet { checkEditable("attributeValueClassName") } }
+    /// Xcode's "Use Scalar Type" (`usesScalarValueType`), for generating classes; nil when the
+    /// model file does not say. Changes nothing at run time.
+    package var usesScalarValueType: Bool?
     /// Whether the value is kept in persistent history after the object is deleted.
     public var preservesValueInHistoryOnDeletion = false { didSet { checkEditable("preservesValueInHistoryOnDeletion") } }
 

@@ -24,6 +24,9 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     public var userInfo: [AnyHashable: Any]? { didSet { checkEditable("userInfo") } }
     /// A string that changes the version hash without changing the schema.
     public var versionHashModifier: String? { didSet { checkEditable("versionHashModifier") } }
+    /// Xcode's code generation setting (`codeGenerationType`: `class`, `category`, or nil for
+    /// manual), for generating classes. Changes nothing at run time.
+    package var codeGenerationType: String?
     /// The name this entity had in an earlier model version (for migration).
     public var renamingIdentifier: String? { didSet { checkEditable("renamingIdentifier") } }
     /// Groups of property names whose values must be unique together, as `[["email"], ["first", "last"]]`.

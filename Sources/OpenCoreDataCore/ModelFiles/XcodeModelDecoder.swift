@@ -4,9 +4,9 @@ import Foundation
 ///
 /// Reads what every Xcode era writes (4.3's `syncable` and `minimumToolsVersion` to 16's
 /// `usedWithSwiftData`). Attributes that change nothing at run time (`syncable`,
-/// `usesScalarValueType`, `codeGenerationType`, `sourceLanguage`, diagram `elements`, …) are
-/// accepted and ignored; anything that would change the model's meaning and cannot be read is
-/// an error naming the line.
+/// `sourceLanguage`, diagram `elements`, …) are accepted and ignored, `usesScalarValueType` and
+/// `codeGenerationType` kept for `ocd codegen` only; anything that would change the model's
+/// meaning and cannot be read is an error naming the line.
 struct XcodeModelDecoder {
     let file: URL
 
@@ -66,6 +66,7 @@ struct XcodeModelDecoder {
         let entity = NSEntityDescription(name: name)
         entity.managedObjectClassName = node["representedClassName"] ?? "NSManagedObject"
         entity.isAbstract = node.flag("isAbstract")
+        entity.codeGenerationType = node["codeGenerationType"]
         entity.versionHashModifier = node["versionHashModifier"]
         entity.renamingIdentifier = node["elementID"] ?? node["renamingIdentifier"]
         entity.userInfo = try decodeUserInfo(of: node)
@@ -149,6 +150,7 @@ struct XcodeModelDecoder {
         attribute.preservesValueInHistoryOnDeletion = node.flag("preserveAfterDeletion")
         attribute.valueTransformerName = node["valueTransformerName"]
         attribute.attributeValueClassName = node["customClassName"]
+        attribute.usesScalarValueType = node["usesScalarValueType"].map { $0 == "YES" }
         attribute.regularExpression = node["regularExpressionString"]
         attribute.defaultValue = try value(node, string: "defaultValueString", date: "defaultDateTimeInterval", type: type, element: element)
         attribute.minValue = try bound(node, string: "minValueString", date: "minDateTimeInterval", type: type, element: element)
