@@ -49,5 +49,5 @@ package.products.append(.library(name: "CoreData", targets: ["CoreData"]))
 package.targets.append(.target(name: "CoreData", dependencies: ["OpenCoreData"]))
 // Files written as for Apple's SDK (`import Foundation` and `import CoreData`), compiled and run.
 package.targets.append(.testTarget(name: "CoreDataImportTests", dependencies: ["CoreData"],
-                                    resources: [.copy("Library.xcdatamodeld")]))
+                                    resources: [.copy("Library.xcdatamodeld"), .copy("PortSamples")]))
 #endif

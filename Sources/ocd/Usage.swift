@@ -38,6 +38,11 @@ enum Usage {
           store convert --from PATH --to PATH --type binary|xml|sqlite [--model MODEL]
                                    copy every object of a store into a new store of another type, with
                                    a progress bar on a terminal (a binary or XML source needs --model)
+          port PATH… [--dry-run]   make Core Data code written for Apple's SDK build on Linux too, in place:
+                                   @objc under #if canImport(ObjectiveC), @NSManaged as @Managed or
+                                   ManagedKey properties and written-out accessors, #keyPath as strings,
+                                   overrides moved out of extensions; prints a diff (undo: patch -R) and
+                                   what it could not do, with file and line
           predicate FORMAT [ARG …] [--entity NAME --model PATH] [--json]
                                    parse a predicate format string (arguments as JSON values: 30, '"tea"')
                                    and print it back; with an entity and a model, the SQL it runs

@@ -16,6 +16,8 @@ case "migrate":
     exitCode = MigrateCommand.run(Array(arguments.dropFirst()))
 case "model":
     exitCode = ModelCommand.run(Array(arguments.dropFirst()))
+case "port":
+    exitCode = PortCommand.run(Array(arguments.dropFirst()))
 case "predicate":
     exitCode = PredicateCommand.run(Array(arguments.dropFirst()))
 case "store":

@@ -28,6 +28,12 @@ final class FinderBike: FinderVehicle {}
 /// Named by no code but a model: found in the module of the classes that are.
 final class FinderLoner: NSManagedObject {}
 
+/// Two classes named FinderShelf: only the top-level one is what a model's "FinderShelf" means.
+final class FinderShelf: NSManagedObject {}
+enum FinderElsewhere {
+    final class FinderShelf: NSManagedObject {}
+}
+
 /// An entity's class found from the class name its model gives (issue 18, item 5): on Apple's
 /// platforms `@objc(Name)` makes an unqualified name unique; on Linux the class is found once
 /// code names it or another class of its module.
@@ -145,5 +151,23 @@ final class FinderLoner: NSManagedObject {}
         #expect(ManagedObjectClassFinder.managedObjectClass(named: "NoSuchClassAnywhere") == nil)
         #expect(ManagedObjectClassFinder.managedObjectClass(named: "NSManagedObject") == nil)
         #expect(ManagedObjectClassFinder.managedObjectClass(named: "") == nil)
+    }
+
+    @Test func anUnqualifiedNameMeansATopLevelClassAndCodeSettlesTheRest() throws {
+        ManagedObjectClassFinder.announce(FinderElsewhere.FinderShelf.self)
+        ManagedObjectClassFinder.announce(FinderShelf.self)
+        #expect(ManagedObjectClassFinder.managedObjectClass(named: "FinderShelf") == FinderShelf.self)
+        #expect(ManagedObjectClassFinder.name("FinderShelf", canMean: FinderElsewhere.FinderShelf.self))
+        #expect(!ManagedObjectClassFinder.name("OpenCoreDataTests.FinderShelf", canMean: FinderOwner.self))
+
+        let shelf = NSEntityDescription(name: "Shelf")
+        shelf.managedObjectClassName = "FinderShelf"
+        let model = NSManagedObjectModel()
+        model.entities = [shelf]
+        let stack = try TestStack(.inMemory, model: model)
+        #expect(FinderShelf(context: stack.context).entity === shelf)
+        #expect(NSEntityDescription.insertNewObject(forEntityName: "Shelf", into: stack.context) is FinderShelf)
+        // The nested class of the same name is not this entity's: its class is settled.
+        #expect(FinderElsewhere.FinderShelf.entity(in: stack.context) == nil)
     }
 }

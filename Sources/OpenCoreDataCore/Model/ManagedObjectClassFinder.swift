@@ -12,8 +12,9 @@ import Synchronization
 /// `NSEntityDescription.managedObjectClass = Item.self`, or
 /// `NSManagedObjectModel.registerManagedObjectClasses(_:)`. A name is then resolved:
 /// 1. qualified (`MyApp.Item`): by the Swift runtime;
-/// 2. an announced class of that name (the one of the named module first);
-/// 3. the name in each module an announced class lives in, then in the main executable's module.
+/// 2. an announced top-level class of that name in the named module;
+/// 3. the one top-level class of that name among the announced ones and the modules announced
+///    classes live in (and the main executable's module); none when there are several.
 ///
 /// So once one class of an app's module has been named, every entity whose class lives in that
 /// module finds it. Entities whose class is not found yet make `NSManagedObject`s (or their
@@ -37,7 +38,9 @@ enum ManagedObjectClassFinder {
         guard type != NSManagedObject.self else { return }
         let isNew = known.withLock { known -> Bool in
             guard known.announced.insert(ObjectIdentifier(type)).inserted else { return false }
-            known.byName[String(describing: type), default: []].append(type)
+            // Only a top-level class can be what an unqualified name means, as only such a class
+            // gets an Objective-C name of its own on Apple's platforms.
+            if isTopLevel(type) { known.byName[String(describing: type), default: []].append(type) }
             let module = moduleName(of: type)
             if !known.modules.contains(module) { known.modules.append(module) }
             return true
@@ -45,17 +48,31 @@ enum ManagedObjectClassFinder {
         if isNew { generationCounter.add(1, ordering: .releasing) }
     }
 
-    /// The managed object class `name` names, or nil when none is known (yet).
+    /// The managed object class `name` names, or nil when none is known (yet) or the name is
+    /// ambiguous (top-level classes of that name in two modules, and the name says neither).
     static func managedObjectClass(named name: String) -> NSManagedObject.Type? {
         guard !name.isEmpty, name != "NSManagedObject" else { return nil }
         let (module, plainName) = split(name)
         if !module.isEmpty, let found = _typeByName(name) as? NSManagedObject.Type { return found }
         let (announced, modules) = known.withLock { ($0.byName[plainName] ?? [], $0.modules) }
-        if let found = announced.first(where: { moduleName(of: $0) == module }) ?? announced.first { return found }
-        for candidate in modules + [mainModuleName] where candidate != module {
-            if let found = _typeByName("\(candidate).\(plainName)") as? NSManagedObject.Type { return found }
+        if let found = announced.first(where: { moduleName(of: $0) == module }) { return found }
+        var found = announced
+        for candidate in modules + [mainModuleName] where !found.contains(where: { moduleName(of: $0) == candidate }) {
+            if let type = _typeByName("\(candidate).\(plainName)") as? NSManagedObject.Type { found.append(type) }
         }
-        return nil
+        return found.count == 1 ? found[0] : nil
+    }
+
+    /// Whether `name`, as a model gives it, can mean `type`: its plain name is the class's, and
+    /// its module (if it gives one) is the class's or no module here.
+    static func name(_ name: String, canMean type: NSManagedObject.Type) -> Bool {
+        let (module, plainName) = split(name)
+        guard plainName == String(describing: type) else { return false }
+        return module.isEmpty || module == moduleName(of: type) || _typeByName(name) == nil
+    }
+
+    private static func isTopLevel(_ type: NSManagedObject.Type) -> Bool {
+        String(reflecting: type).split(separator: ".").count == 2
     }
 
     /// `("MyApp", "Item")` for `MyApp.Item`, `("", "Item")` for `Item` and `.Item`.

@@ -290,6 +290,12 @@ package final class EntityLayout: @unchecked Sendable {
         return searchObjectClass()
     }
 
+    /// Makes `type` this entity's class unless it has one already; whether its class is `type`.
+    func bind(to type: NSManagedObject.Type) -> Bool {
+        if let fixedObjectClass { return fixedObjectClass == type }
+        return lateObjectClass.storeIfNil(ObjectClassBox(type)).type == type
+    }
+
     /// Looks for the class again when classes were announced since the last look; until it is
     /// found, objects are of the superentity's class.
     private func searchObjectClass() -> NSManagedObject.Type {

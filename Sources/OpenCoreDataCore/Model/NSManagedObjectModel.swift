@@ -121,18 +121,22 @@ extension NSManagedObjectModel {
             return lateEntity(for: type)
         }
         ManagedObjectClassFinder.announce(type)
-        return ownEntities.first { $0.managedObjectClass == type }
+        if let entity = ownEntities.first(where: { $0.managedObjectClass == type }) { return entity }
+        let naming = ownEntities.filter { ManagedObjectClassFinder.name($0.managedObjectClassName, canMean: type) }
+        return naming.count == 1 ? naming[0] : nil
     }
 
-    /// The one entity that names `type` as its class, found once `type` is announced (see
-    /// `ManagedObjectClassFinder`); nil when none or several do.
+    /// The one entity whose class name can mean `type` (see `ManagedObjectClassFinder`), whose
+    /// objects are then of `type`: code naming a class settles what an unqualified name means.
+    /// Nil when no entity or several do, or the entity's class is already another.
     private func lateEntity(for type: NSManagedObject.Type) -> NSEntityDescription? {
         let key = ObjectIdentifier(type)
         if let entity = lateEntitiesByClass.withLock({ $0[key] }) { return entity }
         ManagedObjectClassFinder.announce(type)
         let naming = ownEntities.filter { entity in
-            guard let layout = entity.frozenLayout, layout.namesOwnClass else { return false }
-            return layout.objectClass == type
+            guard let layout = entity.frozenLayout, layout.namesOwnClass,
+                  ManagedObjectClassFinder.name(entity.managedObjectClassName, canMean: type) else { return false }
+            return layout.bind(to: type)
         }
         guard naming.count == 1 else { return nil }
         lateEntitiesByClass.withLock { $0[key] = naming[0] }
