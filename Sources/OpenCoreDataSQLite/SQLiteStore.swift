@@ -47,8 +47,24 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// The framework version written to new stores' metadata (`NSPersistenceFrameworkVersion`).
     static let frameworkVersion = 1
 
+    /// The database file of a store opened at `/dev/null` (see `SQLiteNullDeviceStoreFile`).
+    private(set) var nullDeviceFile: URL?
+
     func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws {
-        guard let url else { throw CoreDataError.make(.persistentStoreOpen, "A SQLite store needs a file URL") }
+        guard let givenURL = url else { throw CoreDataError.make(.persistentStoreOpen, "A SQLite store needs a file URL") }
+        if SQLiteNullDeviceStoreFile.isNullDevice(givenURL) {
+            let file = try SQLiteNullDeviceStoreFile.makeFile()
+            nullDeviceFile = file
+            do { try load(model: model, entities: entities, at: file) } catch {
+                SQLiteNullDeviceStoreFile.remove(file)
+                throw error
+            }
+            return
+        }
+        try load(model: model, entities: entities, at: givenURL)
+    }
+
+    private func load(model: NSManagedObjectModel, entities: [NSEntityDescription], at url: URL) throws {
         lock.lock()
         defer { lock.unlock() }
         if model.isInferredFromStore && !isReadOnly {
@@ -249,12 +265,20 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     var comparesItselfWithModel: Bool { true }
 
     func destroyFiles() throws -> Bool {
+        if let nullDeviceFile {
+            unload()
+            SQLiteNullDeviceStoreFile.remove(nullDeviceFile)
+            return true
+        }
         guard let url, !isReadOnly else { return false }
         try SQLiteStoreFiles.destroyUnlessInUse(at: url)
         return true
     }
 
-    deinit { remoteChangeWatcher?.stop() }
+    deinit {
+        remoteChangeWatcher?.stop()
+        if let nullDeviceFile { SQLiteNullDeviceStoreFile.remove(nullDeviceFile) }
+    }
 
     func unload() {
         remoteChangeWatcher?.stop()
@@ -264,6 +288,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             writerAsReader = nil
         }
         readers?.close()
+        if let nullDeviceFile { SQLiteNullDeviceStoreFile.remove(nullDeviceFile) }
     }
 
     /// The readers of the store at `path`, opened as the writer was but refusing writes. The

@@ -121,12 +121,16 @@ enum FinderElsewhere {
 
     @Test func aClassTwoEntitiesNameFindsNeither() throws {
         let model = Self.model()
-        model.entitiesByName["Pet"]!.managedObjectClassName = "FinderOwner"
+        let other = NSEntityDescription(name: "OtherOwner")
+        other.managedObjectClassName = "FinderOwner"
+        other.properties = [NSAttributeDescription(name: "name", type: .stringAttributeType),
+                            NSRelationshipDescription(name: "pets", destination: model.entitiesByName["Pet"]!, toMany: true)]
+        model.entities += [other]
         let stack = try TestStack(.inMemory, model: model)
         #expect(FinderOwner.entity(in: stack.context) == nil)
         // The objects still are of the class both name.
-        let pet = NSEntityDescription.insertNewObject(forEntityName: "Pet", into: stack.context)
-        #expect(pet is FinderOwner)
+        let owner = NSEntityDescription.insertNewObject(forEntityName: "OtherOwner", into: stack.context)
+        #expect(owner is FinderOwner)
     }
 
     @Test func aNameNoClassAnswersMakesManagedObjects() throws {
@@ -169,5 +173,20 @@ enum FinderElsewhere {
         #expect(NSEntityDescription.insertNewObject(forEntityName: "Shelf", into: stack.context) is FinderShelf)
         // The nested class of the same name is not this entity's: its class is settled.
         #expect(FinderElsewhere.FinderShelf.entity(in: stack.context) == nil)
+    }
+
+    @Test func aClassWhoseManagedPropertiesTheEntityLacksIsNotItsClass() throws {
+        ManagedObjectClassFinder.announce(FinderPet.self)
+        // Another model's entity that happens to name FinderPet, without FinderPet's properties.
+        let label = NSEntityDescription(name: "Label")
+        label.managedObjectClassName = "FinderPet"
+        label.properties = [NSAttributeDescription(name: "text", type: .stringAttributeType)]
+        let model = NSManagedObjectModel()
+        model.entities = [label]
+        let stack = try TestStack(.inMemory, model: model)
+        let object = NSEntityDescription.insertNewObject(forEntityName: "Label", into: stack.context)
+        #expect(type(of: object) == NSManagedObject.self)
+        object.setValue("kept", forKey: "text")
+        try stack.context.save()
     }
 }

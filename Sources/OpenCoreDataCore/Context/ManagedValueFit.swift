@@ -1,3 +1,4 @@
+@_spi(Reflection) import Swift
 import Foundation
 
 /// Whether a `@Managed` property's declared type can hold its attribute's or relationship's
@@ -24,6 +25,26 @@ enum ManagedValueFit {
         default:
             return nil
         }
+    }
+
+    /// Whether every `@Managed` property of `objectClass` (its own and inherited) names a property
+    /// of `properties` that can hold its values: a class found by name alone must fit its entity,
+    /// so that a model's `Tag` never becomes another program part's unrelated class `Tag`.
+    static func classFits(_ objectClass: NSManagedObject.Type, properties: [String: NSPropertyDescription]) -> Bool {
+        var fits = true
+        // `.classType` (bit 0), spelled by value as in `ManagedPropertyResolver.storageField`.
+        let classType = _EachFieldOptions(rawValue: 1 << 0)
+        _ = _forEachField(of: objectClass, options: classType) { name, _, fieldType, _ in
+            guard let storage = fieldType as? any ManagedStorage.Type else { return true }
+            let field = String(cString: name)
+            let propertyName = field.hasPrefix("_") ? String(field.dropFirst()) : field
+            guard let property = properties[propertyName], misfit(of: storage.valueType, for: property) == nil else {
+                fits = false
+                return false
+            }
+            return true
+        }
+        return fits
     }
 
     private static func unwrapped(_ type: Any.Type) -> Any.Type {

@@ -100,6 +100,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
             if let registeredClass { return registeredClass }
             if let layout = frozenLayout { return layout.objectClass }
             return ManagedObjectClassFinder.managedObjectClass(named: managedObjectClassName)
+                .flatMap { ManagedValueFit.classFits($0, properties: propertiesByName) ? $0 : nil }
                 ?? superentity?.managedObjectClass ?? NSManagedObject.self
         }
         set {
@@ -199,7 +200,8 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
             propertiesByName: Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }),
             defaultValues: attributes.map(\.defaultPrimitive),
             hasTransientAttributes: attributes.contains(where: \.isTransient),
-            objectClass: registeredClass ?? ManagedObjectClassFinder.managedObjectClass(named: managedObjectClassName),
+            objectClass: registeredClass ?? ManagedObjectClassFinder.managedObjectClass(named: managedObjectClassName)
+                .flatMap { ManagedValueFit.classFits($0, properties: propertiesByName) ? $0 : nil },
             objectClassName: managedObjectClassName,
             superentityLayout: superentity?.frozenLayout,
             uniquenessConstraintNames: uniquenessConstraints.map { $0.map { ($0 as? NSPropertyDescription)?.name ?? "\($0)" } },
@@ -301,7 +303,8 @@ package final class EntityLayout: @unchecked Sendable {
     private func searchObjectClass() -> NSManagedObject.Type {
         let generation = ManagedObjectClassFinder.generation
         if searchedGeneration.load(ordering: .acquiring) != generation {
-            if let found = ManagedObjectClassFinder.managedObjectClass(named: objectClassName) {
+            if let found = ManagedObjectClassFinder.managedObjectClass(named: objectClassName),
+               ManagedValueFit.classFits(found, properties: propertiesByName) {
                 return lateObjectClass.storeIfNil(ObjectClassBox(found)).type
             }
             searchedGeneration.store(generation, ordering: .releasing)
