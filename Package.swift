@@ -47,6 +47,9 @@ let package = Package(
 #if !canImport(Darwin)
 package.products.append(.library(name: "CoreData", targets: ["CoreData"]))
 package.targets.append(.target(name: "CoreData", dependencies: ["OpenCoreData"]))
+// Xcode's Core Data app template as a command, built through `import CoreData`: `swift run ItemsApp`.
+package.targets.append(.executableTarget(name: "ItemsApp", dependencies: ["CoreData"], path: "Examples/ItemsApp",
+                                         resources: [.copy("ItemsApp.xcdatamodeld")]))
 // Files written as for Apple's SDK (`import Foundation` and `import CoreData`), compiled and run.
 package.targets.append(.testTarget(name: "CoreDataImportTests", dependencies: ["CoreData"],
                                     resources: [.copy("Library.xcdatamodeld"), .copy("PortSamples")]))

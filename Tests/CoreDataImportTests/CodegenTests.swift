@@ -120,16 +120,19 @@ enum Tool {
         let error: String
     }
 
-    static var executable: URL {
+    static var executable: URL { product("ocd") }
+
+    /// An executable product built beside the test runner.
+    static func product(_ name: String) -> URL {
         let runner = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for folder in [runner, runner.deletingLastPathComponent(), Bundle.main.bundleURL] {
-            let candidate = folder.appendingPathComponent("ocd")
+            let candidate = folder.appendingPathComponent(name)
             if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
         }
-        return runner.appendingPathComponent("ocd")
+        return runner.appendingPathComponent(name)
     }
 
-    static func run(_ arguments: [String]) throws -> Result {
+    static func run(_ arguments: [String], executable: URL = executable) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

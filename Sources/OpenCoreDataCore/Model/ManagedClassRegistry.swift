@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The entities each managed object class was registered for (`managedObjectClass`), held
 /// weakly, so that code with only a class in hand — a `#Predicate<Person>`, a
@@ -15,7 +14,7 @@ enum ManagedClassRegistry {
         weak var anchor: EntityAnchor?
     }
 
-    private static let entries = Mutex<[ObjectIdentifier: [Entry]]>([:])
+    private static let entries = LockedState<[ObjectIdentifier: [Entry]]>([:])
 
     private struct ModelInUse: @unchecked Sendable {
         // @unchecked Sendable: a weak reference, read and replaced under the registry's mutex.
@@ -24,7 +23,7 @@ enum ManagedClassRegistry {
 
     /// The models frozen so far, oldest first: where a class nobody registered is looked for by
     /// the class name its entity gives.
-    private static let modelsInUse = Mutex<[ModelInUse]>([])
+    private static let modelsInUse = LockedState<[ModelInUse]>([])
 
     /// Records that `model` is in use (frozen).
     static func modelIsInUse(_ model: NSManagedObjectModel) {

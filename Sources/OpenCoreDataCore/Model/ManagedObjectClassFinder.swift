@@ -26,7 +26,7 @@ enum ManagedObjectClassFinder {
         var modules: [String] = []
     }
 
-    private static let known = Mutex(Known())
+    private static let known = LockedState(Known())
     private static let generationCounter = Atomic<Int>(0)
 
     /// Changes whenever a class is announced for the first time: an entity that did not find its

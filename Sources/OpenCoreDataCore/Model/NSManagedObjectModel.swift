@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A managed object model: the entities an application stores, and their configurations.
 ///
@@ -19,7 +18,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// Entities by the class registered for them (only classes registered for one entity).
     private(set) var frozenEntitiesByClass: [ObjectIdentifier: NSEntityDescription]?
     /// Entities whose class was found after the model was frozen, by that class.
-    private let lateEntitiesByClass = Mutex<[ObjectIdentifier: NSEntityDescription]>([:])
+    private let lateEntitiesByClass = LockedState<[ObjectIdentifier: NSEntityDescription]>([:])
     /// Entity version hashes, computed once the model is frozen (see `NSEntityDescription.versionHash`).
     let versionHashCache = VersionHashCache()
 
