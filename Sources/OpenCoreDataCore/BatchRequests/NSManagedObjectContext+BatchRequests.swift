@@ -12,8 +12,14 @@ extension NSManagedObjectContext {
     /// The request runs in each store that holds its entity (or in `affectedStores`), one store
     /// at a time; in each, it writes everything or nothing. As in Core Data, this context's
     /// objects are left as they were; `executeAndMergeChanges(_:into:)` also brings them up to date.
+    ///
+    /// An `NSAsynchronousFetchRequest` returns at once with its `NSAsynchronousFetchResult`; the
+    /// fetch runs later on this context's queue and calls the request's completion block.
     @discardableResult
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
+        if let asynchronous = request as? any AsynchronousFetchStarting {
+            return asynchronous.start(in: self)
+        }
         if let history = request as? NSPersistentHistoryChangeRequest {
             checkQueue()
             return try coordinatorOrThrow().executeHistory(history)

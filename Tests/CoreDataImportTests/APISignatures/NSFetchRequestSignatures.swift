@@ -107,5 +107,24 @@ extension APISignatures {
         check("NSFetchRequest.havingPredicate") {
             let _: ReferenceWritableKeyPath<NSFetchRequest<NSDictionary>, NSPredicate?> = \.havingPredicate
         }
+    check("NSAsynchronousFetchRequest") {
+            let _: NSPersistentStoreRequest = NSAsynchronousFetchRequest(fetchRequest: NSFetchRequest<NSManagedObject>(entityName: "E"))
+        }
+        check("NSAsynchronousFetchRequest.init(fetchRequest:completionBlock:)") {
+            var notSendable = 0
+            let _: NSAsynchronousFetchRequest<NSManagedObject> = NSAsynchronousFetchRequest(
+                fetchRequest: NSFetchRequest<NSManagedObject>(entityName: "E"),
+                completionBlock: { (result: NSAsynchronousFetchResult<NSManagedObject>) in notSendable += result.finalResult?.count ?? 0 })
+            let _: NSAsynchronousFetchRequest<NSManagedObject> = NSAsynchronousFetchRequest(fetchRequest: NSFetchRequest<NSManagedObject>(entityName: "E"))
+        }
+        check("NSAsynchronousFetchRequest.fetchRequest") {
+            let _: KeyPath<NSAsynchronousFetchRequest<NSManagedObject>, NSFetchRequest<NSManagedObject>> = \.fetchRequest
+        }
+        check("NSAsynchronousFetchRequest.completionBlock") {
+            let _: KeyPath<NSAsynchronousFetchRequest<NSManagedObject>, ((NSAsynchronousFetchResult<NSManagedObject>) -> Void)?> = \.completionBlock
+        }
+        check("NSAsynchronousFetchRequest.estimatedResultCount") {
+            let _: ReferenceWritableKeyPath<NSAsynchronousFetchRequest<NSManagedObject>, Int> = \.estimatedResultCount
+        }
     }
 }

@@ -108,5 +108,29 @@ extension APISignatures {
         check("NSPersistentHistoryResult.resultType") {
             let _: KeyPath<NSPersistentHistoryResult, NSPersistentHistoryResultType> = \.resultType
         }
+        check("NSPersistentStoreAsynchronousResult") {
+            let _: NSPersistentStoreResult.Type = NSPersistentStoreAsynchronousResult.self
+        }
+        check("NSPersistentStoreAsynchronousResult.managedObjectContext") {
+            let _: KeyPath<NSPersistentStoreAsynchronousResult, NSManagedObjectContext> = \.managedObjectContext
+        }
+        check("NSPersistentStoreAsynchronousResult.operationError") {
+            let _: KeyPath<NSPersistentStoreAsynchronousResult, (any Error)?> = \.operationError
+        }
+        check("NSPersistentStoreAsynchronousResult.progress") {
+            let _: KeyPath<NSPersistentStoreAsynchronousResult, Progress?> = \.progress
+        }
+        check("NSPersistentStoreAsynchronousResult.cancel()") {
+            let _: (NSPersistentStoreAsynchronousResult) -> () -> Void = NSPersistentStoreAsynchronousResult.cancel
+        }
+        check("NSAsynchronousFetchResult") {
+            let _: NSPersistentStoreAsynchronousResult.Type = NSAsynchronousFetchResult<NSManagedObject>.self
+        }
+        check("NSAsynchronousFetchResult.fetchRequest") {
+            let _: KeyPath<NSAsynchronousFetchResult<NSManagedObject>, NSAsynchronousFetchRequest<NSManagedObject>> = \.fetchRequest
+        }
+        check("NSAsynchronousFetchResult.finalResult") {
+            let _: KeyPath<NSAsynchronousFetchResult<NSManagedObject>, [NSManagedObject]?> = \.finalResult
+        }
     }
 }
