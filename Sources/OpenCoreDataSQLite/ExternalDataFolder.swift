@@ -27,6 +27,8 @@ final class ExternalDataFolder: @unchecked Sendable {
     let store: URL
     /// `.<Name>_SUPPORT/_EXTERNAL_DATA`.
     let url: URL
+    /// Files committed saves gave up, until the reads that may still need them end.
+    let retired = RetiredExternalFiles()
 
     /// Files the save being written (its current try) created, and the ones it no longer
     /// refers to.
@@ -133,12 +135,13 @@ final class ExternalDataFolder: @unchecked Sendable {
     }
 
     /// The save being written became final (`held`: final within a held save, whose end decides).
+    /// What it gave up goes once no read that began before it is going (`RetiredExternalFiles`).
     func commitTry(held: Bool) {
         if held {
             createdByHold += createdByTry
             releasedByHold.formUnion(releasedByTry)
         } else {
-            remove(releasedByTry)
+            retired.retire(paths(of: releasedByTry))
         }
         forgetTry()
     }
@@ -151,7 +154,7 @@ final class ExternalDataFolder: @unchecked Sendable {
 
     /// A held save ended: what its tries gave up goes (`committing`), or what they created.
     func endHold(committing: Bool) {
-        remove(committing ? Array(releasedByHold) : createdByHold)
+        if committing { retired.retire(paths(of: releasedByHold)) } else { remove(createdByHold) }
         createdByHold = []
         releasedByHold = []
     }
@@ -165,7 +168,11 @@ final class ExternalDataFolder: @unchecked Sendable {
     /// Deletes the files `names`; a file already gone is no error, and a file that can't be
     /// deleted is only left behind (no row refers to it).
     private func remove<Names: Sequence<String>>(_ names: Names) {
-        for name in names { unlink(url.appendingPathComponent(name).path) }
+        for path in paths(of: names) { unlink(path) }
+    }
+
+    private func paths<Names: Sequence<String>>(of names: Names) -> [String] {
+        names.map { url.appendingPathComponent($0).path }
     }
 
     // MARK: Files of the folder

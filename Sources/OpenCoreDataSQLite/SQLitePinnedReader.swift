@@ -16,18 +16,31 @@ final class SQLitePinnedReader: StoreGenerationPin, @unchecked Sendable {
     private let lock = NSLock()
     private var reader: SQLiteReader?
     private let pool: SQLiteReaderPool
+    /// Keeps the files of external data its snapshot may name (see `RetiredExternalFiles`).
+    private let retired: RetiredExternalFiles
+    private let readBegan: Int
 
     /// Takes a reader and begins its read transaction, reading once so that its snapshot is
     /// taken now rather than at its first fetch.
-    init(pool: SQLiteReaderPool) throws {
+    init(pool: SQLiteReaderPool, retired: RetiredExternalFiles) throws {
         self.pool = pool
-        let reader = try pool.takeForPin(for: self)
+        self.retired = retired
+        // Registered before the snapshot is taken, so that no file it names can go first.
+        readBegan = retired.beginRead()
+        let reader: SQLiteReader
+        do {
+            reader = try pool.takeForPin(for: self)
+        } catch {
+            retired.endRead(readBegan)
+            throw error
+        }
         do {
             try reader.connection.execute("BEGIN DEFERRED TRANSACTION")
             _ = try reader.connection.scalar("SELECT count(*) FROM sqlite_master")
         } catch {
             if reader.connection.isInTransaction { try? reader.connection.execute("ROLLBACK") }
             pool.giveBackPinned(reader, of: self)
+            retired.endRead(readBegan)
             throw error
         }
         self.reader = reader
@@ -64,5 +77,6 @@ final class SQLitePinnedReader: StoreGenerationPin, @unchecked Sendable {
     private func giveBack(_ reader: SQLiteReader) {
         try? reader.connection.execute("ROLLBACK")
         pool.giveBackPinned(reader, of: self)
+        retired.endRead(readBegan)
     }
 }

@@ -288,6 +288,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             writerAsReader = nil
         }
         readers?.close()
+        externalData?.retired.deleteAll()
         if let nullDeviceFile { SQLiteNullDeviceStoreFile.remove(nullDeviceFile) }
     }
 
@@ -333,6 +334,10 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             if !writerAsReader.connection.isInTransaction { return try body(writerAsReader) }
         }
         guard let readers else { throw removedError() }
+        // A reader may see rows from before a save that commits meanwhile: files that save gives
+        // up stay until the read ends.
+        let began = externalData.retired.beginRead()
+        defer { externalData.retired.endRead(began) }
         return try readers.withReader(body)
     }
 
@@ -350,7 +355,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// transaction open. Only under WAL, where a reader holds back no writer (only checkpoints).
     func pinCurrentGeneration() throws -> (any StoreGenerationPin)? {
         guard keepsGenerations, let readers else { return nil }
-        return try namingTheFile { try SQLitePinnedReader(pool: readers) }
+        return try namingTheFile { try SQLitePinnedReader(pool: readers, retired: externalData.retired) }
     }
 
     // The seam's methods, implemented in SQLiteStore+Reading.swift and SQLiteStore+Writing.swift.

@@ -127,6 +127,38 @@ import OCDSQLite
         #expect(try photo(stack, "p").value(forKey: "image") as? Data == Self.bytes(10))
     }
 
+    @Test func aQueryGenerationKeepsReadingAValueAnotherContextReplaced() throws {
+        let stack = try stack()
+        stack.insert("Photo", ["name": "p", "image": Self.bytes(Self.large)])
+        try stack.context.save()
+        let original = files(stack)
+
+        // A context pinned to the store as it is now, with the photo not loaded yet.
+        let pinned = stack.newContext()
+        try pinned.setQueryGenerationFrom(.current)
+        #expect(pinned.queryGenerationToken != nil)             // begins the generation now
+        // Another context replaces the image and saves: its old file is given up.
+        let writer = stack.newContext()
+        try photoIn(writer).setValue(Self.bytes(Self.large, seed: 9), forKey: "image")
+        try writer.save()
+        #expect(files(stack).isSuperset(of: original))          // still needed by the generation
+
+        #expect(try photoIn(pinned).value(forKey: "image") as? Data == Self.bytes(Self.large))
+        // Once the generation is let go, the old file goes with the next end of a read.
+        try pinned.setQueryGenerationFrom(nil)
+        pinned.reset()
+        _ = try photoIn(writer).value(forKey: "image")
+        #expect(files(stack).isDisjoint(with: original))
+        #expect(files(stack).count == 1)
+    }
+
+    /// The photo named "p", fetched in `context`.
+    private func photoIn(_ context: NSManagedObjectContext) throws -> NSManagedObject {
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Photo")
+        request.predicate = NSComparisonPredicate(key: "name", .equalTo, "p")
+        return try #require(try context.fetch(request).first)
+    }
+
     @Test func deletingObjectsDeletesTheirFilesWithCascades() throws {
         let stack = try stack()
         let album = stack.insert("Album", ["title": "Trip"])
