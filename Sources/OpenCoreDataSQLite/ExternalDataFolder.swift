@@ -114,12 +114,23 @@ final class ExternalDataFolder: @unchecked Sendable {
         let key = ValueKey(object: ObjectIdentifier(object), slot: slot)
         if let written = columnsOfTry[key] { return written }
         let name = UUID().uuidString
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        try createFolder()
         try AtomicFileWrite.create(url.appendingPathComponent(name), with: data)
         createdByTry.append(name)
         let column = ExternalDataColumn.reference(to: name)
         columnsOfTry[key] = column
         return column
+    }
+
+    /// Creates `.<Name>_SUPPORT/_EXTERNAL_DATA` when it is not there, and flushes the folders
+    /// that gained an entry, so that after a power loss the path to the files is there too.
+    private func createFolder() throws {
+        guard !FileManager.default.fileExists(atPath: url.path) else { return }
+        let support = url.deletingLastPathComponent()
+        let supportExisted = FileManager.default.fileExists(atPath: support.path)
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        AtomicFileWrite.flushDirectory(support)
+        if !supportExisted { AtomicFileWrite.flushDirectory(support.deletingLastPathComponent()) }
     }
 
     /// Notes that the save being written no longer refers to what `column` (a value it
@@ -141,9 +152,26 @@ final class ExternalDataFolder: @unchecked Sendable {
             createdByHold += createdByTry
             releasedByHold.formUnion(releasedByTry)
         } else {
-            retired.retire(paths(of: releasedByTry))
+            retireAfterDurableCommit(releasedByTry)
         }
         forgetTry()
+    }
+
+    /// Hands files a commit gave up to `retired`, once the commit is on disk: the store commits
+    /// with `synchronous=NORMAL`, under which a power loss can take back the last commits, and a
+    /// commit taken back would name files already deleted. Flushing the `-wal` file, which holds
+    /// the commit, costs one flush per save that gives files up.
+    private func retireAfterDurableCommit<Names: Collection<String>>(_ names: Names) {
+        guard !names.isEmpty else { return }
+        let log = open(store.path + "-wal", O_RDONLY | O_CLOEXEC)
+        if log >= 0 {
+            let flushed = fsync(log) == 0
+            close(log)
+            // Not flushed: the files stay, as orphans rather than as files a row may still name.
+            guard flushed else { return }
+        }
+        // (No `-wal`: not in WAL mode, where a commit is flushed before it completes.)
+        retired.retire(paths(of: names))
     }
 
     /// The save being written was thrown away: the files it created go.
@@ -154,7 +182,7 @@ final class ExternalDataFolder: @unchecked Sendable {
 
     /// A held save ended: what its tries gave up goes (`committing`), or what they created.
     func endHold(committing: Bool) {
-        if committing { retired.retire(paths(of: releasedByHold)) } else { remove(createdByHold) }
+        if committing { retireAfterDurableCommit(releasedByHold) } else { remove(createdByHold) }
         createdByHold = []
         releasedByHold = []
     }
