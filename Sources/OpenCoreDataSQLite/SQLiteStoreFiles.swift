@@ -70,39 +70,88 @@ enum SQLiteStoreFiles {
     }
 
     /// Writes a copy of the store at `source` to `destination`, with everything the source's
-    /// `-wal` still holds, as one self-contained database file; whatever was at `destination`
-    /// is destroyed first.
+    /// `-wal` still holds, as one self-contained database file, and the external data files its
+    /// rows name; whatever was at `destination` is destroyed first.
+    ///
+    /// The rows are copied first, as one snapshot (`VACUUM INTO`), then exactly the files those
+    /// rows name: a save of the source between the two steps can neither leave the copy's rows
+    /// naming files that were not copied (files it created are copied when named) nor fail the
+    /// copy (files it gave up are not needed). A file the snapshot names that is gone by then
+    /// (a later save gave it up) makes the copy start over, up to three times.
     static func replace(_ destination: URL, with source: URL) throws {
         _ = try SQLiteStoreFile.metadata(at: source)
         guard source.standardizedFileURL != destination.standardizedFileURL else { return }
-        try destroy(at: destination)
-        try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
-        // The files first: a copy killed halfway leaves no row naming a file that is not there.
-        try copyExternalData(of: source, to: destination)
-        do {
-            let connection = try SQLiteStoreFile.open(source, readOnly: true)
-            try connection.run("VACUUM INTO ?", [.text(destination.path)])
-        } catch {
-            throw CoreDataError.store(.persistentStoreOperation, "Can't copy the store \(source.path) to \(destination.path)",
-                                      url: destination, underlying: error)
+        var attempt = 0
+        while true {
+            attempt += 1
+            try destroy(at: destination)
+            try FileManager.default.createDirectory(at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
+            do {
+                let connection = try SQLiteStoreFile.open(source, readOnly: true)
+                try connection.run("VACUUM INTO ?", [.text(destination.path)])
+            } catch {
+                throw CoreDataError.store(.persistentStoreOperation, "Can't copy the store \(source.path) to \(destination.path)",
+                                          url: destination, underlying: error)
+            }
+            let copy = try SQLiteConnection(path: destination.path)
+            let missing = try copyExternalData(namedIn: copy, from: source, to: destination)
+            if let missing {
+                guard attempt < 3 else {
+                    try? destroy(at: destination)
+                    throw CoreDataError.store(.persistentStoreOperation,
+                                              "Can't copy the store \(source.path): its external data file \(missing.path) went away while it was copied, three times",
+                                              url: source)
+                }
+                continue
+            }
+            // Core Data's stores are WAL databases; the copy is too, as if closed cleanly.
+            try copy.execute("PRAGMA journal_mode=WAL")
+            return
         }
-        // Core Data's stores are WAL databases; the copy is too, as if closed cleanly.
-        let copy = try SQLiteConnection(path: destination.path)
-        try copy.execute("PRAGMA journal_mode=WAL")
     }
 
-    /// Copies the external data files of the store at `source` beside the store at
-    /// `destination`, whose rows name them.
-    private static func copyExternalData(of source: URL, to destination: URL) throws {
+    /// Copies the external data files the rows of `copy` name from beside `source` to beside
+    /// `destination`, flushed; returns a named file that is not there (nil when all were).
+    private static func copyExternalData(namedIn copy: SQLiteConnection, from source: URL, to destination: URL) throws -> URL? {
+        let names = try externalDataNames(in: copy)
+        guard !names.isEmpty else { return nil }
         let from = ExternalDataFolder.url(of: source), to = ExternalDataFolder.url(of: destination)
-        guard FileManager.default.fileExists(atPath: from.path) else { return }
         do {
-            try FileManager.default.createDirectory(at: to.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try FileManager.default.copyItem(at: from, to: to)
+            try FileManager.default.createDirectory(at: to, withIntermediateDirectories: true)
+            for name in names.sorted() {
+                let file = from.appendingPathComponent(name)
+                guard let data = try? Data(contentsOf: file, options: .mappedIfSafe) else { return file }
+                try AtomicFileWrite.create(to.appendingPathComponent(name), with: data)
+            }
+            AtomicFileWrite.flushDirectory(to)
+            AtomicFileWrite.flushDirectory(to.deletingLastPathComponent())
+            AtomicFileWrite.flushDirectory(to.deletingLastPathComponent().deletingLastPathComponent())
         } catch {
             throw CoreDataError.store(.persistentStoreOperation, "Can't copy the external data files of \(source.path) to \(to.path)",
                                       url: destination, underlying: error)
         }
+        return nil
+    }
+
+    /// The external data files the rows of the store on `connection` name: the `0x02` references
+    /// in the BLOB columns of its entity tables (Core Data's `Z…` tables).
+    static func externalDataNames(in connection: SQLiteConnection) throws -> Set<String> {
+        var names = Set<String>()
+        let tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z%'").compactMap { $0.first?.stringValue }
+        for table in tables {
+            let quotedTable = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+            let columns = try connection.rows("PRAGMA table_info(\(quotedTable))")
+                .filter { ($0.count > 2 ? $0[2].stringValue : nil)?.uppercased() == "BLOB" }
+                .compactMap { $0.count > 1 ? $0[1].stringValue : nil }
+            for column in columns {
+                let quoted = "\"" + column.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+                let sql = "SELECT \(quoted) FROM \(quotedTable) WHERE substr(\(quoted), 1, 1) = x'02'"
+                for row in try connection.rows(sql) {
+                    if let data = row.first?.dataValue, let name = ExternalDataColumn.referencedName(in: data) { names.insert(name) }
+                }
+            }
+        }
+        return names
     }
 }
 

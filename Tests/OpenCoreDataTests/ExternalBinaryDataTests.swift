@@ -488,4 +488,19 @@ import OCDSQLite
         #expect(try Self.images(context) == ["large": Self.bytes(Self.large)])
         #expect(try FileManager.default.contentsOfDirectory(atPath: ExternalDataFolder.url(of: copy).path) == Array(files(stack)))
     }
+
+    @Test func aCopyTakesExactlyTheFilesItsRowsName() throws {
+        let stack = try stack()
+        stack.insert("Photo", ["name": "large", "image": Self.bytes(Self.large)])
+        try stack.context.save()
+        let named = files(stack)
+        // A file no row names (as a killed save leaves one) stays behind.
+        try Data([1, 2, 3]).write(to: folder(stack).appendingPathComponent("8F0C6A2E-0000-4000-8000-000000000000"))
+        let copy = stack.directory.file("Copy.sqlite")
+        try stack.coordinator.replacePersistentStore(at: copy, destinationOptions: nil, withPersistentStoreFrom: stack.storeURL,
+                                                     sourceOptions: nil, ofType: NSSQLiteStoreType)
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: ExternalDataFolder.url(of: copy).path)) == named)
+        let connection = try SQLiteConnection(path: copy.path)
+        #expect(try SQLiteStoreFiles.externalDataNames(in: connection) == named)
+    }
 }
