@@ -18,6 +18,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// Held by a context's save while it writes and settles conflicts (`withSavesSerialized`).
     let saveSerialization = NSRecursiveLock()
     private var stores: [NSPersistentStore] = []
+    /// Where `perform(_:)` and `performAndWait(_:)` run their blocks, one at a time.
+    let performQueue = DispatchQueue(label: "OpenCoreData.NSPersistentStoreCoordinator")
 
     /// Creates a coordinator; the model is frozen from now on.
     ///

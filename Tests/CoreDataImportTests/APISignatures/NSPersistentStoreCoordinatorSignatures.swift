@@ -166,5 +166,18 @@ extension APISignatures {
             try coordinator.replacePersistentStore(at: URL(fileURLWithPath: "/x"), withPersistentStoreFrom: URL(fileURLWithPath: "/y"),
                                                    type: .sqlite)
         }
+        check("NSPersistentStoreCoordinator.perform(_:)") {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel())
+            var notSendable = 0
+            coordinator.perform { notSendable += 1 }
+        }
+        check("NSPersistentStoreCoordinator.performAndWait(_:)") {
+            let _: (NSPersistentStoreCoordinator) -> (() -> Void) -> Void = NSPersistentStoreCoordinator.performAndWait
+        }
+        check("NSPersistentStoreCoordinator.performAndWait(_:) [generic]") {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel())
+            var notSendable = 0
+            let _: Int = try coordinator.performAndWait { () throws -> Int in notSendable += 1; return notSendable }
+        }
     }
 }

@@ -1,0 +1,38 @@
+import Foundation
+
+extension NSPersistentStoreCoordinator {
+    /// Runs `block` on the coordinator's queue, later; blocks run one at a time, in order.
+    ///
+    /// ```swift
+    /// coordinator.perform {
+    ///     let metadata = coordinator.metadata(for: store)
+    /// }
+    /// ```
+    /// The coordinator's own methods are safe from any thread; its queue orders work of yours
+    /// that must not interleave (reading and writing metadata, adding and removing stores).
+    public func perform(_ block: @escaping () -> Void) {
+        let queued = QueuedBlock(block: block)
+        performQueue.async { [self] in
+            runOnQueue(queued.block)
+        }
+    }
+
+    /// Runs `block` on the coordinator's queue and returns when it has run. Called from a block
+    /// the queue is running, it runs at once (no deadlock).
+    public func performAndWait(_ block: () -> Void) {
+        if ContextsOnThisThread.contains(self) { return block() }
+        performQueue.sync { ContextsOnThisThread.running(self, block()) }
+    }
+
+    /// Runs `block` on the coordinator's queue and returns its result, or throws its error.
+    public func performAndWait<T>(_ block: () throws -> T) rethrows -> T {
+        if ContextsOnThisThread.contains(self) { return try block() }
+        return try performQueue.sync { try ContextsOnThisThread.running(self, try block()) }
+    }
+
+    /// Runs `block` on the queue, marked as the coordinator's so that a nested `performAndWait`
+    /// runs at once.
+    private func runOnQueue(_ block: () -> Void) {
+        ContextsOnThisThread.running(self, block())
+    }
+}
