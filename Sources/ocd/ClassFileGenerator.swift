@@ -116,7 +116,8 @@ struct ClassFileGenerator {
         for relationship in toManyRelationships {
             text += "\n// MARK: Generated accessors for \(relationship.name)\nextension \(className) {\n\n"
             for accessor in accessors(of: relationship) {
-                text += "    public func \(accessor.signature) {\n        \(accessor.body)\n    }\n\n"
+                text += "    public func \(accessor.signature) {\n"
+                    + accessor.body.split(separator: "\n").map { "        \($0)\n" }.joined() + "    }\n\n"
             }
             text += "}\n"
         }
@@ -184,40 +185,29 @@ struct ClassFileGenerator {
     /// Xcode's generated accessors of a to-many relationship: add and remove one object or a set,
     /// and for an ordered one the indexed forms too.
     func accessors(of relationship: NSRelationshipDescription) -> [Accessor] {
-        let name = relationship.name
-        let key = name.prefix(1).uppercased() + name.dropFirst()
+        let key = relationship.name.prefix(1).uppercased() + relationship.name.dropFirst()
         let object = destinationClass(of: relationship)
-        guard relationship.isOrdered else {
-            let set = "mutableSetValue(forKey: \"\(name)\")"
-            return [
-                Accessor(selector: "add\(key)Object:", signature: "addTo\(key)(_ value: \(object))", body: "\(set).add(value)"),
-                Accessor(selector: "remove\(key)Object:", signature: "removeFrom\(key)(_ value: \(object))", body: "\(set).remove(value)"),
-                Accessor(selector: "add\(key):", signature: "addTo\(key)(_ values: NSSet)",
-                         body: "\(set).addObjects(from: values.allObjects.compactMap { $0 as? NSManagedObject })"),
-                Accessor(selector: "remove\(key):", signature: "removeFrom\(key)(_ values: NSSet)",
-                         body: "let set = \(set)\n        for case let value as NSManagedObject in values.allObjects { set.remove(value) }"),
-            ]
-        }
-        let set = "mutableOrderedSetValue(forKey: \"\(name)\")"
-        return [
-            Accessor(selector: "insertObject:in\(key)AtIndex:", signature: "insertInto\(key)(_ value: \(object), at idx: Int)",
-                     body: "\(set).insert(value, at: idx)"),
-            Accessor(selector: "removeObjectFrom\(key)AtIndex:", signature: "removeFrom\(key)(at idx: Int)",
-                     body: "\(set).removeObject(at: idx)"),
-            Accessor(selector: "insert\(key):atIndexes:", signature: "insertInto\(key)(_ values: [\(object)], at indexes: NSIndexSet)",
-                     body: "\(set).insert(values, at: indexes as IndexSet)"),
-            Accessor(selector: "remove\(key)AtIndexes:", signature: "removeFrom\(key)(at indexes: NSIndexSet)",
-                     body: "\(set).removeObjects(at: indexes as IndexSet)"),
-            Accessor(selector: "replaceObjectIn\(key)AtIndex:withObject:", signature: "replace\(key)(at idx: Int, with value: \(object))",
-                     body: "\(set).replaceObject(at: idx, with: value)"),
-            Accessor(selector: "replace\(key)AtIndexes:with\(key):", signature: "replace\(key)(at indexes: NSIndexSet, with values: [\(object)])",
-                     body: "let set = \(set)\n        for (index, value) in zip(indexes as IndexSet, values) { set.replaceObject(at: index, with: value) }"),
-            Accessor(selector: "add\(key)Object:", signature: "addTo\(key)(_ value: \(object))", body: "\(set).add(value)"),
-            Accessor(selector: "remove\(key)Object:", signature: "removeFrom\(key)(_ value: \(object))", body: "\(set).remove(value)"),
-            Accessor(selector: "add\(key):", signature: "addTo\(key)(_ values: NSOrderedSet)",
-                     body: "\(set).addObjects(from: values.array.compactMap { $0 as? NSManagedObject })"),
-            Accessor(selector: "remove\(key):", signature: "removeFrom\(key)(_ values: NSOrderedSet)",
-                     body: "let set = \(set)\n        for case let value as NSManagedObject in values.array { set.remove(value) }"),
+        let unordered = [
+            ("add\(key)Object:", "addTo\(key)(_ value: \(object))"),
+            ("remove\(key)Object:", "removeFrom\(key)(_ value: \(object))"),
+            ("add\(key):", "addTo\(key)(_ values: NSSet)"),
+            ("remove\(key):", "removeFrom\(key)(_ values: NSSet)"),
         ]
+        let ordered = [
+            ("insertObject:in\(key)AtIndex:", "insertInto\(key)(_ value: \(object), at idx: Int)"),
+            ("removeObjectFrom\(key)AtIndex:", "removeFrom\(key)(at idx: Int)"),
+            ("insert\(key):atIndexes:", "insertInto\(key)(_ values: [\(object)], at indexes: NSIndexSet)"),
+            ("remove\(key)AtIndexes:", "removeFrom\(key)(at indexes: NSIndexSet)"),
+            ("replaceObjectIn\(key)AtIndex:withObject:", "replace\(key)(at idx: Int, with value: \(object))"),
+            ("replace\(key)AtIndexes:with\(key):", "replace\(key)(at indexes: NSIndexSet, with values: [\(object)])"),
+            ("add\(key)Object:", "addTo\(key)(_ value: \(object))"),
+            ("remove\(key)Object:", "removeFrom\(key)(_ value: \(object))"),
+            ("add\(key):", "addTo\(key)(_ values: NSOrderedSet)"),
+            ("remove\(key):", "removeFrom\(key)(_ values: NSOrderedSet)"),
+        ]
+        return (relationship.isOrdered ? ordered : unordered).compactMap { selector, signature in
+            ToManyAccessorBody.body(of: signature, relationship: relationship.name, ordered: relationship.isOrdered)
+                .map { Accessor(selector: selector, signature: signature, body: $0) }
+        }
     }
 }

@@ -167,57 +167,10 @@ struct CoreDataPorter {
             ]
         }
         if words.hasPrefix("func ") {
-            guard let body = Self.accessorBody(words, orderedRelationships: orderedRelationships) else { return nil }
-            return [indent + "\(modifiers)\(words) {", indent + "    " + body, indent + "}"]
+            guard let body = ToManyAccessorBody.body(of: words, orderedRelationships: orderedRelationships) else { return nil }
+            return [indent + "\(modifiers)\(words) {"] + body.split(separator: "\n").map { indent + "    " + $0 } + [indent + "}"]
         }
         return nil
-    }
-
-    /// The body of one of Xcode's generated to-many accessors, from its name and parameters.
-    static func accessorBody(_ signature: String, orderedRelationships: Set<String>) -> String? {
-        guard let open = signature.firstIndex(of: "("), let close = signature.lastIndex(of: ")") else { return nil }
-        let name = String(signature.dropFirst("func ".count)[..<open]).trimmingCharacters(in: .whitespaces)
-        let parameters = signature[signature.index(after: open)..<close].split(separator: ",").map { parameter in
-            let parts = parameter.split(separator: ":", maxSplits: 1)
-            let names = parts[0].split(separator: " ").map(String.init)
-            return (name: names.last ?? "", type: parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
-        }
-        guard let (verb, key) = ["addTo", "removeFrom", "insertInto", "replace"].lazy
-            .compactMap({ prefix in name.hasPrefix(prefix) ? (prefix, String(name.dropFirst(prefix.count))) : nil }).first,
-            let first = key.first else { return nil }
-        let relationship = first.lowercased() + key.dropFirst()
-        let types = parameters.map(\.type)
-        let ordered = orderedRelationships.contains(relationship) || types.contains { $0.contains("NSOrderedSet") || $0.contains("NSIndexSet") || $0 == "Int" }
-        let view = ordered ? "mutableOrderedSetValue(forKey: \"\(relationship)\")" : "mutableSetValue(forKey: \"\(relationship)\")"
-        let p = parameters.map(\.name)
-        switch (verb, types.count) {
-        case ("addTo", 1) where types[0].contains("NSSet"):
-            return "\(view).addObjects(from: \(p[0]).allObjects.compactMap { $0 as? NSManagedObject })"
-        case ("addTo", 1) where types[0].contains("NSOrderedSet"):
-            return "\(view).addObjects(from: \(p[0]).array.compactMap { $0 as? NSManagedObject })"
-        case ("addTo", 1):
-            return "\(view).add(\(p[0]))"
-        case ("removeFrom", 1) where types[0].contains("NSSet"):
-            return "let set = \(view); for case let value as NSManagedObject in \(p[0]).allObjects { set.remove(value) }"
-        case ("removeFrom", 1) where types[0].contains("NSOrderedSet"):
-            return "let set = \(view); for case let value as NSManagedObject in \(p[0]).array { set.remove(value) }"
-        case ("removeFrom", 1) where types[0] == "Int":
-            return "\(view).removeObject(at: \(p[0]))"
-        case ("removeFrom", 1) where types[0].contains("NSIndexSet"):
-            return "\(view).removeObjects(at: \(p[0]) as IndexSet)"
-        case ("removeFrom", 1):
-            return "\(view).remove(\(p[0]))"
-        case ("insertInto", 2) where types[1].contains("NSIndexSet"):
-            return "\(view).insert(\(p[0]), at: \(p[1]) as IndexSet)"
-        case ("insertInto", 2):
-            return "\(view).insert(\(p[0]), at: \(p[1]))"
-        case ("replace", 2) where types[0].contains("NSIndexSet"):
-            return "let set = \(view); for (index, value) in zip(\(p[0]) as IndexSet, \(p[1])) { set.replaceObject(at: index, with: value) }"
-        case ("replace", 2):
-            return "\(view).replaceObject(at: \(p[0]), with: \(p[1]))"
-        default:
-            return nil
-        }
     }
 
     /// The relationships (lowercased keys) whose accessors in `lines` show they are ordered.

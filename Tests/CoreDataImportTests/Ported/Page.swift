@@ -81,7 +81,8 @@ extension Notebook {
     @NSManaged public func removeFromTags(_ values: NSSet)
 #else
     public func removeFromTags(_ values: NSSet) {
-        let set = mutableSetValue(forKey: "tags"); for case let value as NSManagedObject in values.allObjects { set.remove(value) }
+        let set = mutableSetValue(forKey: "tags")
+        for case let value as NSManagedObject in values.allObjects { set.remove(value) }
     }
 #endif
 
