@@ -156,6 +156,8 @@ struct BinaryStoreWriter {
             tag(.data)
             varint(UInt64(data.count))
             bytes += data
+        case .externalData(let external):
+            try self.value(.data(try external.data()), of: attribute)
         case .uuid(let uuid):
             tag(.uuid)
             withUnsafeBytes(of: uuid.uuid) { bytes += $0 }

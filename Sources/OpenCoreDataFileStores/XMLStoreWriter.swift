@@ -107,6 +107,7 @@ struct XMLStoreWriter {
             // digits for the same double to be read back.
             return (String(format: "%.20f", date.timeIntervalSinceReferenceDate), false)
         case .data(let data): return (data.base64EncodedString(), false)
+        case .externalData(let external): return (try external.data().base64EncodedString(), false)
         case .uuid(let uuid): return (uuid.uuidString, false)
         case .url(let url): return (url.absoluteString, false)
         case .decimal(let decimal): return (NSDecimalNumber(decimal: decimal).description(withLocale: Locale(identifier: "en_US_POSIX")), false)

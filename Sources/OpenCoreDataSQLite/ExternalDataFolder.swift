@@ -60,9 +60,32 @@ final class ExternalDataFolder: @unchecked Sendable {
 
     // MARK: Reading
 
-    /// The value a column of an external-storage attribute holds: the bytes in the row, or the
-    /// file it refers to (mapped into memory, not read: a fetch of many large values touches
-    /// only what is used). `object` and `attribute` name the value in errors.
+    /// The value a column of an external-storage attribute holds, as a row snapshot keeps it:
+    /// the bytes in the row, or the file it refers to, read at first use (`ExternalBinaryData`;
+    /// read before a save that gives the file up deletes it). Only a column in no known layout
+    /// throws here; `description` names the value in errors ("The value of Photo.image of …").
+    func lazyValue(ofColumn column: Data, describedAs description: @escaping @Sendable @autoclosure () -> String) throws -> PrimitiveValue {
+        let content: ExternalDataColumn.Content
+        do {
+            content = try ExternalDataColumn.content(of: column)
+        } catch {
+            throw unreadable(error, description: description())
+        }
+        switch content {
+        case .inline(let data):
+            return .data(data)
+        case .reference(let name):
+            let path = url.appendingPathComponent(name).path
+            let retired = retired
+            let value = ExternalBinaryData(location: path, reader: { [self] in try read(name, describedAs: description()) },
+                                           onFirstUseOrEnd: { retired.release(path, by: $0) })
+            retired.hold(path, by: value)
+            return .externalData(value)
+        }
+    }
+
+    /// The value a column of an external-storage attribute holds, read now: the bytes in the
+    /// row, or the file it refers to (mapped). `object` and `attribute` name the value in errors.
     func value(ofColumn column: Data, object: @autoclosure () -> String, attribute: NSAttributeDescription) throws -> Data {
         try value(ofColumn: column, describedAs: "The value of \(attribute.entity?.name ?? "?").\(attribute.name) of \(object())")
     }
@@ -79,16 +102,21 @@ final class ExternalDataFolder: @unchecked Sendable {
         case .inline(let data):
             return data
         case .reference(let name):
-            let file = url.appendingPathComponent(name)
-            do {
-                return try Data(contentsOf: file, options: .alwaysMapped)
-            } catch {
-                let missing = !FileManager.default.fileExists(atPath: file.path)
-                throw CocoaError(missing ? .fileReadNoSuchFile : .fileReadUnknown, userInfo: [
-                    NSFilePathErrorKey: file.path, NSURLErrorKey: store, NSUnderlyingErrorKey: error as NSError,
-                    NSLocalizedDescriptionKey: "\(description()) in the store \(store.path) is kept in the external data file \(file.path), which \(missing ? "is missing" : "can't be read")",
-                ])
-            }
+            return try read(name, describedAs: description())
+        }
+    }
+
+    /// The file `name` of the folder, mapped into memory, not read: only the pages used are.
+    private func read(_ name: String, describedAs description: String) throws -> Data {
+        let file = url.appendingPathComponent(name)
+        do {
+            return try Data(contentsOf: file, options: .alwaysMapped)
+        } catch {
+            let missing = !FileManager.default.fileExists(atPath: file.path)
+            throw CocoaError(missing ? .fileReadNoSuchFile : .fileReadUnknown, userInfo: [
+                NSFilePathErrorKey: file.path, NSURLErrorKey: store, NSUnderlyingErrorKey: error as NSError,
+                NSLocalizedDescriptionKey: "\(description) in the store \(store.path) is kept in the external data file \(file.path), which \(missing ? "is missing" : "can't be read")",
+            ])
         }
     }
 

@@ -1,11 +1,13 @@
 import Foundation
+import OpenCoreDataCore
 
 /// Files of external binary data that a committed save no longer refers to, kept until no read
 /// that began before that save is still going: such a read sees the old rows, which name them.
 ///
 /// Reads through the store's reader pool and query generations' pinned readers register here
 /// (`beginRead`/`endRead`); each commit that gives files up starts a new epoch. A file retired
-/// in epoch `E` is deleted once every read still going began in `E` or later. Reads of other
+/// in epoch `E` is deleted once every read still going began in `E` or later. Values of rows
+/// read before, which read their files only at first use, read them first (`hold`/`release`). Reads of other
 /// processes are not known here: one that began before the commit and reaches the row after
 /// the file is gone gets an error naming the file.
 final class RetiredExternalFiles: @unchecked Sendable {
@@ -16,6 +18,14 @@ final class RetiredExternalFiles: @unchecked Sendable {
     private var reads: [Int: Int] = [:]
     /// Files given up, by the epoch of the commit that gave them up.
     private var retired: [(epoch: Int, paths: [String])] = []
+    /// The values not read yet that refer to each file (`ExternalBinaryData` of row snapshots).
+    private var held: [String: [ObjectIdentifier: HeldValue]] = [:]
+
+    private struct HeldValue {
+        // Weak: the value's end releases it, and a value ending while a retiring commit reads
+        // it must read as gone, not be touched.
+        weak var value: ExternalBinaryData?
+    }
 
     /// Notes a read beginning; pass what it returns to `endRead(_:)`.
     func beginRead() -> Int {
@@ -31,7 +41,7 @@ final class RetiredExternalFiles: @unchecked Sendable {
             if let count = reads[began], count > 1 { reads[began] = count - 1 } else { reads[began] = nil }
             return takeRemovable()
         }
-        Self.delete(removable)
+        delete(removable)
     }
 
     /// Files a commit just gave up: deleted now if no earlier read is going, else when the last
@@ -43,16 +53,33 @@ final class RetiredExternalFiles: @unchecked Sendable {
             retired.append((epoch, paths))
             return takeRemovable()
         }
-        Self.delete(removable)
+        delete(removable)
     }
 
-    /// Deletes every retired file (the store is closing: its reads are over).
+    /// Notes a value that will read the file `path` at its first use (a row snapshot's
+    /// `ExternalBinaryData`): before a save that gives the file up deletes it, the value reads it
+    /// (maps it: the mapping outlives the file), so it still has its bytes once the file is gone.
+    func hold(_ path: String, by value: ExternalBinaryData) {
+        lock.withLock { held[path, default: [:]][ObjectIdentifier(value)] = HeldValue(value: value) }
+    }
+
+    /// The value `hold(_:by:)` noted has read its file, or is gone.
+    func release(_ path: String, by value: ObjectIdentifier) {
+        lock.withLock {
+            guard var values = held[path] else { return }
+            values[value] = nil
+            held[path] = values.isEmpty ? nil : values
+        }
+    }
+
+    /// Deletes every retired file (the store is closing: its reads are over; values not read
+    /// yet read their files first).
     func deleteAll() {
         let all: [String] = lock.withLock {
             defer { retired = [] }
             return retired.flatMap(\.paths)
         }
-        Self.delete(all)
+        delete(all)
     }
 
     /// The retired files every going read began after; under `lock`.
@@ -67,8 +94,15 @@ final class RetiredExternalFiles: @unchecked Sendable {
         return removable
     }
 
-    /// A file already gone is no error; one that can't be deleted is only left behind.
-    private static func delete(_ paths: [String]) {
+    /// Deletes `paths`, once the values that hold them have read them. A file already gone is
+    /// no error; one that can't be deleted is only left behind.
+    private func delete(_ paths: [String]) {
+        guard !paths.isEmpty else { return }
+        let holders: [ExternalBinaryData] = lock.withLock {
+            paths.flatMap { path in (held.removeValue(forKey: path) ?? [:]).values.compactMap(\.value) }
+        }
+        // Outside the lock: a value's first read releases it (`release(_:by:)`).
+        for value in holders { _ = try? value.data() }
         for path in paths { unlink(path) }
     }
 }

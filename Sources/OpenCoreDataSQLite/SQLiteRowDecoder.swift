@@ -23,8 +23,8 @@ final class SQLiteRowDecoder {
 
     /// When the statement's rows were read: one clock reading for all of them.
     private let readAt = SnapshotClock.now()
-    /// The first external data file that could not be read (`finish()` throws it): the values
-    /// of a row are decoded without throwing, one call per column.
+    /// The first external data column in no known layout (`finish()` throws it): the values of
+    /// a row are decoded without throwing, one call per column.
     private var failure: Error?
 
     init(store: SQLiteStore, schema: SQLiteSchema, offset: Int = 0) {
@@ -78,14 +78,18 @@ final class SQLiteRowDecoder {
         return values
     }
 
-    /// `values` with each external-storage attribute's column replaced by its value.
+    /// `values` with each external-storage attribute's column replaced by its value (a file's
+    /// is read at first use).
     private func resolvingExternalData(_ values: [PrimitiveValue], shape: RowShape, key: Int64) -> [PrimitiveValue] {
         var values = values
         for slot in shape.externalSlots {
             guard case .data(let column) = values[slot] else { continue }
             do {
-                values[slot] = .data(try store.externalData.value(ofColumn: column, object: "the object \(shape.entity.name ?? "?") \(key)",
-                                                                  attribute: shape.attributes[slot]))
+                // Strong references: the description may be made long after this statement.
+                let attribute = shape.attributes[slot], entity: NSEntityDescription = shape.entity
+                values[slot] = try store.externalData.lazyValue(
+                    ofColumn: column,
+                    describedAs: "The value of \(attribute.entity?.name ?? "?").\(attribute.name) of the object \(entity.name ?? "?") \(key)")
             } catch {
                 if failure == nil { failure = error }
                 values[slot] = .null

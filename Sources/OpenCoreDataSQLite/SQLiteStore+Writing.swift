@@ -292,7 +292,7 @@ extension SQLiteStore {
         func bindAttribute(_ slot: Int, _ index: inout Int) throws {
             guard mapping.attributeColumns[slot] != nil else { return }
             do {
-                if hasExternalData && mapping.externalDataSlots.contains(slot), case .data(let data) = row.values[slot] {
+                if hasExternalData && mapping.externalDataSlots.contains(slot), case .data(let data) = try row.values[slot].readingExternalData() {
                     try statement.bind(try externalData.column(for: data, object: row.objectID, slot: slot), at: index)
                 } else {
                     try SQLiteValueCoding.bind(row.values[slot], of: layout.attributes[slot], to: statement, at: index)

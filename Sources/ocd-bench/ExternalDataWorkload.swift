@@ -1,10 +1,11 @@
 import Foundation
 import OpenCoreData
 
-/// WX and WXf: `photoCount` values of `imageSize` bytes in a binary attribute that allows
+/// WX, WXf and WXn: `photoCount` values of `imageSize` bytes in a binary attribute that allows
 /// external storage (Docs/ExternalBinaryData.md), so each goes to a file of its own: saved in
-/// one save (WX), then fetched and read in a new stack (WXf), against raw SQLite keeping the same
-/// bytes in a BLOB column. N is ignored.
+/// one save (WX), then fetched and read in a new stack (WXf), or fetched with only the names
+/// read (WXn: a list of photos), against raw SQLite keeping the same bytes in a BLOB column.
+/// N is ignored.
 enum ExternalDataWorkload {
     static let photoCount = 500
     static let imageSize = 256 * 1024
@@ -52,6 +53,21 @@ enum ExternalDataWorkload {
         return seconds
     }
 
+    static func frameworkFetchNames(directory: URL, n: Int) throws -> Double {
+        try insert((0..<photoCount).map(image), into: BenchStack(directory: directory, model: model()))
+        let stack = try BenchStack(directory: directory, model: model())
+        var total = 0
+        let seconds = try Stopwatch.time {
+            for photo in try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Photo")) {
+                total &+= (photo.value(forKey: "name") as? String)?.utf8.count ?? 0
+            }
+        }
+        try RawWorkloads.expect(total == expectedNameBytes, "WXn", "read \(total), expected \(expectedNameBytes)")
+        return seconds
+    }
+
+    static var expectedNameBytes: Int { (0..<photoCount).reduce(0) { $0 + "photo-\($1)".utf8.count } }
+
     private static func insert(_ images: [Data], into stack: BenchStack) throws {
         for (index, data) in images.enumerated() {
             let photo = NSEntityDescription.insertNewObject(forEntityName: "Photo", into: stack.context)
@@ -84,6 +100,23 @@ enum ExternalDataWorkload {
             }
         }
         try RawWorkloads.expect(total == expectedTouch, "WXf", "raw read \(total), expected \(expectedTouch)")
+        return seconds
+    }
+
+    static func rawFetchNames(directory: URL, n: Int) throws -> Double {
+        let db = try RawDatabase.open(in: directory)
+        try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, name TEXT, image BLOB)")
+        try insert((0..<photoCount).map(image), into: db)
+        let reader = try RawDatabase.open(in: directory)
+        var total = 0
+        let seconds = try Stopwatch.time {
+            let select = try reader.prepare("SELECT id, name FROM photo")
+            while try select.step() {
+                BenchSink.consume(Int(select.int64(0)))
+                total &+= select.text(1)?.utf8.count ?? 0
+            }
+        }
+        try RawWorkloads.expect(total == expectedNameBytes, "WXn", "raw read \(total), expected \(expectedNameBytes)")
         return seconds
     }
 

@@ -129,6 +129,10 @@ extension Workload {
             framework: { try ExternalDataWorkload.frameworkFetch(directory: $0, n: $1) },
             raw: { try ExternalDataWorkload.rawFetch(directory: $0, n: $1) }),
         Workload(
+            id: "WXn", title: "fetch, external data not read", size: { _ in "\(ExternalDataWorkload.photoCount)x256KiB" },
+            framework: { try ExternalDataWorkload.frameworkFetchNames(directory: $0, n: $1) },
+            raw: { try ExternalDataWorkload.rawFetchNames(directory: $0, n: $1) }),
+        Workload(
             id: "W4h", title: "update, history recorded", size: { "\($0)" },
             framework: { try FrameworkWorkloads.w4(directory: $0, n: $1, tracksHistory: true) },
             raw: { try FrameworkWorkloads.w4(directory: $0, n: $1) },

@@ -40,7 +40,9 @@ struct Options {
                      history of a save of 10,000 updates after N earlier changes, against
                      the same read with no history before it; WX saves 500 values of
                      256 KiB in a binary attribute that allows external storage (a file
-                     each), WXf fetches and reads them, against a raw BLOB column
+                     each), WXf fetches and reads them, against a raw BLOB column; WXn
+                     fetches them and reads only their names, against a raw SELECT of the
+                     names
         Set OCD_BENCH_PHASES=1 to print the framework side's phases (W1, W2, W6) to standard error.
         """
 

@@ -220,24 +220,76 @@ import OCDSQLite
         #expect(try Data(contentsOf: folder(stack).appendingPathComponent(name)) == Self.bytes(Self.large, seed: 5))
     }
 
-    @Test func aMissingFileIsAnErrorNamingTheFile() throws {
+    /// A missing file stops neither the fetch nor a delete: the value reads as nil (logged), and
+    /// what must copy the value — moving the store — fails naming the file.
+    @Test func aMissingFileReadsAsNilAndStopsOnlyWhatMustCopyIt() throws {
         let stack = try stack()
         stack.insert("Photo", ["name": "p", "image": Self.bytes(Self.large)])
+        stack.insert("Photo", ["name": "q", "image": Self.bytes(Self.large, seed: 2)])
         try stack.context.save()
-        let name = try #require(files(stack).first)
-        try FileManager.default.removeItem(at: folder(stack).appendingPathComponent(name))
         try stack.reopen()
+        let name = try #require(try column(stack, "p").flatMap(ExternalDataColumn.referencedName(in:)))
+        try FileManager.default.removeItem(at: folder(stack).appendingPathComponent(name))
+        let photo = try photo(stack, "p")
+        #expect(photo.value(forKey: "image") == nil)
+        #expect(try self.photo(stack, "q").value(forKey: "image") as? Data == Self.bytes(Self.large, seed: 2))
+
+        let store = try #require(stack.coordinator.persistentStores.first)
         do {
-            _ = try stack.fetch("Photo")
-            Issue.record("the fetch should have failed")
+            _ = try stack.coordinator.migratePersistentStore(store, to: stack.directory.file("Moved.binary"), options: nil,
+                                                             withType: NSBinaryStoreType)
+            Issue.record("moving the store should have failed")
         } catch let error as CocoaError {
             #expect(error.code == .fileReadNoSuchFile)
             #expect(error.localizedDescription.contains(name))
             #expect(error.localizedDescription.contains("Photo.image"))
             #expect(error.userInfo[NSFilePathErrorKey] as? String == folder(stack).appendingPathComponent(name).path)
         }
+        #expect(stack.coordinator.persistentStores.first === store)
         // The store is left as it was: the row still names the file.
         #expect(try column(stack, "p").flatMap(ExternalDataColumn.referencedName(in:)) == name)
+
+        stack.context.delete(photo)
+        try stack.context.save()
+        try stack.reopen()
+        #expect(try stack.fetch("Photo").count == 1)
+    }
+
+    /// A fetch opens no file: only the values read are mapped, at their first read.
+    @Test func aFetchReadsNoFileUntilItsValueIsUsed() throws {
+        let stack = try stack()
+        for index in 0..<3 { stack.insert("Photo", ["name": "p\(index)", "image": Self.bytes(Self.large, seed: UInt8(index))]) }
+        try stack.context.save()
+        try stack.reopen()
+        let photos = try stack.fetch("Photo", sortedBy: "name")
+        // Every file can go now without the objects noticing, except when their values are read.
+        let names = try (0..<3).map { try #require(try column(stack, "p\($0)").flatMap(ExternalDataColumn.referencedName(in:))) }
+        #expect(photos[0].value(forKey: "image") as? Data == Self.bytes(Self.large, seed: 0))
+        for name in names { try FileManager.default.removeItem(at: folder(stack).appendingPathComponent(name)) }
+        // Read before the files went: still there (mapped).
+        #expect(photos[0].value(forKey: "image") as? Data == Self.bytes(Self.large, seed: 0))
+        // Not read before: gone, read as nil.
+        #expect(photos[1].value(forKey: "image") == nil)
+        #expect(photos[2].value(forKey: "image") == nil)
+    }
+
+    /// An object that holds a value it has not read yet keeps it when another context's save
+    /// replaces the value and deletes the file: the store reads the value before the file goes.
+    @Test func aValueNotReadYetSurvivesASaveThatDeletesItsFile() throws {
+        let stack = try stack()
+        stack.insert("Photo", ["name": "p", "image": Self.bytes(Self.large)])
+        try stack.context.save()
+        try stack.reopen()
+        let held = try photo(stack, "p")
+        _ = held.value(forKey: "name")
+        let other = stack.newContext()
+        let elsewhere = try other.existingObject(with: held.objectID)
+        elsewhere.setValue(Self.bytes(Self.large, seed: 9), forKey: "image")
+        try other.save()
+        #expect(files(stack).count == 1)
+        #expect(held.value(forKey: "image") as? Data == Self.bytes(Self.large))
+        stack.context.refresh(held, mergeChanges: false)
+        #expect(held.value(forKey: "image") as? Data == Self.bytes(Self.large, seed: 9))
     }
 
     /// Core Data on Apple's systems writes the same layout: a row written as it does (UUID file

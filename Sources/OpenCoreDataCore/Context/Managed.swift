@@ -432,8 +432,13 @@ extension Date: ManagedValue, ManagedAttributeValue {
 
 extension Data: ManagedValue, ManagedAttributeValue {
     init?(primitive: PrimitiveValue) {
-        guard case .data(let value) = primitive else { return nil }
-        self = value
+        switch primitive {
+        case .data(let value): self = value
+        case .externalData(let value):
+            guard let data = value.dataIfReadable else { return nil }
+            self = data
+        default: return nil
+        }
     }
     static var emptyValue: Data { Data() }
     var primitive: PrimitiveValue { .data(self) }
@@ -507,7 +512,12 @@ extension NSManagedObject {
     @usableFromInline
     func _managedOptionalState(_ property: ManagedProperty) -> _ManagedOptionalState {
         if property.isAttribute {
-            return primitive(at: property.slot).isNull ? .null : .value
+            switch primitive(at: property.slot) {
+            case .null: return .null
+            // A file that can't be read is a missing value, as `value(forKey:)` gives it.
+            case .externalData(let value): return value.dataIfReadable == nil ? .null : .value
+            default: return .value
+            }
         }
         if let relationship = property.relationship, !relationship.isToMany {
             return toOneDestination(relationship).map { .destination($0) } ?? .null

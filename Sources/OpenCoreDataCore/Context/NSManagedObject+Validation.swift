@@ -62,6 +62,12 @@ extension NSManagedObject {
             }
         case .data(let data):
             errors.append(contentsOf: lengthErrors(of: attribute, length: data.count, value: data))
+        case .externalData(let external):
+            // Read only when there is a length to check; a file that can't be read is not
+            // judged (the value was not changed: a changed value is `.data`).
+            if attribute.minValue != nil || attribute.maxValue != nil, let data = external.dataIfReadable {
+                errors.append(contentsOf: lengthErrors(of: attribute, length: data.count, value: data))
+            }
         default:
             break
         }

@@ -257,6 +257,7 @@ extension PrimitiveValue {
         case .string(let value): "\"\(value)\""
         case .date(let value): "\(value)"
         case .data(let value): "<\(value.count) bytes>"
+        case .externalData(let value): "<external data \((value.location as NSString).lastPathComponent)>"
         case .uuid(let value): value.uuidString
         case .url(let value): value.absoluteString
         case .decimal(let value): "\(value)"

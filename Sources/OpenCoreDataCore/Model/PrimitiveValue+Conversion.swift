@@ -54,6 +54,7 @@ extension PrimitiveValue {
         case .string(let value): return value
         case .date(let value): return value
         case .data(let value): return value
+        case .externalData(let value): return value.dataIfReadable
         case .uuid(let value): return value
         case .url(let value): return value
         case .decimal(let value): return value

@@ -14,6 +14,8 @@ import Foundation
     case string(String)
     case date(Date)
     case data(Data)
+    /// A binary value its store keeps outside the row, read at first use (`ExternalBinaryData`).
+    case externalData(ExternalBinaryData)
     case uuid(UUID)
     case url(URL)
     indirect case decimal(Decimal)
@@ -58,6 +60,12 @@ extension PrimitiveValue: Equatable {
         case let (.string(a), .string(b)): return a == b
         case let (.date(a), .date(b)): return a == b
         case let (.data(a), .data(b)): return a == b
+        case let (.externalData(a), .externalData(b)):
+            if a === b || a.location == b.location { return true }
+            guard let a = a.dataIfReadable, let b = b.dataIfReadable else { return false }
+            return a == b
+        case let (.externalData(a), .data(b)), let (.data(b), .externalData(a)):
+            return a.dataIfReadable == b
         case let (.uuid(a), .uuid(b)): return a == b
         case let (.url(a), .url(b)): return a == b
         case let (.decimal(a), .decimal(b)): return a == b
@@ -82,6 +90,9 @@ extension PrimitiveValue: Hashable {
         case .string(let value): hasher.combine(value)
         case .date(let value): hasher.combine(value)
         case .data(let value): hasher.combine(value)
+        case .externalData(let value):
+            // As the bytes, so that it hashes as the `.data` it equals.
+            if let data = value.dataIfReadable { hasher.combine(data) } else { hasher.combine(value.location) }
         case .uuid(let value): hasher.combine(value)
         case .url(let value): hasher.combine(value)
         case .decimal(let value): hasher.combine(value)

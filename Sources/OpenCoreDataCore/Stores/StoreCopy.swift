@@ -31,7 +31,9 @@ struct StoreCopy {
                 let copy = NSManagedObject(entity: entity, insertInto: writing)
                 writing.assign(copy, to: destination)
                 for attribute in entity.layout.attributes where !attribute.isTransient {
-                    copy.setPrimitiveValue(object.primitiveValue(forKey: attribute.name), forKey: attribute.name)
+                    // A value kept in a file is read now: one that can't be read stops the copy,
+                    // naming the file, instead of arriving as nil.
+                    copy.setPrimitive(try object.primitive(at: attribute.attributeSlot).readingExternalData(), at: attribute.attributeSlot)
                 }
                 copies[object.objectID] = copy
                 pairs.append((object, copy))
