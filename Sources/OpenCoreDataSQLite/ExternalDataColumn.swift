@@ -63,7 +63,7 @@ enum ExternalDataColumn {
             return .inline(Data(rest))
         case referenceMarker:
             let nameBytes = rest.prefix { $0 != 0 }
-            guard let name = String(bytes: nameBytes, encoding: .utf8), isFileName(name) else { throw .badFileName }
+            guard isFileName(nameBytes), let name = String(validating: nameBytes, as: UTF8.self) else { throw .badFileName }
             return .reference(name)
         case fileBackedFutureMarker:
             throw .fileBackedFuture
@@ -78,9 +78,12 @@ enum ExternalDataColumn {
         return nil
     }
 
-    /// A name that stays inside the folder: not empty, no separator, not `.` or `..`.
-    private static func isFileName(_ name: String) -> Bool {
-        !name.isEmpty && name != "." && name != ".." && !name.contains("/") && !name.contains("\0")
+    /// A name that stays inside the folder: not empty, no separator, not `.` or `..` (read per
+    /// row, so as bytes: no string search). It holds no NUL, which ends it.
+    private static func isFileName(_ bytes: Data) -> Bool {
+        let dot = UInt8(ascii: "."), slash = UInt8(ascii: "/")
+        guard !bytes.isEmpty, !bytes.contains(slash) else { return false }
+        return !bytes.allSatisfy { $0 == dot } || bytes.count > 2
     }
 }
 

@@ -46,10 +46,18 @@ final class ExternalDataFolder: @unchecked Sendable {
         let slot: Int
     }
 
+    /// `url`'s path and a separator: a file's path is this and its name (joining strings, not
+    /// URLs, since it is done per row).
+    private let pathPrefix: String
+
     init(store: URL) {
         self.store = store
         url = Self.url(of: store)
+        pathPrefix = url.path.hasSuffix("/") ? url.path : url.path + "/"
     }
+
+    /// The path of the folder's file `name`.
+    private func path(of name: String) -> String { pathPrefix + name }
 
     /// The external data folder of the store at `store`.
     static func url(of store: URL) -> URL {
@@ -75,7 +83,7 @@ final class ExternalDataFolder: @unchecked Sendable {
         case .inline(let data):
             return .data(data)
         case .reference(let name):
-            let path = url.appendingPathComponent(name).path
+            let path = path(of: name)
             let retired = retired
             let value = ExternalBinaryData(location: path, reader: { [self] in try read(name, describedAs: description()) },
                                            onFirstUseOrEnd: { retired.release(path, by: $0) })
@@ -108,7 +116,7 @@ final class ExternalDataFolder: @unchecked Sendable {
 
     /// The file `name` of the folder, mapped into memory, not read: only the pages used are.
     private func read(_ name: String, describedAs description: String) throws -> Data {
-        let file = url.appendingPathComponent(name)
+        let file = URL(fileURLWithPath: path(of: name), isDirectory: false)
         do {
             return try Data(contentsOf: file, options: .alwaysMapped)
         } catch {
@@ -228,10 +236,19 @@ final class ExternalDataFolder: @unchecked Sendable {
     }
 
     private func paths<Names: Sequence<String>>(of names: Names) -> [String] {
-        names.map { url.appendingPathComponent($0).path }
+        names.map(path(of:))
     }
 
     // MARK: Files of the folder
+
+    /// Whether the file `name` holds exactly `data` (a file that can't be read holds nothing).
+    /// Sizes are compared first, so most files are not read.
+    func file(_ name: String, holds data: Data) -> Bool {
+        let path = path(of: name)
+        var status = stat()
+        guard stat(path, &status) == 0, Int(status.st_size) == data.count else { return false }
+        return (try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)) == data
+    }
 
     /// The names of the files in the folder.
     func fileNames() -> Set<String> {
