@@ -287,6 +287,10 @@ final class SQLiteSchema {
         table.columns = (integers + dates + reals + texts + blobs).map { (name: $0.0, type: $0.1) }
     }
 
+    /// Whether some entity has a uniqueness constraint that names an attribute whose values may
+    /// be kept in files, which unique indexes cannot compare (`UniquenessConflictQuery`).
+    private(set) var hasFileKeptConstraints = false
+
     /// Positions of each entity's values in `SELECT Z_PK, Z_ENT, Z_OPT, <table columns>`.
     private func computeReadIndexes() {
         for table in tables {
@@ -298,6 +302,9 @@ final class SQLiteSchema {
                 mapping.attributeReadPlan = zip(indexes, types).map { (index: $0 ?? -1, type: $1) }
                 mapping.externalDataSlots = mapping.entity.layout.attributes.indices.filter { slot in
                     mapping.attributeColumns[slot] != nil && mapping.entity.layout.attributes[slot].storesDataExternally
+                }
+                if mapping.hasExternalData && !UniquenessConflictQuery.fileKeptConstraints(of: mapping.entity).isEmpty {
+                    hasFileKeptConstraints = true
                 }
                 mapping.toOneReadIndexes = mapping.toOneColumns.map { $0.flatMap { position[$0] } }
                 mapping.toOneEntityReadIndexes = mapping.toOneEntityColumns.map { $0.flatMap { position[$0] } }

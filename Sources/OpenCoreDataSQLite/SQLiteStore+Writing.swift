@@ -69,9 +69,17 @@ extension SQLiteStore {
                     throw OptimisticLockingFailures(failures: lockingFailures + (try failures(among: unresolvedDeletes, on: connection)))
                 }
                 if !lockingFailures.isEmpty { throw OptimisticLockingFailures(failures: lockingFailures) }
-                if !refused.isEmpty {
+                // A unique index compares a value kept in a file by the file's name: rows whose
+                // constraints name such values are compared by content once all are written.
+                let sharingFiles = schema.hasFileKeptConstraints
+                    ? try UniquenessConflictQuery(schema: schema, store: self, connection: connection).rowsSharingFileKeptValues(
+                        among: writtenRows(of: changes, insertedIDs: outcome.insertedIDs, refused: refused), in: changes,
+                        insertedIDs: outcome.insertedIDs, resolve: resolve)
+                    : []
+                if !refused.isEmpty || !sharingFiles.isEmpty {
                     throw try UniquenessConflictQuery(schema: schema, store: self, connection: connection)
-                        .conflicts(of: refused.map { ($0.row, $0.key) }, in: changes, insertedIDs: outcome.insertedIDs, resolve: resolve)
+                        .conflicts(of: refused.map { ($0.row, $0.key, false) } + sharingFiles.map { ($0.row, $0.key, true) },
+                                   in: changes, insertedIDs: outcome.insertedIDs, resolve: resolve)
                 }
                 for change in changes.toMany { try write(change, resolve: resolve, on: connection) }
                 if tracksHistory {
@@ -267,6 +275,20 @@ extension SQLiteStore {
     }
 
     // MARK: Rows
+
+    /// The rows of `changes` that are in the table now (all but `refused`), in the save's order.
+    private func writtenRows(of changes: SaveChanges, insertedIDs: [NSManagedObjectID], refused: [RefusedRow])
+        -> [(row: SaveChanges.Row, key: Int64, isInsert: Bool)] {
+        let notWritten = Set(refused.map { ObjectIdentifier($0.row.objectID) })
+        var rows: [(row: SaveChanges.Row, key: Int64, isInsert: Bool)] = []
+        for index in changes.inserted.indices where !notWritten.contains(ObjectIdentifier(changes.inserted[index].objectID)) {
+            rows.append((changes.inserted[index], insertedIDs[index].primaryKey!, true))
+        }
+        for row in changes.updated where !notWritten.contains(ObjectIdentifier(row.objectID)) {
+            if let key = row.objectID.primaryKey { rows.append((row, key, false)) }
+        }
+        return rows
+    }
 
     /// Writes one new row; false when a unique index refused it (the transaction goes on).
     private func insert(_ row: SaveChanges.Row, key: Int64, resolve: (NSManagedObjectID?) -> Int64?,

@@ -1,3 +1,4 @@
+import Foundation
 import OCDSQLite
 import OpenCoreDataCore
 
@@ -11,13 +12,16 @@ struct UniquenessConflictQuery {
     let store: SQLiteStore
     let connection: SQLiteConnection
 
-    func conflicts(of refused: [(row: SaveChanges.Row, key: Int64)], in changes: SaveChanges, insertedIDs: [NSManagedObjectID],
+    /// The conflicts of the rows `refused`: each written (`inTable`: a value kept in a file, which
+    /// the unique index let through) or refused by a unique index (not in the table).
+    func conflicts(of refused: [(row: SaveChanges.Row, key: Int64, inTable: Bool)], in changes: SaveChanges, insertedIDs: [NSManagedObjectID],
                    resolve: (NSManagedObjectID?) -> Int64?) throws -> UniquenessConflicts {
         let saved = savedRows(of: changes, insertedIDs: insertedIDs)
         var conflicts: [UniquenessConflicts.Conflict] = []
-        // One conflict per constraint and set of rows that share its values.
+        // One conflict per constraint and set of rows that share its values (a row in the table
+        // is one of them: rows that hold a file-kept value find each other).
         var conflictIndex: [String: Int] = [:]
-        for (row, key) in refused {
+        for (row, key, inTable) in refused {
             var explained = false
             var entity: NSEntityDescription? = row.objectID.entity
             while let constrained = entity {
@@ -25,7 +29,7 @@ struct UniquenessConflictQuery {
                     guard let holders = try rows(sharing: names, of: constrained, with: row, key: key, resolve: resolve),
                           !holders.isEmpty else { continue }
                     explained = true
-                    let group = "\(constrained.name ?? "")|\(names.joined(separator: ","))|\(holders.map(\.key).sorted())"
+                    let group = "\(constrained.name ?? "")|\(names.joined(separator: ","))|\((holders.map(\.key) + (inTable ? [key] : [])).sorted())"
                     let index = conflictIndex[group] ?? {
                         conflicts.append(UniquenessConflicts.Conflict(entity: constrained, properties: names, objectIDs: [], databaseObjectID: nil))
                         conflictIndex[group] = conflicts.count - 1
@@ -49,6 +53,86 @@ struct UniquenessConflictQuery {
             }
         }
         return UniquenessConflicts(conflicts: conflicts)
+    }
+
+    /// The rows among `written` (written by this save, in its order) that share a uniqueness
+    /// constraint's values with another row although every unique index let them through: a
+    /// constraint that names an attribute whose value is kept in a file, which an index compares
+    /// by file name. Values are compared by content. As with an index, the first of the save's
+    /// rows to have values is kept, and the ones after it are refused.
+    func rowsSharingFileKeptValues(among written: [(row: SaveChanges.Row, key: Int64, isInsert: Bool)], in changes: SaveChanges,
+                                   insertedIDs: [NSManagedObjectID], resolve: (NSManagedObjectID?) -> Int64?) throws -> [(row: SaveChanges.Row, key: Int64)] {
+        var constraintsByEntity: [ObjectIdentifier: [(owner: NSEntityDescription, names: [String])]] = [:]
+        var saved: [ObjectIdentifier: [Int64: NSManagedObjectID]]?
+        var kept: Set<HolderKey> = []
+        var refused: [(row: SaveChanges.Row, key: Int64)] = []
+        for (row, key, isInsert) in written {
+            let entity = row.objectID.entity
+            let constraints = constraintsByEntity[ObjectIdentifier(entity)] ?? {
+                let found = Self.fileKeptConstraints(of: entity)
+                constraintsByEntity[ObjectIdentifier(entity)] = found
+                return found
+            }()
+            guard !constraints.isEmpty, let table = schema.mapping(for: entity)?.table else { continue }
+            var isRefused = false
+            for (owner, names) in constraints where isInsert || Self.changes(row, anyOf: names, in: owner) {
+                guard try holdsFileKeptValue(row, in: names, of: owner),
+                      let holders = try rows(sharing: names, of: owner, with: row, key: key, resolve: resolve), !holders.isEmpty else { continue }
+                let ownRows = saved ?? savedRows(of: changes, insertedIDs: insertedIDs)
+                saved = ownRows
+                // A row from before the save, or one of the save's rows kept before this one.
+                if holders.contains(where: { ownRows[ObjectIdentifier($0.table)]?[$0.key] == nil || kept.contains(HolderKey($0.table, $0.key)) }) {
+                    isRefused = true
+                }
+            }
+            if isRefused { refused.append((row, key)) } else { kept.insert(HolderKey(table, key)) }
+        }
+        return refused
+    }
+
+    private struct HolderKey: Hashable {
+        let table: ObjectIdentifier
+        let key: Int64
+        init(_ table: SQLiteSchema.TableMapping, _ key: Int64) {
+            self.table = ObjectIdentifier(table)
+            self.key = key
+        }
+    }
+
+    /// The constraints of `entity` and its ancestors that name an attribute whose values may be
+    /// kept in files, each with the entity that declares it.
+    static func fileKeptConstraints(of entity: NSEntityDescription) -> [(owner: NSEntityDescription, names: [String])] {
+        var found: [(owner: NSEntityDescription, names: [String])] = []
+        var current: NSEntityDescription? = entity
+        while let constrained = current {
+            for names in constrained.layout.uniquenessConstraintNames
+            where names.contains(where: { (constrained.layout.propertiesByName[$0] as? NSAttributeDescription)?.storesDataExternally == true }) {
+                found.append((constrained, names))
+            }
+            current = constrained.superentity
+        }
+        return found
+    }
+
+    /// Whether the update `row` changes one of the properties `names` of `owner`.
+    private static func changes(_ row: SaveChanges.Row, anyOf names: [String], in owner: NSEntityDescription) -> Bool {
+        names.contains { name in
+            switch owner.layout.propertiesByName[name] {
+            case let attribute as NSAttributeDescription: row.changedAttributeSlots.contains(attribute.attributeSlot)
+            case let relationship as NSRelationshipDescription: row.changedRelationshipSlots.contains(relationship.relationshipSlot)
+            default: false
+            }
+        }
+    }
+
+    /// Whether `row`'s value of one of the file-kept attributes among `names` is large enough
+    /// for a file (smaller ones are in the row, where the unique index compares them).
+    private func holdsFileKeptValue(_ row: SaveChanges.Row, in names: [String], of owner: NSEntityDescription) throws -> Bool {
+        try names.contains { name in
+            guard let attribute = owner.layout.propertiesByName[name] as? NSAttributeDescription, attribute.storesDataExternally,
+                  case .data(let data) = try row.values[attribute.attributeSlot].readingExternalData() else { return false }
+            return data.count > ExternalDataColumn.threshold
+        }
     }
 
     /// The keys of the rows this save writes, by table, with the IDs the context knows them by.
@@ -79,8 +163,23 @@ struct UniquenessConflictQuery {
         let layout = constrained.layout
         var conditions: [String] = []
         var binders: [(SQLiteStatement, Int) throws -> Void] = []
+        // Columns selected after Z_PK and Z_ENT whose files must hold these bytes.
+        var fileChecks: [(column: String, data: Data)] = []
         for name in names {
             switch layout.propertiesByName[name] {
+            case let attribute as NSAttributeDescription where attribute.storesDataExternally:
+                // As the store writes it: the bytes after the inline marker, or a file's name.
+                guard let column = mapping.attributeColumns[attribute.attributeSlot],
+                      case .data(let data) = try row.values[attribute.attributeSlot].readingExternalData() else { return nil }
+                let inline = ExternalDataColumn.inline(data)
+                if data.count > ExternalDataColumn.threshold {
+                    // In the row (written before the store allowed files), or in some file.
+                    conditions.append("(\(column) = ? OR (\(column) >= x'02' AND \(column) < x'03'))")
+                    fileChecks.append((column, data))
+                } else {
+                    conditions.append("\(column) = ?")
+                }
+                binders.append { try $0.bind(inline, at: $1) }
             case let attribute as NSAttributeDescription:
                 guard let column = mapping.attributeColumns[attribute.attributeSlot] else { return nil }
                 let value = row.values[attribute.attributeSlot]
@@ -97,14 +196,21 @@ struct UniquenessConflictQuery {
             }
         }
         if mapping.table.entities.count > 1 { conditions.append(mapping.subtreeCondition(on: "Z_ENT")) }
+        let selected = (["Z_PK", "Z_ENT"] + fileChecks.map(\.column)).joined(separator: ", ")
         let statement = try connection.cachedStatement(
-            "SELECT Z_PK, Z_ENT FROM \(mapping.table.name) WHERE \(conditions.joined(separator: " AND "))")
+            "SELECT \(selected) FROM \(mapping.table.name) WHERE \(conditions.joined(separator: " AND "))")
         defer { statement.reset() }
         for (index, bind) in binders.enumerated() { try bind(statement, index + 1) }
         var holders: [Holder] = []
         while try statement.step() {
             let found = statement.int64(at: 0)
             guard found != key else { continue }
+            let sameFiles = fileChecks.indices.allSatisfy { index in
+                let column = statement.data(at: 2 + index) ?? Data()
+                guard let name = ExternalDataColumn.referencedName(in: column) else { return true }
+                return store.externalData.file(name, holds: fileChecks[index].data)
+            }
+            guard sameFiles else { continue }
             let entity = schema.mapping(number: statement.int64(at: 1))?.entity ?? constrained
             holders.append(Holder(table: mapping.table, key: found, id: NSManagedObjectID(entity: entity, store: store, primaryKey: found)))
         }

@@ -555,4 +555,112 @@ import OCDSQLite
         let connection = try SQLiteConnection(path: copy.path)
         #expect(try SQLiteStoreFiles.externalDataNames(in: connection) == named)
     }
+
+    // MARK: Uniqueness constraints
+
+    /// `model()` with photos unique by image, and by name and image together on albums' covers.
+    static func constrainedModel() -> NSManagedObjectModel {
+        let model = model()
+        let photo = model.entitiesByName["Photo"]!
+        photo.uniquenessConstraints = [["image"]]
+        return model
+    }
+
+    private func constrainedStack() throws -> TestStack { try TestStack(.sqlite, model: Self.constrainedModel()) }
+
+    /// Two values kept in files are two file names to a unique index: the store compares them by
+    /// content, and a new object with a saved object's image conflicts with it.
+    @Test func aConstraintOnAValueKeptInAFileComparesContents() throws {
+        let stack = try constrainedStack()
+        let saved = stack.insert("Photo", ["name": "saved", "image": Self.bytes(Self.large)])
+        try stack.context.save()
+        let duplicate = stack.insert("Photo", ["name": "copy", "image": Self.bytes(Self.large)])
+        let error = try #require(throws: CocoaError.self) { try stack.context.save() }
+        #expect(error.code == .managedObjectConstraintMerge)
+        let conflicts = try #require(error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSConstraintConflict])
+        #expect(conflicts.count == 1)
+        #expect(conflicts.first?.constraint == ["image"])
+        #expect(conflicts.first?.databaseObject === saved)
+        #expect(conflicts.first?.conflictingObjects.map(ObjectIdentifier.init) == [ObjectIdentifier(duplicate)])
+        // Nothing was written: the failed save's file is gone, the saved one stays.
+        #expect(files(stack).count == 1)
+        // A different value of the same size is no conflict.
+        duplicate.setValue(Self.bytes(Self.large, seed: 8), forKey: "image")
+        try stack.context.save()
+        #expect(files(stack).count == 2)
+    }
+
+    /// New objects of one save that share a file-kept value make one conflict, with no database
+    /// object; a changed object that takes a saved one's value conflicts with it.
+    @Test func newAndChangedObjectsSharingAValueKeptInAFileConflict() throws {
+        let stack = try constrainedStack()
+        let first = stack.insert("Photo", ["name": "a", "image": Self.bytes(Self.large, seed: 1)])
+        let second = stack.insert("Photo", ["name": "b", "image": Self.bytes(Self.large, seed: 1)])
+        let third = stack.insert("Photo", ["name": "c", "image": Self.bytes(Self.large, seed: 1)])
+        let error = try #require(throws: CocoaError.self) { try stack.context.save() }
+        let conflicts = try #require(error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSConstraintConflict])
+        #expect(conflicts.count == 1)
+        #expect(conflicts.first?.databaseObject == nil)
+        #expect(Set(conflicts.first?.conflictingObjects.map(ObjectIdentifier.init) ?? [])
+            == [ObjectIdentifier(first), ObjectIdentifier(second), ObjectIdentifier(third)])
+        #expect(files(stack).isEmpty)
+
+        second.setValue(Self.bytes(Self.large, seed: 2), forKey: "image")
+        third.setValue(Self.bytes(Self.large, seed: 3), forKey: "image")
+        try stack.context.save()
+        third.setValue(Self.bytes(Self.large, seed: 1), forKey: "image")
+        let changed = try #require(throws: CocoaError.self) { try stack.context.save() }
+        let changedConflicts = try #require(changed.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSConstraintConflict])
+        #expect(changedConflicts.count == 1)
+        #expect(changedConflicts.first?.databaseObject === first)
+        #expect(changedConflicts.first?.conflictingObjects.first === third)
+    }
+
+    /// A merge policy settles a clash on a file-kept value as on any other: with the object's
+    /// values trumping, the new object's values go onto the saved one, and one file is left.
+    @Test func aMergePolicySettlesAClashOnAValueKeptInAFile() throws {
+        let stack = try constrainedStack()
+        stack.insert("Photo", ["name": "saved", "image": Self.bytes(Self.large)])
+        try stack.context.save()
+        try stack.reopen()
+        stack.context.mergePolicy = NSMergeByPropertyObjectTrumpMergePolicy
+        stack.insert("Photo", ["name": "imported", "image": Self.bytes(Self.large)])
+        try stack.context.save()
+        try stack.reopen()
+        let photos = try stack.fetch("Photo")
+        #expect(photos.map { $0.value(forKey: "name") as? String } == ["imported"])
+        #expect(photos.first?.value(forKey: "image") as? Data == Self.bytes(Self.large))
+        #expect(files(stack).count == 1)
+    }
+
+    /// A value small enough for the row is compared by the unique index, and the conflict names
+    /// the saved object that holds it (the holder is found by the column as the store writes it).
+    @Test func aConflictOnAValueInTheRowNamesTheSavedHolder() throws {
+        let stack = try constrainedStack()
+        let saved = stack.insert("Photo", ["name": "saved", "image": Self.bytes(1000)])
+        try stack.context.save()
+        let duplicate = stack.insert("Photo", ["name": "copy", "image": Self.bytes(1000)])
+        let error = try #require(throws: CocoaError.self) { try stack.context.save() }
+        let conflicts = try #require(error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSConstraintConflict])
+        #expect(conflicts.count == 1)
+        #expect(conflicts.first?.databaseObject === saved)
+        #expect(conflicts.first?.conflictingObjects.first === duplicate)
+        #expect(conflicts.first?.constraintValues["image"] as? Data == Self.bytes(1000))
+    }
+
+    /// A batch insert compares file-kept values by content too: a row with a saved image
+    /// updates that object instead of adding one.
+    @Test func aBatchInsertUpdatesTheObjectWithTheSameFileKeptValue() throws {
+        let stack = try constrainedStack()
+        stack.insert("Photo", ["name": "saved", "image": Self.bytes(Self.large)])
+        try stack.context.save()
+        let request = NSBatchInsertRequest(entityName: "Photo", objects: [
+            ["name": "imported", "image": Self.bytes(Self.large)],
+            ["name": "new", "image": Self.bytes(Self.large, seed: 4)],
+        ])
+        try stack.context.execute(request)
+        try stack.reopen()
+        #expect(Set(try stack.fetch("Photo").compactMap { $0.value(forKey: "name") as? String }) == ["imported", "new"])
+        #expect(files(stack).count == 2)
+    }
 }

@@ -43,12 +43,17 @@ struct BatchInsertUpsert {
         return constraints
     }
 
-    /// The stored objects of `owner` (and its subentities) whose first
-    /// constrained attribute has a value some row has: only those can collide, so a batch
-    /// reads what it may update, not the whole store.
+    /// The stored objects of `owner` (and its subentities) whose first constrained attribute a
+    /// fetch can compare has a value some row has: only those can collide, so a batch reads what
+    /// it may update, not the whole store (all of it when no attribute can be compared).
     private func candidates(of owner: NSEntityDescription, for constraint: [NSAttributeDescription],
                             rows: [[PrimitiveValue]]) throws -> [RowSnapshot] {
-        let key = constraint[0]
+        // Transformed values are compared after transforming, which a fetch cannot ask for; a
+        // value a store may keep in a file is compared by content, which SQL cannot.
+        guard let key = constraint.first(where: { attribute in
+            attribute.attributeType != .transformableAttributeType && attribute.valueTransformerName == nil
+                && !(attribute.attributeType == .binaryDataAttributeType && attribute.allowsExternalBinaryDataStorage)
+        }) else { return try fetch(owner, nil) }
         var seen = Set<PrimitiveValue>()
         var values: [Any] = []
         for row in rows {
@@ -57,19 +62,19 @@ struct BatchInsertUpsert {
                 values.append(object)
             }
         }
-        // Transformed values are compared after transforming, which a fetch cannot ask for.
-        let narrows = key.attributeType != .transformableAttributeType && key.valueTransformerName == nil
-        let predicates: [NSPredicate?] = narrows
-            ? stride(from: 0, to: values.count, by: Self.valuesPerFetch).map { start in
-                NSPredicate(format: "%K IN %@", key.name, Array(values[start..<min(start + Self.valuesPerFetch, values.count)]))
-            }
-            : [nil]
         var found: [RowSnapshot] = []
-        for predicate in predicates {
-            let fetch = StoreFetch(entity: owner, includesSubentities: true, predicate: predicate, sortDescriptors: [],
-                                   fetchLimit: 0, fetchOffset: 0, returnsDistinctResults: false, result: .snapshots)
-            if case .snapshots(let rows) = try store.seam.execute(fetch) { found += rows }
+        for start in stride(from: 0, to: values.count, by: Self.valuesPerFetch) {
+            let chunk = Array(values[start..<min(start + Self.valuesPerFetch, values.count)])
+            found += try fetch(owner, NSPredicate(format: "%K IN %@", key.name, chunk))
         }
         return found
+    }
+
+    /// The snapshots of `owner`'s objects (its subentities' too) that `predicate` accepts.
+    private func fetch(_ owner: NSEntityDescription, _ predicate: NSPredicate?) throws -> [RowSnapshot] {
+        let fetch = StoreFetch(entity: owner, includesSubentities: true, predicate: predicate, sortDescriptors: [],
+                               fetchLimit: 0, fetchOffset: 0, returnsDistinctResults: false, result: .snapshots)
+        if case .snapshots(let rows) = try store.seam.execute(fetch) { return rows }
+        return []
     }
 }
