@@ -62,8 +62,7 @@ enum ExternalDataColumn {
             // A copy starting at index 0: a slice's indices would start at 1.
             return .inline(Data(rest))
         case referenceMarker:
-            let nameBytes = rest.prefix { $0 != 0 }
-            guard isFileName(nameBytes), let name = String(validating: nameBytes, as: UTF8.self) else { throw .badFileName }
+            guard let name = fileName(in: column) else { throw .badFileName }
             return .reference(name)
         case fileBackedFutureMarker:
             throw .fileBackedFuture
@@ -78,12 +77,17 @@ enum ExternalDataColumn {
         return nil
     }
 
-    /// A name that stays inside the folder: not empty, no separator, not `.` or `..` (read per
-    /// row, so as bytes: no string search). It holds no NUL, which ends it.
-    private static func isFileName(_ bytes: Data) -> Bool {
-        let dot = UInt8(ascii: "."), slash = UInt8(ascii: "/")
-        guard !bytes.isEmpty, !bytes.contains(slash) else { return false }
-        return !bytes.allSatisfy { $0 == dot } || bytes.count > 2
+    /// The file name after a reference marker, up to the NUL: nil unless it stays inside the
+    /// folder (not empty, no separator, not `.` or `..`) and is UTF-8. Read per row, so over
+    /// the raw bytes, not byte by byte through `Data`.
+    private static func fileName(in column: Data) -> String? {
+        column.withUnsafeBytes { raw -> String? in
+            let bytes = raw.bindMemory(to: UInt8.self).dropFirst()
+            let name = UnsafeBufferPointer(rebasing: bytes.prefix { $0 != 0 })
+            let dot = UInt8(ascii: "."), slash = UInt8(ascii: "/")
+            guard !name.isEmpty, !name.contains(slash), name.count > 2 || name.contains(where: { $0 != dot }) else { return nil }
+            return String(validating: name, as: UTF8.self)
+        }
     }
 }
 

@@ -324,6 +324,18 @@ import OCDSQLite
         #expect(throws: CocoaError.self) { _ = try stack.fetch("Photo") }
     }
 
+    /// A reference names a file inside the folder, in UTF-8, up to the NUL; anything else is
+    /// no file name.
+    @Test(arguments: [
+        ("B5B4C9A4-4A4B-4B7E-9D2E-1F0A3C1D2E3F", true), ("...", true), ("é", true),
+        ("", false), (".", false), ("..", false), ("../Test.sqlite", false), ("a/b", false),
+    ])
+    func aReferenceNamesAFileInsideTheFolder(name: String, isFileName: Bool) throws {
+        let column = Data([0x02]) + Data(name.utf8) + Data([0, 0x41])
+        #expect(ExternalDataColumn.referencedName(in: column) == (isFileName ? name : nil))
+        #expect(ExternalDataColumn.referencedName(in: Data([0x02, 0xFF, 0xFE, 0])) == nil)
+    }
+
     @Test func predicatesCompareTheAttributeOnlyWithNil() throws {
         let stack = try stack()
         stack.insert("Photo", ["name": "with", "image": Self.bytes(Self.large)])
