@@ -20,15 +20,19 @@ import OpenCoreDataCore
 ///
 /// Reading needs only the folder's path; the save's bookkeeping is used under the store's lock.
 final class ExternalDataFolder: @unchecked Sendable {
-    // @unchecked Sendable: `url` and `store` never change; the bookkeeping of saves is read and
-    // written only under the store's lock (saves are written under it).
+    // @unchecked Sendable: `url` and `store` never change; the bookkeeping of saves, and
+    // `closed`, are read and written only under the store's lock (saves are written, and the
+    // store unloaded, under it) or by `deinit`.
 
     /// The store's file, named in errors.
     let store: URL
     /// `.<Name>_SUPPORT/_EXTERNAL_DATA`.
     let url: URL
-    /// Files committed saves gave up, until the reads that may still need them end.
-    let retired = RetiredExternalFiles()
+    /// Files committed saves gave up, until the reads that may still need them end; shared with
+    /// the other stores of this process open on the folder.
+    let retired: RetiredExternalFiles
+    /// Whether `storeDidClose()` ran.
+    private var closed = false
 
     /// Files the save being written (its current try) created, and the ones it no longer
     /// refers to.
@@ -54,6 +58,16 @@ final class ExternalDataFolder: @unchecked Sendable {
         self.store = store
         url = Self.url(of: store)
         pathPrefix = url.path.hasSuffix("/") ? url.path : url.path + "/"
+        retired = .opened(forFolder: url.standardizedFileURL.path)
+    }
+
+    deinit { storeDidClose() }
+
+    /// The store closed (`unload()`), or, for one that never did, this folder is gone.
+    func storeDidClose() {
+        guard !closed else { return }
+        closed = true
+        retired.close()
     }
 
     /// The path of the folder's file `name`.
@@ -241,13 +255,16 @@ final class ExternalDataFolder: @unchecked Sendable {
 
     // MARK: Files of the folder
 
-    /// Whether the file `name` holds exactly `data` (a file that can't be read holds nothing).
-    /// Sizes are compared first, so most files are not read.
-    func file(_ name: String, holds data: Data) -> Bool {
-        let path = path(of: name)
+    /// The size of the file `name`; nil when it can't be found.
+    func size(ofFile name: String) -> Int? {
         var status = stat()
-        guard stat(path, &status) == 0, Int(status.st_size) == data.count else { return false }
-        return (try? Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped)) == data
+        guard stat(path(of: name), &status) == 0 else { return nil }
+        return Int(status.st_size)
+    }
+
+    /// Whether the file `name` holds exactly `data` (a file that can't be read holds nothing).
+    func file(_ name: String, holds data: Data) -> Bool {
+        (try? Data(contentsOf: URL(fileURLWithPath: path(of: name), isDirectory: false), options: .alwaysMapped)) == data
     }
 
     /// The names of the files in the folder.

@@ -7,12 +7,16 @@ import OpenCoreDataCore
 /// Reads through the store's reader pool and query generations' pinned readers register here
 /// (`beginRead`/`endRead`); each commit that gives files up starts a new epoch. A file retired
 /// in epoch `E` is deleted once every read still going began in `E` or later. Values of rows
-/// read before, which read their files only at first use, read them first (`hold`/`release`). Reads of other
-/// processes are not known here: one that began before the commit and reaches the row after
-/// the file is gone gets an error naming the file.
+/// read before, which read their files only at first use, read them first (`hold`/`release`).
+/// One instance serves every store of this process open on the folder (`opened(forFolder:)`).
+/// Reads and values of other processes are not known here: a read that began before the commit
+/// and reaches the row after the file is gone gets an error naming the file, and a value not
+/// read yet reads as nil.
 final class RetiredExternalFiles: @unchecked Sendable {
     // @unchecked Sendable: every field is used only under `lock`.
     private let lock = NSLock()
+    /// The stores open on the folder.
+    private var users = 0
     private var epoch = 0
     /// How many reads are going, by the epoch they began in.
     private var reads: [Int: Int] = [:]
@@ -25,6 +29,45 @@ final class RetiredExternalFiles: @unchecked Sendable {
         // Weak: the value's end releases it, and a value ending while a retiring commit reads
         // it must read as gone, not be touched.
         weak var value: ExternalBinaryData?
+    }
+
+    /// The instances in use, by folder path. An instance goes when its last store closes.
+    private static let registry = Registry()
+
+    private final class Registry: @unchecked Sendable {
+        // @unchecked Sendable: `byFolder` is used only under `lock`, which is taken before an
+        // instance's lock, never after it.
+        let lock = NSLock()
+        var byFolder: [String: Entry] = [:]
+
+        struct Entry {
+            weak var files: RetiredExternalFiles?
+        }
+    }
+
+    private init() {}
+
+    /// The instance of the external data folder at `folder`, for a store opening on it: every
+    /// store of this process open on one folder shares it, so that a save of one waits for the
+    /// reads, and reads first the unread values, of all of them. Pair with `close()`.
+    static func opened(forFolder folder: String) -> RetiredExternalFiles {
+        registry.lock.withLock {
+            registry.byFolder = registry.byFolder.filter { $0.value.files != nil }
+            let files = registry.byFolder[folder]?.files ?? RetiredExternalFiles()
+            registry.byFolder[folder] = Registry.Entry(files: files)
+            files.lock.withLock { files.users += 1 }
+            return files
+        }
+    }
+
+    /// A store that `opened(forFolder:)` this instance closed. When it was the last, every
+    /// retired file is deleted (values not read yet read theirs first).
+    func close() {
+        let last = lock.withLock {
+            users -= 1
+            return users == 0
+        }
+        if last { deleteAll() }
     }
 
     /// Notes a read beginning; pass what it returns to `endRead(_:)`.
@@ -72,9 +115,9 @@ final class RetiredExternalFiles: @unchecked Sendable {
         }
     }
 
-    /// Deletes every retired file (the store is closing: its reads are over; values not read
+    /// Deletes every retired file (the stores are closed: their reads are over; values not read
     /// yet read their files first).
-    func deleteAll() {
+    private func deleteAll() {
         let all: [String] = lock.withLock {
             defer { retired = [] }
             return retired.flatMap(\.paths)

@@ -172,11 +172,15 @@ extension SQLiteStore: PersistentHistoryStore {
     }
 
     /// A tombstone keeps an external-storage value in the row: its file goes with the object.
+    /// A file that can't be read leaves the tombstone without the value: it must not stop the
+    /// delete.
     private func keptInRow(_ value: SQLiteValue, of attribute: NSAttributeDescription, key: Int64) throws -> SQLiteValue {
         guard attribute.storesDataExternally, case .blob(let column) = value, ExternalDataColumn.referencedName(in: column) != nil else {
             return value
         }
-        let data = try externalData.value(ofColumn: column, object: "the object \(attribute.entity?.name ?? "?") \(key)", attribute: attribute)
+        guard let data = try? externalData.value(ofColumn: column, object: "the object \(attribute.entity?.name ?? "?") \(key)", attribute: attribute) else {
+            return .null
+        }
         return .blob(ExternalDataColumn.inline(data))
     }
 

@@ -288,7 +288,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             writerAsReader = nil
         }
         readers?.close()
-        externalData?.retired.deleteAll()
+        lock.withLock { externalData?.storeDidClose() }
         if let nullDeviceFile { SQLiteNullDeviceStoreFile.remove(nullDeviceFile) }
     }
 

@@ -11,6 +11,29 @@ struct UniquenessConflictQuery {
     let schema: SQLiteSchema
     let store: SQLiteStore
     let connection: SQLiteConnection
+    /// The sizes of the external data files compared so far: each is looked up once per save.
+    private let fileSizes = FileSizes()
+
+    private final class FileSizes {
+        var byName: [String: Int?] = [:]
+    }
+
+    init(schema: SQLiteSchema, store: SQLiteStore, connection: SQLiteConnection) {
+        self.schema = schema
+        self.store = store
+        self.connection = connection
+    }
+
+    /// Whether the external data file `name` holds exactly `data`: sizes first, so that most
+    /// files are not read.
+    private func file(_ name: String, holds data: Data) -> Bool {
+        let size = fileSizes.byName[name] ?? {
+            let found = store.externalData.size(ofFile: name)
+            fileSizes.byName[name] = .some(found)
+            return found
+        }()
+        return size == data.count && store.externalData.file(name, holds: data)
+    }
 
     /// The conflicts of the rows `refused`: each written (`inTable`: a value kept in a file, which
     /// the unique index let through) or refused by a unique index (not in the table).
@@ -63,7 +86,7 @@ struct UniquenessConflictQuery {
     func rowsSharingFileKeptValues(among written: [(row: SaveChanges.Row, key: Int64, isInsert: Bool)], in changes: SaveChanges,
                                    insertedIDs: [NSManagedObjectID], resolve: (NSManagedObjectID?) -> Int64?) throws -> [(row: SaveChanges.Row, key: Int64)] {
         var constraintsByEntity: [ObjectIdentifier: [(owner: NSEntityDescription, names: [String])]] = [:]
-        var saved: [ObjectIdentifier: [Int64: NSManagedObjectID]]?
+        var checkedByConstraint: [String: Set<HolderKey>] = [:]
         var kept: Set<HolderKey> = []
         var refused: [(row: SaveChanges.Row, key: Int64)] = []
         for (row, key, isInsert) in written {
@@ -76,18 +99,35 @@ struct UniquenessConflictQuery {
             guard !constraints.isEmpty, let table = schema.mapping(for: entity)?.table else { continue }
             var isRefused = false
             for (owner, names) in constraints where isInsert || Self.changes(row, anyOf: names, in: owner) {
-                guard try holdsFileKeptValue(row, in: names, of: owner),
+                guard holdsFileKeptValue(row, in: names, of: owner),
                       let holders = try rows(sharing: names, of: owner, with: row, key: key, resolve: resolve), !holders.isEmpty else { continue }
-                let ownRows = saved ?? savedRows(of: changes, insertedIDs: insertedIDs)
-                saved = ownRows
-                // A row from before the save, or one of the save's rows kept before this one.
-                if holders.contains(where: { ownRows[ObjectIdentifier($0.table)]?[$0.key] == nil || kept.contains(HolderKey($0.table, $0.key)) }) {
+                let constraint = "\(ObjectIdentifier(owner))|\(names)"
+                let checked = checkedByConstraint[constraint] ?? {
+                    let found = checkedRows(of: owner, names: names, among: written)
+                    checkedByConstraint[constraint] = found
+                    return found
+                }()
+                // A row with the values before the save (from before it, or changed by it in
+                // other properties), or one of the save's rows kept before this one.
+                if holders.contains(where: { !checked.contains(HolderKey($0.table, $0.key)) || kept.contains(HolderKey($0.table, $0.key)) }) {
                     isRefused = true
                 }
             }
             if isRefused { refused.append((row, key)) } else { kept.insert(HolderKey(table, key)) }
         }
         return refused
+    }
+
+    /// The rows among `written` whose values of the constraint `names` of `owner` are checked in
+    /// the save's order: new rows of `owner`'s subtree, and changed ones that change those values.
+    private func checkedRows(of owner: NSEntityDescription, names: [String],
+                             among written: [(row: SaveChanges.Row, key: Int64, isInsert: Bool)]) -> Set<HolderKey> {
+        var checked: Set<HolderKey> = []
+        for (row, key, isInsert) in written where row.objectID.entity.isKindOf(entity: owner) {
+            guard isInsert || Self.changes(row, anyOf: names, in: owner), let table = schema.mapping(for: row.objectID.entity)?.table else { continue }
+            checked.insert(HolderKey(table, key))
+        }
+        return checked
     }
 
     private struct HolderKey: Hashable {
@@ -127,11 +167,22 @@ struct UniquenessConflictQuery {
 
     /// Whether `row`'s value of one of the file-kept attributes among `names` is large enough
     /// for a file (smaller ones are in the row, where the unique index compares them).
-    private func holdsFileKeptValue(_ row: SaveChanges.Row, in names: [String], of owner: NSEntityDescription) throws -> Bool {
-        try names.contains { name in
+    private func holdsFileKeptValue(_ row: SaveChanges.Row, in names: [String], of owner: NSEntityDescription) -> Bool {
+        names.contains { name in
             guard let attribute = owner.layout.propertiesByName[name] as? NSAttributeDescription, attribute.storesDataExternally,
-                  case .data(let data) = try row.values[attribute.attributeSlot].readingExternalData() else { return false }
+                  let data = Self.bytes(of: row.values[attribute.attributeSlot]) else { return false }
             return data.count > ExternalDataColumn.threshold
+        }
+    }
+
+    /// The bytes of a binary value; nil for none, and for a value kept in a file that can't be
+    /// read (an unchanged value whose file is missing is no value here: it must not stop a save
+    /// that does not write it).
+    private static func bytes(of value: PrimitiveValue) -> Data? {
+        switch value {
+        case .data(let data): data
+        case .externalData(let external): external.dataIfReadable
+        default: nil
         }
     }
 
@@ -170,7 +221,7 @@ struct UniquenessConflictQuery {
             case let attribute as NSAttributeDescription where attribute.storesDataExternally:
                 // As the store writes it: the bytes after the inline marker, or a file's name.
                 guard let column = mapping.attributeColumns[attribute.attributeSlot],
-                      case .data(let data) = try row.values[attribute.attributeSlot].readingExternalData() else { return nil }
+                      let data = Self.bytes(of: row.values[attribute.attributeSlot]) else { return nil }
                 let inline = ExternalDataColumn.inline(data)
                 if data.count > ExternalDataColumn.threshold {
                     // In the row (written before the store allowed files), or in some file.
@@ -207,8 +258,10 @@ struct UniquenessConflictQuery {
             guard found != key else { continue }
             let sameFiles = fileChecks.indices.allSatisfy { index in
                 let column = statement.data(at: 2 + index) ?? Data()
-                guard let name = ExternalDataColumn.referencedName(in: column) else { return true }
-                return store.externalData.file(name, holds: fileChecks[index].data)
+                // In the row: SQL compared it. A column in no known layout holds no value.
+                if column.first == ExternalDataColumn.inlineMarker { return true }
+                guard let name = ExternalDataColumn.referencedName(in: column) else { return false }
+                return file(name, holds: fileChecks[index].data)
             }
             guard sameFiles else { continue }
             let entity = schema.mapping(number: statement.int64(at: 1))?.entity ?? constrained

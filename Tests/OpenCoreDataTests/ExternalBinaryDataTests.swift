@@ -333,6 +333,9 @@ import OCDSQLite
     func aReferenceNamesAFileInsideTheFolder(name: String, isFileName: Bool) throws {
         let column = Data([0x02]) + Data(name.utf8) + Data([0, 0x41])
         #expect(ExternalDataColumn.referencedName(in: column) == (isFileName ? name : nil))
+    }
+
+    @Test func aReferenceThatIsNotUTF8NamesNoFile() {
         #expect(ExternalDataColumn.referencedName(in: Data([0x02, 0xFF, 0xFE, 0])) == nil)
     }
 
@@ -570,15 +573,17 @@ import OCDSQLite
 
     // MARK: Uniqueness constraints
 
-    /// `model()` with photos unique by image, and by name and image together on albums' covers.
-    static func constrainedModel() -> NSManagedObjectModel {
+    /// `model()` with photos unique by `constraint`.
+    static func constrainedModel(_ constraint: [String] = ["image"]) -> NSManagedObjectModel {
         let model = model()
         let photo = model.entitiesByName["Photo"]!
-        photo.uniquenessConstraints = [["image"]]
+        photo.uniquenessConstraints = [constraint]
         return model
     }
 
-    private func constrainedStack() throws -> TestStack { try TestStack(.sqlite, model: Self.constrainedModel()) }
+    private func constrainedStack(_ constraint: [String] = ["image"]) throws -> TestStack {
+        try TestStack(.sqlite, model: Self.constrainedModel(constraint))
+    }
 
     /// Two values kept in files are two file names to a unique index: the store compares them by
     /// content, and a new object with a saved object's image conflicts with it.
@@ -674,5 +679,80 @@ import OCDSQLite
         try stack.reopen()
         #expect(Set(try stack.fetch("Photo").compactMap { $0.value(forKey: "name") as? String }) == ["imported", "new"])
         #expect(files(stack).count == 2)
+    }
+
+    /// A saved object that the same save changes in another property still holds its value: a
+    /// new object with that value conflicts with it.
+    @Test func aNewObjectConflictsWithASavedObjectTheSaveChangesElsewhere() throws {
+        let stack = try constrainedStack()
+        let saved = stack.insert("Photo", ["name": "saved", "image": Self.bytes(Self.large)])
+        try stack.context.save()
+        saved.setValue("renamed", forKey: "name")
+        let duplicate = stack.insert("Photo", ["name": "copy", "image": Self.bytes(Self.large)])
+        let error = try #require(throws: CocoaError.self) { try stack.context.save() }
+        let conflicts = try #require(error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSConstraintConflict])
+        #expect(conflicts.count == 1)
+        #expect(conflicts.first?.conflictingObjects.contains { $0 === duplicate } == true)
+        try stack.reopen()
+        #expect(try stack.storedStrings("Photo") == ["saved"])
+    }
+
+    /// A constraint on a name and a file-kept image: the pair must be unique, not each value;
+    /// changing only the name compares the pair without needing the image's file.
+    @Test func aConstraintWithAFileKeptValueAndAnotherComparesThePair() throws {
+        let stack = try constrainedStack(["name", "image"])
+        let first = stack.insert("Photo", ["name": "a", "image": Self.bytes(Self.large)])
+        stack.insert("Photo", ["name": "b", "image": Self.bytes(Self.large)])
+        try stack.context.save()
+        let clash = stack.insert("Photo", ["name": "a", "image": Self.bytes(Self.large)])
+        let error = try #require(throws: CocoaError.self) { try stack.context.save() }
+        let conflicts = try #require(error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSConstraintConflict])
+        #expect(conflicts.first?.databaseObject === first)
+        #expect(conflicts.first?.conflictingObjects.first === clash)
+        stack.context.delete(clash)
+        try stack.context.save()
+
+        // The image's file is gone: renaming the object still saves, and so does a clash-free
+        // rename of the other.
+        try stack.reopen()
+        let name = try #require(try column(stack, "a").flatMap(ExternalDataColumn.referencedName(in:)))
+        try FileManager.default.removeItem(at: folder(stack).appendingPathComponent(name))
+        try photo(stack, "a").setValue("c", forKey: "name")
+        try stack.context.save()
+        try stack.reopen()
+        #expect(try stack.storedStrings("Photo") == ["b", "c"])
+    }
+
+    /// A batch update that copies a file-kept value reads the file: a missing one stops it,
+    /// naming the file, instead of copying nil.
+    @Test func aBatchUpdateCopyingAMissingFileFailsNamingIt() throws {
+        let stack = try stack()
+        stack.insert("Photo", ["name": "p", "image": Self.bytes(Self.large)])
+        try stack.context.save()
+        let name = try #require(files(stack).first)
+        try FileManager.default.removeItem(at: folder(stack).appendingPathComponent(name))
+        let request = NSBatchUpdateRequest(entityName: "Photo")
+        request.propertiesToUpdate = ["thumbnail": NSExpression(forKeyPath: "image")]
+        let error = try #require(throws: CocoaError.self) { try stack.context.execute(request) }
+        #expect(error.code == .fileReadNoSuchFile)
+        #expect(error.localizedDescription.contains(name))
+    }
+
+    /// Two coordinators of this process on one store share what keeps files: a value one of
+    /// them read into an object but has not used yet survives the other's save replacing it.
+    @Test func aValueNotReadYetSurvivesAnotherCoordinatorsSave() throws {
+        let stack = try stack()
+        stack.insert("Photo", ["name": "p", "image": Self.bytes(Self.large)])
+        try stack.context.save()
+        let other = NSPersistentStoreCoordinator(managedObjectModel: stack.model)
+        try other.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: stack.storeURL)
+        let otherContext = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        otherContext.persistentStoreCoordinator = other
+        let held = try #require(try otherContext.fetch(NSFetchRequest<NSManagedObject>(entityName: "Photo")).first)
+        _ = held.value(forKey: "name")
+        try photo(stack, "p").setValue(Self.bytes(Self.large, seed: 9), forKey: "image")
+        try stack.context.save()
+        #expect(files(stack).count == 1)
+        #expect(held.value(forKey: "image") as? Data == Self.bytes(Self.large))
     }
 }

@@ -80,7 +80,7 @@ enum BatchComputedValue {
         let layout = row.entity.layout
         for source in sources {
             guard let slot = layout.attributeSlot(of: source) else { continue }
-            if let value = row.values[slot].objectValue(for: source.attributeType) { object[source.name] = value }
+            if let value = try row.values[slot].readingExternalData().objectValue(for: source.attributeType) { object[source.name] = value }
         }
         let result = expression.expressionValue(with: object, context: nil)
         do {

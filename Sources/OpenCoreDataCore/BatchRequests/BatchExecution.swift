@@ -164,7 +164,8 @@ struct BatchExecution {
                 case .constant(let primitive): newValues[slot] = primitive
                 case .copy(let source):
                     guard let sourceSlot = row.entity.layout.attributeSlot(of: source) else { continue }
-                    newValues[slot] = try PrimitiveValue(row.values[sourceSlot].objectValue(for: source.attributeType),
+                    // A value kept in a file is read: one that can't be read stops the update.
+                    newValues[slot] = try PrimitiveValue(row.values[sourceSlot].readingExternalData().objectValue(for: source.attributeType),
                                                          for: attribute.attributeType)
                 case .computed(let expression, let sources):
                     // Computed from the row as read, like every other value of the update.

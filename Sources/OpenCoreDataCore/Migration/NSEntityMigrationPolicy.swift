@@ -63,7 +63,7 @@ open class NSEntityMigrationPolicy {
         for propertyMapping in mapping.attributeMappings ?? [] {
             guard let name = propertyMapping.name, let expression = propertyMapping.valueExpression else { continue }
             // A plain read of the source's property (most mappings' expressions) needs no evaluation.
-            let value = try propertyMapping.sourceKey.map { sInstance.value(forKey: $0) }
+            let value = try propertyMapping.sourceKey.map { try Self.copiedValue(of: sInstance, forKey: $0) }
                 ?? manager.evaluate(expression, source: sInstance, destination: destination, mapping: mapping,
                                     propertyMapping: propertyMapping, policy: self)
             // A required attribute with a default keeps it for a source without a value, as a
@@ -73,6 +73,16 @@ open class NSEntityMigrationPolicy {
             destination.setValue(value, forKey: name)
         }
         manager.associate(sourceInstance: sInstance, withDestinationInstance: destination, for: mapping)
+    }
+
+    /// The source's value of `key` for its copy: a value kept in a file is read now, so that one
+    /// that can't be read stops the migration, naming the file, instead of arriving as nil.
+    private static func copiedValue(of source: NSManagedObject, forKey key: String) throws -> Any? {
+        if let attribute = source.entity.layout.propertiesByName[key] as? NSAttributeDescription,
+           case .externalData(let external) = source.primitive(at: attribute.attributeSlot) {
+            return try external.data()
+        }
+        return source.value(forKey: key)
     }
 
     /// Called once every instance of `mapping` is created.

@@ -13,11 +13,10 @@ import Foundation
 /// file (the mapping outlives the file), so an object still holding the old value keeps it;
 /// `onFirstUseOrEnd` tells the store when it no longer needs to.
 @usableFromInline package final class ExternalBinaryData: @unchecked Sendable {
-    // @unchecked Sendable: `location`, `reader` and `onFirstUseOrEnd` never change; `state` is
-    // only touched under `lock`.
+    // @unchecked Sendable: `location`, `reader` and `onFirstUseOrEnd` never change; `state` and
+    // `loggedFailure` are only touched under `lock`.
 
-    /// What identifies the value in its store (the file's path): two values at the same
-    /// location are equal without reading either.
+    /// What identifies the value in its store (the file's path).
     package let location: String
     private let reader: @Sendable () throws -> Data
     private let onFirstUseOrEnd: (@Sendable (ObjectIdentifier) -> Void)?
@@ -27,8 +26,10 @@ import Foundation
     private enum State {
         case unread
         case read(Data)
-        case failed(any Error)
     }
+
+    /// Whether a failed read was logged: a value's problem is told once.
+    private var loggedFailure = false
 
     /// A value at `location` that `reader` reads; `onFirstUseOrEnd` is given the value's
     /// identity once, after the first read that succeeds or when the value is gone unread.
@@ -44,22 +45,22 @@ import Foundation
         onFirstUseOrEnd?(ObjectIdentifier(self))
     }
 
-    /// The bytes, read at the first call; the error the read threw, at every call.
+    /// The bytes, read at the first call that succeeds; what the read threw, at a call that
+    /// fails (a later call tries again: the failure may have passed, as when out of file
+    /// descriptors).
     package func data() throws -> Data {
         let (outcome, firstUse): (Result<Data, any Error>, Bool) = lock.withLock {
-            switch state {
-            case .read(let data): return (.success(data), false)
-            case .failed(let error): return (.failure(error), false)
-            case .unread:
-                do {
-                    let data = try reader()
-                    state = .read(data)
-                    return (.success(data), true)
-                } catch {
-                    state = .failed(error)
+            if case .read(let data) = state { return (.success(data), false) }
+            do {
+                let data = try reader()
+                state = .read(data)
+                return (.success(data), true)
+            } catch {
+                if !loggedFailure {
+                    loggedFailure = true
                     ExternalBinaryData.log(error)
-                    return (.failure(error), false)
                 }
+                return (.failure(error), false)
             }
         }
         if firstUse { onFirstUseOrEnd?(ObjectIdentifier(self)) }

@@ -61,9 +61,12 @@ extension PrimitiveValue: Equatable {
         case let (.date(a), .date(b)): return a == b
         case let (.data(a), .data(b)): return a == b
         case let (.externalData(a), .externalData(b)):
-            if a === b || a.location == b.location { return true }
-            guard let a = a.dataIfReadable, let b = b.dataIfReadable else { return false }
-            return a == b
+            if a === b { return true }
+            let (left, right) = (a.dataIfReadable, b.dataIfReadable)
+            // One file, read by both or by neither (then equal as the same missing value).
+            if a.location == b.location { return (left == nil) == (right == nil) }
+            guard let left, let right else { return false }
+            return left == right
         case let (.externalData(a), .data(b)), let (.data(b), .externalData(a)):
             return a.dataIfReadable == b
         case let (.uuid(a), .uuid(b)): return a == b
