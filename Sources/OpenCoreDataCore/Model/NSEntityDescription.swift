@@ -200,8 +200,10 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
             propertiesByName: Dictionary(properties.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first }),
             defaultValues: attributes.map(\.defaultPrimitive),
             hasTransientAttributes: attributes.contains(where: \.isTransient),
-            objectClass: registeredClass ?? ManagedObjectClassFinder.managedObjectClass(named: managedObjectClassName)
-                .flatMap { ManagedValueFit.classFits($0, properties: propertiesByName) ? $0 : nil },
+            // A class named only by name is looked for when the first object is made, not here:
+            // a model loaded only to be compared (a migration's source versions) never pays for
+            // the runtime's search by name.
+            objectClass: registeredClass,
             objectClassName: managedObjectClassName,
             superentityLayout: superentity?.frozenLayout,
             uniquenessConstraintNames: uniquenessConstraints.map { $0.map { ($0 as? NSPropertyDescription)?.name ?? "\($0)" } },
@@ -228,7 +230,7 @@ package final class EntityLayout: @unchecked Sendable {
     /// The values a newly inserted object starts with.
     let defaultValues: [PrimitiveValue]
     let hasTransientAttributes: Bool
-    /// The class found for this entity's objects when the model was frozen.
+    /// The class registered for this entity's objects when the model was frozen (or inherited).
     let fixedObjectClass: NSManagedObject.Type?
     /// Whether the entity names a class of its own (not `NSManagedObject`, not inherited).
     let namesOwnClass: Bool
