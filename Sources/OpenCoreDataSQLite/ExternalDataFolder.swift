@@ -87,13 +87,7 @@ final class ExternalDataFolder: @unchecked Sendable {
     /// read before a save that gives the file up deletes it). Only a column in no known layout
     /// throws here; `description` names the value in errors ("The value of Photo.image of …").
     func lazyValue(ofColumn column: Data, describedAs description: @escaping @Sendable @autoclosure () -> String) throws -> PrimitiveValue {
-        let content: ExternalDataColumn.Content
-        do {
-            content = try ExternalDataColumn.content(of: column)
-        } catch {
-            throw unreadable(error, description: description())
-        }
-        switch content {
+        switch try content(of: column, describedAs: description()) {
         case .inline(let data):
             return .data(data)
         case .reference(let name):
@@ -114,17 +108,21 @@ final class ExternalDataFolder: @unchecked Sendable {
 
     /// The same, for a value `description` describes ("The value of Photo.image of …").
     func value(ofColumn column: Data, describedAs description: @autoclosure () -> String) throws -> Data {
-        let content: ExternalDataColumn.Content
-        do {
-            content = try ExternalDataColumn.content(of: column)
-        } catch {
-            throw unreadable(error, description: description())
-        }
-        switch content {
+        switch try content(of: column, describedAs: description()) {
         case .inline(let data):
             return data
         case .reference(let name):
             return try read(name, describedAs: description())
+        }
+    }
+
+    /// What `column` holds; a column in no known layout throws, naming the value as `description`
+    /// says.
+    private func content(of column: Data, describedAs description: @autoclosure () -> String) throws -> ExternalDataColumn.Content {
+        do {
+            return try ExternalDataColumn.content(of: column)
+        } catch {
+            throw unreadable(error, description: description())
         }
     }
 

@@ -73,8 +73,7 @@ extension SQLiteStore {
                 // constraints name such values are compared by content once all are written.
                 let sharingFiles = schema.hasFileKeptConstraints
                     ? try UniquenessConflictQuery(schema: schema, store: self, connection: connection).rowsSharingFileKeptValues(
-                        among: writtenRows(of: changes, insertedIDs: outcome.insertedIDs, refused: refused), in: changes,
-                        insertedIDs: outcome.insertedIDs, resolve: resolve)
+                        among: writtenRows(of: changes, insertedIDs: outcome.insertedIDs, refused: refused), resolve: resolve)
                     : []
                 if !refused.isEmpty || !sharingFiles.isEmpty {
                     throw try UniquenessConflictQuery(schema: schema, store: self, connection: connection)

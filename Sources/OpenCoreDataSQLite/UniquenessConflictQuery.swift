@@ -83,8 +83,8 @@ struct UniquenessConflictQuery {
     /// constraint that names an attribute whose value is kept in a file, which an index compares
     /// by file name. Values are compared by content. As with an index, the first of the save's
     /// rows to have values is kept, and the ones after it are refused.
-    func rowsSharingFileKeptValues(among written: [(row: SaveChanges.Row, key: Int64, isInsert: Bool)], in changes: SaveChanges,
-                                   insertedIDs: [NSManagedObjectID], resolve: (NSManagedObjectID?) -> Int64?) throws -> [(row: SaveChanges.Row, key: Int64)] {
+    func rowsSharingFileKeptValues(among written: [(row: SaveChanges.Row, key: Int64, isInsert: Bool)],
+                                   resolve: (NSManagedObjectID?) -> Int64?) throws -> [(row: SaveChanges.Row, key: Int64)] {
         var constraintsByEntity: [ObjectIdentifier: [(owner: NSEntityDescription, names: [String])]] = [:]
         var checkedByConstraint: [String: Set<HolderKey>] = [:]
         var kept: Set<HolderKey> = []

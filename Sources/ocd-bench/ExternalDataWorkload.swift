@@ -41,8 +41,7 @@ enum ExternalDataWorkload {
     }
 
     static func frameworkFetch(directory: URL, n: Int) throws -> Double {
-        try insert((0..<photoCount).map(image), into: BenchStack(directory: directory, model: model()))
-        let stack = try BenchStack(directory: directory, model: model())
+        let stack = try filledStack(in: directory)
         var total = 0
         let seconds = try Stopwatch.time {
             for photo in try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Photo")) {
@@ -54,8 +53,7 @@ enum ExternalDataWorkload {
     }
 
     static func frameworkFetchNames(directory: URL, n: Int) throws -> Double {
-        try insert((0..<photoCount).map(image), into: BenchStack(directory: directory, model: model()))
-        let stack = try BenchStack(directory: directory, model: model())
+        let stack = try filledStack(in: directory)
         var total = 0
         let seconds = try Stopwatch.time {
             for photo in try stack.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Photo")) {
@@ -67,6 +65,12 @@ enum ExternalDataWorkload {
     }
 
     static var expectedNameBytes: Int { (0..<photoCount).reduce(0) { $0 + "photo-\($1)".utf8.count } }
+
+    /// A new stack on a store the photos were saved into by another (untimed).
+    private static func filledStack(in directory: URL) throws -> BenchStack {
+        try insert((0..<photoCount).map(image), into: BenchStack(directory: directory, model: model()))
+        return try BenchStack(directory: directory, model: model())
+    }
 
     private static func insert(_ images: [Data], into stack: BenchStack) throws {
         for (index, data) in images.enumerated() {
@@ -81,16 +85,13 @@ enum ExternalDataWorkload {
 
     static func rawInsert(directory: URL, n: Int) throws -> Double {
         let images = (0..<photoCount).map(image)
-        let db = try RawDatabase.open(in: directory)
-        try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, name TEXT, image BLOB)")
+        let db = try emptyRawDatabase(in: directory)
         return try Stopwatch.time { try insert(images, into: db) }
     }
 
     static func rawFetch(directory: URL, n: Int) throws -> Double {
-        let db = try RawDatabase.open(in: directory)
-        try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, name TEXT, image BLOB)")
-        try insert((0..<photoCount).map(image), into: db)
-        let reader = try RawDatabase.open(in: directory)
+        let (writer, reader) = try filledRawDatabase(in: directory)
+        defer { withExtendedLifetime(writer) {} }
         var total = 0
         let seconds = try Stopwatch.time {
             let select = try reader.prepare("SELECT id, name, image FROM photo")
@@ -104,10 +105,8 @@ enum ExternalDataWorkload {
     }
 
     static func rawFetchNames(directory: URL, n: Int) throws -> Double {
-        let db = try RawDatabase.open(in: directory)
-        try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, name TEXT, image BLOB)")
-        try insert((0..<photoCount).map(image), into: db)
-        let reader = try RawDatabase.open(in: directory)
+        let (writer, reader) = try filledRawDatabase(in: directory)
+        defer { withExtendedLifetime(writer) {} }
         var total = 0
         let seconds = try Stopwatch.time {
             let select = try reader.prepare("SELECT id, name FROM photo")
@@ -118,6 +117,20 @@ enum ExternalDataWorkload {
         }
         try RawWorkloads.expect(total == expectedNameBytes, "WXn", "raw read \(total), expected \(expectedNameBytes)")
         return seconds
+    }
+
+    private static func emptyRawDatabase(in directory: URL) throws -> RawDatabase {
+        let db = try RawDatabase.open(in: directory)
+        try db.execute("CREATE TABLE photo (id INTEGER PRIMARY KEY, name TEXT, image BLOB)")
+        return db
+    }
+
+    /// A new connection to a database the photos were saved into by `writer`, which stays open
+    /// (its WAL not checkpointed) while the reader reads.
+    private static func filledRawDatabase(in directory: URL) throws -> (writer: RawDatabase, reader: RawDatabase) {
+        let writer = try emptyRawDatabase(in: directory)
+        try insert((0..<photoCount).map(image), into: writer)
+        return (writer, try RawDatabase.open(in: directory))
     }
 
     private static func insert(_ images: [Data], into db: RawDatabase) throws {
