@@ -75,9 +75,11 @@ final class ExternalDataFolder: @unchecked Sendable {
 
     /// The external data folder of the store at `store`.
     static func url(of store: URL) -> URL {
-        store.deletingLastPathComponent()
-            .appendingPathComponent(".\(store.deletingPathExtension().lastPathComponent)_SUPPORT")
-            .appendingPathComponent("_EXTERNAL_DATA")
+        // Joined as strings: joining URLs asks the disk whether each part is a folder.
+        let storePath = store.path
+        let parent = storePath.lastIndex(of: "/").map { storePath[...$0] } ?? "./"
+        let folder = parent + ".\(store.deletingPathExtension().lastPathComponent)_SUPPORT/_EXTERNAL_DATA"
+        return URL(fileURLWithPath: String(folder), isDirectory: true)
     }
 
     // MARK: Reading

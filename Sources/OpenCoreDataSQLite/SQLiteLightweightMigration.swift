@@ -33,14 +33,15 @@ struct SQLiteLightweightMigration {
     /// Runs the migration and returns the store's new metadata (already written). A cancelled
     /// `progress` stops it between steps or in the middle of a statement (134120), and the
     /// transaction leaves the store as it was.
-    /// `verify` sees the new metadata before the commit, and stops the migration by throwing.
-    func run(metadata: [String: Any], uuid: String, verify: ([String: Any]) throws -> Void) throws -> [String: Any] {
+    /// `verify` sees the new metadata and the destination layout before the commit, and stops
+    /// the migration by throwing.
+    func run(metadata: [String: Any], uuid: String, verify: ([String: Any], SQLiteSchema) throws -> Void) throws -> [String: Any] {
         if let progress { connection.setProgressHandler(every: 10_000) { progress.isCancelled } }
         defer { connection.setProgressHandler(every: 0, nil) }
         do {
             return try connection.transaction {
-                let migrated = try migrate(metadata: metadata, uuid: uuid)
-                try verify(migrated)
+                let (migrated, destination) = try migrate(metadata: metadata, uuid: uuid)
+                try verify(migrated, destination)
                 return migrated
             }
         } catch let error as SQLiteError where error.primaryCode == 9 /* SQLITE_INTERRUPT */ && progress?.isCancelled == true {
@@ -48,7 +49,7 @@ struct SQLiteLightweightMigration {
         }
     }
 
-    private func migrate(metadata: [String: Any], uuid: String) throws -> [String: Any] {
+    private func migrate(metadata: [String: Any], uuid: String) throws -> (metadata: [String: Any], destination: SQLiteSchema) {
         do {  // one block, as the transaction's body it is
             let destination = SQLiteSchema(entities: destinationEntities, storedNumbers: destinationNumbers())
             progress?.totalUnitCount = Int64(destination.tables.count + destination.distinctJoinTables.count + 2)
@@ -74,7 +75,7 @@ struct SQLiteLightweightMigration {
             let content = prefetch.map { $0.storeWork() } ?? StoreModelCache.content(for: destinationModel)
             try StoreModelCache.write(content: content, on: connection)
             try advance(working: nil)
-            return updated
+            return (updated, destination)
         }
     }
 
@@ -679,11 +680,12 @@ extension SQLiteLightweightMigration {
                 guard let name = Self.indexName(in: statement) else { continue }
                 wanted.append((name, statement))
             }
-            let wantedByName = Dictionary(wanted.map { ($0.name, $0.sql) }, uniquingKeysWith: { first, _ in first })
-            for (name, sql) in existing where wantedByName[name].map(Self.normalized) != Self.normalized(sql) {
+            let wantedByName = Dictionary(wanted.map { ($0.name, Self.normalized($0.sql)) }, uniquingKeysWith: { first, _ in first })
+            let existingByName = existing.mapValues(Self.normalized)
+            for (name, sql) in existingByName where wantedByName[name] != sql {
                 try connection.execute("DROP INDEX \(name)")
             }
-            for (name, sql) in wanted where existing[name].map(Self.normalized) != Self.normalized(sql) {
+            for (name, sql) in wanted where existingByName[name] != Self.normalized(sql) {
                 do {
                     try connection.execute(sql)
                 } catch let error as SQLiteError where sql.hasPrefix("CREATE UNIQUE") && error.primaryCode != 9 /* SQLITE_INTERRUPT: cancelled */ {
@@ -762,7 +764,21 @@ extension SQLiteLightweightMigration {
         }
 
         static func normalized(_ sql: String) -> String {
-            sql.uppercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            // Over the bytes when the statement is ASCII, as the store's own always are: this
+            // runs for every index of every migration.
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(sql.utf8.count)
+            for byte in sql.utf8 {
+                switch byte {
+                case 0x80...: return sql.uppercased().split(whereSeparator: \.isWhitespace).joined(separator: " ")
+                case 0x09...0x0D, 0x20: if bytes.last != 0x20 { bytes.append(0x20) }
+                case UInt8(ascii: "a")...UInt8(ascii: "z"): bytes.append(byte - 0x20)
+                default: bytes.append(byte)
+                }
+            }
+            if bytes.first == 0x20 { bytes.removeFirst() }
+            if bytes.last == 0x20 { bytes.removeLast() }
+            return String(decoding: bytes, as: UTF8.self)
         }
 
         private func migrationError(_ reason: String, entity: String?) -> CocoaError {

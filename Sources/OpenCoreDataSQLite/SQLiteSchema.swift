@@ -187,6 +187,18 @@ final class SQLiteSchema {
         computeReadIndexes()
     }
 
+    /// Whether `init(entities: modelEntities, storedNumbers:)` would lay out the same schema:
+    /// the same root entities, each entity under the number it would be given.
+    func isLayout(of modelEntities: [NSEntityDescription], storedNumbers: [String: Int64]?) -> Bool {
+        let roots = Set(modelEntities.lazy.filter { $0.superentity == nil }.map(ObjectIdentifier.init))
+        guard roots == Set(orderedEntities.lazy.filter { $0.superentity == nil }.map(ObjectIdentifier.init)) else { return false }
+        for (index, entity) in orderedEntities.enumerated() {
+            let number = storedNumbers?[entity.name ?? ""].flatMap { $0 >= 1 && $0 < 1 << 20 ? $0 : nil } ?? Int64(index + 1)
+            guard mapping(for: entity)?.number == number else { return false }
+        }
+        return true
+    }
+
     /// Makes what the schema otherwise makes on first use, once its columns are final (the store
     /// may adopt its file's own names while it loads): readers on several threads read it later,
     /// and must find nothing left to make.

@@ -72,7 +72,6 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                                       "The model of \(url.path) was inferred from the store's tables and can only read it: open the store with NSReadOnlyPersistentStoreOption",
                                       url: url)
         }
-        schema = SQLiteSchema(entities: entities, storedNumbers: model.storedEntityNumbers)
         externalData = ExternalDataFolder(store: url)
         let path = url.path
         let exists = FileManager.default.fileExists(atPath: path)
@@ -111,26 +110,34 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                         ?? CoreDataError.store(.persistentStoreOpen, "The read-only store \(path) is empty", url: url)
                 }
                 try connection.execute("PRAGMA journal_mode=WAL")
+                // An existing store's layout is fitted to its entity numbers instead (`fitSchema`).
+                schema = SQLiteSchema(entities: entities, storedNumbers: model.storedEntityNumbers)
                 try createStore(on: connection, model: model)
             case .coreDataStore:
                 if !isReadOnly { try connection.execute("PRAGMA journal_mode=WAL") }
                 try readMetadata(from: connection)
                 // Decided before anything is migrated: such a store is not written at all.
                 try refuseWritesWithoutTracking(on: connection)
-                var comparison = try fitSchema(of: model, entities: entities, on: connection, url: url)
                 // A store whose hashes are the model's but whose tables differ is damaged or laid
                 // out in a way OpenCoreData does not know: there is nothing to migrate from.
-                let planner = StoreMigrationPlanner(destination: model, configuration: configurationName, options: options, url: url)
-                if !comparison.isCompatible, !isReadOnly, !model.isInferredFromStore, planner.isMigrationRequested,
-                   !model.isConfiguration(withName: configurationName, compatibleWithStoreMetadata: storedMetadata) {
+                var planner = StoreMigrationPlanner(destination: model, configuration: configurationName, options: options, url: url)
+                let mayMigrate = !isReadOnly && !model.isInferredFromStore && planner.isMigrationRequested
+                    && !model.isConfiguration(withName: configurationName, compatibleWithStoreMetadata: storedMetadata)
+                if mayMigrate {
+                    // While the store is compared with the model, the source model is looked for
+                    // and the new model cache archived (wasted only when the tables fit the model
+                    // after all).
+                    planner.prefetch = MigrationPrefetch(sourceSearch: planner.sourceModelSearch(metadata: storedMetadata)) {
+                        StoreModelCache.content(for: model)
+                    }
+                }
+                var comparison = try fitSchema(of: model, entities: entities, on: connection, url: url)
+                if !comparison.isCompatible, mayMigrate {
                     // Functions Core Data's triggers call fire while the tables change.
                     try registerFunctions(on: connection)
                     writerHasFunctions = true
-                    // The migration leaves the store's metadata and the schema that fits it. The
-                    // mapping model folders are listed and the new model cache archived meanwhile.
-                    var prefetching = planner
-                    prefetching.prefetch = MigrationPrefetch(destination: model) { StoreModelCache.content(for: model) }
-                    (schema, comparison) = try migrate(on: connection, to: model, entities: entities, planner: prefetching, url: url)
+                    // The migration leaves the store's metadata and the schema that fits it.
+                    (schema, comparison) = try migrate(on: connection, to: model, entities: entities, planner: planner, url: url)
                 }
                 if let error = comparison.incompatibilityError(url: url) { throw error }
                 for adoption in comparison.adoptions { adoption.apply(to: schema) }
@@ -173,13 +180,17 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// The layout of `entities` under the store's own entity numbers, and how the store
     /// compares with it. A model inferred from the tables passes no metadata: it has no hashes
     /// of its own to compare.
+    /// `laidOut`, a schema already made (a migration's destination), is taken when it is the
+    /// same layout.
     static func fittedSchema(for entities: [NSEntityDescription], of model: NSManagedObjectModel, metadata: [String: Any],
-                                     on connection: SQLiteConnection, url: URL) throws -> (SQLiteSchema, StoreComparison) {
+                             on connection: SQLiteConnection, url: URL, laidOut: SQLiteSchema? = nil) throws -> (SQLiteSchema, StoreComparison) {
         // The store's own entity numbers, whatever order its writer numbered them in: the rows'
         // Z_ENT, the Z<n>_ columns and the join tables follow them.
         let stored = try StoredEntityNumbers.read(on: connection, url: url)
-        let numbers = Self.numbers(of: entities, in: stored)
-        let schema = SQLiteSchema(entities: entities, storedNumbers: numbers.isEmpty ? model.storedEntityNumbers : numbers)
+        let found = Self.numbers(of: entities, in: stored)
+        let numbers = found.isEmpty ? model.storedEntityNumbers : found
+        let schema = laidOut.flatMap { $0.isLayout(of: entities, storedNumbers: numbers) ? $0 : nil }
+            ?? SQLiteSchema(entities: entities, storedNumbers: numbers)
         let comparison = try StoreCompatibility(schema: schema, storedNumbers: stored, connection: connection, url: url)
             .compare(metadata: metadata)
         return (schema, comparison)
@@ -212,10 +223,10 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         var committed = false
         defer { committed ? externalData.commitTry(held: false) : externalData.undoTry() }
         do {
-            storedMetadata = try migration.run(metadata: metadata, uuid: identifier) { migrated in
+            storedMetadata = try migration.run(metadata: metadata, uuid: identifier) { migrated, destination in
                 // Checked before the commit: a migration that leaves a store the model does not
                 // open is not committed.
-                fitted = try Self.fittedSchema(for: entities, of: model, metadata: migrated, on: connection, url: url)
+                fitted = try Self.fittedSchema(for: entities, of: model, metadata: migrated, on: connection, url: url, laidOut: destination)
                 if let error = fitted?.1.incompatibilityError(url: url) {
                     throw CoreDataError.make(.migration, "The store \(url.path) could not be migrated: afterwards it would still differ from the model: \(error.localizedDescription)",
                                              [NSURLErrorKey: url, NSUnderlyingErrorKey: error])

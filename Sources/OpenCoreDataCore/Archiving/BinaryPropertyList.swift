@@ -250,8 +250,10 @@ struct BinaryPropertyList {
             // ASCII; bytes above 127 (which Apple never writes here) are read as Latin-1.
             let (count, start) = try length(info: info, markerAt: offset)
             try checkRange(start: start, count: count, size: 1, of: "string object \(index)")
+            let characters = bytes[start..<(start + count)]
+            if characters.allSatisfy({ $0 < 0x80 }) { return .string(String(decoding: characters, as: UTF8.self)) }
             var text = String.UnicodeScalarView()
-            for byte in bytes[start..<(start + count)] { text.append(Unicode.Scalar(byte)) }
+            for byte in characters { text.append(Unicode.Scalar(byte)) }
             return .string(String(text))
         case 0x6:
             let (count, start) = try length(info: info, markerAt: offset)

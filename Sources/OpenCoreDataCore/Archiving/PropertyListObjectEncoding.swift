@@ -21,6 +21,15 @@ extension PropertyListValue {
             self = number
             return
         }
+        // The common types by their exact type first: a failed cast from `Any` is slow.
+        switch ObjectIdentifier(type(of: object)) {
+        case ObjectIdentifier(String.self): self = .string(object as! String); return
+        case ObjectIdentifier(Data.self): self = .data(object as! Data); return
+        case ObjectIdentifier([String: Any].self):
+            self = .dictionary(try (object as! [String: Any]).mapValues(PropertyListValue.init(propertyListObject:)))
+            return
+        default: break
+        }
         switch object {
         case let text as String: self = .string(text)
         case let bytes as Data: self = .data(bytes)
@@ -40,22 +49,24 @@ extension PropertyListValue {
     /// cast to other number types and to `Bool`); nil for anything else. Shared by the plain
     /// property-list converter and the keyed archive writer.
     package static func number(of value: Any) throws -> PropertyListValue? {
-        // The type is looked at before any cast: casting a Swift collection to NSNumber bridges it.
-        if type(of: value) is NSNumber.Type, let number = value as? NSNumber { return try Self.number(number) }
-        switch value {
-        case let flag as Bool where type(of: value) == Bool.self: return .bool(flag)
-        case let number as Int where type(of: value) == Int.self: return .integer(Int64(number))
-        case let number as Int8 where type(of: value) == Int8.self: return .integer(Int64(number))
-        case let number as Int16 where type(of: value) == Int16.self: return .integer(Int64(number))
-        case let number as Int32 where type(of: value) == Int32.self: return .integer(Int64(number))
-        case let number as Int64 where type(of: value) == Int64.self: return .integer(number)
-        case let number as UInt8 where type(of: value) == UInt8.self: return .integer(Int64(number))
-        case let number as UInt16 where type(of: value) == UInt16.self: return .integer(Int64(number))
-        case let number as UInt32 where type(of: value) == UInt32.self: return .integer(Int64(number))
-        case let number as UInt where type(of: value) == UInt.self: return try unsigned(UInt64(number))
-        case let number as UInt64 where type(of: value) == UInt64.self: return try unsigned(number)
-        case let number as Double where type(of: value) == Double.self: return .real(number)
-        case let number as Float where type(of: value) == Float.self: return .real(Double(number))
+        // The type is looked at before any cast: casting a Swift collection to NSNumber bridges
+        // it, and a failed cast from `Any` costs far more than comparing types.
+        let kind = type(of: value)
+        if kind is NSNumber.Type, let number = value as? NSNumber { return try Self.number(number) }
+        switch ObjectIdentifier(kind) {
+        case ObjectIdentifier(Bool.self): return .bool(value as! Bool)
+        case ObjectIdentifier(Int.self): return .integer(Int64(value as! Int))
+        case ObjectIdentifier(Int8.self): return .integer(Int64(value as! Int8))
+        case ObjectIdentifier(Int16.self): return .integer(Int64(value as! Int16))
+        case ObjectIdentifier(Int32.self): return .integer(Int64(value as! Int32))
+        case ObjectIdentifier(Int64.self): return .integer(value as! Int64)
+        case ObjectIdentifier(UInt8.self): return .integer(Int64(value as! UInt8))
+        case ObjectIdentifier(UInt16.self): return .integer(Int64(value as! UInt16))
+        case ObjectIdentifier(UInt32.self): return .integer(Int64(value as! UInt32))
+        case ObjectIdentifier(UInt.self): return try unsigned(UInt64(value as! UInt))
+        case ObjectIdentifier(UInt64.self): return try unsigned(value as! UInt64)
+        case ObjectIdentifier(Double.self): return .real(value as! Double)
+        case ObjectIdentifier(Float.self): return .real(Double(value as! Float))
         default: return nil
         }
     }

@@ -31,7 +31,9 @@ package struct ModelVersionCandidates {
         currentName = current.map(NSManagedObjectModel.versionName(of:))
         // The versions before the loaded one first, newest first; then any after it (a store
         // written by a later release, opened by an earlier one), oldest first.
-        let position = files.firstIndex { $0.standardizedFileURL == current?.standardizedFileURL }
+        // The files and the current one are listed from one folder: their names tell them apart.
+        let currentFileName = current?.lastPathComponent
+        let position = files.firstIndex { $0.lastPathComponent == currentFileName }
         let older = position.map { files[..<$0] } ?? files[...]
         let newer = position.map { files[($0 + 1)...] } ?? []
         versions = (older.reversed() + newer).map { Version(name: NSManagedObjectModel.versionName(of: $0), file: $0) }

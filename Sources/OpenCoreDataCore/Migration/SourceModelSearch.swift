@@ -50,35 +50,62 @@ package struct SourceModelSearch {
         self.given = options?[OCDMigrationSourceModelsOption] as? [NSManagedObjectModel] ?? []
     }
 
-    /// The source model, found as the type's documentation says. `storedModel` reads the
-    /// store's own copy of its model (nil when it has none); `fits` says whether the store's
-    /// tables and hashes fit a candidate model.
-    package func find(storedModel: () throws -> NSManagedObjectModel?,
-                      fits: (NSManagedObjectModel) throws -> Bool, url: URL?) throws -> Found {
-        for model in given where model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) {
-            model.freeze()
-            return Found(model: model, origin: .given)
-        }
+    /// What the versions of the current model's file give: the first whose hashes are the
+    /// store's, else every version that loaded. The first part of `find`, which a
+    /// `MigrationPrefetch` does on its own queue while the store is compared with the model.
+    package struct VersionSearch {
+        /// The version whose hashes are the store's.
+        package var matching: (name: String, model: NSManagedObjectModel)?
+        /// The versions loaded whose hashes are not the store's, in the order tried.
+        package var loaded: [(name: String, model: NSManagedObjectModel)] = []
+        /// What was tried, for the error that names it.
+        package var tried: [String] = []
+        /// The name of the version the current model was loaded from.
+        package var currentName: String?
+    }
+
+    /// Loads the versions of the current model's file in `ModelVersionCandidates`' order until
+    /// one has the store's hashes.
+    package func searchVersions() -> VersionSearch {
         let candidates = ModelVersionCandidates(of: destination)
-        var loaded: [(name: String, model: NSManagedObjectModel)] = []
-        var tried = candidates.currentName.map { ["the current version \"\($0)\""] } ?? []
+        var search = VersionSearch(currentName: candidates.currentName)
+        search.tried = candidates.currentName.map { ["the current version \"\($0)\""] } ?? []
         for version in candidates.versions {
             do {
                 let model = try ModelVersionCandidates.load(version)
                 if model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) {
-                    return Found(model: model, origin: .versionMatchingHashes(version.name))
+                    search.matching = (version.name, model)
+                    return search
                 }
-                loaded.append((version.name, model))
-                tried.append("\"\(version.name)\"")
+                search.loaded.append((version.name, model))
+                search.tried.append("\"\(version.name)\"")
             } catch {
-                tried.append("\"\(version.name)\" (could not be loaded: \(error))")
+                search.tried.append("\"\(version.name)\" (could not be loaded: \(error))")
             }
         }
-        for version in loaded where try fits(version.model) {
+        return search
+    }
+
+    /// The source model, found as the type's documentation says. `storedModel` reads the
+    /// store's own copy of its model (nil when it has none); `fits` says whether the store's
+    /// tables and hashes fit a candidate model. `versions` is `searchVersions()` done already
+    /// (by a prefetch) for this search's metadata.
+    package func find(storedModel: () throws -> NSManagedObjectModel?,
+                      fits: (NSManagedObjectModel) throws -> Bool, url: URL?, versions: VersionSearch? = nil) throws -> Found {
+        for model in given where model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) {
+            model.freeze()
+            return Found(model: model, origin: .given)
+        }
+        let search = versions ?? searchVersions()
+        if let matching = search.matching {
+            return Found(model: matching.model, origin: .versionMatchingHashes(matching.name))
+        }
+        var tried = search.tried
+        for version in search.loaded where try fits(version.model) {
             return Found(model: version.model, origin: .versionFittingTables(version.name))
         }
-        if let later = laterVersionOfStore(than: candidates.currentName) {
-            throw laterStoreError(writtenBy: later, current: candidates.currentName ?? "", url: url)
+        if let later = laterVersionOfStore(than: search.currentName) {
+            throw laterStoreError(writtenBy: later, current: search.currentName ?? "", url: url)
         }
         do {
             if let model = try storedModel() {

@@ -36,7 +36,8 @@ package struct StoreMigrationPlanner {
     let configuration: String
     let options: [AnyHashable: Any]?
     let url: URL?
-    /// The mapping model files, listed while the plan is made (nil: listed when needed).
+    /// The source model's versions, searched while the store is compared with the model
+    /// (nil: when needed).
     package var prefetch: MigrationPrefetch?
 
     package init(destination: NSManagedObjectModel, configuration: String?, options: [AnyHashable: Any]?, url: URL?) {
@@ -62,9 +63,11 @@ package struct StoreMigrationPlanner {
     /// none may or can be inferred.
     package func plan(metadata: [String: Any], storedModel: () throws -> NSManagedObjectModel?,
                       fits: (NSManagedObjectModel) throws -> Bool) throws -> Plan {
-        let found = try SourceModelSearch(destination: destination, configuration: configuration, metadata: metadata, options: options)
-            .find(storedModel: storedModel, fits: fits, url: url)
-        if let mapping = NSMappingModel.mappingModel(in: nil, from: found.model, to: destination, files: prefetch?.mappingModelFiles()) {
+        // With a prefetch searching the versions, the mapping model folders are listed meanwhile.
+        let files = prefetch.map { _ in NSMappingModel.mappingModelFiles(for: destination, in: nil) }
+        let found = try sourceModelSearch(metadata: metadata)
+            .find(storedModel: storedModel, fits: fits, url: url, versions: prefetch?.versionSearch())
+        if let mapping = NSMappingModel.mappingModel(in: nil, from: found.model, to: destination, files: files) {
             return .mapped(found, mapping)
         }
         guard allowsInference else {
@@ -75,6 +78,12 @@ package struct StoreMigrationPlanner {
                                      info)
         }
         return .inferred(found, try inferredMapping(from: found))
+    }
+
+    /// The search for the model that wrote a store whose metadata is `metadata`; a prefetch
+    /// made with it must be made with the metadata `plan` is given.
+    package func sourceModelSearch(metadata: [String: Any]) -> SourceModelSearch {
+        SourceModelSearch(destination: destination, configuration: configuration, metadata: metadata, options: options)
     }
 
     /// The mapping inferred from the source model found; as Core Data's, a mapping that cannot

@@ -64,31 +64,37 @@ enum XMLElementTree {
     /// known to be another one (the parser converts those bytes itself, and hands on valid
     /// UTF-8). Any other declared encoding is checked as UTF-8, which is the safe side.
     static func isReadAsUTF8(_ data: Data) -> Bool {
-        let wideStarts: [[UInt8]] = [[0x00, 0x00, 0xFE, 0xFF], [0xFF, 0xFE, 0x00, 0x00], [0xFE, 0xFF], [0xFF, 0xFE],
-                                     [0x00, 0x00, 0x00, 0x3C], [0x3C, 0x00, 0x00, 0x00], [0x00, 0x3C, 0x00, 0x3F], [0x3C, 0x00, 0x3F, 0x00]]
         if wideStarts.contains(where: { data.starts(with: $0) }) { return false }
         guard let encoding = declaredEncoding(data)?.lowercased() else { return true }
-        let otherEncodings = ["iso-8859-", "iso8859", "latin", "windows-", "cp", "utf-16", "utf16",
-                              "ucs-", "utf-32", "shift_jis", "euc-", "iso-2022-", "gb", "big5", "koi8-", "macintosh"]
         return !otherEncodings.contains { encoding.hasPrefix($0) }
     }
 
+    private static let wideStarts: [[UInt8]] = [[0x00, 0x00, 0xFE, 0xFF], [0xFF, 0xFE, 0x00, 0x00], [0xFE, 0xFF], [0xFF, 0xFE],
+                                                [0x00, 0x00, 0x00, 0x3C], [0x3C, 0x00, 0x00, 0x00], [0x00, 0x3C, 0x00, 0x3F], [0x3C, 0x00, 0x3F, 0x00]]
+    private static let otherEncodings = ["iso-8859-", "iso8859", "latin", "windows-", "cp", "utf-16", "utf16",
+                                         "ucs-", "utf-32", "shift_jis", "euc-", "iso-2022-", "gb", "big5", "koi8-", "macintosh"]
+
     /// The `encoding` of the document's XML declaration (after a UTF-8 byte-order mark, if any).
+    /// Read over the bytes: a declaration is ASCII, and this runs for every model file loaded.
     private static func declaredEncoding(_ data: Data) -> String? {
         let body = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
-        guard body.starts(with: Array("<?xml".utf8)) else { return nil }
-        let declaration = String(decoding: body.prefix(while: { $0 != UInt8(ascii: ">") }), as: UTF8.self)
-        guard let range = declaration.range(of: "encoding") else { return nil }
+        guard body.starts(with: "<?xml".utf8) else { return nil }
+        let declaration = Array(body.prefix(while: { $0 != UInt8(ascii: ">") }))
+        let keyword = Array("encoding".utf8)
+        guard let start = declaration.indices.first(where: { declaration[$0...].starts(with: keyword) }) else { return nil }
         // `encoding = "UTF-8"`, with any XML white space around the `=`.
-        let rest = declaration[range.upperBound...].drop { $0.isWhitespace }
-        guard rest.first == "=" else { return nil }
-        let quoted = rest.dropFirst().drop { $0.isWhitespace }
-        guard let quote = quoted.first, quote == "\"" || quote == "'" else { return nil }
-        return String(quoted.dropFirst().prefix { $0 != quote })
+        let isSpace: (UInt8) -> Bool = { [0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        let rest = declaration[(start + keyword.count)...].drop(while: isSpace)
+        guard rest.first == UInt8(ascii: "=") else { return nil }
+        let quoted = rest.dropFirst().drop(while: isSpace)
+        guard let quote = quoted.first, quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else { return nil }
+        return String(decoding: quoted.dropFirst().prefix { $0 != quote }, as: UTF8.self)
     }
 
     /// The offset of the first byte of `data` that is not part of a valid UTF-8 sequence.
     static func firstInvalidUTF8Offset(in data: Data) -> Int? {
+        // The standard library's validation is fast; the offset is looked for only when it fails.
+        if data.withUnsafeBytes({ String(validating: $0, as: UTF8.self) }) != nil { return nil }
         var iterator = data.makeIterator()
         var parser = Unicode.UTF8.ForwardParser()
         var offset = 0
