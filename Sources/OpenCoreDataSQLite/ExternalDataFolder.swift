@@ -58,7 +58,10 @@ final class ExternalDataFolder: @unchecked Sendable {
         self.store = store
         url = Self.url(of: store)
         pathPrefix = url.path.hasSuffix("/") ? url.path : url.path + "/"
-        retired = .opened(forFolder: url.standardizedFileURL.path)
+        // Standardizing is slow, and there is nothing to standardize in most paths.
+        let path = url.path
+        let isStandard = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().allSatisfy { !["", ".", ".."].contains($0) }
+        retired = .opened(forFolder: isStandard ? path : url.standardizedFileURL.path)
     }
 
     deinit { storeDidClose() }
@@ -77,9 +80,20 @@ final class ExternalDataFolder: @unchecked Sendable {
     static func url(of store: URL) -> URL {
         // Joined as strings: joining URLs asks the disk whether each part is a folder.
         let storePath = store.path
-        let parent = storePath.lastIndex(of: "/").map { storePath[...$0] } ?? "./"
-        let folder = parent + ".\(store.deletingPathExtension().lastPathComponent)_SUPPORT/_EXTERNAL_DATA"
+        let slash = storePath.lastIndex(of: "/")
+        let parent = slash.map { storePath[...$0] } ?? "./"
+        let fileName = slash.map { storePath[storePath.index(after: $0)...] } ?? storePath[...]
+        let folder = parent + ".\(stem(of: fileName).map(String.init) ?? store.deletingPathExtension().lastPathComponent)_SUPPORT/_EXTERNAL_DATA"
         return URL(fileURLWithPath: String(folder), isDirectory: true)
+    }
+
+    /// `fileName` without its extension, when it plainly has one (`Store.sqlite`): a name and
+    /// letters and digits after its last dot. Anything else is left to `URL`'s own rules.
+    private static func stem(of fileName: Substring) -> Substring? {
+        guard let dot = fileName.lastIndex(of: "."), dot != fileName.startIndex else { return nil }
+        let suffix = fileName[fileName.index(after: dot)...].utf8
+        guard !suffix.isEmpty, suffix.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else { return nil }
+        return fileName[..<dot]
     }
 
     // MARK: Reading

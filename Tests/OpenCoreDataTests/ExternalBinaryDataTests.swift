@@ -459,6 +459,18 @@ import OCDSQLite
         return Dictionary(uniqueKeysWithValues: photos.map { ($0.value(forKey: "name") as! String, $0.value(forKey: "image") as? Data ?? Data()) })
     }
 
+    /// Core Data's folder is named after the store file without its extension, beside it; the
+    /// names `URL` has its own rules for keep them.
+    @Test(arguments: [("/a/Gallery.sqlite", "/a/.Gallery_SUPPORT/_EXTERNAL_DATA"),
+                      ("/a/b.c/Gallery.v2.sqlite", "/a/b.c/.Gallery.v2_SUPPORT/_EXTERNAL_DATA"),
+                      ("/a/Gallery", "/a/.Gallery_SUPPORT/_EXTERNAL_DATA"),
+                      ("/a/.Gallery", "/a/..Gallery_SUPPORT/_EXTERNAL_DATA"),
+                      ("/a/Gallery.", "/a/.Gallery._SUPPORT/_EXTERNAL_DATA"),
+                      ("/a/Gallery.my store", "/a/.\(URL(fileURLWithPath: "/a/Gallery.my store").deletingPathExtension().lastPathComponent)_SUPPORT/_EXTERNAL_DATA")])
+    func theFolderIsNamedAfterTheStoreFile(store: String, folder: String) {
+        #expect(ExternalDataFolder.url(of: URL(fileURLWithPath: store)).path == folder)
+    }
+
     @Test func aLightweightMigrationRewritesTheColumnWhenExternalStorageIsAllowedOrNoLonger() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("Gallery.sqlite")

@@ -18,41 +18,33 @@ import Foundation
 ///
 /// The destination model is frozen (in use by its coordinator), which is what makes reading it
 /// from another thread safe.
-package final class MigrationPrefetch: @unchecked Sendable {
-    // @unchecked Sendable: each result is written once, before its group is left, and read only
-    // after waiting for that group (which any number of waits may do). The search (its metadata
-    // a copy of the store's, its destination model frozen) is only read.
-    private let sourceSearch: SourceModelSearch
-    private let versionsSearched = DispatchGroup()
-    private let workDone = DispatchGroup()
-    private var versions: SourceModelSearch.VersionSearch?
-    private var work: Data?
+package final class MigrationPrefetch: Sendable {
+    private let versions: ClaimableWork<SourceModelSearch.VersionSearch>
+    private let work: ClaimableWork<Data?>
 
-    /// Starts `sourceSearch.searchVersions()`, then `storeWork`.
+    /// Starts `sourceSearch.searchVersions()`, then `storeWork`. Either is done by the thread
+    /// that asks for its result if the queue has not begun it by then (`ClaimableWork`).
     package init(sourceSearch: SourceModelSearch, storeWork: @escaping @Sendable () -> Data?) {
-        self.sourceSearch = sourceSearch
-        versionsSearched.enter()
-        workDone.enter()
+        // The search (its metadata a copy of the store's, its destination model frozen) is
+        // only read, on whichever thread does it.
+        versions = ClaimableWork { sourceSearch.searchVersions() }
+        work = ClaimableWork(storeWork)
         // A queue of its own, not a global one: the migration may itself run on a global
         // queue's thread, and waiting there for work queued behind it could wait for ever. A
         // queue made with a label runs on a thread that is added when none is free.
-        DispatchQueue(label: "OpenCoreData migration prefetch").async { [self] in
-            versions = self.sourceSearch.searchVersions()
-            versionsSearched.leave()
-            work = storeWork()
-            workDone.leave()
+        DispatchQueue(label: "OpenCoreData migration prefetch").async { [versions, work] in
+            versions.perform()
+            work.perform()
         }
     }
 
     /// What `sourceSearch.searchVersions()` returned.
     package func versionSearch() -> SourceModelSearch.VersionSearch? {
-        versionsSearched.wait()
-        return versions
+        versions.value()
     }
 
     /// What `storeWork` returned.
     package func storeWork() -> Data? {
-        workDone.wait()
-        return work
+        work.value()
     }
 }

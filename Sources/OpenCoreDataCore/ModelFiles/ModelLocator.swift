@@ -19,7 +19,7 @@ enum ModelLocator {
         }
         // SwiftPM resource bundles beside the searched bundles.
         for folder in folders {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            let names = bundles == nil ? names(inApplicationFolder: folder) : names(in: folder)
             // Filtered before sorting: the folder can be as large as /usr/bin.
             for name in names.filter({ $0.hasSuffix(".resources") || $0.hasSuffix(".bundle") }).sorted() {
                 let resources = folder.appendingPathComponent(name)
@@ -37,8 +37,9 @@ enum ModelLocator {
         var found: [String: [URL]] = [:]
         var seen: Set<URL> = []
         var listed: Set<String> = []
-        for folder in searchFolders(in: bundles) + folders where listed.insert(folder.standardizedFileURL.path).inserted {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        let bundleFolders = searchFolders(in: bundles)
+        for (index, folder) in (bundleFolders + folders).enumerated() where listed.insert(folder.standardizedFileURL.path).inserted {
+            let names = bundles == nil && index < bundleFolders.count ? names(inApplicationFolder: folder) : names(in: folder)
             // Filtered before sorting: a program's folder (its "main bundle" on Linux) can be
             // /usr/bin, and every migration looks there.
             for name in names.filter({ name in suffixes.contains { name.hasSuffix($0) } }).sorted() {
@@ -49,6 +50,26 @@ enum ModelLocator {
         }
         return found
     }
+
+    /// The names of the files in `folder` (none when it cannot be listed).
+    private static func names(in folder: URL) -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+    }
+
+    /// The names in a folder of the application's own bundles (the main bundle and the loaded
+    /// ones), listed once per process: every migration looks there, and on Linux the main
+    /// bundle is the executable's folder, which can be as large as /usr/bin. As Foundation's
+    /// bundles on Apple's platforms cache what their folders hold, a file added to them while
+    /// the application runs is not seen.
+    private static func names(inApplicationFolder folder: URL) -> [String] {
+        let path = folder.path
+        if let names = applicationFolderNames.withLock({ $0[path] }) { return names }
+        let names = names(in: folder)
+        applicationFolderNames.withLock { $0[path] = names }
+        return names
+    }
+
+    private static let applicationFolderNames = LockedState<[String: [String]]>([:])
 
     /// The model file named `name` (any of `extensions`), or nil.
     static func url(forModelNamed name: String, in bundles: [Bundle]? = nil) -> URL? {

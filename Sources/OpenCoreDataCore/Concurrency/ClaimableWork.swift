@@ -1,0 +1,65 @@
+import Foundation
+
+/// A piece of work done once, by the first thread to claim it: a helper queue that does it
+/// ahead of time, or the thread that needs its result, which does it itself rather than wait
+/// for a helper that has not started yet (on a busy or small machine the helper's thread may not
+/// be scheduled before the result is needed). A thread that finds it under way waits for it.
+///
+/// ```swift
+/// let search = ClaimableWork { expensiveSearch() }
+/// DispatchQueue(label: "helper").async { search.perform() }
+/// …
+/// let result = search.value()   // done here if the helper has not begun
+/// ```
+final class ClaimableWork<Value>: @unchecked Sendable {
+    // @unchecked Sendable: `state` is only touched under `condition`'s lock; the value is made
+    // by one thread and read by others only after it is stored under that lock.
+    private enum State {
+        case pending(() -> Value)
+        case running
+        case done(Value)
+    }
+
+    private let condition = NSCondition()
+    private var state: State
+
+    init(_ work: @escaping () -> Value) {
+        state = .pending(work)
+    }
+
+    /// Does the work if no thread has claimed it yet.
+    func perform() {
+        guard let work = claim() else { return }
+        finish(work())
+    }
+
+    /// The work's result: done now on this thread if nobody has begun it, else waited for.
+    func value() -> Value {
+        if let work = claim() {
+            let value = work()
+            finish(value)
+            return value
+        }
+        condition.lock()
+        defer { condition.unlock() }
+        while true {
+            if case .done(let value) = state { return value }
+            condition.wait()
+        }
+    }
+
+    private func claim() -> (() -> Value)? {
+        condition.lock()
+        defer { condition.unlock() }
+        guard case .pending(let work) = state else { return nil }
+        state = .running
+        return work
+    }
+
+    private func finish(_ value: Value) {
+        condition.lock()
+        state = .done(value)
+        condition.broadcast()
+        condition.unlock()
+    }
+}
