@@ -24,7 +24,8 @@ package enum BinaryPropertyListWriter {
     /// One object of the file before references are sized: a scalar's bytes, or a
     /// container's marker nibble and the indices of its members.
     private enum Entry {
-        case scalar([UInt8])
+        /// Bytes `start..<end` of the flattener's `scalarBytes`.
+        case scalar(start: Int, end: Int)
         case container(marker: UInt8, references: [Int])
     }
 
@@ -75,7 +76,13 @@ package enum BinaryPropertyListWriter {
 
     private struct Flattener {
         var entries: [Entry] = []
-        /// Index of each scalar already written, so equal scalars are shared.
+        /// Every scalar's bytes, back to back, in the order the scalars were added.
+        var scalarBytes: [UInt8] = []
+        /// Index of each scalar already written, so equal scalars are shared: UIDs (dense, the
+        /// most frequent in an archive) by their number, strings by their bytes, the rest by
+        /// their key.
+        var uidIndex: [Int] = []
+        var stringIndex: [ExactString: Int] = [:]
         var scalarIndex: [ScalarKey: Int] = [:]
 
         mutating func add(_ value: PropertyListValue) -> Int {
@@ -85,17 +92,45 @@ package enum BinaryPropertyListWriter {
             case .set(let elements):
                 return container(marker: 0xC, elements.map { add($0) })
             case .dictionary(let entries):
-                let keys = entries.keys.sorted()
-                let keyIndices = keys.map { add(.string($0)) }
-                let valueIndices = keys.map { add(entries[$0]!) }
-                return container(marker: 0xD, keyIndices + valueIndices)
+                let pairs = entries.sorted { $0.key < $1.key }
+                var references: [Int] = []
+                references.reserveCapacity(pairs.count * 2)
+                for pair in pairs { references.append(addString(pair.key)) }
+                for pair in pairs { references.append(add(pair.value)) }
+                return container(marker: 0xD, references)
+            case .string(let text):
+                return addString(text)
+            case .uid(let number):
+                if number >= 0, number < uidIndex.count, uidIndex[number] >= 0 { return uidIndex[number] }
+                let index = addScalar(value)
+                if number >= 0, number < 1 << 24 {
+                    if number >= uidIndex.count { uidIndex += repeatElement(-1, count: number + 1 - uidIndex.count) }
+                    uidIndex[number] = index
+                }
+                return index
             default:
                 let key = ScalarKey(value)
                 if let index = scalarIndex[key] { return index }
-                entries.append(.scalar(Self.bytes(ofScalar: value)))
-                scalarIndex[key] = entries.count - 1
-                return entries.count - 1
+                let index = addScalar(value)
+                scalarIndex[key] = index
+                return index
             }
+        }
+
+        private mutating func addString(_ text: String) -> Int {
+            let key = ExactString(text: text)
+            if let index = stringIndex[key] { return index }
+            let index = addScalar(.string(text))
+            stringIndex[key] = index
+            return index
+        }
+
+        /// Writes a scalar's bytes and makes it an entry.
+        private mutating func addScalar(_ value: PropertyListValue) -> Int {
+            let start = scalarBytes.count
+            Self.appendBytes(ofScalar: value, to: &scalarBytes)
+            entries.append(.scalar(start: start, end: scalarBytes.count))
+            return entries.count - 1
         }
 
         private mutating func container(marker: UInt8, _ references: [Int]) -> Int {
@@ -112,12 +147,12 @@ package enum BinaryPropertyListWriter {
             for entry in entries {
                 offsets.append(output.count)
                 switch entry {
-                case .scalar(let bytes):
-                    output += bytes
+                case .scalar(let start, let end):
+                    output += scalarBytes[start..<end]
                 case .container(let marker, let references):
                     // A dictionary's count is its number of pairs.
                     let count = marker == 0xD ? references.count / 2 : references.count
-                    output += Self.header(marker: marker, count: count)
+                    Self.appendHeader(marker: marker, count: count, to: &output)
                     for reference in references { Self.appendBigEndian(UInt64(reference), size: referenceSize, to: &output) }
                 }
             }
@@ -131,45 +166,47 @@ package enum BinaryPropertyListWriter {
             return Data(output)
         }
 
-        private static func bytes(ofScalar value: PropertyListValue) -> [UInt8] {
-            var out: [UInt8] = []
+        private static func appendBytes(ofScalar value: PropertyListValue, to out: inout [UInt8]) {
             switch value {
-            case .null: out = [0x00]
-            case .bool(let flag): out = [flag ? 0x09 : 0x08]
+            case .null: out.append(0x00)
+            case .bool(let flag): out.append(flag ? 0x09 : 0x08)
             case .integer(let number): appendInteger(number, to: &out)
             case .real(let number):
-                out = [0x23]
+                out.append(0x23)
                 appendBigEndian(number.bitPattern, size: 8, to: &out)
             case .date(let date):
-                out = [0x33]
+                out.append(0x33)
                 appendBigEndian(date.timeIntervalSinceReferenceDate.bitPattern, size: 8, to: &out)
             case .data(let bytes):
-                out = header(marker: 0x4, count: bytes.count) + bytes
+                appendHeader(marker: 0x4, count: bytes.count, to: &out)
+                out += bytes
             case .string(let text):
                 if text.utf8.allSatisfy({ $0 < 0x80 }) {
-                    out = header(marker: 0x5, count: text.utf8.count) + Array(text.utf8)
+                    appendHeader(marker: 0x5, count: text.utf8.count, to: &out)
+                    out += text.utf8
                 } else {
                     let units = Array(text.utf16)
-                    out = header(marker: 0x6, count: units.count)
+                    appendHeader(marker: 0x6, count: units.count, to: &out)
                     for unit in units { out += [UInt8(unit >> 8), UInt8(unit & 0xFF)] }
                 }
             case .uid(let index):
                 let size = byteCount(for: UInt64(index))
-                out = [0x80 | UInt8(size - 1)]
+                out.append(0x80 | UInt8(size - 1))
                 appendBigEndian(UInt64(index), size: size, to: &out)
             case .array, .set, .dictionary:
                 preconditionFailure("containers are not scalars")
             }
-            return out
         }
 
         /// A marker byte with `count` in its low nibble, or 15 and the count as an integer
         /// object after it.
-        private static func header(marker: UInt8, count: Int) -> [UInt8] {
-            if count < 15 { return [marker << 4 | UInt8(count)] }
-            var out: [UInt8] = [marker << 4 | 0x0F]
+        private static func appendHeader(marker: UInt8, count: Int, to out: inout [UInt8]) {
+            if count < 15 {
+                out.append(marker << 4 | UInt8(count))
+                return
+            }
+            out.append(marker << 4 | 0x0F)
             appendInteger(Int64(count), to: &out)
-            return out
         }
 
         /// Integers as CoreFoundation writes them: non-negative ones in 1, 2, 4 or 8 bytes,
