@@ -58,9 +58,11 @@ final class ExternalDataFolder: @unchecked Sendable {
         self.store = store
         url = Self.url(of: store)
         pathPrefix = url.path.hasSuffix("/") ? url.path : url.path + "/"
-        // Standardizing is slow, and there is nothing to standardize in most paths.
+        // Standardizing is slow, and most paths have nothing it would change: no empty, "." or
+        // ".." part, and none of the prefixes it drops (`/private`, `/var/automount`).
         let path = url.path
-        let isStandard = path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().allSatisfy { !["", ".", ".."].contains($0) }
+        let isStandard = !path.hasPrefix("/private/") && !path.hasPrefix("/var/automount")
+            && path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().allSatisfy { !["", ".", ".."].contains($0) }
         retired = .opened(forFolder: isStandard ? path : url.standardizedFileURL.path)
     }
 

@@ -13,8 +13,8 @@ enum SQLiteNullDeviceStoreFile {
 
     /// Whether `url` asks for a store that lives only as long as it is open.
     static func isNullDevice(_ url: URL) -> Bool {
-        // Standardizing a path is slow; only a path ending in the device's name can name it.
-        url.isFileURL && url.path.hasSuffix("null") && url.standardizedFileURL.path == nullDevice
+        // Standardizing a path is slow; only a path with the device's name in it can name it.
+        url.isFileURL && url.path.contains("null") && url.standardizedFileURL.path == nullDevice
     }
 
     /// A new, empty place for such a store's database.

@@ -125,13 +125,20 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                     && !model.isConfiguration(withName: configurationName, compatibleWithStoreMetadata: storedMetadata)
                 if mayMigrate {
                     // While the store is compared with the model, the source model is looked for
-                    // and the new model cache archived (wasted only when the tables fit the model
-                    // after all).
+                    // and the new model cache archived (stopped when the tables fit the model
+                    // after all, as those of a store whose hashes cannot be reproduced do).
                     planner.prefetch = MigrationPrefetch(sourceSearch: planner.sourceModelSearch(metadata: storedMetadata)) {
                         StoreModelCache.content(for: model)
                     }
                 }
-                var comparison = try fitSchema(of: model, entities: entities, on: connection, url: url)
+                var comparison: StoreComparison
+                do {
+                    comparison = try fitSchema(of: model, entities: entities, on: connection, url: url)
+                } catch {
+                    planner.prefetch?.cancel()
+                    throw error
+                }
+                if comparison.isCompatible { planner.prefetch?.cancel() }
                 if !comparison.isCompatible, mayMigrate {
                     // Functions Core Data's triggers call fire while the tables change.
                     try registerFunctions(on: connection)

@@ -17,7 +17,7 @@ import Testing
         #expect(work.value() == 42)
     }
 
-    @Test func aValueUnderWayIsWaitedForAndTheWorkRunsOnce() async {
+    @Test func aValueUnderWayIsWaitedForAndTheWorkRunsOnce() {
         let runs = LockedState(0)
         let started = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
@@ -29,10 +29,31 @@ import Testing
         }
         DispatchQueue(label: "ClaimableWorkTests helper").async { work.perform() }
         started.wait()
-        // The helper holds the work: every reader waits for its value instead of doing it again.
-        let readers = (0..<4).map { _ in Task.detached { work.value() } }
+        // The helper holds the work: every reader (threads of their own, not the test's pool)
+        // waits for its value instead of doing it again, and none has it before the release.
+        let values = LockedState<[String]>([])
+        let readers = DispatchGroup()
+        for _ in 0..<4 {
+            readers.enter()
+            Thread {
+                let value = work.value()
+                values.withLock { $0.append(value) }
+                readers.leave()
+            }.start()
+        }
+        #expect(readers.wait(timeout: .now() + 0.05) == .timedOut)
+        #expect(values.withLock { $0 }.isEmpty)
         release.signal()
-        for reader in readers { #expect(await reader.value == "done") }
+        readers.wait()
+        #expect(values.withLock { $0 } == Array(repeating: "done", count: 4))
         #expect(runs.withLock { $0 } == 1)
+    }
+
+    @Test func cancelledWorkIsNeverDone() {
+        let runs = LockedState(0)
+        let work = ClaimableWork { runs.withLock { $0 += 1 } }
+        work.cancel()
+        work.perform()
+        #expect(runs.withLock { $0 } == 0)
     }
 }

@@ -79,8 +79,8 @@ package enum BinaryPropertyListWriter {
         /// Every scalar's bytes, back to back, in the order the scalars were added.
         var scalarBytes: [UInt8] = []
         /// Index of each scalar already written, so equal scalars are shared: UIDs (dense, the
-        /// most frequent in an archive) by their number, strings by their bytes, the rest by
-        /// their key.
+        /// most frequent in an archive) by their number, strings by their bytes, the rest (and
+        /// UIDs too large for the table) by their key.
         var uidIndex: [Int] = []
         var stringIndex: [ExactString: Int] = [:]
         var scalarIndex: [ScalarKey: Int] = [:]
@@ -100,13 +100,11 @@ package enum BinaryPropertyListWriter {
                 return container(marker: 0xD, references)
             case .string(let text):
                 return addString(text)
-            case .uid(let number):
-                if number >= 0, number < uidIndex.count, uidIndex[number] >= 0 { return uidIndex[number] }
+            case .uid(let number) where number >= 0 && number < 1 << 24:
+                if number < uidIndex.count, uidIndex[number] >= 0 { return uidIndex[number] }
                 let index = addScalar(value)
-                if number >= 0, number < 1 << 24 {
-                    if number >= uidIndex.count { uidIndex += repeatElement(-1, count: number + 1 - uidIndex.count) }
-                    uidIndex[number] = index
-                }
+                if number >= uidIndex.count { uidIndex += repeatElement(-1, count: number + 1 - uidIndex.count) }
+                uidIndex[number] = index
                 return index
             default:
                 let key = ScalarKey(value)

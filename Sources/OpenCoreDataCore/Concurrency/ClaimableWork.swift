@@ -13,7 +13,9 @@ import Foundation
 /// ```
 final class ClaimableWork<Value>: @unchecked Sendable {
     // @unchecked Sendable: `state` is only touched under `condition`'s lock; the value is made
-    // by one thread and read by others only after it is stored under that lock.
+    // by one thread and read by others only after it is stored under that lock. The work runs
+    // on whichever thread claims it: what it captures must be safe to use from any one thread
+    // (its maker says why).
     private enum State {
         case pending(() -> Value)
         case running
@@ -25,6 +27,13 @@ final class ClaimableWork<Value>: @unchecked Sendable {
 
     init(_ work: @escaping () -> Value) {
         state = .pending(work)
+    }
+
+    /// Drops the work if no thread has claimed it yet; `value()` must not be asked for after.
+    func cancel() {
+        condition.lock()
+        defer { condition.unlock() }
+        if case .pending = state { state = .running }
     }
 
     /// Does the work if no thread has claimed it yet.

@@ -21,13 +21,15 @@ import Foundation
 package final class MigrationPrefetch: Sendable {
     private let versions: ClaimableWork<SourceModelSearch.VersionSearch>
     private let work: ClaimableWork<Data?>
+    private let cancelled = LockedState(false)
 
     /// Starts `sourceSearch.searchVersions()`, then `storeWork`. Either is done by the thread
     /// that asks for its result if the queue has not begun it by then (`ClaimableWork`).
     package init(sourceSearch: SourceModelSearch, storeWork: @escaping @Sendable () -> Data?) {
         // The search (its metadata a copy of the store's, its destination model frozen) is
         // only read, on whichever thread does it.
-        versions = ClaimableWork { sourceSearch.searchVersions() }
+        let cancelled = cancelled
+        versions = ClaimableWork { sourceSearch.searchVersions(until: { cancelled.withLock { $0 } }) }
         work = ClaimableWork(storeWork)
         // A queue of its own, not a global one: the migration may itself run on a global
         // queue's thread, and waiting there for work queued behind it could wait for ever. A
@@ -36,6 +38,14 @@ package final class MigrationPrefetch: Sendable {
             versions.perform()
             work.perform()
         }
+    }
+
+    /// Stops what has not been done yet: the store turned out to need no migration. A version
+    /// being loaded is finished; no other is begun.
+    package func cancel() {
+        cancelled.withLock { $0 = true }
+        versions.cancel()
+        work.cancel()
     }
 
     /// What `sourceSearch.searchVersions()` returned.

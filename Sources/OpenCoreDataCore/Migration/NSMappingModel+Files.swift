@@ -11,7 +11,9 @@ extension NSMappingModel {
     /// if let mapping = NSMappingModel(from: [.module], forSourceModel: v1, destinationModel: v2) { … }
     /// ```
     /// Difference from Apple: an `.xcmappingmodel` (which Apple's Core Data never reads: Xcode
-    /// compiles it into the `.cdm`) is read too (see `Docs/Differences.md`).
+    /// compiles it into the `.cdm`) is read too (see `Docs/Differences.md`). With `bundles`
+    /// nil, the application's bundle folders are listed once per process, as Foundation's
+    /// bundles cache their contents on Apple's platforms.
     public convenience init?(from bundles: [Bundle]?, forSourceModel sourceModel: NSManagedObjectModel?,
                              destinationModel: NSManagedObjectModel?) {
         guard let sourceModel, let destinationModel,

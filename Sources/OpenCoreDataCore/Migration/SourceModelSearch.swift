@@ -65,12 +65,13 @@ package struct SourceModelSearch {
     }
 
     /// Loads the versions of the current model's file in `ModelVersionCandidates`' order until
-    /// one has the store's hashes.
-    package func searchVersions() -> VersionSearch {
+    /// one has the store's hashes, or until `stop` says the search is no longer wanted.
+    package func searchVersions(until stop: () -> Bool = { false }) -> VersionSearch {
         let candidates = ModelVersionCandidates(of: destination)
         var search = VersionSearch(currentName: candidates.currentName)
         search.tried = candidates.currentName.map { ["the current version \"\($0)\""] } ?? []
         for version in candidates.versions {
+            if stop() { break }
             do {
                 let model = try ModelVersionCandidates.load(version)
                 if model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) {
@@ -88,15 +89,17 @@ package struct SourceModelSearch {
 
     /// The source model, found as the type's documentation says. `storedModel` reads the
     /// store's own copy of its model (nil when it has none); `fits` says whether the store's
-    /// tables and hashes fit a candidate model. `versions` is `searchVersions()` done already
-    /// (by a prefetch) for this search's metadata.
+    /// tables and hashes fit a candidate model. `versions` gives `searchVersions()` done
+    /// already (by a prefetch) for this search's metadata, asked for only once no given model
+    /// matched; nil: searched here.
     package func find(storedModel: () throws -> NSManagedObjectModel?,
-                      fits: (NSManagedObjectModel) throws -> Bool, url: URL?, versions: VersionSearch? = nil) throws -> Found {
+                      fits: (NSManagedObjectModel) throws -> Bool, url: URL?,
+                      versions: () -> VersionSearch? = { nil }) throws -> Found {
         for model in given where model.isConfiguration(withName: configuration, compatibleWithStoreMetadata: metadata) {
             model.freeze()
             return Found(model: model, origin: .given)
         }
-        let search = versions ?? searchVersions()
+        let search = versions() ?? searchVersions()
         if let matching = search.matching {
             return Found(model: matching.model, origin: .versionMatchingHashes(matching.name))
         }

@@ -66,7 +66,7 @@ package struct StoreMigrationPlanner {
         // With a prefetch searching the versions, the mapping model folders are listed meanwhile.
         let files = prefetch.map { _ in NSMappingModel.mappingModelFiles(for: destination, in: nil) }
         let found = try sourceModelSearch(metadata: metadata)
-            .find(storedModel: storedModel, fits: fits, url: url, versions: prefetch?.versionSearch())
+            .find(storedModel: storedModel, fits: fits, url: url, versions: { prefetch?.versionSearch() })
         if let mapping = NSMappingModel.mappingModel(in: nil, from: found.model, to: destination, files: files) {
             return .mapped(found, mapping)
         }
