@@ -62,6 +62,19 @@ final class TrackedPerson: NSManagedObject {
 @Suite struct ContextTests {
     // MARK: Identity
 
+    @Test func userInfoKeepsWhatTheApplicationPutsThereForItsContextOnly() throws {
+        let stack = try TestStack(.inMemory)
+        stack.context.userInfo["importBatch"] = 7
+        #expect(stack.context.userInfo["importBatch"] as? Int == 7)
+        #expect(stack.context.userInfo === stack.context.userInfo)
+        // Kept through a save and a reset, and not shared with another context.
+        _ = stack.insert("Person", ["name": "Ada"])
+        try stack.context.save()
+        stack.context.reset()
+        #expect(stack.context.userInfo["importBatch"] as? Int == 7)
+        #expect(stack.newContext().userInfo.count == 0)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func oneInstancePerRowInAContextAndDistinctInstancesAcrossContexts(kind: StoreKind) throws {
         let stack = try TestStack(kind)

@@ -45,6 +45,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     public let concurrencyType: NSManagedObjectContextConcurrencyType
     /// A name for debugging, recorded as `contextName` in the persistent history of its saves.
     public var name: String?
+    /// Whatever the application keeps with the context; used, as the context, on its queue.
+    ///
+    /// ```swift
+    /// context.userInfo["importBatch"] = 7
+    /// ```
+    public private(set) lazy var userInfo = NSMutableDictionary()
     /// Who makes this context's saves and batch requests, as persistent history records it
     /// (`NSPersistentHistoryTransaction.author`): set it to tell your own changes from those of
     /// other contexts or processes when you read history.

@@ -37,7 +37,12 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// Difference from Core Data: the SQLite store does not create indexes for them yet.
     public var compoundIndexes: [[Any]] = [] { didSet { checkEditable("compoundIndexes") } }
     /// Fetch indexes (compound indexes) the store creates for this entity.
-    public var indexes: [NSFetchIndexDescription] = [] { didSet { checkEditable("indexes") } }
+    public var indexes: [NSFetchIndexDescription] = [] {
+        didSet {
+            checkEditable("indexes")
+            for index in indexes { index.entityAnchor = anchor }
+        }
+    }
 
     /// The model the entity belongs to.
     public internal(set) weak var managedObjectModel: NSManagedObjectModel?
@@ -86,6 +91,15 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
             ownSubentities = newValue
             for entity in newValue { entity.superentity = self }
         }
+    }
+
+    /// The entities that inherit from this one, by name.
+    ///
+    /// ```swift
+    /// let car = vehicle.subentitiesByName["Car"]
+    /// ```
+    public var subentitiesByName: [String: NSEntityDescription] {
+        Dictionary(ownSubentities.compactMap { entity in entity.name.map { ($0, entity) } }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The class whose instances represent this entity's objects; setting it also sets

@@ -30,6 +30,9 @@ extension APISignatures {
         check("NSEntityDescription.subentities") {
             let _: ReferenceWritableKeyPath<NSEntityDescription, [NSEntityDescription]> = \.subentities
         }
+        check("NSEntityDescription.subentitiesByName") {
+            let _: KeyPath<NSEntityDescription, [String: NSEntityDescription]> = \.subentitiesByName
+        }
         check("NSEntityDescription.superentity") {
             let _: KeyPath<NSEntityDescription, NSEntityDescription?> = \.superentity
         }

@@ -12,6 +12,9 @@ extension APISignatures {
         check("NSFetchIndexDescription.name") {
             let _: ReferenceWritableKeyPath<NSFetchIndexDescription, String> = \.name
         }
+        check("NSFetchIndexDescription.entity") {
+            let _: KeyPath<NSFetchIndexDescription, NSEntityDescription?> = \.entity
+        }
         check("NSFetchIndexDescription.elements") {
             let _: ReferenceWritableKeyPath<NSFetchIndexDescription, [NSFetchIndexElementDescription]> = \.elements
         }

@@ -24,6 +24,9 @@ extension APISignatures {
         check("NSFetchIndexElementDescription.property") {
             let _: KeyPath<NSFetchIndexElementDescription, NSPropertyDescription?> = \.property
         }
+        check("NSFetchIndexElementDescription.indexDescription") {
+            let _: KeyPath<NSFetchIndexElementDescription, NSFetchIndexDescription?> = \.indexDescription
+        }
         check("NSFetchIndexElementDescription.propertyName") {
             let _: KeyPath<NSFetchIndexElementDescription, String?> = \.propertyName
         }

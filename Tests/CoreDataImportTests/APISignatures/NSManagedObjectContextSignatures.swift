@@ -44,6 +44,9 @@ extension APISignatures {
         check("NSManagedObjectContext.name") {
             let _: ReferenceWritableKeyPath<NSManagedObjectContext, String?> = \.name
         }
+        check("NSManagedObjectContext.userInfo") {
+            let _: KeyPath<NSManagedObjectContext, NSMutableDictionary> = \.userInfo
+        }
         check("NSManagedObjectContext.undoManager") {
             let _: ReferenceWritableKeyPath<NSManagedObjectContext, UndoManager?> = \.undoManager
         }
