@@ -156,6 +156,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             try prepareHistory(on: connection)
             if !writerHasFunctions { try registerFunctions(on: connection) }
             try applyPragmas(on: connection)
+            try tidyFile(on: connection)
             schema.prepareForReaders()
             readers = readerPool(path: path, configuration: configuration)
             let journalMode = try connection.scalar("PRAGMA journal_mode").stringValue?.lowercased()
@@ -317,7 +318,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         configuration.walMode = false
         configuration.createIfMissing = false
         configuration.queryOnly = true
-        return SQLiteReaderPool(open: { [unowned self] in
+        return SQLiteReaderPool(capacity: readerCapacity, open: { [unowned self] in
             let reader = try SQLiteConnection(path: path, configuration: configuration)
             try registerFunctions(on: reader)
             try applyPragmas(on: reader, forReader: true)
@@ -327,6 +328,22 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             // The store's URL, not the store: a generation's reader may outlive the store.
             Self.removedError(url: url)
         })
+    }
+
+    /// How many readers the pool keeps: `NSPersistentStoreConnectionPoolMaxSizeKey`, or the
+    /// pool's default.
+    private var readerCapacity: Int {
+        let option = options?[NSPersistentStoreConnectionPoolMaxSizeKey]
+        let size = (option as? NSNumber)?.intValue ?? (option as? Int) ?? (option as? String).flatMap { Int($0) }
+        return size.map { max(1, $0) } ?? SQLiteReaderPool.defaultCapacity
+    }
+
+    /// `NSSQLiteManualVacuumOption` and `NSSQLiteAnalyzeOption`: the file rebuilt, then its
+    /// statistics gathered, once it fits the model (a store only read is left as it is).
+    private func tidyFile(on connection: SQLiteConnection) throws {
+        guard !isReadOnly else { return }
+        if StoreOptionFlag.isOn(options?[NSSQLiteManualVacuumOption]) { try connection.execute("VACUUM") }
+        if StoreOptionFlag.isOn(options?[NSSQLiteAnalyzeOption]) { try connection.execute("ANALYZE") }
     }
 
     /// Records every statement of the writer and of every reader opened or idle (for tests and

@@ -436,6 +436,76 @@ import OpenCoreData
         }
         #expect(error?.message.contains("cache_size") == true)
     }
+
+    /// A store whose rows were mostly deleted, closed: what it holds and how many free pages.
+    private static func storeWithFreePages(in directory: TemporaryDirectory) throws -> URL {
+        let url = directory.file("Tidy.sqlite")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let people = (0..<2000).map { index in
+            let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+            person.setValue("\(index) " + String(repeating: "x", count: 400), forKey: "name")
+            return person
+        }
+        try context.save()
+        people.dropFirst(10).forEach(context.delete)
+        try context.save()
+        try coordinator.remove(coordinator.persistentStores[0])
+        return url
+    }
+
+    private static func add(_ url: URL, options: [String: Any]?) throws -> (NSPersistentStoreCoordinator, SQLiteStore) {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        let store = try #require(try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: options) as? SQLiteStore)
+        return (coordinator, store)
+    }
+
+    @Test func theManualVacuumOptionGivesBackTheFreePagesAndKeepsTheRows() throws {
+        let directory = TemporaryDirectory()
+        let url = try Self.storeWithFreePages(in: directory)
+        do {
+            let (coordinator, store) = try Self.add(url, options: nil)
+            #expect(try #require(store.connection).scalar("PRAGMA freelist_count").int64Value ?? 0 > 100)
+            try coordinator.remove(store)
+        }
+        let (coordinator, store) = try Self.add(url, options: [NSSQLiteManualVacuumOption: true])
+        #expect(try #require(store.connection).scalar("PRAGMA freelist_count") == .integer(0))
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        #expect(try context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 10)
+    }
+
+    @Test func theAnalyzeOptionGathersStatisticsForTheQueryPlanner() throws {
+        let directory = TemporaryDirectory()
+        let url = try Self.storeWithFreePages(in: directory)
+        let statistics = "SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_stat1'"
+        do {
+            let (coordinator, store) = try Self.add(url, options: nil)
+            #expect(try #require(store.connection).scalar(statistics) == .integer(0))
+            try coordinator.remove(store)
+        }
+        let (_, store) = try Self.add(url, options: [NSSQLiteAnalyzeOption: NSNumber(value: true)])
+        #expect(try #require(store.connection).scalar(statistics) == .integer(1))
+        #expect(try #require(store.connection).scalar("SELECT count(*) FROM sqlite_stat1").int64Value ?? 0 > 0)
+    }
+
+    @Test func aReadOnlyStoreIsNeitherVacuumedNorAnalyzed() throws {
+        let directory = TemporaryDirectory()
+        let url = try Self.storeWithFreePages(in: directory)
+        let (_, store) = try Self.add(url, options: [NSReadOnlyPersistentStoreOption: true, NSSQLiteManualVacuumOption: true, NSSQLiteAnalyzeOption: true])
+        #expect(try #require(store.connection).scalar("PRAGMA freelist_count").int64Value ?? 0 > 100)
+        #expect(try #require(store.connection).scalar("SELECT count(*) FROM sqlite_master WHERE name = 'sqlite_stat1'") == .integer(0))
+    }
+
+    @Test func theConnectionPoolSizeBoundsTheReaders() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Pool.sqlite")
+        #expect(try Self.add(url, options: [NSPersistentStoreConnectionPoolMaxSizeKey: 2]).1.readers?.capacity == 2)
+        #expect(try Self.add(url, options: [NSPersistentStoreConnectionPoolMaxSizeKey: NSNumber(value: 0)]).1.readers?.capacity == 1)
+        #expect(try Self.add(url, options: nil).1.readers?.capacity == SQLiteReaderPool.defaultCapacity)
+    }
 }
 
 /// A store numbers its entities as its writer did: OpenCoreData follows the store's

@@ -361,6 +361,34 @@ private extension XMLElement {
         #expect(NSManagedObjectModel.mergedModel(from: [bundle], forStoreMetadata: other) == nil)
     }
 
+    /// `init(byMerging:forStoreMetadata:)`: the models given whose entities, together, are the
+    /// store's — and nil, leaving every model as it was, when they are not.
+    @Test func mergingModelsForStoreMetadataKeepsTheModelsTheStoreWasWrittenWith() throws {
+        let directory = TemporaryDirectory()
+        let bundle = try ModelBundle(in: directory, versions: [("Journal", LightweightMigrationTests.entryV1),
+                                                                ("Journal 2", LightweightMigrationTests.entryV2)], current: "Journal")
+        let url = directory.file("Journal.sqlite")
+        try LightweightMigrationTests.writeVersion1Store(at: url, bundle: bundle)
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url, options: nil)
+        func version(_ name: String) throws -> NSManagedObjectModel {
+            try NSManagedObjectModel(validatingContentsOf: bundle.url.appendingPathComponent("\(name).xcdatamodel"))
+        }
+
+        let second = try version("Journal 2")
+        #expect(NSManagedObjectModel(byMerging: [second], forStoreMetadata: metadata) == nil)
+        #expect(!second.entities.isEmpty)  // left as it was
+        let first = try version("Journal")
+        let found = try #require(NSManagedObjectModel(byMerging: [first], forStoreMetadata: metadata))
+        #expect(found.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+        // A model of other entities beside it is not merged in, and stays whole.
+        let unrelated = NSManagedObjectModel()
+        unrelated.entities = [NSEntityDescription(name: "Unrelated")]
+        let again = try #require(NSManagedObjectModel(byMerging: [try version("Journal"), unrelated], forStoreMetadata: metadata))
+        #expect(again.entitiesByName["Unrelated"] == nil)
+        #expect(unrelated.entities.count == 1)
+        #expect(NSManagedObjectModel(byMerging: [try version("Journal")], forStoreMetadata: [:]) == nil)
+    }
+
     @Test func mergedModelJoinsTheModelsOfABundle() throws {
         let directory = TemporaryDirectory()
         for (name, entity) in [("A", "Alpha"), ("B", "Beta")] {

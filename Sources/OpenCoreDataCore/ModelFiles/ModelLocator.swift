@@ -148,6 +148,29 @@ extension NSManagedObjectModel {
         self.init(merging: models)
     }
 
+    /// The model a store was written with, made of `models`: those with an entity the store's
+    /// metadata names, merged as `init(byMerging:)` merges them, when together they hold exactly
+    /// the store's entities with the store's version hashes; nil otherwise.
+    ///
+    /// ```swift
+    /// let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+    /// let written = NSManagedObjectModel(byMerging: [catalog, orders], forStoreMetadata: metadata)
+    /// ```
+    /// Difference from Core Data: whole models are merged, not entities picked from several
+    /// versions; and, as in `init(byMerging:)`, the models merged must not be in use yet and are
+    /// left empty (the others are left as they were).
+    public convenience init?(byMerging models: [NSManagedObjectModel], forStoreMetadata metadata: [String: Any]) {
+        guard let stored = VersionHashing.hashes(inMetadata: metadata), !models.contains(where: \.isFrozen) else { return nil }
+        let chosen = models.filter { model in model.entities.contains { stored[$0.name ?? ""] != nil } }
+        var hashes: [String: Data] = [:]
+        for entity in chosen.flatMap(\.entities) {
+            guard let name = entity.name, hashes.updateValue(entity.versionHash, forKey: name) == nil else { return nil }
+        }
+        // Checked before anything moves: a model that does not fit leaves the ones given intact.
+        guard hashes == stored else { return nil }
+        self.init(merging: chosen)
+    }
+
     /// See `init(byMerging:)`.
     convenience init?(merging models: [NSManagedObjectModel]) {
         var names = Set<String>()

@@ -22,6 +22,24 @@ public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentSt
 public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
 public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
 public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
+/// Runs SQLite's `ANALYZE` when the store is added, so that the query planner chooses indexes
+/// from statistics of the data (a `Bool` or `NSNumber`). Ignored by other stores and by a
+/// read-only SQLite store.
+///
+/// ```swift
+/// try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+///                                    options: [NSSQLiteAnalyzeOption: true])
+/// ```
+public let NSSQLiteAnalyzeOption = "NSSQLiteAnalyzeOption"
+/// Rebuilds the SQLite file with `VACUUM` when the store is added, giving back the pages that
+/// deleted rows left free (a `Bool` or `NSNumber`). Ignored by other stores and by a read-only
+/// SQLite store.
+public let NSSQLiteManualVacuumOption = "NSSQLiteManualVacuumOption"
+/// The most connections a store that reads concurrently keeps for reading (an `NSNumber`, at
+/// least 1): the SQLite store's readers, beside its one writer. Generally left unset.
+///
+/// Difference from Core Data: the size counts the readers only; the writer is always there.
+public let NSPersistentStoreConnectionPoolMaxSizeKey = "NSPersistentStoreConnectionPoolMaxSizeKey"
 
 /// A persistent store: where a coordinator keeps the objects of some entities.
 ///

@@ -21,6 +21,9 @@ extension APISignatures {
             let none: [NSManagedObjectModel]? = nil
             let _: NSManagedObjectModel? = NSManagedObjectModel(byMerging: none)
         }
+        check("NSManagedObjectModel.init(byMerging:forStoreMetadata:)") {
+            let _: ([NSManagedObjectModel], [String: Any]) -> NSManagedObjectModel? = NSManagedObjectModel.init(byMerging:forStoreMetadata:)
+        }
         check("NSManagedObjectModel.mergedModel(from:forStoreMetadata:)") {
             let _: ([Bundle]?, [String: Any]) -> NSManagedObjectModel? = NSManagedObjectModel.mergedModel(from:forStoreMetadata:)
         }

@@ -24,6 +24,9 @@ extension APISignatures {
         check("NSReadOnlyPersistentStoreOption") { let _: String = NSReadOnlyPersistentStoreOption }
         check("NSPersistentStoreTimeoutOption") { let _: String = NSPersistentStoreTimeoutOption }
         check("NSSQLitePragmasOption") { let _: String = NSSQLitePragmasOption }
+        check("NSSQLiteAnalyzeOption") { let _: String = NSSQLiteAnalyzeOption }
+        check("NSSQLiteManualVacuumOption") { let _: String = NSSQLiteManualVacuumOption }
+        check("NSPersistentStoreConnectionPoolMaxSizeKey") { let _: String = NSPersistentStoreConnectionPoolMaxSizeKey }
         check("NSMigratePersistentStoresAutomaticallyOption") { let _: String = NSMigratePersistentStoresAutomaticallyOption }
         check("NSInferMappingModelAutomaticallyOption") { let _: String = NSInferMappingModelAutomaticallyOption }
         check("NSStoreModelVersionHashesKey") { let _: String = NSStoreModelVersionHashesKey }
