@@ -342,8 +342,16 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// statistics gathered, once it fits the model (a store only read is left as it is).
     private func tidyFile(on connection: SQLiteConnection) throws {
         guard !isReadOnly else { return }
-        if StoreOptionFlag.isOn(options?[NSSQLiteManualVacuumOption]) { try connection.execute("VACUUM") }
-        if StoreOptionFlag.isOn(options?[NSSQLiteAnalyzeOption]) { try connection.execute("ANALYZE") }
+        for (option, statement) in [(NSSQLiteManualVacuumOption, "VACUUM"), (NSSQLiteAnalyzeOption, "ANALYZE")]
+        where StoreOptionFlag.isOn(options?[option]) {
+            do {
+                try connection.execute(statement)
+            } catch {
+                // Each is a transaction of its own: a failed one leaves the store as it was.
+                throw CoreDataError.store(.persistentStoreOpen, "\(option) asked for \(statement), which failed on \(url?.path ?? "the store"); the store is unchanged",
+                                          url: url, underlying: error)
+            }
+        }
     }
 
     /// Records every statement of the writer and of every reader opened or idle (for tests and

@@ -48,6 +48,11 @@ import OpenCoreData
         #expect(element.indexDescription === index)
         entity.indexes = [index]
         #expect(index.entity === entity)
+        // Taken out again, they no longer point back.
+        entity.indexes = []
+        #expect(index.entity == nil)
+        index.elements = []
+        #expect(element.indexDescription == nil)
     }
 
     @Test func anIndexOutlivingItsEntityReadsNoEntity() {

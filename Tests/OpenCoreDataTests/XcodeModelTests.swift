@@ -387,6 +387,13 @@ private extension XMLElement {
         #expect(again.entitiesByName["Unrelated"] == nil)
         #expect(unrelated.entities.count == 1)
         #expect(NSManagedObjectModel(byMerging: [try version("Journal")], forStoreMetadata: [:]) == nil)
+        // Given every version, in either order, it is the store's version that is kept.
+        for order in [["Journal", "Journal 2"], ["Journal 2", "Journal"]] {
+            let versions = try order.map(version)
+            let merged = try #require(NSManagedObjectModel(byMerging: versions, forStoreMetadata: metadata))
+            #expect(merged.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+            #expect(versions[order.firstIndex(of: "Journal 2")!].entities.count == second.entities.count)  // not merged: left whole
+        }
     }
 
     @Test func mergedModelJoinsTheModelsOfABundle() throws {

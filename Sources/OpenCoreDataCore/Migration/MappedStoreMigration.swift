@@ -75,6 +75,9 @@ package struct MappedStoreMigration {
         try removeStore(at: migrated)
         var destinationOptions = options ?? [:]
         destinationOptions[NSPersistentStoreStagedMigrationManagerOptionKey] = nil
+        // The file is tidied once, when the migrated store is added, not at every step.
+        destinationOptions[NSSQLiteManualVacuumOption] = nil
+        destinationOptions[NSSQLiteAnalyzeOption] = nil
         let manager = NSMigrationManager(sourceModel: request.source, destinationModel: destination)
         manager.configurationName = configuration
         let progress = options?[OCDMigrationProgressOption] as? Progress

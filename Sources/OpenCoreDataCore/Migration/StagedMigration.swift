@@ -174,6 +174,9 @@ package struct StagedMigration {
         var stepOptions = options ?? [:]
         stepOptions[OCDMigrationProgressOption] = progress
         stepOptions[NSPersistentStoreStagedMigrationManagerOptionKey] = nil
+        // The file is tidied once, when the migrated store is added, not at every step.
+        stepOptions[NSSQLiteManualVacuumOption] = nil
+        stepOptions[NSSQLiteAnalyzeOption] = nil
         stepOptions[NSMigratePersistentStoresAutomaticallyOption] = true
         stepOptions[NSInferMappingModelAutomaticallyOption] = true
         stepOptions[OCDIncompatibleStorePolicyOption] = nil

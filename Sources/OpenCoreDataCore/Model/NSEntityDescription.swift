@@ -40,6 +40,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     public var indexes: [NSFetchIndexDescription] = [] {
         didSet {
             checkEditable("indexes")
+            for index in oldValue where index.entityAnchor === anchor { index.entityAnchor = nil }
             for index in indexes { index.entityAnchor = anchor }
         }
     }

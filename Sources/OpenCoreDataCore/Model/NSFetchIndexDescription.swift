@@ -8,7 +8,10 @@ public final class NSFetchIndexDescription: @unchecked Sendable {
     // @unchecked Sendable: like every model description, frozen once the model is in use.
     public var name: String
     public var elements: [NSFetchIndexElementDescription] {
-        didSet { for element in elements { element.indexDescription = self } }
+        didSet {
+            for element in oldValue where element.indexDescription === self { element.indexDescription = nil }
+            for element in elements { element.indexDescription = self }
+        }
     }
     /// The entity whose `indexes` hold this index (nil until it is given to one).
     ///

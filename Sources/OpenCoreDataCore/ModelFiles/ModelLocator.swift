@@ -148,9 +148,11 @@ extension NSManagedObjectModel {
         self.init(merging: models)
     }
 
-    /// The model a store was written with, made of `models`: those with an entity the store's
-    /// metadata names, merged as `init(byMerging:)` merges them, when together they hold exactly
-    /// the store's entities with the store's version hashes; nil otherwise.
+    /// The model a store was written with, made of `models` (typically every version of an
+    /// application's models): those whose entities of the store's names all have the store's
+    /// version hashes — models of exactly the store's entities before the others, in the order
+    /// given, none repeating an entity name taken already — merged as `init(byMerging:)` merges
+    /// them, when together they hold every entity of the store; nil otherwise.
     ///
     /// ```swift
     /// let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
@@ -160,14 +162,23 @@ extension NSManagedObjectModel {
     /// versions; and, as in `init(byMerging:)`, the models merged must not be in use yet and are
     /// left empty (the others are left as they were).
     public convenience init?(byMerging models: [NSManagedObjectModel], forStoreMetadata metadata: [String: Any]) {
-        guard let stored = VersionHashing.hashes(inMetadata: metadata), !models.contains(where: \.isFrozen) else { return nil }
-        let chosen = models.filter { model in model.entities.contains { stored[$0.name ?? ""] != nil } }
-        var hashes: [String: Data] = [:]
-        for entity in chosen.flatMap(\.entities) {
-            guard let name = entity.name, hashes.updateValue(entity.versionHash, forKey: name) == nil else { return nil }
+        guard let stored = VersionHashing.hashes(inMetadata: metadata), !stored.isEmpty else { return nil }
+        func fits(_ model: NSManagedObjectModel) -> Bool {
+            let named = model.entities.filter { stored[$0.name ?? ""] != nil }
+            return !named.isEmpty && named.allSatisfy { stored[$0.name ?? ""] == $0.versionHash }
         }
-        // Checked before anything moves: a model that does not fit leaves the ones given intact.
-        guard hashes == stored else { return nil }
+        let candidates = models.filter(fits)
+        let exact = candidates.filter { $0.entities.allSatisfy { stored[$0.name ?? ""] != nil } }
+        var chosen: [NSManagedObjectModel] = []
+        var names: Set<String> = []
+        for model in exact + candidates where !chosen.contains(where: { $0 === model }) {
+            let modelNames = model.entities.compactMap(\.name)
+            guard names.isDisjoint(with: modelNames) else { continue }
+            chosen.append(model)
+            names.formUnion(modelNames)
+        }
+        // Checked before anything moves: models that do not fit leave the ones given intact.
+        guard stored.keys.allSatisfy(names.contains), !chosen.contains(where: \.isFrozen) else { return nil }
         self.init(merging: chosen)
     }
 

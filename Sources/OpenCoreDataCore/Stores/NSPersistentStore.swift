@@ -35,10 +35,12 @@ public let NSSQLiteAnalyzeOption = "NSSQLiteAnalyzeOption"
 /// deleted rows left free (a `Bool` or `NSNumber`). Ignored by other stores and by a read-only
 /// SQLite store.
 public let NSSQLiteManualVacuumOption = "NSSQLiteManualVacuumOption"
-/// The most connections a store that reads concurrently keeps for reading (an `NSNumber`, at
-/// least 1): the SQLite store's readers, beside its one writer. Generally left unset.
+/// How many reads a store that reads concurrently runs at once (an `NSNumber`, at least 1):
+/// the SQLite store's reader connections (4 unless set). Generally left unset.
 ///
-/// Difference from Core Data: the size counts the readers only; the writer is always there.
+/// Difference from Core Data: the size counts the readers only. The SQLite store also reads on
+/// its writer when no save holds it, and a query generation keeps a reader of its own beyond
+/// the size (see `Docs/Differences.md`).
 public let NSPersistentStoreConnectionPoolMaxSizeKey = "NSPersistentStoreConnectionPoolMaxSizeKey"
 
 /// A persistent store: where a coordinator keeps the objects of some entities.
