@@ -85,17 +85,8 @@ final class ExternalDataFolder: @unchecked Sendable {
         let slash = storePath.lastIndex(of: "/")
         let parent = slash.map { storePath[...$0] } ?? "./"
         let fileName = slash.map { storePath[storePath.index(after: $0)...] } ?? storePath[...]
-        let folder = parent + ".\(stem(of: fileName).map(String.init) ?? store.deletingPathExtension().lastPathComponent)_SUPPORT/_EXTERNAL_DATA"
-        return URL(fileURLWithPath: String(folder), isDirectory: true)
-    }
-
-    /// `fileName` without its extension, when it plainly has one (`Store.sqlite`): a name and
-    /// letters and digits after its last dot. Anything else is left to `URL`'s own rules.
-    private static func stem(of fileName: Substring) -> Substring? {
-        guard let dot = fileName.lastIndex(of: "."), dot != fileName.startIndex else { return nil }
-        let suffix = fileName[fileName.index(after: dot)...].utf8
-        guard !suffix.isEmpty, suffix.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }) else { return nil }
-        return fileName[..<dot]
+        let stem = FileNameStem.plainStem(of: fileName).map(String.init) ?? FileNameStem.of(store)
+        return URL(fileURLWithPath: String(parent + ".\(stem)_SUPPORT/_EXTERNAL_DATA"), isDirectory: true)
     }
 
     // MARK: Reading

@@ -162,8 +162,7 @@ final class SQLiteSchema {
         orderedEntities = ordered
 
         for (index, entity) in ordered.enumerated() {
-            // Stored numbers are checked when read (1 and up); anything else falls back to ours.
-            let number = storedNumbers?[entity.name ?? ""].flatMap { $0 >= 1 && $0 < 1 << 20 ? $0 : nil } ?? Int64(index + 1)
+            let number = Self.number(of: entity, at: index, storedNumbers: storedNumbers)
             let root = entity.rootEntity
             let table: TableMapping
             if let existing = tables.first(where: { $0.root === root }) {
@@ -193,10 +192,15 @@ final class SQLiteSchema {
         let roots = Set(modelEntities.lazy.filter { $0.superentity == nil }.map(ObjectIdentifier.init))
         guard roots == Set(orderedEntities.lazy.filter { $0.superentity == nil }.map(ObjectIdentifier.init)) else { return false }
         for (index, entity) in orderedEntities.enumerated() {
-            let number = storedNumbers?[entity.name ?? ""].flatMap { $0 >= 1 && $0 < 1 << 20 ? $0 : nil } ?? Int64(index + 1)
-            guard mapping(for: entity)?.number == number else { return false }
+            guard mapping(for: entity)?.number == Self.number(of: entity, at: index, storedNumbers: storedNumbers) else { return false }
         }
         return true
+    }
+
+    /// The number of the entity at `index` of the ordered entities: the stored one, checked when
+    /// read (1 and up); anything else falls back to ours.
+    private static func number(of entity: NSEntityDescription, at index: Int, storedNumbers: [String: Int64]?) -> Int64 {
+        storedNumbers?[entity.name ?? ""].flatMap { $0 >= 1 && $0 < 1 << 20 ? $0 : nil } ?? Int64(index + 1)
     }
 
     /// Makes what the schema otherwise makes on first use, once its columns are final (the store

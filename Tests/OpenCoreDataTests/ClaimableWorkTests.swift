@@ -49,11 +49,13 @@ import Testing
         #expect(runs.withLock { $0 } == 1)
     }
 
-    @Test func cancelledWorkIsNeverDone() {
+    @Test func cancelledWorkIsNotDoneByTheHelperButStillByWhoeverAsks() {
         let runs = LockedState(0)
-        let work = ClaimableWork { runs.withLock { $0 += 1 } }
+        let work = ClaimableWork { runs.withLock { $0 += 1; return $0 } }
         work.cancel()
         work.perform()
         #expect(runs.withLock { $0 } == 0)
+        #expect(work.value() == 1)  // never a wait for work nobody will do
+        #expect(runs.withLock { $0 } == 1)
     }
 }

@@ -24,27 +24,29 @@ final class ClaimableWork<Value>: @unchecked Sendable {
 
     private let condition = NSCondition()
     private var state: State
+    private var isCancelled = false
 
     init(_ work: @escaping () -> Value) {
         state = .pending(work)
     }
 
-    /// Drops the work if no thread has claimed it yet; `value()` must not be asked for after.
+    /// Nobody wants the result any more: `perform()` no longer does the work (a `value()`
+    /// asked for all the same still gets it).
     func cancel() {
         condition.lock()
         defer { condition.unlock() }
-        if case .pending = state { state = .running }
+        isCancelled = true
     }
 
-    /// Does the work if no thread has claimed it yet.
+    /// Does the work if no thread has claimed it yet and it is not cancelled.
     func perform() {
-        guard let work = claim() else { return }
+        guard let work = claim(unlessCancelled: true) else { return }
         finish(work())
     }
 
     /// The work's result: done now on this thread if nobody has begun it, else waited for.
     func value() -> Value {
-        if let work = claim() {
+        if let work = claim(unlessCancelled: false) {
             let value = work()
             finish(value)
             return value
@@ -57,10 +59,10 @@ final class ClaimableWork<Value>: @unchecked Sendable {
         }
     }
 
-    private func claim() -> (() -> Value)? {
+    private func claim(unlessCancelled: Bool) -> (() -> Value)? {
         condition.lock()
         defer { condition.unlock() }
-        guard case .pending(let work) = state else { return nil }
+        guard case .pending(let work) = state, !(unlessCancelled && isCancelled) else { return nil }
         state = .running
         return work
     }

@@ -41,7 +41,8 @@ package final class MigrationPrefetch: Sendable {
     }
 
     /// Stops what has not been done yet: the store turned out to need no migration. A version
-    /// being loaded is finished; no other is begun.
+    /// being loaded is finished; no other is begun. (A result asked for after this is made on
+    /// the asking thread, and the version search may then have stopped early.)
     package func cancel() {
         cancelled.withLock { $0 = true }
         versions.cancel()

@@ -60,9 +60,5 @@ extension NSManagedObjectModel {
     }
 
     /// A version's name in its model file: the file name without extension (`"Journal 2"`).
-    package static func versionName(of file: URL) -> String {
-        let name = file.lastPathComponent
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
-        return String(name[..<dot])
-    }
+    package static func versionName(of file: URL) -> String { FileNameStem.of(file) }
 }
