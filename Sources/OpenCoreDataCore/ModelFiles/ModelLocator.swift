@@ -31,24 +31,54 @@ enum ModelLocator {
 
     /// The files directly inside the folders searched for `bundles` and in `folders` whose
     /// extension is one of `extensions`, by extension: each list in folder order, then by name.
-    /// Each folder is listed once.
+    /// Each folder is listed once. The application's own folders (`bundles` nil) are found and
+    /// listed once per process (see `names(inApplicationFolder:)`); `folders` every time.
     static func files(withExtensions extensions: Set<String>, in bundles: [Bundle]?, folders: [URL]) -> [String: [URL]] {
-        let suffixes = extensions.map { ".\($0)" }
-        var found: [String: [URL]] = [:]
-        var seen: Set<URL> = []
-        var listed: Set<String> = []
-        let bundleFolders = searchFolders(in: bundles)
-        for (index, folder) in (bundleFolders + folders).enumerated() where listed.insert(folder.standardizedFileURL.path).inserted {
-            let names = bundles == nil && index < bundleFolders.count ? names(inApplicationFolder: folder) : names(in: folder)
+        var listing: FileListing
+        if bundles == nil {
+            listing = applicationListing(withExtensions: extensions)
+        } else {
+            listing = FileListing(extensions: extensions)
+            for folder in searchFolders(in: bundles) { listing.add(folder, names: names(in:)) }
+        }
+        for folder in folders { listing.add(folder, names: names(in:)) }
+        return listing.found
+    }
+
+    /// The files of the application's folders (the main bundle, the loaded bundles and the
+    /// SwiftPM resource bundles beside them) with `extensions`, found once per process.
+    private static func applicationListing(withExtensions extensions: Set<String>) -> FileListing {
+        if let listing = applicationListings.withLock({ $0[extensions] }) { return listing }
+        var listing = FileListing(extensions: extensions)
+        for folder in searchFolders(in: nil) { listing.add(folder, names: names(inApplicationFolder:)) }
+        applicationListings.withLock { $0[extensions] = listing }
+        return listing
+    }
+
+    private static let applicationListings = LockedState<[Set<String>: FileListing]>([:])
+
+    /// Files with some extensions, gathered folder by folder.
+    private struct FileListing {
+        let suffixes: [String]
+        private(set) var found: [String: [URL]] = [:]
+        private var seen: Set<URL> = []
+        private var listed: Set<String> = []
+
+        init(extensions: Set<String>) {
+            suffixes = extensions.map { ".\($0)" }
+        }
+
+        /// Adds the files of `folder` whose name `names` gives, unless the folder was listed.
+        mutating func add(_ folder: URL, names: (URL) -> [String]) {
+            guard listed.insert(folder.standardizedFileURL.path).inserted else { return }
             // Filtered before sorting: a program's folder (its "main bundle" on Linux) can be
             // /usr/bin, and every migration looks there.
-            for name in names.filter({ name in suffixes.contains { name.hasSuffix($0) } }).sorted() {
+            for name in names(folder).filter({ name in suffixes.contains { name.hasSuffix($0) } }).sorted() {
                 let url = folder.appendingPathComponent(name).standardizedFileURL
                 guard seen.insert(url).inserted else { continue }
                 found[url.pathExtension, default: []].append(url)
             }
         }
-        return found
     }
 
     /// The names of the files in `folder` (none when it cannot be listed).
@@ -60,7 +90,8 @@ enum ModelLocator {
     /// ones), listed once per process: every migration looks there, and on Linux the main
     /// bundle is the executable's folder, which can be as large as /usr/bin. As Foundation's
     /// bundles on Apple's platforms cache what their folders hold, a file added to them while
-    /// the application runs is not seen.
+    /// the application runs is not seen; nor, by `files(withExtensions:in:folders:)`, a bundle
+    /// loaded after the first search.
     private static func names(inApplicationFolder folder: URL) -> [String] {
         let path = folder.path
         if let names = applicationFolderNames.withLock({ $0[path] }) { return names }

@@ -10,31 +10,30 @@ import Foundation
 /// let digest = hasher.finalize()          // 32 bytes
 /// let same = SHA256.hash(Data("abc".utf8))
 /// ```
-/// Used for Core Data's version hashes, whose inputs are short; it is correct for any length but
-/// not tuned for bulk data.
+/// Used for Core Data's version hashes: short inputs, many of them whenever a model is loaded,
+/// compared or written into store metadata. So the hasher allocates nothing: its state and the
+/// block it is filling are stored inline, and only the digest is a new value.
 struct SHA256 {
     /// The length of a digest in bytes.
     static let digestByteCount = 32
     private static let blockByteCount = 64
 
-    private var state: [UInt32] = [
-        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-        0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
-    ]
-    /// Bytes received but not yet compressed: always fewer than one block.
-    private var pending: [UInt8] = []
+    private var state = State()
+    /// Bytes received but not yet compressed: the first `pendingCount` bytes of `pending`.
+    private var pending = Block()
+    private var pendingCount = 0
     /// How many bytes have been received in all.
     private var messageByteCount: UInt64 = 0
 
-    init() {
-        pending.reserveCapacity(Self.blockByteCount)
-    }
+    init() {}
 
     /// The digest of `data` in one call.
     static func hash(_ data: some DataProtocol) -> Data {
         var hasher = SHA256()
         hasher.update(data)
-        return Data(hasher.finalize())
+        var digest = Data(count: digestByteCount)
+        digest.withUnsafeMutableBytes { hasher.finish(into: $0) }
+        return digest
     }
 
     /// Adds `data` to the message.
@@ -47,68 +46,113 @@ struct SHA256 {
     private mutating func update(bytes: UnsafeRawBufferPointer) {
         messageByteCount &+= UInt64(bytes.count)
         var remaining = bytes[...]
-        if !pending.isEmpty {
-            let taken = min(Self.blockByteCount - pending.count, remaining.count)
-            pending.append(contentsOf: remaining.prefix(taken))
+        if pendingCount > 0 {
+            let taken = min(Self.blockByteCount - pendingCount, remaining.count)
+            appendToPending(UnsafeRawBufferPointer(rebasing: remaining.prefix(taken)))
             remaining = remaining.dropFirst(taken)
-            guard pending.count == Self.blockByteCount else { return }
-            pending.withUnsafeBytes { compress(block: $0) }
-            pending.removeAll(keepingCapacity: true)
+            guard pendingCount == Self.blockByteCount else { return }
+            compressPending()
         }
         while remaining.count >= Self.blockByteCount {
-            compress(block: UnsafeRawBufferPointer(rebasing: remaining.prefix(Self.blockByteCount)))
+            state.compress(block: UnsafeRawBufferPointer(rebasing: remaining.prefix(Self.blockByteCount)))
             remaining = remaining.dropFirst(Self.blockByteCount)
         }
-        pending.append(contentsOf: remaining)
+        appendToPending(UnsafeRawBufferPointer(rebasing: remaining))
+    }
+
+    private mutating func appendToPending(_ bytes: UnsafeRawBufferPointer) {
+        guard !bytes.isEmpty else { return }
+        let offset = pendingCount
+        withUnsafeMutableBytes(of: &pending) { block in
+            UnsafeMutableRawBufferPointer(rebasing: block[offset..<offset + bytes.count]).copyMemory(from: bytes)
+        }
+        pendingCount += bytes.count
+    }
+
+    private mutating func compressPending() {
+        withUnsafeBytes(of: pending) { state.compress(block: $0) }
+        pendingCount = 0
     }
 
     /// Pads the message, and returns its 32-byte digest. The hasher is spent afterwards.
     mutating func finalize() -> [UInt8] {
-        let bitCount = messageByteCount &* 8
-        var padding: [UInt8] = [0x80]
-        // Pad to 56 bytes past a block boundary, leaving room for the 8-byte length.
-        let used = (pending.count + 1) % Self.blockByteCount
-        let zeros = used <= 56 ? 56 - used : 56 + Self.blockByteCount - used
-        padding += [UInt8](repeating: 0, count: zeros)
-        for shift in stride(from: 56, through: 0, by: -8) { padding.append(UInt8(truncatingIfNeeded: bitCount >> UInt64(shift))) }
-        let savedCount = messageByteCount
-        padding.withUnsafeBytes { update(bytes: $0) }
-        messageByteCount = savedCount
-        precondition(pending.isEmpty, "SHA-256 padding must end on a block boundary")
-        var digest: [UInt8] = []
-        digest.reserveCapacity(Self.digestByteCount)
-        for word in state {
-            digest += [UInt8(truncatingIfNeeded: word >> 24), UInt8(truncatingIfNeeded: word >> 16),
-                       UInt8(truncatingIfNeeded: word >> 8), UInt8(truncatingIfNeeded: word)]
+        [UInt8](unsafeUninitializedCapacity: Self.digestByteCount) { buffer, count in
+            finish(into: UnsafeMutableRawBufferPointer(buffer))
+            count = Self.digestByteCount
         }
-        return digest
     }
 
-    private mutating func compress(block: UnsafeRawBufferPointer) {
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
-            for t in 0..<16 {
-                w[t] = UInt32(block[4 * t]) << 24 | UInt32(block[4 * t + 1]) << 16
-                    | UInt32(block[4 * t + 2]) << 8 | UInt32(block[4 * t + 3])
+    /// Pads the message (0x80, zeros, then the length in bits as a big-endian 64-bit integer,
+    /// ending on a block boundary) and writes the digest into the first 32 bytes of `digest`.
+    private mutating func finish(into digest: UnsafeMutableRawBufferPointer) {
+        let bitCount = messageByteCount &* 8
+        let lengthOffset = Self.blockByteCount - 8
+        var used = pendingCount
+        withUnsafeMutableBytes(of: &pending) { block in
+            block[used] = 0x80
+            used += 1
+            if used > lengthOffset {
+                for index in used..<Self.blockByteCount { block[index] = 0 }
+                state.compress(block: UnsafeRawBufferPointer(block))
+                used = 0
             }
-            for t in 16..<64 {
-                let s0 = w[t - 15].rotatedRight(7) ^ w[t - 15].rotatedRight(18) ^ (w[t - 15] >> 3)
-                let s1 = w[t - 2].rotatedRight(17) ^ w[t - 2].rotatedRight(19) ^ (w[t - 2] >> 10)
-                w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
+            for index in used..<lengthOffset { block[index] = 0 }
+            block.storeBytes(of: bitCount.bigEndian, toByteOffset: lengthOffset, as: UInt64.self)
+            state.compress(block: UnsafeRawBufferPointer(block))
+        }
+        pendingCount = 0
+        state.write(into: digest)
+    }
+
+    /// One 64-byte block, stored inline.
+    private struct Block {
+        var words: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    }
+
+    /// The eight working words, and the compression function that advances them by one block.
+    private struct State {
+        var a: UInt32 = 0x6a09e667, b: UInt32 = 0xbb67ae85, c: UInt32 = 0x3c6ef372, d: UInt32 = 0xa54ff53a
+        var e: UInt32 = 0x510e527f, f: UInt32 = 0x9b05688c, g: UInt32 = 0x1f83d9ab, h: UInt32 = 0x5be0cd19
+
+        mutating func compress(block: UnsafeRawBufferPointer) {
+            withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+                for t in 0..<16 {
+                    w[t] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: 4 * t, as: UInt32.self))
+                }
+                for t in 16..<64 {
+                    let s0 = w[t - 15].rotatedRight(7) ^ w[t - 15].rotatedRight(18) ^ (w[t - 15] >> 3)
+                    let s1 = w[t - 2].rotatedRight(17) ^ w[t - 2].rotatedRight(19) ^ (w[t - 2] >> 10)
+                    w[t] = w[t - 16] &+ s0 &+ w[t - 7] &+ s1
+                }
+                SHA256.roundConstants.withUnsafeBufferPointer { k in
+                    var a = self.a, b = self.b, c = self.c, d = self.d
+                    var e = self.e, f = self.f, g = self.g, h = self.h
+                    for t in 0..<64 {
+                        let sigma1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
+                        let choice = (e & f) ^ (~e & g)
+                        let temp1 = h &+ sigma1 &+ choice &+ k[t] &+ w[t]
+                        let sigma0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
+                        let majority = (a & b) ^ (a & c) ^ (b & c)
+                        let temp2 = sigma0 &+ majority
+                        h = g; g = f; f = e; e = d &+ temp1
+                        d = c; c = b; b = a; a = temp1 &+ temp2
+                    }
+                    self.a &+= a; self.b &+= b; self.c &+= c; self.d &+= d
+                    self.e &+= e; self.f &+= f; self.g &+= g; self.h &+= h
+                }
             }
-            var a = state[0], b = state[1], c = state[2], d = state[3]
-            var e = state[4], f = state[5], g = state[6], h = state[7]
-            for t in 0..<64 {
-                let sigma1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-                let choice = (e & f) ^ (~e & g)
-                let temp1 = h &+ sigma1 &+ choice &+ Self.roundConstants[t] &+ w[t]
-                let sigma0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-                let majority = (a & b) ^ (a & c) ^ (b & c)
-                let temp2 = sigma0 &+ majority
-                h = g; g = f; f = e; e = d &+ temp1
-                d = c; c = b; b = a; a = temp1 &+ temp2
-            }
-            state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
-            state[4] &+= e; state[5] &+= f; state[6] &+= g; state[7] &+= h
+        }
+
+        /// The digest: the eight words, big-endian.
+        func write(into digest: UnsafeMutableRawBufferPointer) {
+            digest.storeBytes(of: a.bigEndian, toByteOffset: 0, as: UInt32.self)
+            digest.storeBytes(of: b.bigEndian, toByteOffset: 4, as: UInt32.self)
+            digest.storeBytes(of: c.bigEndian, toByteOffset: 8, as: UInt32.self)
+            digest.storeBytes(of: d.bigEndian, toByteOffset: 12, as: UInt32.self)
+            digest.storeBytes(of: e.bigEndian, toByteOffset: 16, as: UInt32.self)
+            digest.storeBytes(of: f.bigEndian, toByteOffset: 20, as: UInt32.self)
+            digest.storeBytes(of: g.bigEndian, toByteOffset: 24, as: UInt32.self)
+            digest.storeBytes(of: h.bigEndian, toByteOffset: 28, as: UInt32.self)
         }
     }
 
