@@ -22,9 +22,9 @@ enum SQLiteStoreFiles {
     }
 
     /// Deletes the store at `url` with its companions. A missing store is no error; a file that
-    /// is not a Core Data store is refused (134000) and left as it was.
-    static func destroy(at url: URL) throws {
-        if FileManager.default.fileExists(atPath: url.path) {
+    /// is not a Core Data store is refused (134000) and left as it was, unless `force`.
+    static func destroy(at url: URL, force: Bool = false) throws {
+        if !force, FileManager.default.fileExists(atPath: url.path) {
             // Reading the metadata checks, read-only, that the file is a Core Data store.
             _ = try SQLiteStoreFile.metadata(at: url)
         }
@@ -166,7 +166,8 @@ extension NSPersistentStoreCoordinator {
     /// }
     /// ```
     /// If this coordinator has the store, it is removed first. A missing store is no error. A file
-    /// that is not a Core Data store is refused (134000) and left as it was. For the in-memory
+    /// that is not a Core Data store is refused (134000) and left as it was, unless the options
+    /// have `NSPersistentStoreForceDestroyOption`. For the in-memory
     /// store type there is nothing to delete. For the binary and XML stores and registered types
     /// of your own, the regular file at `url` is deleted, with what an interrupted save left
     /// beside it (anything else there is refused with 134000); Core Data leaves a type of your
@@ -178,7 +179,7 @@ extension NSPersistentStoreCoordinator {
             throw CoreDataError.make(.persistentStoreInvalidType, "Unknown store type '\(storeType)'")
         }
         if let store = persistentStore(for: url) { try remove(store) }
-        try SQLiteStoreFiles.destroy(at: url)
+        try SQLiteStoreFiles.destroy(at: url, force: StoreOptionFlag.isOn(options?[NSPersistentStoreForceDestroyOption]))
     }
 
     /// Replaces the store at `destinationURL` with a copy of the store at `sourceURL` (for

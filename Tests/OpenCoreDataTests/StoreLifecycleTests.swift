@@ -35,6 +35,28 @@ import OpenCoreData
         #expect(try String(contentsOf: notes, encoding: .utf8) == "not a database")
     }
 
+    @Test func forceDestroyDeletesADamagedStoreWithItsCompanions() throws {
+        let stack = try TestStack(.sqlite)
+        _ = stack.insert("Person", ["name": "Ada"])
+        try stack.context.save()
+        let url = stack.storeURL
+        for store in stack.coordinator.persistentStores { try stack.coordinator.remove(store) }
+        // The header overwritten: the file is no longer a database anyone can read.
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.write(contentsOf: Data(repeating: 0xA5, count: 100))
+        try handle.close()
+        try Data("log".utf8).write(to: URL(fileURLWithPath: url.path + "-wal"))
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        #expect(throws: CocoaError.self) { try coordinator.destroyPersistentStore(at: url, ofType: NSSQLiteStoreType) }
+        #expect(FileManager.default.fileExists(atPath: url.path))
+
+        try coordinator.destroyPersistentStore(at: url, ofType: NSSQLiteStoreType, options: [NSPersistentStoreForceDestroyOption: true])
+        for path in SQLiteStoreFiles.paths(of: url) { #expect(!FileManager.default.fileExists(atPath: path), "\(path)") }
+        // A store can be made in its place.
+        _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        #expect(coordinator.persistentStores.count == 1)
+    }
+
     @Test(.needsCorpus) func replaceCopiesAStoreWithWhatItsLogHolds() throws {
         // A corpus store whose data still sits in its -wal.
         let directory = TemporaryDirectory()

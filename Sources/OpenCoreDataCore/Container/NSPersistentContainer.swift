@@ -102,7 +102,7 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
     open func loadPersistentStores(completionHandler block: @escaping (NSPersistentStoreDescription, Error?) -> Void) {
         for description in persistentStoreDescriptions {
             if description.shouldAddStoreAsynchronously {
-                let handler = AsynchronousLoadHandler(block: block)
+                let handler = StoreAddedHandler(block: block)
                 DispatchQueue.global().async { handler.block(description, self.load(description)) }
             } else {
                 block(description, load(description))
@@ -153,11 +153,4 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
         let context = newBackgroundContext()
         return try await context.perform { try block(context) }
     }
-}
-
-/// The completion handler of a store added asynchronously, carried to the queue that adds it.
-/// `@unchecked Sendable`: asking for `shouldAddStoreAsynchronously` is asking for the handler to
-/// be called on that queue, as Apple's container does with the same non-`@Sendable` block.
-private struct AsynchronousLoadHandler: @unchecked Sendable {
-    let block: (NSPersistentStoreDescription, Error?) -> Void
 }

@@ -13,7 +13,9 @@ import Darwin
 enum ContextsOnThisThread {
     /// The thread's list, owned by the thread (released by the key's destructor when it ends).
     private final class List {
-        var contexts: [ObjectIdentifier] = []
+        /// Innermost last. Unretained: each runs a block of its own on this thread (which holds
+        /// it) for as long as it is listed.
+        var contexts: [Unmanaged<AnyObject>] = []
         /// How many of the blocks below were entered from the main queue (see `holdsMainQueue`).
         var mainQueueDepth = 0
     }
@@ -36,7 +38,16 @@ enum ContextsOnThisThread {
     /// Whether the current thread is running a block of `context`.
     static func contains(_ context: AnyObject) -> Bool {
         guard let existing = pthread_getspecific(key) else { return false }
-        return Unmanaged<List>.fromOpaque(existing).takeUnretainedValue().contexts.contains(ObjectIdentifier(context))
+        let wanted = Unmanaged.passUnretained(context).toOpaque()
+        return Unmanaged<List>.fromOpaque(existing).takeUnretainedValue().contexts.contains { $0.toOpaque() == wanted }
+    }
+
+    /// The managed object context whose block the current thread runs, the innermost when
+    /// blocks nest; nil outside every context's block.
+    static var currentContext: NSManagedObjectContext? {
+        guard let existing = pthread_getspecific(key) else { return nil }
+        let contexts = Unmanaged<List>.fromOpaque(existing).takeUnretainedValue().contexts
+        return contexts.reversed().lazy.compactMap { $0.takeUnretainedValue() as? NSManagedObjectContext }.first
     }
 
     /// Runs `body` as a block of `context`.
@@ -45,7 +56,7 @@ enum ContextsOnThisThread {
     /// says so).
     static func running<T>(_ context: AnyObject, fromMainQueue: Bool = false, _ body: @autoclosure () throws -> T) rethrows -> T {
         let list = list
-        list.contexts.append(ObjectIdentifier(context))
+        list.contexts.append(Unmanaged.passUnretained(context))
         if fromMainQueue { list.mainQueueDepth += 1 }
         defer {
             list.contexts.removeLast()

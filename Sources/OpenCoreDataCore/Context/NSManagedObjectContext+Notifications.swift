@@ -8,6 +8,10 @@ extension Notification.Name {
     /// Posted after a successful save, with the saved objects under `NSInsertedObjectsKey`,
     /// `NSUpdatedObjectsKey` and `NSDeletedObjectsKey`.
     public static let NSManagedObjectContextDidSave = Notification.Name("NSManagedObjectContextDidSaveNotification")
+    /// `NSManagedObjectContext.didSaveObjectIDsNotification` under its Objective-C name.
+    public static let NSManagedObjectContextDidSaveObjectIDs = NSManagedObjectContext.didSaveObjectIDsNotification
+    /// `NSManagedObjectContext.didMergeChangesObjectIDsNotification` under its Objective-C name.
+    public static let NSManagedObjectContextDidMergeChangesObjectIDs = NSManagedObjectContext.didMergeChangesObjectIDsNotification
 }
 
 extension NSManagedObjectContext {

@@ -271,7 +271,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// As in Apple's SDK, `block` is not `@Sendable`: what it touches belongs to the context's
     /// queue, which is Core Data's contract rather than the compiler's.
     public func perform(_ block: @escaping () -> Void) {
-        guard let queue else { return block() }
+        guard let queue else { return ContextsOnThisThread.running(self, block()) }
         let queued = QueuedBlock(block: block)
         queue.async { ContextsOnThisThread.running(self, self.withProcessedChanges(queued.block)) }
     }
@@ -292,8 +292,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
 
     private func runAndWait<T>(_ block: () throws -> T) rethrows -> T {
-        if isOnOwnQueue { return try block() }
-        guard let queue else { return try block() }
+        // Listed for the thread even when run in place, so that `NSFetchRequest.execute()`
+        // finds the context whose block it is in.
+        guard let queue, !isOnOwnQueue else { return try ContextsOnThisThread.running(self, try block()) }
         // Remembered for the thread, so that a nested call (a child's fetch reaching this
         // context while this block runs) runs in place instead of waiting for this very block.
         let fromMainQueue = MainQueue.isCurrent
@@ -307,7 +308,10 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// ```
     public func perform<T: Sendable, E: Error>(schedule: ScheduledTaskType = .immediate,
                                               _ block: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
-        if schedule == .immediate, isOnOwnQueue { return try block() }
+        if schedule == .immediate, isOnOwnQueue {
+            let result = ContextsOnThisThread.running(self, Result { () throws(E) -> T in try block() })
+            return try result.get()
+        }
         let result: Result<T, E> = await withCheckedContinuation { continuation in
             perform {
                 do throws(E) {

@@ -30,6 +30,27 @@ extension NSPersistentStoreCoordinator {
         return try performQueue.sync { try ContextsOnThisThread.running(self, try block()) }
     }
 
+    /// Runs `block` on the coordinator's queue and returns its result, or throws its error.
+    ///
+    /// ```swift
+    /// let metadata = await coordinator.perform { coordinator.metadata(for: store) }
+    /// ```
+    /// Difference from Apple's SDK: `block` is `@Sendable` and `T` `Sendable` (they cross to the
+    /// coordinator's queue and back), and it throws its own error type (`throws(E)`) in place of
+    /// `rethrows`, as the context's `perform(schedule:_:)` does.
+    public func perform<T: Sendable, E: Error>(_ block: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
+        let result: Result<T, E> = await withCheckedContinuation { continuation in
+            perform {
+                do throws(E) {
+                    continuation.resume(returning: .success(try block()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+
     /// Runs `block` on the queue, marked as the coordinator's so that a nested `performAndWait`
     /// runs at once.
     private func runOnQueue(_ block: () -> Void) {

@@ -85,6 +85,47 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         try addPersistentStore(ofType: type.rawValue, configurationName: configuration, at: storeURL, options: options)
     }
 
+    /// Adds the store `storeDescription` describes (its type, configuration, URL and options,
+    /// migration included), then calls `block` with the description and the error, if any: on
+    /// a background queue when the description's `shouldAddStoreAsynchronously` is true, before
+    /// returning otherwise.
+    ///
+    /// ```swift
+    /// coordinator.addPersistentStore(with: description) { description, error in
+    ///     if let error { print("\(description.url!.path): \(error)") }
+    /// }
+    /// ```
+    /// As in Apple's SDK, `block` is not `@Sendable`: asking for an asynchronous add is asking
+    /// for it to be called on another queue.
+    public func addPersistentStore(with storeDescription: NSPersistentStoreDescription,
+                                   completionHandler block: @escaping (NSPersistentStoreDescription, Error?) -> Void) {
+        guard storeDescription.shouldAddStoreAsynchronously else {
+            return block(storeDescription, addingStore(of: storeDescription))
+        }
+        let handler = StoreAddedHandler(block: block)
+        DispatchQueue.global().async { handler.block(storeDescription, self.addingStore(of: storeDescription)) }
+    }
+
+    /// Adds the store `description` describes; the error, or nil.
+    private func addingStore(of description: NSPersistentStoreDescription) -> Error? {
+        do {
+            try addPersistentStore(ofType: description.type, configurationName: description.configuration,
+                                   at: description.url, options: description.storeOptions)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// The URL of `store`, as `store.url` has it; for a store added without one (an in-memory
+    /// store), `/dev/null`.
+    ///
+    /// Difference from Core Data: what Core Data answers for a store without a URL is not
+    /// documented.
+    public func url(for store: NSPersistentStore) -> URL {
+        store.url ?? URL(fileURLWithPath: "/dev/null")
+    }
+
     /// Takes a loaded store of another coordinator (with the same model) as one of this one's.
     func adopt(_ store: NSPersistentStore) {
         store.persistentStoreCoordinator = self
@@ -171,5 +212,17 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
                                      "No writable persistent store holds entity '\(entity.name ?? "?")'")
         }
         return store
+    }
+}
+
+/// The completion handler of a store added asynchronously, carried to the queue that adds it.
+/// `@unchecked Sendable`: asking for `shouldAddStoreAsynchronously` is asking for the handler to
+/// be called on that queue, as Apple's coordinator and container do with the same
+/// non-`@Sendable` block.
+package struct StoreAddedHandler: @unchecked Sendable {
+    package let block: (NSPersistentStoreDescription, Error?) -> Void
+
+    package init(block: @escaping (NSPersistentStoreDescription, Error?) -> Void) {
+        self.block = block
     }
 }

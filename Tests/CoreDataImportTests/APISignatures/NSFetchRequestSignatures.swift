@@ -77,6 +77,9 @@ extension APISignatures {
         check("NSFetchRequest.includesPropertyValues") {
             let _: ReferenceWritableKeyPath<NSFetchRequest<NSManagedObject>, Bool> = \.includesPropertyValues
         }
+        check("NSFetchRequest.execute()") {
+            let _: (NSFetchRequest<NSManagedObject>) -> () throws -> [NSManagedObject] = NSFetchRequest<NSManagedObject>.execute
+        }
         check("NSFetchRequest.returnsObjectsAsFaults") {
             let _: ReferenceWritableKeyPath<NSFetchRequest<NSManagedObject>, Bool> = \.returnsObjectsAsFaults
         }

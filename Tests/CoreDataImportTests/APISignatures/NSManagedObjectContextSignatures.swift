@@ -226,6 +226,12 @@ extension APISignatures {
         check("NSManagedObjectContext.didChangeObjectsNotification") {
             let _: Notification.Name = NSManagedObjectContext.didChangeObjectsNotification
         }
+        check("NSNotification.Name.NSManagedObjectContextDidSaveObjectIDs") {
+            let _: NSNotification.Name = .NSManagedObjectContextDidSaveObjectIDs
+        }
+        check("NSNotification.Name.NSManagedObjectContextDidMergeChangesObjectIDs") {
+            let _: NSNotification.Name = .NSManagedObjectContextDidMergeChangesObjectIDs
+        }
         check("NSManagedObjectContext.didSaveObjectIDsNotification") {
             let _: Notification.Name = NSManagedObjectContext.didSaveObjectIDsNotification
         }

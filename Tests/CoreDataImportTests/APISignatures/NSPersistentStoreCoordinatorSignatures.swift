@@ -182,5 +182,25 @@ extension APISignatures {
             var notSendable = 0
             let _: Int = try coordinator.performAndWait { () throws -> Int in notSendable += 1; return notSendable }
         }
+        check("NSPersistentStoreCoordinator.perform(_:) [async]") {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel())
+            let _: Int = try await coordinator.perform { () throws -> Int in 1 }
+            let _: Int = await coordinator.perform { () -> Int in 1 }
+        }
+        check("NSPersistentStoreCoordinator.addPersistentStore(with:completionHandler:)") {
+            let _: (NSPersistentStoreCoordinator) -> (NSPersistentStoreDescription, @escaping (NSPersistentStoreDescription, (any Error)?) -> Void) -> Void
+                = NSPersistentStoreCoordinator.addPersistentStore(with:completionHandler:)
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel())
+            let description = NSPersistentStoreDescription()
+            description.type = NSInMemoryStoreType
+            description.shouldAddStoreAsynchronously = false
+            var failure: Error?
+            coordinator.addPersistentStore(with: description) { _, error in failure = error }
+            _ = failure
+        }
+        check("NSPersistentStoreCoordinator.url(for:)") {
+            let _: (NSPersistentStoreCoordinator) -> (NSPersistentStore) -> URL = NSPersistentStoreCoordinator.url(for:)
+        }
+        check("NSPersistentStoreForceDestroyOption") { let _: String = NSPersistentStoreForceDestroyOption }
     }
 }
