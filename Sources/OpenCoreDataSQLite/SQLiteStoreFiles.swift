@@ -22,12 +22,17 @@ enum SQLiteStoreFiles {
     }
 
     /// Deletes the store at `url` with its companions. A missing store is no error; a file that
-    /// is not a Core Data store is refused (134000) and left as it was, unless `force`.
+    /// is not a Core Data store is refused (134000) and left as it was, unless `force`. What is
+    /// not a regular file (a folder, a device) is refused even then; `/dev/null`, where a store
+    /// lives only while it is open, has nothing to delete.
     static func destroy(at url: URL, force: Bool = false) throws {
-        if !force, FileManager.default.fileExists(atPath: url.path) {
-            // Reading the metadata checks, read-only, that the file is a Core Data store.
-            _ = try SQLiteStoreFile.metadata(at: url)
+        if SQLiteNullDeviceStoreFile.isNullDevice(url) { return }
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path) else { return try removeFiles(of: url) }
+        guard attributes[.type] as? FileAttributeType == .typeRegular else {
+            throw CoreDataError.store(.persistentStoreInvalidType, "\(url.path) is not a regular file, so not a SQLite store: it was not destroyed", url: url)
         }
+        // Reading the metadata checks, read-only, that the file is a Core Data store.
+        if !force { _ = try SQLiteStoreFile.metadata(at: url) }
         try removeFiles(of: url)
     }
 

@@ -71,6 +71,40 @@ import OpenCoreData
         withExtendedLifetime(stack) {}
     }
 
+    @Test func aConfinementContextsBlocksRunInPlaceAndAreItsOwn() throws {
+        let (stack, filled) = try Self.context(holding: ["Ada", "Grace"])
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = stack.coordinator
+        let inPerformAndWait = try context.performAndWait { try NSFetchRequest<NSManagedObject>(entityName: "Person").execute().count }
+        #expect(inPerformAndWait == 2)
+        var inPerform: Int?
+        context.perform { inPerform = try? NSFetchRequest<NSManagedObject>(entityName: "Person").execute().count }
+        #expect(inPerform == 2)
+        withExtendedLifetime((stack, filled)) {}
+    }
+
+    @Test func theAsyncPerformRunInPlaceIsTheContextsBlock() async throws {
+        let (stack, filled) = try Self.context(holding: ["Ada", "Grace"])
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = stack.coordinator
+        // Scheduled .immediate, it runs in place for a context whose queue the caller is on.
+        let immediate = try await context.perform(schedule: .immediate) {
+            try NSFetchRequest<NSManagedObject>(entityName: "Person").execute().count
+        }
+        #expect(immediate == 2)
+        withExtendedLifetime((stack, filled)) {}
+    }
+
+    @MainActor @Test func aMainQueueContextsPerformAndWaitOnTheMainThreadIsItsBlock() throws {
+        let (stack, filled) = try Self.context(holding: ["Ada"])
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = stack.coordinator
+        let people = try context.performAndWait { try NSFetchRequest<NSManagedObject>(entityName: "Person").execute() }
+        #expect(people.count == 1)
+        #expect(people.first?.managedObjectContext === context)
+        withExtendedLifetime((stack, filled)) {}
+    }
+
     @Test func outsideEveryContextsBlockItThrows() throws {
         let (stack, context) = try Self.context(holding: ["Ada"])
         let error = try #require(throws: CocoaError.self) { try NSFetchRequest<NSManagedObject>(entityName: "Person").execute() }

@@ -58,6 +58,20 @@ import OpenCoreData
         #expect(try String(contentsOf: notes, encoding: .utf8) == "not a database")
     }
 
+    @Test func addingAStoreAlreadyAddedHandsItsErrorToTheBlock() throws {
+        let directory = TemporaryDirectory()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        let description = NSPersistentStoreDescription(url: directory.file("Store.sqlite"))
+        description.shouldAddStoreAsynchronously = false
+        var failures: [Error?] = []
+        for _ in 0..<2 { coordinator.addPersistentStore(with: description) { _, error in failures.append(error) } }
+        #expect(failures.count == 2)
+        #expect(failures.first.flatMap { $0 } == nil)
+        let second = try #require(failures.last.flatMap { $0 } as NSError?)
+        #expect(second.localizedDescription.contains("already added"))
+        #expect(coordinator.persistentStores.count == 1)
+    }
+
     @Test func theDescriptionsOptionsAndTypeReachTheStore() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("Store.sqlite")

@@ -57,6 +57,33 @@ import OpenCoreData
         #expect(coordinator.persistentStores.count == 1)
     }
 
+    @Test func destroyRefusesWhatIsNotARegularFileEvenWhenForced() throws {
+        let directory = TemporaryDirectory()
+        let folder = directory.file("Folder.sqlite")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("keep".utf8).write(to: folder.appendingPathComponent("inside"))
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        for options in [nil, [NSPersistentStoreForceDestroyOption: true] as [AnyHashable: Any]] {
+            let error = try #require(throws: CocoaError.self) {
+                try coordinator.destroyPersistentStore(at: folder, ofType: NSSQLiteStoreType, options: options)
+            }
+            #expect(error.code.rawValue == 134000)
+            #expect(try Data(contentsOf: folder.appendingPathComponent("inside")) == Data("keep".utf8))
+        }
+    }
+
+    @Test func destroyingAStoreAtDevNullRemovesItAndTouchesNoFile() throws {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        let devNull = URL(fileURLWithPath: "/dev/null")
+        _ = try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: devNull, options: nil)
+        for options in [nil, [NSPersistentStoreForceDestroyOption: true] as [AnyHashable: Any]] {
+            try coordinator.destroyPersistentStore(at: devNull, ofType: NSSQLiteStoreType, options: options)
+            #expect(coordinator.persistentStores.isEmpty)
+            let type = try FileManager.default.attributesOfItem(atPath: "/dev/null")[.type] as? FileAttributeType
+            #expect(type == .typeCharacterSpecial)
+        }
+    }
+
     @Test(.needsCorpus) func replaceCopiesAStoreWithWhatItsLogHolds() throws {
         // A corpus store whose data still sits in its -wal.
         let directory = TemporaryDirectory()

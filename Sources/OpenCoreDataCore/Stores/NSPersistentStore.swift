@@ -37,15 +37,16 @@ public let NSSQLiteAnalyzeOption = "NSSQLiteAnalyzeOption"
 public let NSSQLiteManualVacuumOption = "NSSQLiteManualVacuumOption"
 /// Destroys a store's files even where that may be unsafe (a `Bool` or `NSNumber`, for
 /// `destroyPersistentStore(at:ofType:options:)`): a SQLite file whose metadata cannot be read —
-/// damaged, or not a Core Data store — is deleted with its companions instead of refused.
+/// damaged, or not a Core Data store — is deleted with its companions instead of refused. What
+/// is not a regular file (a folder, a device) is refused even so.
 ///
 /// ```swift
 /// try coordinator.destroyPersistentStore(at: url, ofType: NSSQLiteStoreType,
 ///                                        options: [NSPersistentStoreForceDestroyOption: true])
 /// ```
 /// Difference from Core Data: a SQLite store that other connections have open is destroyed
-/// with or without the option, as it is by Core Data's `destroyPersistentStore` (connections
-/// still open then read a store that is gone).
+/// with or without the option (connections still open then read a store that is gone); Core
+/// Data's wording, "overriding locks", suggests it refuses without the option.
 public let NSPersistentStoreForceDestroyOption = "NSPersistentStoreForceDestroyOption"
 /// How many reads a store that reads concurrently runs at once (an `NSNumber`, at least 1):
 /// the SQLite store's reader connections (4 unless set). Generally left unset.

@@ -121,7 +121,8 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// store), `/dev/null`.
     ///
     /// Difference from Core Data: what Core Data answers for a store without a URL is not
-    /// documented.
+    /// documented. The `/dev/null` given for one does not find it again through
+    /// `persistentStore(for:)`, which only finds stores by the URL they were added at.
     public func url(for store: NSPersistentStore) -> URL {
         store.url ?? URL(fileURLWithPath: "/dev/null")
     }
