@@ -29,6 +29,9 @@ struct SQLiteLightweightMigration {
     /// The destination model's cache content, archived while the tables change (the
     /// prefetch's store work); nil: archived when it is written.
     var prefetch: MigrationPrefetch?
+    /// A layout of the destination entities made already (the store's, compared with the
+    /// destination model before it migrated), taken when its numbers are the migration's.
+    var laidOut: SQLiteSchema?
 
     /// Runs the migration and returns the store's new metadata (already written). A cancelled
     /// `progress` stops it between steps or in the middle of a statement (134120), and the
@@ -51,7 +54,9 @@ struct SQLiteLightweightMigration {
 
     private func migrate(metadata: [String: Any], uuid: String) throws -> (metadata: [String: Any], destination: SQLiteSchema) {
         do {  // one block, as the transaction's body it is
-            let destination = SQLiteSchema(entities: destinationEntities, storedNumbers: destinationNumbers())
+            let numbers = destinationNumbers()
+            let destination = laidOut.flatMap { $0.isLayout(of: destinationEntities, storedNumbers: numbers) ? $0 : nil }
+                ?? SQLiteSchema(entities: destinationEntities, storedNumbers: numbers)
             progress?.totalUnitCount = Int64(destination.tables.count + destination.distinctJoinTables.count + 2)
             var step = Step(migration: self, destination: destination)
             try step.setTriggersAside()

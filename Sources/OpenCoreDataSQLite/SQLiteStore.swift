@@ -132,8 +132,11 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                     }
                 }
                 var comparison: StoreComparison
+                let storedNumbers: [String: Int64]
                 do {
-                    comparison = try fitSchema(of: model, entities: entities, on: connection, url: url)
+                    // Read once for the comparisons before any migration: nothing changes them.
+                    storedNumbers = try StoredEntityNumbers.read(on: connection, url: url)
+                    comparison = try fitSchema(of: model, entities: entities, on: connection, url: url, stored: storedNumbers)
                 } catch {
                     planner.prefetch?.cancel()
                     throw error
@@ -144,7 +147,8 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                     try registerFunctions(on: connection)
                     writerHasFunctions = true
                     // The migration leaves the store's metadata and the schema that fits it.
-                    (schema, comparison) = try migrate(on: connection, to: model, entities: entities, planner: planner, url: url)
+                    (schema, comparison) = try migrate(on: connection, to: model, entities: entities, planner: planner, url: url,
+                                                       stored: storedNumbers)
                 }
                 if let error = comparison.incompatibilityError(url: url) { throw error }
                 for adoption in comparison.adoptions { adoption.apply(to: schema) }
@@ -178,9 +182,9 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// Lays out `schema` for `entities` as the store numbers them and compares the store with
     /// it (the store's own names are adopted only once it fits).
     private func fitSchema(of model: NSManagedObjectModel, entities: [NSEntityDescription],
-                           on connection: SQLiteConnection, url: URL) throws -> StoreComparison {
+                           on connection: SQLiteConnection, url: URL, stored: [String: Int64]) throws -> StoreComparison {
         let (fitted, comparison) = try Self.fittedSchema(for: entities, of: model, metadata: model.isInferredFromStore ? [:] : storedMetadata,
-                                                         on: connection, url: url)
+                                                         on: connection, url: url, stored: stored)
         schema = fitted
         return comparison
     }
@@ -190,11 +194,13 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// of its own to compare.
     /// `laidOut`, a schema already made (a migration's destination), is taken when it is the
     /// same layout.
+    /// `stored`, the store's `Z_PRIMARYKEY` numbers when read already (and unchanged since).
     static func fittedSchema(for entities: [NSEntityDescription], of model: NSManagedObjectModel, metadata: [String: Any],
-                             on connection: SQLiteConnection, url: URL, laidOut: SQLiteSchema? = nil) throws -> (SQLiteSchema, StoreComparison) {
+                             on connection: SQLiteConnection, url: URL, laidOut: SQLiteSchema? = nil,
+                             stored known: [String: Int64]? = nil) throws -> (SQLiteSchema, StoreComparison) {
         // The store's own entity numbers, whatever order its writer numbered them in: the rows'
         // Z_ENT, the Z<n>_ columns and the join tables follow them.
-        let stored = try StoredEntityNumbers.read(on: connection, url: url)
+        let stored = try known ?? StoredEntityNumbers.read(on: connection, url: url)
         let found = Self.numbers(of: entities, in: stored)
         let numbers = found.isEmpty ? model.storedEntityNumbers : found
         let schema = laidOut.flatMap { $0.isLayout(of: entities, storedNumbers: numbers) ? $0 : nil }
@@ -211,21 +217,25 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// Returns the schema of `entities` in the migrated store, and how the store compares with
     /// it (it fits: a migration that would leave differences is not committed).
     private func migrate(on connection: SQLiteConnection, to model: NSManagedObjectModel, entities: [NSEntityDescription],
-                         planner: StoreMigrationPlanner, url: URL) throws -> (SQLiteSchema, StoreComparison) {
+                         planner: StoreMigrationPlanner, url: URL,
+                         stored: [String: Int64]) throws -> (SQLiteSchema, StoreComparison) {
         let metadata = storedMetadata
         let plan = try planner.plan(metadata: metadata, storedModel: Self.storedModel(on: connection, url: url),
-                                    fits: Self.fits(configuration: configurationName, metadata: metadata, on: connection, url: url))
+                                    fits: Self.fits(configuration: configurationName, metadata: metadata, on: connection, url: url, stored: stored))
         guard case .inferred(let found, let mapping) = plan else {
             throw MappedMigrationRequest(source: plan.source.model, mapping: plan.mapping, sourceMetadata: metadata)
         }
         let sourceEntities = Self.entities(of: found.model, configuration: configurationName)
-        let (source, comparison) = try Self.fittedSchema(for: sourceEntities, of: found.model, metadata: metadata, on: connection, url: url)
+        let (source, comparison) = try Self.fittedSchema(for: sourceEntities, of: found.model, metadata: metadata, on: connection, url: url,
+                                                         stored: stored)
         for adoption in comparison.adoptions { adoption.apply(to: source) }
         var migration = SQLiteLightweightMigration(
             connection: connection, source: source, destinationModel: model, destinationEntities: entities, mapping: mapping,
-            storedNumbers: try StoredEntityNumbers.read(on: connection, url: url), url: url)
+            storedNumbers: stored, url: url)
         migration.progress = options?[OCDMigrationProgressOption] as? Progress
         migration.prefetch = planner.prefetch
+        // The layout the store was compared with: the model's, under the store's numbers.
+        migration.laidOut = schema
         var fitted: (SQLiteSchema, StoreComparison)?
         // External data files that no migrated row names any more go once it is committed.
         var committed = false
@@ -268,10 +278,10 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
 
     /// Whether the store's hashes and tables fit a candidate source model.
     private static func fits(configuration: String, metadata: [String: Any], on connection: SQLiteConnection,
-                             url: URL) -> (NSManagedObjectModel) throws -> Bool {
+                             url: URL, stored: [String: Int64]? = nil) -> (NSManagedObjectModel) throws -> Bool {
         { candidate in
             try fittedSchema(for: entities(of: candidate, configuration: configuration), of: candidate, metadata: metadata,
-                             on: connection, url: url).1.isCompatible
+                             on: connection, url: url, stored: stored).1.isCompatible
         }
     }
 

@@ -21,6 +21,9 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     private let lateEntitiesByClass = LockedState<[ObjectIdentifier: NSEntityDescription]>([:])
     /// Entity version hashes, computed once the model is frozen (see `NSEntityDescription.versionHash`).
     let versionHashCache = VersionHashCache()
+    /// The version metadata stores of this model write, computed once it is frozen (see
+    /// `versionMetadata(for:)`).
+    let versionMetadataCache = VersionMetadataCache()
 
     /// Identifiers of this model version (`NSStoreModelVersionIdentifiers` in store metadata).
     public var versionIdentifiers: Set<AnyHashable> = [] { didSet { checkEditable() } }

@@ -39,7 +39,15 @@ extension NSManagedObjectModel {
     /// `NSStoreModelVersionHashes` (with its version, digest and checksum) and
     /// `NSStoreModelVersionIdentifiers`; for a model loaded from a versioned model file, the
     /// file's version names and this model's among them (`StoreMetadataKey.modelFileVersions`).
+    ///
+    /// A model in use (frozen) computes them once per set of entities: every store created or
+    /// migrated writes them.
     package func versionMetadata(for entities: [NSEntityDescription]) -> [String: Any] {
+        guard isFrozen else { return computeVersionMetadata(for: entities) }
+        return versionMetadataCache.metadata(for: Set(entities.map(ObjectIdentifier.init))) { computeVersionMetadata(for: entities) }
+    }
+
+    private func computeVersionMetadata(for entities: [NSEntityDescription]) -> [String: Any] {
         var hashes: [String: Data] = [:]
         for entity in entities {
             guard let name = entity.name else { continue }
@@ -61,4 +69,22 @@ extension NSManagedObjectModel {
 
     /// A version's name in its model file: the file name without extension (`"Journal 2"`).
     package static func versionName(of file: URL) -> String { FileNameStem.of(file) }
+}
+
+/// The version metadata of a frozen model, per set of entities (in any order: the metadata does
+/// not depend on it), each computed once.
+final class VersionMetadataCache: @unchecked Sendable {
+    // @unchecked Sendable: `entries` is guarded by `lock`; the metadata holds only values
+    // (data, strings, numbers and arrays of them), never changed once made.
+    private let lock = NSLock()
+    private var entries: [Set<ObjectIdentifier>: [String: Any]] = [:]
+
+    /// The metadata cached for `entities`, or `compute()`'s, kept for next time. `compute` runs
+    /// outside the lock, as it reads the entities' hashes, which have a cache of their own.
+    func metadata(for entities: Set<ObjectIdentifier>, compute: () -> [String: Any]) -> [String: Any] {
+        if let metadata = lock.withLock({ entries[entities] }) { return metadata }
+        let metadata = compute()
+        lock.withLock { entries[entities] = metadata }
+        return metadata
+    }
 }
