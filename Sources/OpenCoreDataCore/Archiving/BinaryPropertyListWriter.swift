@@ -29,9 +29,9 @@ package enum BinaryPropertyListWriter {
         case container(marker: UInt8, references: [Int])
     }
 
-    /// A scalar as it is written, for sharing equal ones: equal keys, equal bytes. Not
-    /// `PropertyListValue`'s own `==`: Swift's string equality joins canonically equivalent
-    /// strings, and `-0.0 == 0.0`; CoreFoundation compares code units and bits.
+    /// A scalar other than a string as it is written, for sharing equal ones: equal keys, equal
+    /// bytes. Not `PropertyListValue`'s own `==`, under which `-0.0 == 0.0`: CoreFoundation
+    /// compares bits. (Strings are shared by their UTF-8 bytes: `WrittenStrings`.)
     private enum ScalarKey: Hashable {
         case null
         case bool(Bool)
@@ -39,7 +39,6 @@ package enum BinaryPropertyListWriter {
         case real(bits: UInt64)
         case date(bits: UInt64)
         case data(Data)
-        case string(ExactString)
         case uid(Int)
 
         init(_ value: PropertyListValue) {
@@ -50,27 +49,92 @@ package enum BinaryPropertyListWriter {
             case .real(let number): self = .real(bits: number.bitPattern)
             case .date(let date): self = .date(bits: date.timeIntervalSinceReferenceDate.bitPattern)
             case .data(let bytes): self = .data(bytes)
-            case .string(let text): self = .string(ExactString(text: text))
             case .uid(let index): self = .uid(index)
+            case .string: preconditionFailure("strings are shared by their bytes (WrittenStrings)")
             case .array, .set, .dictionary: preconditionFailure("containers are not scalars")
             }
         }
     }
 
-    /// A string compared by its UTF-8 code units, as the file holds them.
-    private struct ExactString: Hashable {
-        let text: String
+    /// The strings already written and their entries, found by their UTF-8 bytes. An open
+    /// hash table with a hash of its own, read eight bytes at a time: with `Hasher` (SipHash),
+    /// looking strings up was a fifth of archiving a model, whose objects repeat the same keys.
+    private struct WrittenStrings {
+        /// Entry index + 1 per slot (0: empty); the table's size is a power of two.
+        private var slots = [Int](repeating: 0, count: 64)
+        private var hashes = [UInt64](repeating: 0, count: 64)
+        /// The strings, by entry index (`nil` for entries that are not strings).
+        private var texts: [String?] = []
+        private var count = 0
 
-        static func == (left: ExactString, right: ExactString) -> Bool {
-            // Compared as contiguous bytes: the UTF-8 views' element-by-element comparison was
-            // a fifth of a model cache's archiving.
-            var (left, right) = (left.text, right.text)
-            return left.withUTF8 { a in right.withUTF8 { b in a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0) } }
+        /// The entry of a string with `text`'s bytes, or nil.
+        func entry(of text: String, hash: UInt64) -> Int? {
+            let mask = slots.count - 1
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while slots[slot] != 0 {
+                let entry = slots[slot] - 1
+                if hashes[slot] == hash, let written = texts[entry], Self.sameBytes(written, text) { return entry }
+                slot = (slot + 1) & mask
+            }
+            return nil
         }
 
-        func hash(into hasher: inout Hasher) {
+        mutating func insert(_ text: String, hash: UInt64, entry: Int) {
+            if (count + 1) * 4 > slots.count * 3 { grow() }
+            if texts.count <= entry { texts += repeatElement(nil, count: entry + 1 - texts.count) }
+            texts[entry] = text
+            place(entry: entry, hash: hash)
+            count += 1
+        }
+
+        private mutating func place(entry: Int, hash: UInt64) {
+            let mask = slots.count - 1
+            var slot = Int(truncatingIfNeeded: hash) & mask
+            while slots[slot] != 0 { slot = (slot + 1) & mask }
+            slots[slot] = entry + 1
+            hashes[slot] = hash
+        }
+
+        private mutating func grow() {
+            let old = zip(slots, hashes).filter { $0.0 != 0 }
+            slots = [Int](repeating: 0, count: slots.count * 2)
+            hashes = [UInt64](repeating: 0, count: slots.count)
+            for (slot, hash) in old { place(entry: slot - 1, hash: hash) }
+        }
+
+        /// A hash of `text`'s UTF-8 bytes (a multiply-and-mix over 8-byte words; not for
+        /// anything an attacker chooses to collide, which a model archive is not).
+        static func hash(of text: String) -> UInt64 {
             var text = text
-            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            return text.withUTF8 { bytes in
+                var hash: UInt64 = 0x9E37_79B9_7F4A_7C15 ^ UInt64(bytes.count)
+                var offset = 0
+                let raw = UnsafeRawBufferPointer(bytes)
+                while offset + 8 <= bytes.count {
+                    hash = mix(hash ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                    offset += 8
+                }
+                if offset < bytes.count {
+                    var tail: UInt64 = 0
+                    for index in offset..<bytes.count { tail = tail << 8 | UInt64(bytes[index]) }
+                    hash = mix(hash ^ tail)
+                }
+                return hash ^ (hash >> 29)
+            }
+        }
+
+        private static func mix(_ value: UInt64) -> UInt64 {
+            let product = value.multipliedFullWidth(by: 0xBF58_476D_1CE4_E5B9)
+            return product.high ^ product.low
+        }
+
+        /// Whether two strings have the same UTF-8 bytes (Swift's `==` also joins canonically
+        /// equivalent strings; the file keeps them apart, as CoreFoundation does).
+        static func sameBytes(_ left: String, _ right: String) -> Bool {
+            // Compared as contiguous bytes: the UTF-8 views' element-by-element comparison was
+            // a fifth of a model cache's archiving.
+            var (left, right) = (left, right)
+            return left.withUTF8 { a in right.withUTF8 { b in a.count == b.count && (a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0) } }
         }
     }
 
@@ -82,7 +146,7 @@ package enum BinaryPropertyListWriter {
         /// most frequent in an archive) by their number, strings by their bytes, the rest (and
         /// UIDs too large for the table) by their key.
         var uidIndex: [Int] = []
-        var stringIndex: [ExactString: Int] = [:]
+        var strings = WrittenStrings()
         var scalarIndex: [ScalarKey: Int] = [:]
 
         mutating func add(_ value: PropertyListValue) -> Int {
@@ -116,10 +180,10 @@ package enum BinaryPropertyListWriter {
         }
 
         private mutating func addString(_ text: String) -> Int {
-            let key = ExactString(text: text)
-            if let index = stringIndex[key] { return index }
+            let hash = WrittenStrings.hash(of: text)
+            if let index = strings.entry(of: text, hash: hash) { return index }
             let index = addScalar(.string(text))
-            stringIndex[key] = index
+            strings.insert(text, hash: hash, entry: index)
             return index
         }
 
@@ -179,10 +243,14 @@ package enum BinaryPropertyListWriter {
                 appendHeader(marker: 0x4, count: bytes.count, to: &out)
                 out += bytes
             case .string(let text):
-                if text.utf8.allSatisfy({ $0 < 0x80 }) {
-                    appendHeader(marker: 0x5, count: text.utf8.count, to: &out)
-                    out += text.utf8
-                } else {
+                var text = text
+                let ascii = text.withUTF8 { bytes -> Bool in
+                    guard bytes.allSatisfy({ $0 < 0x80 }) else { return false }
+                    appendHeader(marker: 0x5, count: bytes.count, to: &out)
+                    out.append(contentsOf: bytes)
+                    return true
+                }
+                if !ascii {
                     let units = Array(text.utf16)
                     appendHeader(marker: 0x6, count: units.count, to: &out)
                     for unit in units { out += [UInt8(unit >> 8), UInt8(unit & 0xFF)] }

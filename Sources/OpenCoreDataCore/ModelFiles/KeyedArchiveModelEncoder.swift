@@ -256,6 +256,8 @@ struct KeyedArchiveModelEncoder {
             "NSRenamingIdentifier": writer.string(property.renamingIdentifier ?? property.name),
             "_P": .integer(flags),
         ]
+        // Room for every field an attribute or relationship adds: growing was a tenth of this.
+        fields.reserveCapacity(32)
         if optional { fields["NSIsOptional"] = .bool(true) }
         if transient { fields["NSIsTransient"] = .bool(true) }
         if readOnly { fields["NSIsReadOnly"] = .bool(true) }
