@@ -16,11 +16,13 @@ let package = Package(
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
         // The system zlib (Debian: zlib1g-dev), to inflate the model cache of Core Data's stores.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // Which CPU a thread runs on (Linux's scheduling calls Swift's Glibc module does not show).
+        .target(name: "COCDThreads"),
         // The SQLite layer: connections, statements, transactions. Knows nothing of Core Data.
         .target(name: "OCDSQLite", dependencies: ["CSQLite"]),
         // The object graph: model, predicates, contexts, the coordinator, the store seam, the
         // in-memory store and NSIncrementalStore. Knows no SQL.
-        .target(name: "OpenCoreDataCore", dependencies: ["CZlib"]),
+        .target(name: "OpenCoreDataCore", dependencies: ["CZlib", "COCDThreads"]),
         // The SQLite store in Core Data's file layout, on the SQLite layer.
         .target(name: "OpenCoreDataSQLite", dependencies: ["OpenCoreDataCore", "OCDSQLite"]),
         // The binary and XML stores: atomic stores in files of their own formats.

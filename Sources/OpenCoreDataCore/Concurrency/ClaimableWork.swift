@@ -7,7 +7,7 @@ import Foundation
 ///
 /// ```swift
 /// let search = ClaimableWork { expensiveSearch() }
-/// DispatchQueue(label: "helper").async { search.perform() }
+/// HelperThread.migrationPrefetch.run { search.perform() }
 /// …
 /// let result = search.value()   // done here if the helper has not begun
 /// ```

@@ -1,11 +1,14 @@
 import Foundation
 
-/// Work a migration will need that does not depend on its plan, done on a queue of its own
-/// from the moment a store's hashes show it may need migrating: loading the versions of the
-/// model file until one has the store's hashes (the source model, as a rule), then a store's
-/// own piece of work (the SQLite store archives the new model cache). The calling thread
-/// meanwhile compares the store with the model and lists the folders where mapping models are
-/// searched, and waits for each result only where it uses it.
+/// Work a migration will need that does not depend on its plan, done on a helper thread from
+/// the moment a store's hashes show it may need migrating: a store's own piece of work (the
+/// SQLite store archives the new model cache), then loading the versions of the model file until
+/// one has the store's hashes (the source model, as a rule). The calling thread meanwhile
+/// compares the store with the model and lists the folders where mapping models are searched,
+/// and takes each result only where it uses it — doing the work itself if the helper has not
+/// begun it. The archive comes first because it is needed last and takes longest: the version
+/// search, needed soonest, is most often done by the caller itself, and the helper is not
+/// waited for.
 ///
 /// ```swift
 /// var planner = StoreMigrationPlanner(destination: model, configuration: nil, options: options, url: url)
@@ -23,20 +26,20 @@ package final class MigrationPrefetch: Sendable {
     private let work: ClaimableWork<Data?>
     private let cancelled = LockedState(false)
 
-    /// Starts `sourceSearch.searchVersions()`, then `storeWork`. Either is done by the thread
-    /// that asks for its result if the queue has not begun it by then (`ClaimableWork`).
+    /// Starts `storeWork`, then `sourceSearch.searchVersions()`, on `HelperThread`. Either is
+    /// done by the thread that asks for its result if the helper has not begun it by then
+    /// (`ClaimableWork`).
     package init(sourceSearch: SourceModelSearch, storeWork: @escaping @Sendable () -> Data?) {
         // The search (its metadata a copy of the store's, its destination model frozen) is
         // only read, on whichever thread does it.
         let cancelled = cancelled
         versions = ClaimableWork { sourceSearch.searchVersions(until: { cancelled.withLock { $0 } }) }
         work = ClaimableWork(storeWork)
-        // A queue of its own, not a global one: the migration may itself run on a global
-        // queue's thread, and waiting there for work queued behind it could wait for ever. A
-        // queue made with a label runs on a thread that is added when none is free.
-        DispatchQueue(label: "OpenCoreData migration prefetch").async { [versions, work] in
-            versions.perform()
+        // The helper never waits for anything, and a caller never waits for work the helper
+        // has not begun: migrations on any number of threads can share the one helper.
+        HelperThread.migrationPrefetch.run { [versions, work] in
             work.perform()
+            versions.perform()
         }
     }
 
