@@ -1,8 +1,11 @@
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "COCDThreads.h"
 
 #if defined(__linux__)
 #include <sched.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -10,37 +13,36 @@ int ocd_current_cpu(void) {
     return sched_getcpu();
 }
 
-int ocd_allowed_cpu_count(void) {
-    cpu_set_t allowed;
-    CPU_ZERO(&allowed);
-    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
-    return CPU_COUNT(&allowed);
+intptr_t ocd_current_thread_id(void) {
+    return (intptr_t)syscall(SYS_gettid);
 }
 
-long ocd_current_thread_id(void) {
-    return (long)syscall(SYS_gettid);
+size_t ocd_cpu_set_size(void) {
+    return sizeof(cpu_set_t);
 }
 
-int ocd_keep_thread_off_cpu(long thread, int cpu) {
-    cpu_set_t allowed;
-    CPU_ZERO(&allowed);
-    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
-    if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &allowed) || CPU_COUNT(&allowed) < 2) {
-        (void)sched_setaffinity((pid_t)thread, sizeof allowed, &allowed);
-        return -1;
+int ocd_get_affinity(void *set) {
+    cpu_set_t *cpus = (cpu_set_t *)set;
+    CPU_ZERO(cpus);
+    if (sched_getaffinity(0, sizeof(cpu_set_t), cpus) != 0) return -1;
+    return CPU_COUNT(cpus);
+}
+
+int ocd_set_affinity(intptr_t thread, const void *set, int excluded) {
+    cpu_set_t cpus;
+    memcpy(&cpus, set, sizeof cpus);
+    int leftOut = 0;
+    if (excluded >= 0 && excluded < CPU_SETSIZE && CPU_ISSET(excluded, &cpus) && CPU_COUNT(&cpus) > 1) {
+        CPU_CLR(excluded, &cpus);
+        leftOut = 1;
     }
-    CPU_CLR(cpu, &allowed);
-    return sched_setaffinity((pid_t)thread, sizeof allowed, &allowed) == 0 ? 0 : -1;
+    if (sched_setaffinity((pid_t)thread, sizeof cpus, &cpus) != 0) return -1;
+    return leftOut ? 0 : -1;
 }
 #else
 int ocd_current_cpu(void) { return -1; }
-int ocd_allowed_cpu_count(void) {
-    cpu_set_t allowed;
-    CPU_ZERO(&allowed);
-    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return -1;
-    return CPU_COUNT(&allowed);
-}
-
-long ocd_current_thread_id(void) { return 0; }
-int ocd_keep_thread_off_cpu(long thread, int cpu) { (void)thread; (void)cpu; return -1; }
+intptr_t ocd_current_thread_id(void) { return 0; }
+size_t ocd_cpu_set_size(void) { return 0; }
+int ocd_get_affinity(void *set) { (void)set; return -1; }
+int ocd_set_affinity(intptr_t thread, const void *set, int excluded) { (void)thread; (void)set; (void)excluded; return -1; }
 #endif

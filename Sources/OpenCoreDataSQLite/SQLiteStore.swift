@@ -127,7 +127,11 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                     // While the store is compared with the model, the source model is looked for
                     // and the new model cache archived (stopped when the tables fit the model
                     // after all, as those of a store whose hashes cannot be reproduced do).
-                    planner.prefetch = MigrationPrefetch(sourceSearch: planner.sourceModelSearch(metadata: storedMetadata)) {
+                    // A model whose hashes are all Apple's differs from a store of other hashes:
+                    // only a store of hashes OpenCoreData cannot reproduce may fit it after all.
+                    let surelyMigrates = entities.allSatisfy(\.hasExactVersionHash)
+                    planner.prefetch = MigrationPrefetch(sourceSearch: planner.sourceModelSearch(metadata: storedMetadata),
+                                                         storeWorkFirst: surelyMigrates) {
                         StoreModelCache.content(for: model)
                     }
                 }

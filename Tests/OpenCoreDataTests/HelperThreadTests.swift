@@ -1,3 +1,4 @@
+import COCDThreads
 import Foundation
 import Testing
 @testable import OpenCoreDataCore
@@ -9,17 +10,18 @@ import Testing
         let helper = HelperThread(name: "HelperThreadTests order")
         let done = DispatchSemaphore(value: 0)
         let seen = LockedState<[Int]>([])
-        let threads = LockedState<[Bool]>([])
+        let caller = ObjectIdentifier(Thread.current)
+        let onCaller = LockedState(false)
         for index in 0..<20 {
             helper.run {
                 seen.withLock { $0.append(index) }
-                threads.withLock { $0.append(Thread.isMainThread) }
+                if ObjectIdentifier(Thread.current) == caller { onCaller.withLock { $0 = true } }
                 if index == 19 { done.signal() }
             }
         }
         #expect(done.wait(timeout: .now() + 10) == .success)
         #expect(seen.withLock { $0 } == Array(0..<20))
-        #expect(threads.withLock { $0 }.allSatisfy { !$0 })
+        #expect(!onCaller.withLock { $0 })
     }
 
     @Test func theHelperRunsOffTheCPUOfTheThreadThatHandedItWork() {
@@ -32,13 +34,44 @@ import Testing
                 done.signal()
             }
             #expect(done.wait(timeout: .now() + 10) == .success)
-            // Kept off a CPU only where the system can and the process may use two or more.
-            #if os(Linux)
-            if let count = HelperThread.allowedCPUCount, count >= 2 { #expect(keptOff != nil) }
-            #endif
-            if let keptOff {
+            // Kept off a CPU wherever the system has CPU sets and the process may use two or more.
+            if let count = HelperThread.allowedCPUCount, count >= 2 {
+                #expect(keptOff != nil)
                 #expect(ran.withLock { $0 } != keptOff)
+            } else {
+                #expect(keptOff == nil)
             }
         }
+    }
+
+    /// A caller confined to one CPU does not confine the helper to it: the helper is left the
+    /// CPUs it started with, less the caller's.
+    @Test func aCallerPinnedToOneCPUHandsWorkToAnotherCPU() throws {
+        guard let count = HelperThread.allowedCPUCount, count >= 2 else { return }
+        let helper = HelperThread(name: "HelperThreadTests pinned caller")
+        let result = LockedState<(keptOff: Int?, pinned: Int?, ran: Int?)>((nil, nil, nil))
+        let finished = DispatchSemaphore(value: 0)
+        let caller = Thread {
+            defer { finished.signal() }
+            guard let cpu = HelperThread.currentCPU else { return }
+            var set = [UInt8](repeating: 0, count: ocd_cpu_set_size())
+            set[cpu / 8] |= 1 << UInt8(cpu % 8)
+            guard set.withUnsafeBytes({ ocd_set_affinity(0, $0.baseAddress, -1) }) == -1,
+                  HelperThread.allowedCPUCount == 1 else { return }
+            let done = DispatchSemaphore(value: 0)
+            let ran = LockedState<Int?>(nil)
+            let keptOff = helper.run {
+                ran.withLock { $0 = HelperThread.currentCPU }
+                done.signal()
+            }
+            _ = done.wait(timeout: .now() + 10)
+            result.withLock { $0 = (keptOff, cpu, ran.withLock { $0 }) }
+        }
+        caller.start()
+        #expect(finished.wait(timeout: .now() + 20) == .success)
+        let (keptOff, pinned, ran) = result.withLock { $0 }
+        let pinnedCPU = try #require(pinned)
+        #expect(keptOff == pinnedCPU)
+        #expect(ran != nil && ran != pinnedCPU)
     }
 }

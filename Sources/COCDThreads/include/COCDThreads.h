@@ -3,18 +3,26 @@
 #ifndef COCD_THREADS_H
 #define COCD_THREADS_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 /// The CPU the calling thread is running on, or -1 where that cannot be known.
 int ocd_current_cpu(void);
 
-/// How many CPUs the calling thread may run on, or -1 where that cannot be known.
-int ocd_allowed_cpu_count(void);
+/// The calling thread's id, for `ocd_set_thread_affinity`; 0 where threads have none.
+intptr_t ocd_current_thread_id(void);
 
-/// The calling thread's id, for `ocd_keep_thread_off_cpu`; 0 where threads have none.
-long ocd_current_thread_id(void);
+/// The size of a CPU set, for the buffers below; 0 where there are none.
+size_t ocd_cpu_set_size(void);
 
-/// Lets the thread `thread` run on every CPU the calling thread may use except `cpu`. Returns 0
-/// when done; -1 when not (fewer than two such CPUs, `cpu` not among them, or no such call on this
-/// system), having then given `thread` every CPU the calling thread may use where it can.
-int ocd_keep_thread_off_cpu(long thread, int cpu);
+/// Reads the set of CPUs the calling thread may run on into `set` (`ocd_cpu_set_size()` bytes).
+/// Returns how many there are, or -1 where that cannot be known.
+int ocd_get_affinity(void *set);
+
+/// Lets the thread `thread` (0: the calling one) run on the CPUs of `set` except `excluded` (-1:
+/// none excluded). Returns 0 when done with `excluded` left out; -1 when `excluded` was not left
+/// out (it was the set's only CPU, not in it, or the call failed), having then given `thread` the
+/// whole set where it could.
+int ocd_set_affinity(intptr_t thread, const void *set, int excluded);
 
 #endif

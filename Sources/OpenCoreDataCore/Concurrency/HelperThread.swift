@@ -20,44 +20,56 @@ import Foundation
 /// Where the system has no such call, or the process one CPU, the helper runs wherever the
 /// kernel puts it.
 final class HelperThread: @unchecked Sendable {
-    // @unchecked Sendable: `pending` is only touched under `condition`'s lock; `threadID` is set
-    // once, under that lock, before `init` returns.
+    // @unchecked Sendable: `pending` is only touched under `condition`'s lock; `threadID` and
+    // `cpus` are set once, under that lock, before `init` returns, and only read after.
 
     /// The helper of migrations (`MigrationPrefetch`), started when first used.
     static let migrationPrefetch = HelperThread(name: "OpenCoreData migration prefetch")
 
     private let condition = NSCondition()
     private var pending: [() -> Void] = []
+    /// The helper's id for the scheduler: 0 until it has started, -1 when it has none (or did
+    /// not start in time).
     private var threadID = 0
+    /// The CPUs the helper could run on when it started (a CPU set of `ocd_cpu_set_size()`
+    /// bytes), which a caller's CPU is left out of; empty where the system has no CPU sets.
+    private var cpus: [UInt8] = []
 
     /// Starts a helper thread named `name`, which lives as long as the process.
     init(name: String) {
-        let thread = Thread { [unowned self] in self.serve() }
-        thread.name = name
+        let thread = Thread { [unowned self] in self.serve(named: name) }
         thread.start()
         condition.lock()
-        while threadID == 0 { condition.wait() }
+        // A thread the system did not start (a process at its limit of threads) is not waited
+        // for for ever: work handed to it is then done by whoever asks for it (`ClaimableWork`).
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while threadID == 0 && condition.wait(until: deadline) {}
+        if threadID == 0 { threadID = -1 }
         condition.unlock()
     }
 
     /// Hands `work` to the helper, which runs it after what it was handed before, on a CPU
-    /// other than the calling thread's where it can. Returns the CPU the helper is kept off,
-    /// nil when it may run on any.
+    /// other than the calling thread's where it can. Returns the CPU the helper is kept off
+    /// until it has done the work, nil when it may run on any.
     @discardableResult
     func run(_ work: @escaping @Sendable () -> Void) -> Int? {
-        let cpu = ocd_current_cpu()
-        // A thread id of -1: the system gives threads none (nothing to keep off a CPU).
-        let keptOff = cpu >= 0 && threadID > 0 && ocd_keep_thread_off_cpu(threadID, cpu) == 0
+        var keptOff: Int?
+        if threadID > 0, !cpus.isEmpty {
+            let cpu = ocd_current_cpu()
+            if cpu >= 0, cpus.withUnsafeBytes({ ocd_set_affinity(threadID, $0.baseAddress, cpu) }) == 0 { keptOff = Int(cpu) }
+        }
         condition.lock()
         pending.append(work)
         condition.signal()
         condition.unlock()
-        return keptOff ? Int(cpu) : nil
+        return keptOff
     }
 
     /// How many CPUs the calling thread may run on; nil where that cannot be known.
     static var allowedCPUCount: Int? {
-        let count = ocd_allowed_cpu_count()
+        var set = [UInt8](repeating: 0, count: ocd_cpu_set_size())
+        guard !set.isEmpty else { return nil }
+        let count = set.withUnsafeMutableBytes { ocd_get_affinity($0.baseAddress) }
         return count >= 0 ? Int(count) : nil
     }
 
@@ -67,16 +79,26 @@ final class HelperThread: @unchecked Sendable {
         return cpu >= 0 ? Int(cpu) : nil
     }
 
-    private func serve() {
-        condition.lock()
+    private func serve(named name: String) {
+        // Named from the thread itself: a name given before it starts does not reach it on Linux.
+        Thread.current.name = name
+        var own = [UInt8](repeating: 0, count: ocd_cpu_set_size())
+        let hasSet = !own.isEmpty && own.withUnsafeMutableBytes { ocd_get_affinity($0.baseAddress) } > 0
         let id = ocd_current_thread_id()
-        threadID = id > 0 ? id : -1
+        condition.lock()
+        if threadID == 0 {
+            threadID = id > 0 ? Int(id) : -1
+            cpus = hasSet ? own : []
+        }
         condition.broadcast()
         while true {
             while pending.isEmpty { condition.wait() }
             let work = pending.removeFirst()
             condition.unlock()
             work()
+            // The CPU a caller left out steered where the helper woke; once the work is done the
+            // helper may run anywhere again (and what it starts inherits no narrowed set).
+            if hasSet { own.withUnsafeBytes { _ = ocd_set_affinity(0, $0.baseAddress, -1) } }
             condition.lock()
         }
     }

@@ -3,7 +3,8 @@ import Foundation
 /// Work a migration will need that does not depend on its plan, done on a helper thread from
 /// the moment a store's hashes show it may need migrating: a store's own piece of work (the
 /// SQLite store archives the new model cache), then loading the versions of the model file until
-/// one has the store's hashes (the source model, as a rule). The calling thread meanwhile
+/// one has the store's hashes (the source model, as a rule) — or the other way round for a store
+/// that may turn out to fit the model (see `init`). The calling thread meanwhile
 /// compares the store with the model and lists the folders where mapping models are searched,
 /// and takes each result only where it uses it — doing the work itself if the helper has not
 /// begun it. The archive comes first because it is needed last and takes longest: the version
@@ -26,10 +27,12 @@ package final class MigrationPrefetch: Sendable {
     private let work: ClaimableWork<Data?>
     private let cancelled = LockedState(false)
 
-    /// Starts `storeWork`, then `sourceSearch.searchVersions()`, on `HelperThread`. Either is
-    /// done by the thread that asks for its result if the helper has not begun it by then
-    /// (`ClaimableWork`).
-    package init(sourceSearch: SourceModelSearch, storeWork: @escaping @Sendable () -> Data?) {
+    /// Starts `storeWork`, then `sourceSearch.searchVersions()`, on `HelperThread`; the search
+    /// first when `storeWorkFirst` is false (a store that may fit the model after all, whose
+    /// prefetch is most likely cancelled: the search stops between versions, the store's work
+    /// cannot). Either is done by the thread that asks for its result if the helper has not
+    /// begun it by then (`ClaimableWork`).
+    package init(sourceSearch: SourceModelSearch, storeWorkFirst: Bool = true, storeWork: @escaping @Sendable () -> Data?) {
         // The search (its metadata a copy of the store's, its destination model frozen) is
         // only read, on whichever thread does it.
         let cancelled = cancelled
@@ -38,8 +41,13 @@ package final class MigrationPrefetch: Sendable {
         // The helper never waits for anything, and a caller never waits for work the helper
         // has not begun: migrations on any number of threads can share the one helper.
         HelperThread.migrationPrefetch.run { [versions, work] in
-            work.perform()
-            versions.perform()
+            if storeWorkFirst {
+                work.perform()
+                versions.perform()
+            } else {
+                versions.perform()
+                work.perform()
+            }
         }
     }
 
