@@ -63,6 +63,10 @@ extension SQLiteStore {
                         return !written
                     }
                 }
+                // Rows the save only locks (`detectConflicts(for:)`) must be where the context saw them.
+                lockingFailures += try failures(among: changes.locked.map { row in
+                    SQLiteDeleteBatches.Key(objectID: row.objectID, primaryKey: row.objectID.primaryKey ?? 0, expectedVersion: row.expectedVersion)
+                }, on: connection)
                 if !unresolvedDeletes.isEmpty {
                     // Nothing may be written after this: the save fails with what the reads find.
                     try undoSave(on: connection)

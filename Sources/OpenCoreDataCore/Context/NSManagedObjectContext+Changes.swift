@@ -204,6 +204,7 @@ extension NSManagedObjectContext {
         pendingDeletions = []
         retainedObjects = []
         storeAssignments = [:]
+        conflictDetectionMarks = [:]
         advanceQueryGeneration()
         clearEvent()
     }

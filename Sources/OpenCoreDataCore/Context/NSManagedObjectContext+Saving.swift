@@ -46,6 +46,7 @@ extension NSManagedObjectContext {
         }
         // A context pinned to a query generation reads the state its save made, and after.
         if parent == nil { advanceQueryGeneration() }
+        conflictDetectionMarks = [:]
         finishSave(plan: plan, outcomes: outcomes)
     }
 
@@ -112,7 +113,8 @@ extension NSManagedObjectContext {
     private func validatedPlan(coordinator: NSPersistentStoreCoordinator) throws -> SavePlan {
         let inserted = inserted.members, updated = updated.members, deleted = deleted.members
         if validatesChangesOnSave { try validatePendingChanges(inserted: inserted, updated: updated, deleted: deleted) }
-        return try SavePlan(inserted: inserted, updated: updated, deleted: deleted, coordinator: coordinator, context: self)
+        return try SavePlan(inserted: inserted, updated: updated, deleted: deleted, locked: objectsLockedBySave(),
+                            coordinator: coordinator, context: self)
     }
 
     /// Saves only when there is something to save; the convenience every Core Data stack writes

@@ -9,7 +9,7 @@ struct SavePlan {
     /// permanent ones they were given, so that the parent finds them by either.
     var formerTemporaryIDs: [(temporary: NSManagedObjectID, permanent: NSManagedObjectID)] = []
 
-    init(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject],
+    init(inserted: [NSManagedObject], updated: [NSManagedObject], deleted: [NSManagedObject], locked: [NSManagedObject] = [],
          coordinator: NSPersistentStoreCoordinator, context: NSManagedObjectContext) throws {
         insertedObjects = inserted
         updatedObjects = updated
@@ -63,6 +63,13 @@ struct SavePlan {
             let index = try bucket(for: object)
             if buckets[index].changes.deleted.isEmpty { buckets[index].changes.deleted.reserveCapacity(deletedObjects.count - position) }
             buckets[index].changes.deleted.append(row)
+        }
+        // Unchanged objects whose versions the stores check all the same (`detectConflicts(for:)`).
+        for object in locked {
+            if !object.hasSnapshot { object.willAccess() }
+            let row = SaveChanges.Row(objectID: object.objectID, values: [], toOne: [], changedAttributeSlots: [],
+                                      changedRelationshipSlots: [], expectedVersion: object.contents.snapshot?.version ?? 0)
+            buckets[try bucket(for: object)].changes.locked.append(row)
         }
         // In the coordinator's order, so that concurrent saves take store locks in the same order.
         let order = coordinator.persistentStores.map(ObjectIdentifier.init)

@@ -124,7 +124,7 @@ final class MemoryRows {
     /// their temporary ones, or new keys.
     func prepare(_ changes: SaveChanges, permanentIDs: [NSManagedObjectID: NSManagedObjectID] = [:]) throws -> SaveOutcome {
         var lockingFailures: [OptimisticLockingFailure] = []
-        for row in changes.deleted + changes.updated {
+        for row in changes.deleted + changes.updated + changes.locked {
             let current = self.row(for: row.objectID)
             if current?.version != row.expectedVersion {
                 lockingFailures.append(OptimisticLockingFailure(objectID: row.objectID, storeVersion: current?.version ?? 0))

@@ -196,8 +196,9 @@ extension NSIncrementalStore {
                 return object
             }
         }
-        let updated = try objects(changes.updated), deleted = try objects(changes.deleted)
-        let request = NSSaveChangesRequest(inserted: Set(inserted), updated: Set(updated), deleted: Set(deleted), locked: nil)
+        let updated = try objects(changes.updated), deleted = try objects(changes.deleted), locked = try objects(changes.locked)
+        let request = NSSaveChangesRequest(inserted: Set(inserted), updated: Set(updated), deleted: Set(deleted),
+                                           locked: locked.isEmpty ? nil : Set(locked))
         _ = try lock.withLock { try execute(request, with: context) }
         return SaveOutcome(insertedIDs: inserted.map(\.objectID))
     }

@@ -123,6 +123,10 @@ package struct SaveChanges {
     package var inserted: [Row] = []
     package var updated: [Row] = []
     package var deleted: [Row] = []
+    /// Objects the save does not change whose rows must still be at the version the context
+    /// saw (`NSManagedObjectContext.detectConflicts(for:)`): a row changed or deleted since is a
+    /// conflict, as for an update. Only their IDs and versions are set.
+    package var locked: [Row] = []
     package var toMany: [ToMany] = []
     /// The context saving, and its inserted objects in the order of `inserted`: what an
     /// incremental store's save request is made of. Unowned: changes never outlive the save.

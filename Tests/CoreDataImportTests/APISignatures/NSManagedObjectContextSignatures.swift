@@ -117,6 +117,9 @@ extension APISignatures {
         check("NSManagedObjectContext.redo()") {
             let _: (NSManagedObjectContext) -> () -> Void = NSManagedObjectContext.redo
         }
+        check("NSManagedObjectContext.detectConflicts(for:)") {
+            let _: (NSManagedObjectContext) -> (NSManagedObject) -> Void = NSManagedObjectContext.detectConflicts(for:)
+        }
         check("NSManagedObjectContext.reset()") {
             let _: (NSManagedObjectContext) -> () -> Void = NSManagedObjectContext.reset
         }

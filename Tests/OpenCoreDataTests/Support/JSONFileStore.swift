@@ -241,8 +241,12 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
         return references.map { newObjectID(for: entity, referenceObject: $0) }
     }
 
+    /// The objects the last save request locked (`NSSaveChangesRequest.lockedObjects`), by ID.
+    private(set) var lastLockedObjectIDs: Set<NSManagedObjectID>?
+
     private func save(_ request: NSSaveChangesRequest) throws {
         if failure == .save { throw CocoaError(.fileWriteOutOfSpace) }
+        lastLockedObjectIDs = request.lockedObjects.map { Set($0.map(\.objectID)) }
         var rows = self.rows, versions = self.versions
         for object in (request.insertedObjects ?? []).union(request.updatedObjects ?? []) {
             var values: [String: Any] = [:]

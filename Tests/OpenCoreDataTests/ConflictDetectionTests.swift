@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+import OpenCoreData
+@testable import OpenCoreDataCore
+
+/// `NSManagedObjectContext.detectConflicts(for:)`: optimistic locking for an object the save
+/// depends on without changing it. Apple's documentation: "If on the next invocation of save()
+/// the object has been modified in the persistent store, the save fails."
+@Suite struct ConflictDetectionTests {
+    static let stores: [StoreKind] = [.sqlite, .inMemory, .atomic, .binary, .xml]
+
+    /// Ada and Bob saved; `mine` are this context's copies, sorted by name.
+    private func savedPeople(_ kind: StoreKind) throws -> (TestStack, [NSManagedObject]) {
+        let stack = try TestStack(kind)
+        for name in ["Ada", "Bob"] { stack.insert("Person", ["name": name, "age": 30]) }
+        try stack.context.save()
+        return (stack, try stack.fetch("Person", sortedBy: "name"))
+    }
+
+    /// Another context sets Ada's age (or deletes her) and saves first.
+    private func changeAdaElsewhere(in stack: TestStack, delete: Bool = false) throws {
+        let other = stack.newContext()
+        let ada = try #require(try stack.fetch("Person", NSPredicate(format: "name == 'Ada'"), in: other).first)
+        if delete { other.delete(ada) } else { ada.setValue(41, forKey: "age") }
+        try other.save()
+    }
+
+    @Test(arguments: stores)
+    func aMarkedObjectChangedElsewhereFailsTheSaveAndNothingIsWritten(kind: StoreKind) throws {
+        let (stack, mine) = try savedPeople(kind)
+        stack.context.detectConflicts(for: mine[0])
+        try changeAdaElsewhere(in: stack)
+
+        mine[1].setValue(52, forKey: "age")
+        let error = try #require(throws: CocoaError.self) { try stack.context.save() }
+        #expect(error.code == .managedObjectMerge)
+        let conflicts = try #require(error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSMergeConflict])
+        #expect(conflicts.count == 1)
+        #expect(conflicts.first?.sourceObject === mine[0])
+        #expect(conflicts.first?.oldVersionNumber == 1)
+        #expect(conflicts.first?.newVersionNumber == 2)
+        #expect(conflicts.first?.persistedSnapshot?["age"] as? Int64 == 41)
+
+        // Bob's change was not written, and stays pending.
+        #expect(stack.context.hasChanges)
+        try stack.reopen()
+        #expect(try stack.fetch("Person", sortedBy: "name").map { $0.value(forKey: "age") as! Int } == [41, 30])
+    }
+
+    @Test(arguments: stores)
+    func aMarkedObjectDeletedElsewhereIsAConflict(kind: StoreKind) throws {
+        let (stack, mine) = try savedPeople(kind)
+        stack.context.detectConflicts(for: mine[0])
+        try changeAdaElsewhere(in: stack, delete: true)
+
+        mine[1].setValue(52, forKey: "age")
+        let error = try #require(throws: CocoaError.self) { try stack.context.save() }
+        let conflicts = try #require(error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSMergeConflict])
+        #expect(conflicts.map(\.newVersionNumber) == [0])
+        #expect(conflicts.first?.persistedSnapshot == nil)
+    }
+
+    @Test(arguments: stores)
+    func anUnmarkedUnchangedObjectIsNotChecked(kind: StoreKind) throws {
+        let (stack, mine) = try savedPeople(kind)
+        try changeAdaElsewhere(in: stack)
+        mine[1].setValue(52, forKey: "age")
+        try stack.context.save()
+        try stack.reopen()
+        #expect(try stack.fetch("Person", sortedBy: "name").map { $0.value(forKey: "age") as! Int } == [41, 52])
+    }
+
+    @Test(arguments: stores)
+    func theMarkLastsUntilASuccessfulSave(kind: StoreKind) throws {
+        let (stack, mine) = try savedPeople(kind)
+        stack.context.detectConflicts(for: mine[0])
+        mine[1].setValue(52, forKey: "age")
+        try stack.context.save()  // Ada unchanged in the store: no conflict
+
+        try changeAdaElsewhere(in: stack)
+        mine[1].setValue(53, forKey: "age")
+        try stack.context.save()  // the mark went with the first save
+        try stack.reopen()
+        #expect(try stack.fetch("Person", sortedBy: "name").map { $0.value(forKey: "age") as! Int } == [41, 53])
+    }
+
+    @Test func aResetForgetsTheMarks() throws {
+        let (stack, mine) = try savedPeople(.sqlite)
+        stack.context.detectConflicts(for: mine[0])
+        stack.context.reset()
+        try changeAdaElsewhere(in: stack)
+        let bob = try #require(try stack.fetch("Person", NSPredicate(format: "name == 'Bob'")).first)
+        bob.setValue(52, forKey: "age")
+        try stack.context.save()
+    }
+
+    /// The merge policy settles a marked object's conflict as it settles a changed one's: with
+    /// the store's values winning, the context takes Ada's new age and Bob's change is written.
+    @Test(arguments: stores)
+    func theMergePolicySettlesTheConflict(kind: StoreKind) throws {
+        let (stack, mine) = try savedPeople(kind)
+        stack.context.mergePolicy = NSMergePolicy(merge: .mergeByPropertyStoreTrumpMergePolicyType)
+        stack.context.detectConflicts(for: mine[0])
+        try changeAdaElsewhere(in: stack)
+
+        mine[1].setValue(52, forKey: "age")
+        try stack.context.save()
+        #expect(mine[0].value(forKey: "age") as? Int == 41)
+        try stack.reopen()
+        #expect(try stack.fetch("Person", sortedBy: "name").map { $0.value(forKey: "age") as! Int } == [41, 52])
+    }
+
+    /// A store of one's own gets the marked objects in its save request's `lockedObjects`, and
+    /// checks them itself.
+    @Test func anIncrementalStoreIsHandedTheLockedObjects() throws {
+        let (stack, mine) = try savedPeople(.json)
+        let store = try #require(stack.coordinator.persistentStores.first as? JSONFileStore)
+        stack.context.detectConflicts(for: mine[0])
+        mine[1].setValue(52, forKey: "age")
+        try stack.context.save()
+        #expect(store.lastLockedObjectIDs == [mine[0].objectID])
+
+        mine[1].setValue(53, forKey: "age")
+        try stack.context.save()
+        #expect(store.lastLockedObjectIDs == nil)
+    }
+}
