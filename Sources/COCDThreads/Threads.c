@@ -28,6 +28,19 @@ int ocd_get_affinity(void *set) {
     return CPU_COUNT(cpus);
 }
 
+void ocd_cpu_set_only(void *set, int cpu) {
+    cpu_set_t *cpus = (cpu_set_t *)set;
+    CPU_ZERO(cpus);
+    if (cpu >= 0 && cpu < CPU_SETSIZE) CPU_SET(cpu, cpus);
+}
+
+int ocd_allow_every_cpu(void) {
+    // Every CPU asked for: the kernel keeps those the process's CPU set (its cgroup) allows.
+    cpu_set_t cpus;
+    memset(&cpus, 0xFF, sizeof cpus);
+    return sched_setaffinity(0, sizeof cpus, &cpus) == 0 ? 0 : -1;
+}
+
 int ocd_set_affinity(intptr_t thread, const void *set, int excluded) {
     cpu_set_t cpus;
     memcpy(&cpus, set, sizeof cpus);
@@ -44,5 +57,7 @@ int ocd_current_cpu(void) { return -1; }
 intptr_t ocd_current_thread_id(void) { return 0; }
 size_t ocd_cpu_set_size(void) { return 0; }
 int ocd_get_affinity(void *set) { (void)set; return -1; }
+void ocd_cpu_set_only(void *set, int cpu) { (void)set; (void)cpu; }
+int ocd_allow_every_cpu(void) { return -1; }
 int ocd_set_affinity(intptr_t thread, const void *set, int excluded) { (void)thread; (void)set; (void)excluded; return -1; }
 #endif

@@ -19,10 +19,17 @@ size_t ocd_cpu_set_size(void);
 /// Returns how many there are, or -1 where that cannot be known.
 int ocd_get_affinity(void *set);
 
+/// Makes `set` (`ocd_cpu_set_size()` bytes) hold `cpu` alone.
+void ocd_cpu_set_only(void *set, int cpu);
+
+/// Lets the calling thread run on every CPU its process may use (a thread starts with the CPUs
+/// of the thread that made it). Returns 0 when done.
+int ocd_allow_every_cpu(void);
+
 /// Lets the thread `thread` (0: the calling one) run on the CPUs of `set` except `excluded` (-1:
-/// none excluded). Returns 0 when done with `excluded` left out; -1 when `excluded` was not left
-/// out (it was the set's only CPU, not in it, or the call failed), having then given `thread` the
-/// whole set where it could.
+/// none excluded). Returns 0 when done with `excluded` left out; -1 otherwise: `excluded` was the
+/// set's only CPU or not in it (`thread` then has the whole set), or the call failed (nothing
+/// changed).
 int ocd_set_affinity(intptr_t thread, const void *set, int excluded);
 
 #endif

@@ -24,7 +24,7 @@ final class HelperThread: @unchecked Sendable {
     // `cpus` are set once, under that lock, before `init` returns, and only read after.
 
     /// The helper of migrations (`MigrationPrefetch`), started when first used.
-    static let migrationPrefetch = HelperThread(name: "OpenCoreData migration prefetch")
+    static let migrationPrefetch = HelperThread(name: "ocd-prefetch")
 
     private let condition = NSCondition()
     private var pending: [() -> Void] = []
@@ -35,7 +35,8 @@ final class HelperThread: @unchecked Sendable {
     /// bytes), which a caller's CPU is left out of; empty where the system has no CPU sets.
     private var cpus: [UInt8] = []
 
-    /// Starts a helper thread named `name`, which lives as long as the process.
+    /// Starts a helper thread named `name` (at most 15 bytes, Linux's limit), which lives as long
+    /// as the process.
     init(name: String) {
         let thread = Thread { [unowned self] in self.serve(named: name) }
         thread.start()
@@ -54,11 +55,12 @@ final class HelperThread: @unchecked Sendable {
     @discardableResult
     func run(_ work: @escaping @Sendable () -> Void) -> Int? {
         var keptOff: Int?
+        condition.lock()
+        // Under the lock: the helper gives itself every CPU back only once nothing is pending.
         if threadID > 0, !cpus.isEmpty {
             let cpu = ocd_current_cpu()
             if cpu >= 0, cpus.withUnsafeBytes({ ocd_set_affinity(threadID, $0.baseAddress, cpu) }) == 0 { keptOff = Int(cpu) }
         }
-        condition.lock()
         pending.append(work)
         condition.signal()
         condition.unlock()
@@ -82,6 +84,8 @@ final class HelperThread: @unchecked Sendable {
     private func serve(named name: String) {
         // Named from the thread itself: a name given before it starts does not reach it on Linux.
         Thread.current.name = name
+        // Every CPU the process may use, not those of the thread that made the helper.
+        _ = ocd_allow_every_cpu()
         var own = [UInt8](repeating: 0, count: ocd_cpu_set_size())
         let hasSet = !own.isEmpty && own.withUnsafeMutableBytes { ocd_get_affinity($0.baseAddress) } > 0
         let id = ocd_current_thread_id()
@@ -91,14 +95,20 @@ final class HelperThread: @unchecked Sendable {
             cpus = hasSet ? own : []
         }
         condition.broadcast()
+        var narrowed = false
         while true {
+            if pending.isEmpty && narrowed {
+                // The CPU a caller left out steered where the helper woke for its work; with none
+                // pending, the helper may run anywhere again. (Under the lock: a caller handing
+                // work now leaves its CPU out after this.)
+                own.withUnsafeBytes { _ = ocd_set_affinity(0, $0.baseAddress, -1) }
+                narrowed = false
+            }
             while pending.isEmpty { condition.wait() }
             let work = pending.removeFirst()
+            narrowed = hasSet
             condition.unlock()
             work()
-            // The CPU a caller left out steered where the helper woke; once the work is done the
-            // helper may run anywhere again (and what it starts inherits no narrowed set).
-            if hasSet { own.withUnsafeBytes { _ = ocd_set_affinity(0, $0.baseAddress, -1) } }
             condition.lock()
         }
     }
