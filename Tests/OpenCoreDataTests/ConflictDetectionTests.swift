@@ -87,25 +87,37 @@ import OpenCoreData
     @Test func aResetForgetsTheMarks() throws {
         let (stack, mine) = try savedPeople(.sqlite)
         stack.context.detectConflicts(for: mine[0])
+        #expect(stack.context.conflictDetectionMarks.count == 1)
         stack.context.reset()
+        #expect(stack.context.conflictDetectionMarks.isEmpty)
         try changeAdaElsewhere(in: stack)
         let bob = try #require(try stack.fetch("Person", NSPredicate(format: "name == 'Bob'")).first)
         bob.setValue(52, forKey: "age")
         try stack.context.save()
     }
 
-    /// The merge policy settles a marked object's conflict as it settles a changed one's: with
-    /// the store's values winning, the context takes Ada's new age and Bob's change is written.
-    @Test(arguments: stores)
-    func theMergePolicySettlesTheConflict(kind: StoreKind) throws {
+    /// Every policy but the error policy settles a marked object's conflict by giving it the
+    /// store's version: the context changed nothing of it, so nothing of the context's is written
+    /// (overwrite does not put back the age Ada had when the context read her); Bob's change is.
+    @Test(arguments: stores, [NSMergePolicyType.mergeByPropertyStoreTrumpMergePolicyType, .mergeByPropertyObjectTrumpMergePolicyType,
+                              .overwriteMergePolicyType, .rollbackMergePolicyType])
+    func theMergePolicySettlesTheConflict(kind: StoreKind, policy: NSMergePolicyType) throws {
         let (stack, mine) = try savedPeople(kind)
-        stack.context.mergePolicy = NSMergePolicy(merge: .mergeByPropertyStoreTrumpMergePolicyType)
+        stack.context.mergePolicy = NSMergePolicy(merge: policy)
         stack.context.detectConflicts(for: mine[0])
         try changeAdaElsewhere(in: stack)
 
         mine[1].setValue(52, forKey: "age")
+        let updated = LockedState<Set<NSManagedObjectID>>([])
+        let observer = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextDidSave, object: stack.context, queue: nil) { note in
+            let ids = Set(((note.userInfo?[NSUpdatedObjectsKey] as? Set<NSManagedObject>) ?? []).map(\.objectID))
+            updated.withLock { $0 = ids }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
         try stack.context.save()
+        #expect(updated.withLock { $0 } == [mine[1].objectID])
         #expect(mine[0].value(forKey: "age") as? Int == 41)
+        #expect(!mine[0].hasChanges)
         try stack.reopen()
         #expect(try stack.fetch("Person", sortedBy: "name").map { $0.value(forKey: "age") as! Int } == [41, 52])
     }

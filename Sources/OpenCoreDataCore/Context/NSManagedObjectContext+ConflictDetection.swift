@@ -13,10 +13,14 @@ extension NSManagedObjectContext {
     /// try context.save()                          // fails if another writer changed the account
     /// ```
     ///
+    /// A merge policy other than the error policy settles such a conflict by giving the object
+    /// the store's version (the context has no change of its own to keep or write).
+    ///
     /// Differences from Core Data: a save with nothing changed does nothing, marks included (as
-    /// Core Data's, as far as its documentation says). In a child context the marks are not
-    /// checked: the child's save reaches only its parent, which keeps no store versions of its
-    /// own; mark the object in the context that saves to the store.
+    /// Core Data's, as far as its documentation says). Not checked: the marks of a child context
+    /// (its save reaches only its parent, which keeps no store versions of its own: mark the
+    /// object in the context that saves to the store), and those of objects of read-only stores
+    /// or of stores removed since (which the save does not write).
     public func detectConflicts(for object: NSManagedObject) {
         checkQueue()
         guard object.context === self else { return }
@@ -24,11 +28,15 @@ extension NSManagedObjectContext {
     }
 
     /// The marked objects a save to the stores checks without writing them: saved ones that the
-    /// save does not insert, change or delete (those are checked anyway).
+    /// save does not insert, change or delete (those are checked anyway), of writable stores
+    /// still added to the coordinator (a read-only store takes no part in a save).
     func objectsLockedBySave() -> [NSManagedObject] {
         guard parent == nil, !conflictDetectionMarks.isEmpty else { return [] }
+        let stores = Set((persistentStoreCoordinator?.persistentStores ?? []).filter { !$0.isReadOnly }.map(ObjectIdentifier.init))
         return conflictDetectionMarks.values.filter { object in
-            object.context === self && !object.objectID.isTemporaryID && !object.isInserted && !object.isUpdated && !object.isDeleted
+            guard object.context === self, !object.objectID.isTemporaryID, !object.isInserted, !object.isUpdated, !object.isDeleted,
+                  let store = object.objectID.persistentStore else { return false }
+            return stores.contains(ObjectIdentifier(store))
         }
     }
 }

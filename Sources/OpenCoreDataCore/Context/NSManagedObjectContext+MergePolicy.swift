@@ -14,7 +14,9 @@ extension NSManagedObjectContext {
     func settle(_ conflict: NSMergeConflict, by type: NSMergePolicyType) throws {
         let object = conflict.sourceObject
         guard object.context === self, type != .errorMergePolicyType else { return }
-        if type == .rollbackMergePolicyType {
+        // A conflict of an object the context only marked (`detectConflicts(for:)`): nothing of
+        // the context's is there to keep or write, under any policy; it takes the store's version.
+        if type == .rollbackMergePolicyType || !object.hasChanges {
             refresh(object, mergeChanges: false)
             return
         }
