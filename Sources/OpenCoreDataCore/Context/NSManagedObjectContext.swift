@@ -223,6 +223,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     @exclusivity(unchecked) final var keepsPostedChanges = false
     /// New objects' stores chosen with `assign(_:to:)`, by object.
     final var storeAssignments: [ObjectIdentifier: StoreAssignment] = [:]
+    /// The lock of `lock()`, `unlock()` and `tryLock()`.
+    final let clientLock = NSRecursiveLock()
     /// Objects marked with `detectConflicts(for:)` since the last save, by identity.
     final var conflictDetectionMarks: [ObjectIdentifier: NSManagedObject] = [:]
     var isSaving = false

@@ -120,6 +120,9 @@ extension APISignatures {
         check("NSManagedObjectContext.detectConflicts(for:)") {
             let _: (NSManagedObjectContext) -> (NSManagedObject) -> Void = NSManagedObjectContext.detectConflicts(for:)
         }
+        check("NSManagedObjectContext.lock()") { let _: (NSManagedObjectContext) -> () -> Void = NSManagedObjectContext.lock }
+        check("NSManagedObjectContext.unlock()") { let _: (NSManagedObjectContext) -> () -> Void = NSManagedObjectContext.unlock }
+        check("NSManagedObjectContext.tryLock()") { let _: (NSManagedObjectContext) -> () -> Bool = NSManagedObjectContext.tryLock }
         check("NSManagedObjectContext.reset()") {
             let _: (NSManagedObjectContext) -> () -> Void = NSManagedObjectContext.reset
         }
