@@ -316,16 +316,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             let result = ContextsOnThisThread.running(self, Result { () throws(E) -> T in try block() })
             return try result.get()
         }
-        let result: Result<T, E> = await withCheckedContinuation { continuation in
-            perform {
-                do throws(E) {
-                    continuation.resume(returning: .success(try block()))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
-        }
-        return try result.get()
+        return try await awaitedResult(of: block, scheduledBy: { self.perform($0) })
     }
 
     private func withProcessedChanges(_ block: () -> Void) {

@@ -39,16 +39,7 @@ extension NSPersistentStoreCoordinator {
     /// coordinator's queue and back), and it throws its own error type (`throws(E)`) in place of
     /// `rethrows`, as the context's `perform(schedule:_:)` does.
     public func perform<T: Sendable, E: Error>(_ block: @escaping @Sendable () throws(E) -> T) async throws(E) -> T {
-        let result: Result<T, E> = await withCheckedContinuation { continuation in
-            perform {
-                do throws(E) {
-                    continuation.resume(returning: .success(try block()))
-                } catch {
-                    continuation.resume(returning: .failure(error))
-                }
-            }
-        }
-        return try result.get()
+        try await awaitedResult(of: block, scheduledBy: { self.perform($0) })
     }
 
     /// Runs `block` on the queue, marked as the coordinator's so that a nested `performAndWait`
