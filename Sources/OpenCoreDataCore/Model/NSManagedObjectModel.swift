@@ -20,10 +20,11 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// Entities whose class was found after the model was frozen, by that class.
     private let lateEntitiesByClass = LockedState<[ObjectIdentifier: NSEntityDescription]>([:])
     /// Entity version hashes, computed once the model is frozen (see `NSEntityDescription.versionHash`).
-    let versionHashCache = VersionHashCache()
+    let versionHashCache = ComputedOnce<ObjectIdentifier, Data>()
     /// The version metadata stores of this model write, computed once it is frozen (see
-    /// `versionMetadata(for:)`).
-    let versionMetadataCache = VersionMetadataCache()
+    /// `versionMetadata(for:)`), per set of entities: in any order, the metadata does not
+    /// depend on it.
+    let versionMetadataCache = ComputedOnce<Set<ObjectIdentifier>, [String: Any]>()
 
     /// Identifiers of this model version (`NSStoreModelVersionIdentifiers` in store metadata).
     public var versionIdentifiers: Set<AnyHashable> = [] { didSet { checkEditable() } }

@@ -27,7 +27,7 @@ extension NSEntityDescription {
     /// still be edited, every call computes it afresh.
     public var versionHash: Data {
         if let model = managedObjectModel, model.isFrozen {
-            return model.versionHashCache.hash(for: self) { computeVersionHash() }
+            return model.versionHashCache.value(for: ObjectIdentifier(self)) { computeVersionHash() }
         }
         return computeVersionHash()
     }
@@ -61,23 +61,6 @@ extension NSEntityDescription {
         uniquenessConstraints.map { constraint in
             constraint.map { element in (element as? NSPropertyDescription)?.name ?? (element as? String) ?? "\(element)" }
         }
-    }
-}
-
-/// The entity hashes of a frozen model, each computed once.
-final class VersionHashCache: @unchecked Sendable {
-    // @unchecked Sendable: `hashes` is guarded by `lock`.
-    private let lock = NSLock()
-    private var hashes: [ObjectIdentifier: Data] = [:]
-
-    /// The cached hash of `entity`, or `compute()`'s result, kept for next time. `compute` runs
-    /// outside the lock, since an entity's hash needs its superentity's.
-    func hash(for entity: NSEntityDescription, compute: () -> Data) -> Data {
-        let key = ObjectIdentifier(entity)
-        if let hash = lock.withLock({ hashes[key] }) { return hash }
-        let hash = compute()
-        lock.withLock { hashes[key] = hash }
-        return hash
     }
 }
 

@@ -44,7 +44,7 @@ extension NSManagedObjectModel {
     /// migrated writes them.
     package func versionMetadata(for entities: [NSEntityDescription]) -> [String: Any] {
         guard isFrozen else { return computeVersionMetadata(for: entities) }
-        return versionMetadataCache.metadata(for: Set(entities.map(ObjectIdentifier.init))) { computeVersionMetadata(for: entities) }
+        return versionMetadataCache.value(for: Set(entities.map(ObjectIdentifier.init))) { computeVersionMetadata(for: entities) }
     }
 
     private func computeVersionMetadata(for entities: [NSEntityDescription]) -> [String: Any] {
@@ -69,22 +69,4 @@ extension NSManagedObjectModel {
 
     /// A version's name in its model file: the file name without extension (`"Journal 2"`).
     package static func versionName(of file: URL) -> String { FileNameStem.of(file) }
-}
-
-/// The version metadata of a frozen model, per set of entities (in any order: the metadata does
-/// not depend on it), each computed once.
-final class VersionMetadataCache: @unchecked Sendable {
-    // @unchecked Sendable: `entries` is guarded by `lock`; the metadata holds only values
-    // (data, strings, numbers and arrays of them), never changed once made.
-    private let lock = NSLock()
-    private var entries: [Set<ObjectIdentifier>: [String: Any]] = [:]
-
-    /// The metadata cached for `entities`, or `compute()`'s, kept for next time. `compute` runs
-    /// outside the lock, as it reads the entities' hashes, which have a cache of their own.
-    func metadata(for entities: Set<ObjectIdentifier>, compute: () -> [String: Any]) -> [String: Any] {
-        if let metadata = lock.withLock({ entries[entities] }) { return metadata }
-        let metadata = compute()
-        lock.withLock { entries[entities] = metadata }
-        return metadata
-    }
 }
