@@ -480,11 +480,13 @@ extension SQLiteStore {
         return versions
     }
 
-    /// The failures among deleted rows whose fate the transaction could not tell (see
-    /// `delete`), read after it was rolled back: a row missing then was gone before the save;
-    /// one still at the version the context saw was deleted by this save, and is no failure.
-    /// (Another writer may commit between the rollback and these reads; a row it changed then
-    /// is reported too, as changed since this context read it.)
+    /// The rows of `keys` missing from the store or at another version than the context saw.
+    /// Read for the rows a save only locks, inside its transaction, and for deleted rows whose
+    /// fate the transaction could not tell (see `delete`), after it was rolled back: a row
+    /// missing then was gone before the save; one still at the version the context saw was
+    /// deleted by this save, and is no failure. (Another writer may commit between the rollback
+    /// and these reads; a row it changed then is reported too, as changed since this context
+    /// read it.)
     private func failures(among keys: [SQLiteDeleteBatches.Key], on connection: SQLiteConnection) throws -> [OptimisticLockingFailure] {
         var failures: [OptimisticLockingFailure] = []
         for key in keys {

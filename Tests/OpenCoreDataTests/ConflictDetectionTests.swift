@@ -17,6 +17,12 @@ import OpenCoreData
         return (stack, try stack.fetch("Person", sortedBy: "name"))
     }
 
+    /// Ada's and Bob's ages as the store has them, read after reopening it.
+    private func storedAges(of stack: TestStack) throws -> [Int] {
+        try stack.reopen()
+        return try stack.fetch("Person", sortedBy: "name").map { $0.value(forKey: "age") as! Int }
+    }
+
     /// Another context sets Ada's age (or deletes her) and saves first.
     private func changeAdaElsewhere(in stack: TestStack, delete: Bool = false) throws {
         let other = stack.newContext()
@@ -43,8 +49,7 @@ import OpenCoreData
 
         // Bob's change was not written, and stays pending.
         #expect(stack.context.hasChanges)
-        try stack.reopen()
-        #expect(try stack.fetch("Person", sortedBy: "name").map { $0.value(forKey: "age") as! Int } == [41, 30])
+        #expect(try storedAges(of: stack) == [41, 30])
     }
 
     @Test(arguments: stores)
@@ -66,8 +71,7 @@ import OpenCoreData
         try changeAdaElsewhere(in: stack)
         mine[1].setValue(52, forKey: "age")
         try stack.context.save()
-        try stack.reopen()
-        #expect(try stack.fetch("Person", sortedBy: "name").map { $0.value(forKey: "age") as! Int } == [41, 52])
+        #expect(try storedAges(of: stack) == [41, 52])
     }
 
     @Test(arguments: stores)
@@ -80,8 +84,7 @@ import OpenCoreData
         try changeAdaElsewhere(in: stack)
         mine[1].setValue(53, forKey: "age")
         try stack.context.save()  // the mark went with the first save
-        try stack.reopen()
-        #expect(try stack.fetch("Person", sortedBy: "name").map { $0.value(forKey: "age") as! Int } == [41, 53])
+        #expect(try storedAges(of: stack) == [41, 53])
     }
 
     @Test func aResetForgetsTheMarks() throws {
@@ -118,8 +121,7 @@ import OpenCoreData
         #expect(updated.withLock { $0 } == [mine[1].objectID])
         #expect(mine[0].value(forKey: "age") as? Int == 41)
         #expect(!mine[0].hasChanges)
-        try stack.reopen()
-        #expect(try stack.fetch("Person", sortedBy: "name").map { $0.value(forKey: "age") as! Int } == [41, 52])
+        #expect(try storedAges(of: stack) == [41, 52])
     }
 
     /// A store of one's own gets the marked objects in its save request's `lockedObjects`, and

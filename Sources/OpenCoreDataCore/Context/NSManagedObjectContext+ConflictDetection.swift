@@ -34,8 +34,7 @@ extension NSManagedObjectContext {
         guard parent == nil, !conflictDetectionMarks.isEmpty else { return [] }
         let stores = Set((persistentStoreCoordinator?.persistentStores ?? []).filter { !$0.isReadOnly }.map(ObjectIdentifier.init))
         return conflictDetectionMarks.values.filter { object in
-            guard object.context === self, !object.objectID.isTemporaryID, !object.isInserted, !object.isUpdated, !object.isDeleted,
-                  let store = object.objectID.persistentStore else { return false }
+            guard object.context === self, !object.objectID.isTemporaryID, !object.hasChanges, let store = object.objectID.persistentStore else { return false }
             return stores.contains(ObjectIdentifier(store))
         }
     }

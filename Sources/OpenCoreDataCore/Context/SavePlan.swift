@@ -57,19 +57,14 @@ struct SavePlan {
             if !object.contents.relations.isEmpty { buckets[index].changes.toMany += Self.toManyChanges(of: object) }
         }
         for (position, object) in deletedObjects.enumerated() {
-            if !object.hasSnapshot { object.willAccess() }
-            let row = SaveChanges.Row(objectID: object.objectID, values: [], toOne: [], changedAttributeSlots: [],
-                                      changedRelationshipSlots: [], expectedVersion: object.contents.snapshot?.version ?? 0)
+            let row = Self.versionRow(for: object)
             let index = try bucket(for: object)
             if buckets[index].changes.deleted.isEmpty { buckets[index].changes.deleted.reserveCapacity(deletedObjects.count - position) }
             buckets[index].changes.deleted.append(row)
         }
         // Unchanged objects whose versions the stores check all the same (`detectConflicts(for:)`).
         for object in locked {
-            if !object.hasSnapshot { object.willAccess() }
-            let row = SaveChanges.Row(objectID: object.objectID, values: [], toOne: [], changedAttributeSlots: [],
-                                      changedRelationshipSlots: [], expectedVersion: object.contents.snapshot?.version ?? 0)
-            buckets[try bucket(for: object)].changes.locked.append(row)
+            buckets[try bucket(for: object)].changes.locked.append(Self.versionRow(for: object))
         }
         // In the coordinator's order, so that concurrent saves take store locks in the same order.
         let order = coordinator.persistentStores.map(ObjectIdentifier.init)
@@ -78,6 +73,14 @@ struct SavePlan {
         if let readOnly = changesByStore.first(where: { $0.store.isReadOnly })?.store {
             throw CoreDataError.store(.persistentStoreSave, "The store at \(readOnly.url?.path ?? "?") is read-only", url: readOnly.url)
         }
+    }
+
+    /// The row of an object the store only checks (deleted or locked): its ID and the version the
+    /// context read, the row read first for a fault.
+    private static func versionRow(for object: NSManagedObject) -> SaveChanges.Row {
+        if !object.hasSnapshot { object.willAccess() }
+        return SaveChanges.Row(objectID: object.objectID, values: [], toOne: [], changedAttributeSlots: [],
+                               changedRelationshipSlots: [], expectedVersion: object.contents.snapshot?.version ?? 0)
     }
 
     /// The values a store writes for `object`: persistent attributes, to-one destinations, and
