@@ -191,14 +191,40 @@ public final class SQLiteConnection {
     /// True while a transaction is open.
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
-    /// True if a table with this name exists.
+    /// True if a table with this name exists (a view is not a table).
+    ///
+    /// Asked of SQLite's schema directly (`sqlite3_table_column_metadata`), without a statement
+    /// to prepare again each time the schema changes, as it does while a store is migrated.
     public func tableExists(_ name: String) throws -> Bool {
-        try scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]).int64Value ?? 0 > 0
+        let code = sqlite3_table_column_metadata(handle, "main", name, nil, nil, nil, nil, nil, nil)
+        switch code {
+        case SQLITE_OK: return true
+        case SQLITE_ERROR: return false  // no such table
+        default: throw SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)),
+                                   sql: "sqlite3_table_column_metadata(\(name))")
+        }
+    }
+
+    /// The columns of `table`, in their order, with their declared types as written (an empty
+    /// string for none); empty when there is no such table.
+    public func columns(ofTable table: String) throws -> [(name: String, type: String)] {
+        // `PRAGMA table_info` rather than the `pragma_table_info` function: a SELECT of it
+        // prepares the pragma again inside, and this is read for every table whenever a store
+        // opens.
+        try rows("PRAGMA table_info(" + Self.quotedIdentifier(table) + ")").compactMap { row in
+            guard row.count > 2, let name = row[1].stringValue else { return nil }
+            return (name, row[2].stringValue ?? "")
+        }
     }
 
     /// The names of `table`'s columns, in their order; empty when there is no such table.
     public func columnNames(ofTable table: String) throws -> [String] {
-        try rows("SELECT name FROM pragma_table_info(?)", [.text(table)]).compactMap { $0[0].stringValue }
+        try columns(ofTable: table).map(\.name)
+    }
+
+    /// `name` as an SQL identifier: in double quotes, a double quote in it doubled.
+    public static func quotedIdentifier(_ name: String) -> String {
+        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 
     // MARK: Transactions

@@ -760,7 +760,7 @@ extension SQLiteLightweightMigration {
             return sql.replacingCharacters(in: range, with: "ON " + quoted(new))
         }
 
-        static func quoted(_ name: String) -> String { "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\"" }
+        static func quoted(_ name: String) -> String { SQLiteConnection.quotedIdentifier(name) }
 
         static func indexName(in statement: String) -> String? {
             let words = statement.split(separator: " ")

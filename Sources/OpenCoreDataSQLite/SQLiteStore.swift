@@ -136,11 +136,11 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                     }
                 }
                 var comparison: StoreComparison
-                let storedNumbers: [String: Int64]
+                let unchanged: StoreTablesSnapshot
                 do {
                     // Read once for the comparisons before any migration: nothing changes them.
-                    storedNumbers = try StoredEntityNumbers.read(on: connection, url: url)
-                    comparison = try fitSchema(of: model, entities: entities, on: connection, url: url, stored: storedNumbers)
+                    unchanged = try StoreTablesSnapshot(connection: connection, url: url)
+                    comparison = try fitSchema(of: model, entities: entities, on: connection, url: url, unchanged: unchanged)
                 } catch {
                     planner.prefetch?.cancel()
                     throw error
@@ -152,7 +152,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                     writerHasFunctions = true
                     // The migration leaves the store's metadata and the schema that fits it.
                     (schema, comparison) = try migrate(on: connection, to: model, entities: entities, planner: planner, url: url,
-                                                       stored: storedNumbers)
+                                                       unchanged: unchanged)
                 }
                 if let error = comparison.incompatibilityError(url: url) { throw error }
                 for adoption in comparison.adoptions { adoption.apply(to: schema) }
@@ -186,9 +186,9 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// Lays out `schema` for `entities` as the store numbers them and compares the store with
     /// it (the store's own names are adopted only once it fits).
     private func fitSchema(of model: NSManagedObjectModel, entities: [NSEntityDescription],
-                           on connection: SQLiteConnection, url: URL, stored: [String: Int64]) throws -> StoreComparison {
+                           on connection: SQLiteConnection, url: URL, unchanged: StoreTablesSnapshot) throws -> StoreComparison {
         let (fitted, comparison) = try Self.fittedSchema(for: entities, of: model, metadata: model.isInferredFromStore ? [:] : storedMetadata,
-                                                         on: connection, url: url, stored: stored)
+                                                         on: connection, url: url, unchanged: unchanged)
         schema = fitted
         return comparison
     }
@@ -198,18 +198,20 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// of its own to compare.
     /// `laidOut`, a schema already made (a migration's destination), is taken when it is the
     /// same layout.
-    /// `stored`, the store's `Z_PRIMARYKEY` numbers when read already (and unchanged since).
+    /// `unchanged`, what was read of the store's tables already, when they have not changed
+    /// since; nil: they are read now.
     static func fittedSchema(for entities: [NSEntityDescription], of model: NSManagedObjectModel, metadata: [String: Any],
                              on connection: SQLiteConnection, url: URL, laidOut: SQLiteSchema? = nil,
-                             stored known: [String: Int64]? = nil) throws -> (SQLiteSchema, StoreComparison) {
+                             unchanged: StoreTablesSnapshot? = nil) throws -> (SQLiteSchema, StoreComparison) {
         // The store's own entity numbers, whatever order its writer numbered them in: the rows'
         // Z_ENT, the Z<n>_ columns and the join tables follow them.
-        let stored = try known ?? StoredEntityNumbers.read(on: connection, url: url)
+        let tables = try unchanged ?? StoreTablesSnapshot(connection: connection, url: url)
+        let stored = tables.numbers
         let found = Self.numbers(of: entities, in: stored)
         let numbers = found.isEmpty ? model.storedEntityNumbers : found
         let schema = laidOut.flatMap { $0.isLayout(of: entities, storedNumbers: numbers) ? $0 : nil }
             ?? SQLiteSchema(entities: entities, storedNumbers: numbers)
-        let comparison = try StoreCompatibility(schema: schema, storedNumbers: stored, connection: connection, url: url)
+        let comparison = try StoreCompatibility(schema: schema, tables: tables, connection: connection, url: url)
             .compare(metadata: metadata)
         return (schema, comparison)
     }
@@ -222,20 +224,21 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// it (it fits: a migration that would leave differences is not committed).
     private func migrate(on connection: SQLiteConnection, to model: NSManagedObjectModel, entities: [NSEntityDescription],
                          planner: StoreMigrationPlanner, url: URL,
-                         stored: [String: Int64]) throws -> (SQLiteSchema, StoreComparison) {
+                         unchanged: StoreTablesSnapshot) throws -> (SQLiteSchema, StoreComparison) {
         let metadata = storedMetadata
         let plan = try planner.plan(metadata: metadata, storedModel: Self.storedModel(on: connection, url: url),
-                                    fits: Self.fits(configuration: configurationName, metadata: metadata, on: connection, url: url, stored: stored))
+                                    fits: Self.fits(configuration: configurationName, metadata: metadata, on: connection, url: url,
+                                                    unchanged: unchanged))
         guard case .inferred(let found, let mapping) = plan else {
             throw MappedMigrationRequest(source: plan.source.model, mapping: plan.mapping, sourceMetadata: metadata)
         }
         let sourceEntities = Self.entities(of: found.model, configuration: configurationName)
         let (source, comparison) = try Self.fittedSchema(for: sourceEntities, of: found.model, metadata: metadata, on: connection, url: url,
-                                                         stored: stored)
+                                                         unchanged: unchanged)
         for adoption in comparison.adoptions { adoption.apply(to: source) }
         var migration = SQLiteLightweightMigration(
             connection: connection, source: source, destinationModel: model, destinationEntities: entities, mapping: mapping,
-            storedNumbers: stored, url: url)
+            storedNumbers: unchanged.numbers, url: url)
         migration.progress = options?[OCDMigrationProgressOption] as? Progress
         migration.prefetch = planner.prefetch
         // The layout the store was compared with: the model's, under the store's numbers.
@@ -282,10 +285,10 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
 
     /// Whether the store's hashes and tables fit a candidate source model.
     private static func fits(configuration: String, metadata: [String: Any], on connection: SQLiteConnection,
-                             url: URL, stored: [String: Int64]? = nil) -> (NSManagedObjectModel) throws -> Bool {
+                             url: URL, unchanged: StoreTablesSnapshot? = nil) -> (NSManagedObjectModel) throws -> Bool {
         { candidate in
             try fittedSchema(for: entities(of: candidate, configuration: configuration), of: candidate, metadata: metadata,
-                             on: connection, url: url, stored: stored).1.isCompatible
+                             on: connection, url: url, unchanged: unchanged).1.isCompatible
         }
     }
 
@@ -621,11 +624,11 @@ enum StoreFileKind {
     case empty, coreDataStore, otherDatabase
 
     init(of connection: SQLiteConnection) throws {
-        let tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0.first?.stringValue }
-        if tables.isEmpty {
-            self = .empty
-        } else if tables.contains("Z_METADATA") && tables.contains("Z_PRIMARYKEY") {
+        // Asked of the schema SQLite has read: a store, the common case, needs no statement.
+        if try connection.tableExists("Z_METADATA"), try connection.tableExists("Z_PRIMARYKEY") {
             self = .coreDataStore
+        } else if try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'").int64Value == 0 {
+            self = .empty
         } else {
             self = .otherDatabase
         }

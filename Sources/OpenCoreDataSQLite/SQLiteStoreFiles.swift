@@ -144,12 +144,10 @@ enum SQLiteStoreFiles {
         var names = Set<String>()
         let tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'Z%'").compactMap { $0.first?.stringValue }
         for table in tables {
-            let quotedTable = "\"" + table.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-            let columns = try connection.rows("PRAGMA table_info(\(quotedTable))")
-                .filter { ($0.count > 2 ? $0[2].stringValue : nil)?.uppercased() == "BLOB" }
-                .compactMap { $0.count > 1 ? $0[1].stringValue : nil }
+            let quotedTable = SQLiteConnection.quotedIdentifier(table)
+            let columns = try connection.columns(ofTable: table).filter { $0.type.uppercased() == "BLOB" }.map(\.name)
             for column in columns {
-                let quoted = "\"" + column.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+                let quoted = SQLiteConnection.quotedIdentifier(column)
                 let sql = "SELECT \(quoted) FROM \(quotedTable) WHERE substr(\(quoted), 1, 1) = x'02'"
                 for row in try connection.rows(sql) {
                     if let data = row.first?.dataValue, let name = ExternalDataColumn.referencedName(in: data) { names.insert(name) }

@@ -19,8 +19,8 @@ import OpenCoreDataCore
 /// it out.
 struct StoreCompatibility {
     let schema: SQLiteSchema
-    /// The store's `Z_PRIMARYKEY`: entity name → `Z_ENT`.
-    let storedNumbers: [String: Int64]
+    /// The store's entity numbers and the columns of its tables.
+    let tables: StoreTablesSnapshot
     let connection: SQLiteConnection
     let url: URL?
 
@@ -68,7 +68,7 @@ struct StoreCompatibility {
     }
 
     private func compareStructure(into comparison: inout StoreComparison) throws {
-        let stored = storedNumbers
+        let stored = tables.numbers
         var matchedNames = Set<String>()
         for entity in schema.orderedEntities {
             let name = entity.name ?? ""
@@ -139,20 +139,18 @@ struct StoreCompatibility {
     }
 
     private func columnNames(of table: String) throws -> Set<String> {
-        Set(try connection.columnNames(ofTable: table).map { $0.uppercased() })
+        Set(try tables.columns(ofTable: table).map { $0.name.uppercased() })
     }
 
     private func compare(_ table: SQLiteSchema.TableMapping, skipping missing: Set<String>, into comparison: inout StoreComparison) throws {
-        let info = try connection.rows("SELECT name, type FROM pragma_table_info(?)", [.text(table.name)])
+        let info = try tables.columns(ofTable: table.name)
         let entityName = table.root.name ?? ""
         guard !info.isEmpty else {
             comparison.add(StoreDifference(.missingTable, entity: entityName, "the table \(table.name) of entity '\(entityName)' is missing from the store"))
             return
         }
         var columns: [String: String] = [:]
-        for row in info {
-            if let name = row[0].stringValue { columns[name.uppercased()] = row[1].stringValue?.uppercased() ?? "" }
-        }
+        for column in info { columns[column.name.uppercased()] = column.type.uppercased() }
         compareOrderColumns(of: table, columns: columns, into: &comparison)
         for mapping in table.entities where !missing.contains(mapping.entity.name ?? "") {
             let layout = mapping.entity.layout

@@ -80,8 +80,7 @@ struct StoreSchemaInference {
     private mutating func inferProperties(of root: NSEntityDescription, entitiesByNumber: [Int64: NSEntityDescription],
                                  entitiesByUpperName: [String: NSEntityDescription]) throws {
         let table = "Z" + SQLiteSchema.columnStem(root.name!)
-        let columns = try connection.rows("SELECT name, type FROM pragma_table_info(?)", [.text(table)])
-            .compactMap { row in row[0].stringValue.map { ($0.uppercased(), row[1].stringValue?.uppercased() ?? "") } }
+        let columns = try connection.columns(ofTable: table).map { ($0.name.uppercased(), $0.type.uppercased()) }
         guard !columns.isEmpty else {
             throw ModelFileError(file: url, element: "entity \(root.name!)", reason: "the store has no table \(table)")
         }

@@ -178,4 +178,35 @@ final class TemporaryDirectory {
             == [.text("a"), .text("ü"), .text("bb"), .text("éé"), .text("ccc")])
         #expect(try connection.scalar("SELECT count(*) FROM t WHERE s < 'zz' COLLATE bylength") == .integer(3))
     }
+
+    /// A table is found by its name in any case, a view or a missing name is no table, and the
+    /// answer follows the schema as it changes, inside a transaction too.
+    @Test func tableExistsFollowsTheSchema() throws {
+        let connection = try SQLiteConnection(path: directory.path("tables.sqlite"))
+        #expect(try !connection.tableExists("ZITEM"))
+        try connection.execute("CREATE TABLE ZITEM (Z_PK INTEGER PRIMARY KEY); CREATE VIEW ZVIEW AS SELECT * FROM ZITEM")
+        #expect(try connection.tableExists("ZITEM"))
+        #expect(try connection.tableExists("zitem"))
+        #expect(try !connection.tableExists("ZVIEW"))
+        #expect(try !connection.tableExists("ZOTHER"))
+        try connection.transaction {
+            try connection.execute("ALTER TABLE ZITEM RENAME TO ZOTHER")
+            #expect(try connection.tableExists("ZOTHER"))
+            #expect(try !connection.tableExists("ZITEM"))
+        }
+    }
+
+    /// A table's columns come in their order with their declared types (empty for none); a
+    /// name holding a double quote is quoted; a missing table has none; a column added later is
+    /// read.
+    @Test func columnsOfATableAreReadInOrderWithTheirTypes() throws {
+        let connection = try SQLiteConnection(path: directory.path("columns.sqlite"))
+        try connection.execute(#"CREATE TABLE "Z""ODD" (Z_PK INTEGER PRIMARY KEY, ZNAME VARCHAR, ZANY)"#)
+        let columns = try connection.columns(ofTable: #"Z"ODD"#)
+        #expect(columns.map(\.name) == ["Z_PK", "ZNAME", "ZANY"])
+        #expect(columns.map(\.type) == ["INTEGER", "VARCHAR", ""])
+        #expect(try connection.columns(ofTable: "ZMISSING").isEmpty)
+        try connection.execute(#"ALTER TABLE "Z""ODD" ADD COLUMN ZTAG BLOB"#)
+        #expect(try connection.columnNames(ofTable: #"Z"ODD"#) == ["Z_PK", "ZNAME", "ZANY", "ZTAG"])
+    }
 }
