@@ -154,6 +154,7 @@ extension NSManagedObject {
             // An object that left the context since (deleted and saved elsewhere) is left alone.
             guard self.context === undoing else { return }
             self.setPrimitive(old, at: slot)
+            undoing.pendingSnapshotEvents.note(.undoUpdate, for: self)
         }
     }
 

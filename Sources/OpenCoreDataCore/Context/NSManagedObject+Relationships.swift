@@ -186,6 +186,7 @@ extension NSManagedObject {
             context.recordUndo { undoing in
                 guard self.context === undoing else { return }
                 self.setToOneRaw(relationship, old)
+                undoing.pendingSnapshotEvents.note(.undoUpdate, for: self)
             }
         }
         setRelationState(.toOne(destination), for: relationship)
@@ -252,6 +253,7 @@ extension NSManagedObject {
         context.recordUndo { undoing in
             guard self.context === undoing else { return }
             revert(self)
+            undoing.pendingSnapshotEvents.note(.undoUpdate, for: self)
         }
     }
 

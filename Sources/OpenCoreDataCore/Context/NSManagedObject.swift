@@ -193,6 +193,13 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
     open func willTurnIntoFault() {}
     /// Called after the object turned into a fault.
     open func didTurnIntoFault() {}
+    /// Called when the object's values were reset wholesale — by an undo, `rollback()`, a
+    /// refresh that kept it realized, or a merge policy — with what did it. Recompute values
+    /// derived from its properties here; set values with primitive setters, which record no
+    /// change. An undo's events come at the end of the event the undo ran in
+    /// (`processPendingChanges()`, which `undo()` and `redo()` call), one call per object with
+    /// every event it had; the others come at once.
+    open func awake(fromSnapshotEvents flags: NSSnapshotEventType) {}
 
     // MARK: Validation
 

@@ -83,6 +83,8 @@ extension NSManagedObjectContext {
             propagateDeletions()
             detachInsertedThenDeletedObjects()
         }
+        // Before the notification: what observers read is computed again already.
+        pendingSnapshotEvents.deliver()
         postObjectsDidChange()
     }
 
@@ -151,6 +153,7 @@ extension NSManagedObjectContext {
         // As in Core Data, what the undo manager recorded goes too.
         undoManager?.removeAllActions()
         undoInsertions.clear()
+        pendingSnapshotEvents.discard()
         pendingDeletions = []
         storeAssignments = [:]
         // Objects given permanent IDs but never saved. An object whose row could not be read has
@@ -175,6 +178,7 @@ extension NSManagedObjectContext {
         for object in changed {
             object.turnIntoFault(snapshot: object.contents.snapshot, clearingFlags: true)
         }
+        for object in changed { object.awake(fromSnapshotEvents: .rollback) }
         // Objects touched only through inverse maintenance of an inserted object carry stale
         // relationship state; refaulting every realized object is the simple, safe answer.
         for object in registry.objects {
@@ -192,6 +196,7 @@ extension NSManagedObjectContext {
         checkQueue()
         undoManager?.removeAllActions()
         undoInsertions.clear()
+        pendingSnapshotEvents.discard()
         if IncrementalStores.mayBeInUse { noteUnregistered(registeredIncrementalStoreIDs(among: registry.objects)) }
         for object in registry.objects { object.context = nil }
         registry.removeAll()
@@ -230,6 +235,7 @@ extension NSManagedObjectContext {
             withoutRecordingUndo {
                 for (key, value) in changes { object.setValue(value is NSNull ? nil : value, forKey: key) }
             }
+            object.awake(fromSnapshotEvents: .refresh)
         } else {
             if object.contents.state.contains(.deleted) { undelete(object) }
             object.turnIntoFault(snapshot: latest)

@@ -33,6 +33,7 @@ extension NSManagedObjectContext {
             return
         }
         merge(object, with: latest, by: type)
+        object.awake(fromSnapshotEvents: .mergePolicy)
     }
 
     /// Settles `object`'s attributes and to-ones against `latest` (see `settle`).
@@ -93,6 +94,7 @@ extension NSManagedObjectContext {
             Self.moveRelationships(of: loser, onto: survivor, replacing: newValuesWin)
             delete(loser)
         }
+        survivor.awake(fromSnapshotEvents: .mergePolicy)
         // The save runs the losers' delete rules before it tries again.
         return true
     }

@@ -102,8 +102,10 @@ extension NSManagedObjectContext {
         for object in objects.reversed() where object.context === self {
             if object.hasSnapshot {
                 delete(object)
+                pendingSnapshotEvents.note(.undoInsertion, for: object)
             } else if object.contents.state.contains(.inserted) {
                 leaving.append(object)
+                pendingSnapshotEvents.note(.undoInsertion, for: object)
             }
         }
         guard !leaving.isEmpty else { return }
@@ -137,6 +139,7 @@ extension NSManagedObjectContext {
             inserted.add(object)
             noteInEvent(object, updated: false)
             recordInsertion(of: object)
+            pendingSnapshotEvents.note(.undoDeletion, for: object)
         }
     }
 
@@ -154,6 +157,7 @@ extension NSManagedObjectContext {
         // Listed without the event flag: the object's next change must still mark it updated.
         if object.contents.state.contains(.inserted) { eventInserted.append(object) } else { eventUpdated.append(object) }
         recordUndo { context in context.delete(object) }
+        pendingSnapshotEvents.note(.undoDeletion, for: object)
     }
 }
 

@@ -200,6 +200,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
     /// The objects inserted in the undo group being recorded (see `recordInsertion(of:)`).
     let undoInsertions = UndoInsertions()
+    /// What undo and redo reset in objects, told to them at the end of the event.
+    let pendingSnapshotEvents = PendingSnapshotEvents()
     /// Processes pending changes at each checkpoint of `undoManager`, as Core Data does, so that
     /// delete rules land in the group of the deletion.
     var undoCheckpointObserver: NSObjectProtocol?

@@ -135,5 +135,22 @@ extension APISignatures {
         check("NSManagedObject.validateForUpdate()") {
             let _: (NSManagedObject) -> () throws -> Void = NSManagedObject.validateForUpdate
         }
+        check("NSManagedObject.awake(fromSnapshotEvents:)") {
+            let _: (NSManagedObject) -> (NSSnapshotEventType) -> Void = NSManagedObject.awake(fromSnapshotEvents:)
+        }
+        check("NSSnapshotEventType") {
+            let flags: NSSnapshotEventType = [.undoUpdate, .rollback]
+            let _: any OptionSet & Sendable = flags
+            let _: UInt = flags.rawValue
+        }
+        check("NSSnapshotEventType.init(rawValue:)") {
+            let _: NSSnapshotEventType = NSSnapshotEventType(rawValue: 1 << 4)
+        }
+        check("NSSnapshotEventType.undoInsertion") { let _: NSSnapshotEventType = .undoInsertion }
+        check("NSSnapshotEventType.undoDeletion") { let _: NSSnapshotEventType = .undoDeletion }
+        check("NSSnapshotEventType.undoUpdate") { let _: NSSnapshotEventType = .undoUpdate }
+        check("NSSnapshotEventType.rollback") { let _: NSSnapshotEventType = .rollback }
+        check("NSSnapshotEventType.refresh") { let _: NSSnapshotEventType = .refresh }
+        check("NSSnapshotEventType.mergePolicy") { let _: NSSnapshotEventType = .mergePolicy }
     }
 }
