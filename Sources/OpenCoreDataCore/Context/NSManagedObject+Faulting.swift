@@ -39,10 +39,14 @@ extension NSManagedObject {
         if let values = contents.snapshot?.values {
             contents.fill(with: values)
             if entity.layout.hasTransientAttributes { applyTransientDefaults() }
-        } else {
-            // The row is gone (deleted elsewhere): like Core Data with shouldDeleteInaccessibleFaults,
+        } else if context?.shouldHandleInaccessibleFault(self, for: objectID, triggeredByProperty: nil) ?? true {
+            // The row is gone (deleted elsewhere): as Core Data with shouldDeleteInaccessibleFaults,
             // the object reads as deleted, with nil properties.
             contents.fillAsInaccessible(attributeCount: entity.layout.attributes.count)
+        } else {
+            // Where Core Data raises (an exception Swift cannot catch), the object reads nil and
+            // a save refuses it, naming why.
+            becomeUnreadable(reason: "its row is no longer in the store")
         }
         withTrackingSuspended { awakeFromFetch() }
     }
@@ -52,8 +56,11 @@ extension NSManagedObject {
     /// write values that were never read. `refresh(_:mergeChanges: false)` makes it a fault
     /// again, to try once more. Core Data stops the program here instead.
     private func becomeUnreadable(_ error: Error) {
-        contents.fillAsUnreadable(attributeCount: entity.layout.attributes.count,
-                                  reason: "its values could not be read from the store: \((error as NSError).localizedDescription)")
+        becomeUnreadable(reason: "its values could not be read from the store: \((error as NSError).localizedDescription)")
+    }
+
+    private func becomeUnreadable(reason: String) {
+        contents.fillAsUnreadable(attributeCount: entity.layout.attributes.count, reason: reason)
     }
 
 

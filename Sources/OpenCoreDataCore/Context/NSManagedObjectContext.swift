@@ -131,11 +131,15 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Whether delete rules run at the end of each event (`processPendingChanges`); when false
     /// they run at save.
     public var propagatesDeletesAtEndOfEvent = true
-    /// Whether a fault whose row has disappeared reads as a deleted object with nil values.
+    /// Whether a fault whose row has disappeared reads as a deleted object with nil values
+    /// (what `shouldHandleInaccessibleFault(_:for:triggeredByProperty:)` answers unless
+    /// overridden).
     ///
-    /// Difference from Core Data: OpenCoreData always behaves as with `true` (the default).
-    /// With `false` Core Data raises `NSObjectInaccessibleException`, which Swift cannot catch;
-    /// use `existingObject(with:)` to get a thrown error for a missing row instead.
+    /// Difference from Core Data: with `false` Core Data raises `NSObjectInaccessibleException`,
+    /// which Swift cannot catch; OpenCoreData makes the object unreadable instead: it is not
+    /// deleted, reads nil, and a save that includes it fails with a validation error (1550)
+    /// saying that its row is gone. Use `existingObject(with:)` to get a thrown error for a
+    /// missing row up front.
     public var shouldDeleteInaccessibleFaults = true
     /// How old, in seconds, the row data a fault carries may be before firing the fault reads
     /// the row again from the store; negative (the default) means any age, 0 always rereads.
@@ -376,6 +380,29 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
             return permanentID(ofTemporaryID: objectID).flatMap { registry[$0] }
         }
         return registry[objectID]
+    }
+
+    /// Decides what becomes of `fault` when it fires and its row is no longer in the store:
+    /// true, it reads as a deleted object with nil values; false, it becomes unreadable — not
+    /// deleted, reading nil, refused by a save with a validation error (1550) naming why. The
+    /// default answers `shouldDeleteInaccessibleFaults`. Override it to decide per object.
+    ///
+    /// ```swift
+    /// final class StrictContext: NSManagedObjectContext {
+    ///     override func shouldHandleInaccessibleFault(_ fault: NSManagedObject, for oid: NSManagedObjectID,
+    ///                                                 triggeredByProperty property: NSPropertyDescription?) -> Bool {
+    ///         fault.entity.name != "Invoice"   // a vanished invoice must not pass as deleted
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Differences from Core Data: where it answers false Core Data raises
+    /// `NSObjectInaccessibleException`, which Swift cannot catch. `property` is always nil:
+    /// a fault fires as a whole, not for one property. Not asked by `existingObject(with:)`,
+    /// which throws for a missing row, as in Core Data.
+    open func shouldHandleInaccessibleFault(_ fault: NSManagedObject, for oid: NSManagedObjectID,
+                                            triggeredByProperty property: NSPropertyDescription?) -> Bool {
+        shouldDeleteInaccessibleFaults
     }
 
     /// The object for `objectID`: the registered one, or a fault that loads on first use.

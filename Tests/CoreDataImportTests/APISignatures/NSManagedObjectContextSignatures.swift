@@ -144,6 +144,10 @@ extension APISignatures {
         check("NSManagedObjectContext.shouldDeleteInaccessibleFaults") {
             let _: ReferenceWritableKeyPath<NSManagedObjectContext, Bool> = \.shouldDeleteInaccessibleFaults
         }
+        check("NSManagedObjectContext.shouldHandleInaccessibleFault(_:for:triggeredByProperty:)") {
+            let _: (NSManagedObjectContext) -> (NSManagedObject, NSManagedObjectID, NSPropertyDescription?) -> Bool
+                = NSManagedObjectContext.shouldHandleInaccessibleFault(_:for:triggeredByProperty:)
+        }
         check("NSManagedObjectContext.stalenessInterval") {
             let _: ReferenceWritableKeyPath<NSManagedObjectContext, TimeInterval> = \.stalenessInterval
         }

@@ -1,0 +1,71 @@
+import Foundation
+@testable import OpenCoreData
+import Testing
+
+/// A context that lets a vanished Person pass as deleted but not a vanished Pet.
+final class PetGuardingContext: NSManagedObjectContext, @unchecked Sendable {
+    // @unchecked Sendable: as its superclass; it adds no state.
+    override func shouldHandleInaccessibleFault(_ fault: NSManagedObject, for oid: NSManagedObjectID,
+                                                triggeredByProperty property: NSPropertyDescription?) -> Bool {
+        fault.entity.name != "Pet"
+    }
+}
+
+/// What a fault whose row has gone becomes (COREDATA-SEMANTICS §2.8):
+/// `shouldDeleteInaccessibleFaults` and `shouldHandleInaccessibleFault(_:for:triggeredByProperty:)`.
+@Suite struct InaccessibleFaultTests {
+    /// Saves a person with a pet, deletes both through the stack's context, and returns their IDs.
+    private func vanishedIDs(in stack: TestStack) throws -> (person: NSManagedObjectID, pet: NSManagedObjectID) {
+        let person = stack.insert("Person", ["name": "Bob", "age": 40])
+        let pet = stack.insert("Pet", ["name": "Rex"])
+        try stack.context.save()
+        let ids = (person.objectID, pet.objectID)
+        stack.context.delete(person)
+        stack.context.delete(pet)
+        try stack.context.save()
+        return ids
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func withoutDeletingInaccessibleFaultsTheObjectIsUnreadableAndASaveRefusesIt(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let ids = try vanishedIDs(in: stack)
+        let fresh = stack.newContext()
+        fresh.shouldDeleteInaccessibleFaults = false
+        let fault = fresh.object(with: ids.person)
+        #expect(fault.value(forKey: "name") == nil)
+        #expect(!fault.isDeleted)
+        fault.setValue("Bobby", forKey: "name")
+        let error = try #require(throws: CocoaError.self) { try fresh.save() }
+        #expect(error.code.rawValue == 1550)
+        #expect(error.message.contains("no longer in the store"))
+        // Nothing was written: the store still has no person.
+        #expect(try stack.storedCount("Person") == 0)
+    }
+
+    @Test func byDefaultTheContextAnswersShouldDeleteInaccessibleFaults() throws {
+        let stack = try TestStack(.sqlite)
+        let ids = try vanishedIDs(in: stack)
+        let fresh = stack.newContext()
+        #expect(fresh.shouldHandleInaccessibleFault(fresh.object(with: ids.person), for: ids.person, triggeredByProperty: nil))
+        fresh.shouldDeleteInaccessibleFaults = false
+        #expect(!fresh.shouldHandleInaccessibleFault(fresh.object(with: ids.pet), for: ids.pet, triggeredByProperty: nil))
+    }
+
+    /// An override decides per object: the vanished person reads as deleted, the pet as
+    /// unreadable.
+    @Test func anOverrideDecidesPerObject() throws {
+        let stack = try TestStack(.sqlite)
+        let ids = try vanishedIDs(in: stack)
+        let guarding = PetGuardingContext(concurrencyType: .mainQueueConcurrencyType)
+        guarding.persistentStoreCoordinator = stack.coordinator
+        let person = guarding.object(with: ids.person)
+        let pet = guarding.object(with: ids.pet)
+        #expect(person.value(forKey: "name") == nil)
+        #expect(person.isDeleted)
+        #expect(pet.value(forKey: "name") == nil)
+        #expect(!pet.isDeleted)
+        pet.setValue("Max", forKey: "name")
+        #expect(throws: CocoaError.self) { try guarding.save() }
+    }
+}
