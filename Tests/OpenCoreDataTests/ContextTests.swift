@@ -721,6 +721,20 @@ final class TrackedPerson: NSManagedObject {
         #expect(person.awakeFromInsertCount == 1)
     }
 
+    /// A stored property of the subclass's own is no change to save
+    /// (`contextShouldIgnoreUnmodeledPropertyChanges`).
+    @Test func settingAnUnmodeledPropertyIsNoChange() throws {
+        let model = TestModel.make()
+        model.entitiesByName["Person"]?.managedObjectClass = TrackedPerson.self
+        let stack = try TestStack(.sqlite, model: model)
+        let person = try #require(stack.insert("Person", ["name": "Ada"]) as? TrackedPerson)
+        try stack.context.save()
+        #expect(TrackedPerson.contextShouldIgnoreUnmodeledPropertyChanges)
+        person.willSaveCount = 7
+        #expect(!person.hasChanges)
+        #expect(!stack.context.hasChanges)
+    }
+
     @Test(arguments: StoreKind.allCases)
     func fetchedSubclassInstancesAwakeFromFetchNotInsert(kind: StoreKind) throws {
         let model = TestModel.make()

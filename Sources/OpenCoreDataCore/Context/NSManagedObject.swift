@@ -120,6 +120,20 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
         NSFetchRequest<NSFetchRequestResult>(entityName: entity().name ?? "")
     }
 
+    /// Whether a change to a property the model does not describe (a stored property of your
+    /// own subclass) leaves the object and its context unchanged: true.
+    ///
+    /// ```swift
+    /// final class Note: NSManagedObject {
+    ///     var isExpanded = false          // setting it does not make the note a change to save
+    /// }
+    /// ```
+    ///
+    /// Difference from Core Data: Core Data observes unmodeled properties through key-value
+    /// observing when a subclass overrides this to answer false; Swift on Linux has no
+    /// key-value observing, so such changes are never seen, and an override has no effect.
+    open class var contextShouldIgnoreUnmodeledPropertyChanges: Bool { true }
+
     /// The object's ID: temporary until it is saved, permanent afterwards.
     ///
     /// Read it on the object's context's queue, like every other property: a fetched object

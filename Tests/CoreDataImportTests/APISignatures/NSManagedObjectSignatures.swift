@@ -135,6 +135,9 @@ extension APISignatures {
         check("NSManagedObject.validateForUpdate()") {
             let _: (NSManagedObject) -> () throws -> Void = NSManagedObject.validateForUpdate
         }
+        check("NSManagedObject.contextShouldIgnoreUnmodeledPropertyChanges") {
+            let _: Bool = NSManagedObject.contextShouldIgnoreUnmodeledPropertyChanges
+        }
         check("NSManagedObject.awake(fromSnapshotEvents:)") {
             let _: (NSManagedObject) -> (NSSnapshotEventType) -> Void = NSManagedObject.awake(fromSnapshotEvents:)
         }
