@@ -193,16 +193,11 @@ public final class SQLiteConnection {
 
     /// True if a table with this name exists (a view is not a table).
     ///
-    /// Asked of SQLite's schema directly (`sqlite3_table_column_metadata`), without a statement
-    /// to prepare again each time the schema changes, as it does while a store is migrated.
+    /// Asked with a statement, not of the schema the connection holds
+    /// (`sqlite3_table_column_metadata`): only a statement notices that another connection
+    /// changed the schema since this one last read it — beginning a transaction does not.
     public func tableExists(_ name: String) throws -> Bool {
-        let code = sqlite3_table_column_metadata(handle, "main", name, nil, nil, nil, nil, nil, nil)
-        switch code {
-        case SQLITE_OK: return true
-        case SQLITE_ERROR: return false  // no such table
-        default: throw SQLiteError(extendedCode: sqlite3_extended_errcode(handle), message: String(cString: sqlite3_errmsg(handle)),
-                                   sql: "sqlite3_table_column_metadata(\(name))")
-        }
+        try scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?", [.text(name)]).int64Value ?? 0 > 0
     }
 
     /// The columns of `table`, in their order, with their declared types as written (an empty

@@ -624,11 +624,11 @@ enum StoreFileKind {
     case empty, coreDataStore, otherDatabase
 
     init(of connection: SQLiteConnection) throws {
-        // Asked of the schema SQLite has read: a store, the common case, needs no statement.
-        if try connection.tableExists("Z_METADATA"), try connection.tableExists("Z_PRIMARYKEY") {
-            self = .coreDataStore
-        } else if try connection.scalar("SELECT count(*) FROM sqlite_master WHERE type = 'table'").int64Value == 0 {
+        let tables = try connection.rows("SELECT name FROM sqlite_master WHERE type = 'table'").compactMap { $0.first?.stringValue }
+        if tables.isEmpty {
             self = .empty
+        } else if tables.contains("Z_METADATA") && tables.contains("Z_PRIMARYKEY") {
+            self = .coreDataStore
         } else {
             self = .otherDatabase
         }

@@ -179,14 +179,14 @@ final class TemporaryDirectory {
         #expect(try connection.scalar("SELECT count(*) FROM t WHERE s < 'zz' COLLATE bylength") == .integer(3))
     }
 
-    /// A table is found by its name in any case, a view or a missing name is no table, and the
-    /// answer follows the schema as it changes, inside a transaction too.
+    /// A table is found by its name, a view or a missing name is no table, and the answer
+    /// follows the schema as it changes, inside a transaction too, and as another connection
+    /// changes it — also in a transaction begun after that change.
     @Test func tableExistsFollowsTheSchema() throws {
         let connection = try SQLiteConnection(path: directory.path("tables.sqlite"))
         #expect(try !connection.tableExists("ZITEM"))
         try connection.execute("CREATE TABLE ZITEM (Z_PK INTEGER PRIMARY KEY); CREATE VIEW ZVIEW AS SELECT * FROM ZITEM")
         #expect(try connection.tableExists("ZITEM"))
-        #expect(try connection.tableExists("zitem"))
         #expect(try !connection.tableExists("ZVIEW"))
         #expect(try !connection.tableExists("ZOTHER"))
         try connection.transaction {
@@ -194,6 +194,16 @@ final class TemporaryDirectory {
             #expect(try connection.tableExists("ZOTHER"))
             #expect(try !connection.tableExists("ZITEM"))
         }
+        let other = try SQLiteConnection(path: directory.path("tables.sqlite"))
+        try other.execute("CREATE TABLE ATRANSACTION (Z_PK INTEGER PRIMARY KEY)")
+        #expect(try connection.tableExists("ATRANSACTION"))
+        try other.execute("DROP TABLE ATRANSACTION")
+        #expect(try !connection.tableExists("ATRANSACTION"))
+        // A transaction begun after another connection changed the schema sees the change.
+        try other.execute("CREATE TABLE ACHANGE (Z_PK INTEGER PRIMARY KEY)")
+        #expect(try connection.transaction { try connection.tableExists("ACHANGE") })
+        try other.execute("DROP TABLE ACHANGE")
+        #expect(try !connection.transaction(.deferred) { try connection.tableExists("ACHANGE") })
     }
 
     /// A table's columns come in their order with their declared types (empty for none); a

@@ -6,11 +6,14 @@ import Testing
 final class SnapshotWatchingPerson: NSManagedObject {
     var events: [NSSnapshotEventType] = []
     var namesAtEvents: [String?] = []
+    /// Run at each event, after it is recorded.
+    var onEvent: ((SnapshotWatchingPerson) -> Void)?
 
     override func awake(fromSnapshotEvents flags: NSSnapshotEventType) {
         super.awake(fromSnapshotEvents: flags)
         events.append(flags)
         namesAtEvents.append(value(forKey: "name") as? String)
+        onEvent?(self)
     }
 }
 
@@ -54,6 +57,34 @@ final class SnapshotWatchingPerson: NSManagedObject {
         #expect(!deleted.isDeleted)
         #expect(new.events.isEmpty)
         #expect(!stack.context.hasChanges)
+    }
+
+    /// What an override sets with a primitive setter at a rollback stays, and is no change.
+    @Test func valuesAnOverrideSetsAtRollbackStay() throws {
+        let stack = try stack()
+        let person = try savedPerson(in: stack)
+        person.onEvent = { $0.setPrimitiveValue("Recomputed", forKey: "nickname") }
+        person.setValue("Changed", forKey: "name")
+        stack.context.rollback()
+        #expect(person.events == [.rollback])
+        #expect(person.value(forKey: "nickname") as? String == "Recomputed")
+        #expect(person.value(forKey: "name") as? String == "Ada")
+        #expect(!stack.context.hasChanges)
+    }
+
+    /// Redoing a deletion that was undone takes the object away again: `.undoInsertion`.
+    @Test func redoOfADeletion() throws {
+        let stack = try stack()
+        let person = try savedPerson(in: stack)
+        stack.context.undoManager = UndoManager()
+        stack.context.delete(person)
+        stack.context.processPendingChanges()
+        stack.context.undo()
+        stack.context.redo()
+        #expect(person.events == [.undoDeletion, .undoInsertion])
+        #expect(person.isDeleted)
+        try stack.context.save()
+        #expect(try stack.storedCount("Person") == 0)
     }
 
     /// §9.6: an undo that sets several values of an object back tells it once, with

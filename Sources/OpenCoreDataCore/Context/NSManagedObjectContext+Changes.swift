@@ -178,13 +178,15 @@ extension NSManagedObjectContext {
         for object in changed {
             object.turnIntoFault(snapshot: object.contents.snapshot, clearingFlags: true)
         }
-        for object in changed { object.awake(fromSnapshotEvents: .rollback) }
         // Objects touched only through inverse maintenance of an inserted object carry stale
         // relationship state; refaulting every realized object is the simple, safe answer.
         for object in registry.objects {
             if !object.isFault { object.turnIntoFault(snapshot: object.contents.snapshot) }
         }
         clearEvent()
+        // Once every object is as it was saved: what an override computes again (and reads of
+        // related objects) is kept, and a change it makes is a change of its own.
+        for object in changed { object.awake(fromSnapshotEvents: .rollback) }
         // Lists showing the discarded changes follow: new objects go, deleted ones come back,
         // changed ones show their saved values again.
         postObjectsDidChange(merged: MergedChanges(inserted: undeleted, refreshed: reverted, deleted: removed))

@@ -101,6 +101,7 @@ extension NSManagedObjectContext {
         var leaving: [NSManagedObject] = []
         for object in objects.reversed() where object.context === self {
             if object.hasSnapshot {
+                guard !object.isDeleted else { continue }
                 delete(object)
                 pendingSnapshotEvents.note(.undoInsertion, for: object)
             } else if object.contents.state.contains(.inserted) {
@@ -156,7 +157,12 @@ extension NSManagedObjectContext {
         changeGeneration &+= 1
         // Listed without the event flag: the object's next change must still mark it updated.
         if object.contents.state.contains(.inserted) { eventInserted.append(object) } else { eventUpdated.append(object) }
-        recordUndo { context in context.delete(object) }
+        recordUndo { context in
+            // Redoing the deletion: the object is gone again, as when an undo takes back an insertion.
+            guard object.context === context, !object.isDeleted else { return }
+            context.delete(object)
+            context.pendingSnapshotEvents.note(.undoInsertion, for: object)
+        }
         pendingSnapshotEvents.note(.undoDeletion, for: object)
     }
 }
