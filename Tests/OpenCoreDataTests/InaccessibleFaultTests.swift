@@ -11,6 +11,18 @@ final class PetGuardingContext: NSManagedObjectContext, @unchecked Sendable {
     }
 }
 
+/// A context whose hook reads the object it is asked about, and counts how often it is asked.
+final class ReadingContext: NSManagedObjectContext, @unchecked Sendable {
+    // @unchecked Sendable: as its superclass; `asked` is used on the context's queue only.
+    var asked = 0
+    override func shouldHandleInaccessibleFault(_ fault: NSManagedObject, for oid: NSManagedObjectID,
+                                                triggeredByProperty property: NSPropertyDescription?) -> Bool {
+        asked += 1
+        _ = fault.value(forKey: "name")  // must not fire the fault again
+        return false
+    }
+}
+
 /// What a fault whose row has gone becomes (COREDATA-SEMANTICS §2.8):
 /// `shouldDeleteInaccessibleFaults` and `shouldHandleInaccessibleFault(_:for:triggeredByProperty:)`.
 @Suite struct InaccessibleFaultTests {
@@ -67,5 +79,44 @@ final class PetGuardingContext: NSManagedObjectContext, @unchecked Sendable {
         #expect(!pet.isDeleted)
         pet.setValue("Max", forKey: "name")
         #expect(throws: CocoaError.self) { try guarding.save() }
+    }
+
+    /// The hook may read the object: it is no longer a fault then, and is asked once.
+    @Test func theHookMayReadTheObjectItIsAskedAbout() throws {
+        let stack = try TestStack(.sqlite)
+        let ids = try vanishedIDs(in: stack)
+        let reading = ReadingContext(concurrencyType: .mainQueueConcurrencyType)
+        reading.persistentStoreCoordinator = stack.coordinator
+        let person = reading.object(with: ids.person)
+        #expect(person.value(forKey: "name") == nil)
+        #expect(reading.asked == 1)
+        #expect(!person.isDeleted)
+    }
+
+    /// `existingObject(with:)` throws for a vanished row whatever the hook answers.
+    @Test func existingObjectThrowsForAVanishedRowTheHookKept() throws {
+        let stack = try TestStack(.sqlite)
+        let ids = try vanishedIDs(in: stack)
+        let fresh = stack.newContext()
+        fresh.shouldDeleteInaccessibleFaults = false
+        let fault = fresh.object(with: ids.person)
+        _ = fault.value(forKey: "name")
+        let error = try #require(throws: CocoaError.self) { try fresh.existingObject(with: ids.person) }
+        #expect(error.code.rawValue == 133000)
+    }
+
+    /// A child reads no row for an object its parent kept unreadable: it is asked itself.
+    @Test func aChildOfAParentThatKeptTheObjectIsAskedItself() throws {
+        let stack = try TestStack(.sqlite)
+        let ids = try vanishedIDs(in: stack)
+        let parent = stack.newContext()
+        parent.shouldDeleteInaccessibleFaults = false
+        let kept = parent.object(with: ids.person)
+        kept.setValue("Bobby", forKey: "name")
+        let child = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        child.parent = parent
+        let seen = child.object(with: ids.person)
+        #expect(seen.value(forKey: "name") == nil)
+        #expect(seen.isDeleted)
     }
 }

@@ -39,14 +39,17 @@ extension NSManagedObject {
         if let values = contents.snapshot?.values {
             contents.fill(with: values)
             if entity.layout.hasTransientAttributes { applyTransientDefaults() }
-        } else if context?.shouldHandleInaccessibleFault(self, for: objectID, triggeredByProperty: nil) ?? true {
-            // The row is gone (deleted elsewhere): as Core Data with shouldDeleteInaccessibleFaults,
-            // the object reads as deleted, with nil properties.
-            contents.fillAsInaccessible(attributeCount: entity.layout.attributes.count)
         } else {
-            // Where Core Data raises (an exception Swift cannot catch), the object reads nil and
-            // a save refuses it, naming why.
-            becomeUnreadable(reason: "its row is no longer in the store")
+            // The row is gone (deleted elsewhere): as Core Data with shouldDeleteInaccessibleFaults,
+            // the object reads as deleted, with nil properties. Filled before the context is
+            // asked, so that an override reading the object does not fire it again.
+            contents.fillAsInaccessible(attributeCount: entity.layout.attributes.count)
+            if let context, !context.shouldHandleInaccessibleFault(self, for: objectID, triggeredByProperty: nil) {
+                // Where Core Data raises (an exception Swift cannot catch), the object reads nil
+                // and a save refuses it, naming why.
+                contents.state.remove(.inaccessible)
+                becomeUnreadable(reason: Self.vanishedRowReason)
+            }
         }
         withTrackingSuspended { awakeFromFetch() }
     }
@@ -58,6 +61,13 @@ extension NSManagedObject {
     private func becomeUnreadable(_ error: Error) {
         becomeUnreadable(reason: "its values could not be read from the store: \((error as NSError).localizedDescription)")
     }
+
+    /// Why an object whose row is gone, and which its context did not let pass as deleted, is
+    /// unreadable (see `shouldHandleInaccessibleFault(_:for:triggeredByProperty:)`).
+    static let vanishedRowReason = "its row is no longer in the store"
+
+    /// Whether the object is unreadable because its row is gone (not for a failed read).
+    var isUnreadableForVanishedRow: Bool { contents.rejectedValues[ObjectContents.unreadableKey] == Self.vanishedRowReason }
 
     private func becomeUnreadable(reason: String) {
         contents.fillAsUnreadable(attributeCount: entity.layout.attributes.count, reason: reason)

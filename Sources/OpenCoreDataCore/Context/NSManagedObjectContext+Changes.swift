@@ -158,9 +158,11 @@ extension NSManagedObjectContext {
         storeAssignments = [:]
         // Objects given permanent IDs but never saved. An object whose row could not be read has
         // no snapshot either, but its row exists: it becomes a fault again below.
-        let neverSaved = registry.objects.filter { !$0.hasSnapshot && !$0.isFault && !$0.isUnreadable }
-        let undeleted = deleted.members
-        let reverted = updated.members
+        let isNeverSaved = { (object: NSManagedObject) in !object.hasSnapshot && !object.isFault && !object.isUnreadable }
+        let neverSaved = registry.objects.filter(isNeverSaved)
+        // Changed objects that stay (one whose row vanished, changed since, leaves with the new ones).
+        let undeleted = deleted.members.filter { !isNeverSaved($0) }
+        let reverted = updated.members.filter { !isNeverSaved($0) }
         let changed = undeleted + reverted
         var removed: [NSManagedObject] = []
         for object in inserted.allCandidates + neverSaved where object.context === self && !object.hasSnapshot {

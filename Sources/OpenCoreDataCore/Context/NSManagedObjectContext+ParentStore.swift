@@ -48,7 +48,8 @@ extension NSManagedObjectContext: ParentObjectStore {
             guard let object = registeredObject(for: objectID), object.hasChanges else {
                 return try parentStoreOrThrow().snapshot(for: objectID, context: context)
             }
-            if object.isDeleted { return nil }
+            // A row gone from below is gone for the child too, whatever this context made of it.
+            if object.isDeleted || object.isUnreadableForVanishedRow { return nil }
             try makeNewObjectsPermanent()
             return object.currentSnapshot(readAt: SnapshotClock.now())
         }
@@ -128,7 +129,9 @@ extension NSManagedObjectContext: ParentObjectStore {
         snapshots.reserveCapacity(objects.count)
         var unread: [Int] = []
         for object in objects {
-            if object.hasChanges {
+            if object.isUnreadableForVanishedRow {
+                continue  // its row is gone: the child reads nothing for it
+            } else if object.hasChanges {
                 snapshots.append(object.currentSnapshot(readAt: readAt))
             } else {
                 // Unchanged here: read from below, as every other path reads such objects.

@@ -422,7 +422,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         checkQueue()
         if let object = registeredObject(for: objectID) {
             if object.isFault { object.fulfillFault() }
-            if !object.contents.state.contains(.inaccessible) { return object }
+            if !object.contents.state.contains(.inaccessible) && !object.isUnreadableForVanishedRow { return object }
         } else if let snapshot = try fetchSnapshot(for: objectID) {
             // A parent's new object, asked for by its temporary ID, comes with its permanent one.
             let permanentID = objectID.isTemporaryID ? snapshot.objectID : objectID
