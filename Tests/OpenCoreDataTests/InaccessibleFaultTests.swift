@@ -38,6 +38,12 @@ final class ReadingContext: NSManagedObjectContext, @unchecked Sendable {
         return ids
     }
 
+    /// `context`, on the stack's coordinator.
+    private func attached<Context: NSManagedObjectContext>(_ context: Context, to stack: TestStack) -> Context {
+        context.persistentStoreCoordinator = stack.coordinator
+        return context
+    }
+
     @Test(arguments: StoreKind.allCases)
     func withoutDeletingInaccessibleFaultsTheObjectIsUnreadableAndASaveRefusesIt(kind: StoreKind) throws {
         let stack = try TestStack(kind)
@@ -69,8 +75,7 @@ final class ReadingContext: NSManagedObjectContext, @unchecked Sendable {
     @Test func anOverrideDecidesPerObject() throws {
         let stack = try TestStack(.sqlite)
         let ids = try vanishedIDs(in: stack)
-        let guarding = PetGuardingContext(concurrencyType: .mainQueueConcurrencyType)
-        guarding.persistentStoreCoordinator = stack.coordinator
+        let guarding = attached(PetGuardingContext(concurrencyType: .mainQueueConcurrencyType), to: stack)
         let person = guarding.object(with: ids.person)
         let pet = guarding.object(with: ids.pet)
         #expect(person.value(forKey: "name") == nil)
@@ -85,8 +90,7 @@ final class ReadingContext: NSManagedObjectContext, @unchecked Sendable {
     @Test func theHookMayReadTheObjectItIsAskedAbout() throws {
         let stack = try TestStack(.sqlite)
         let ids = try vanishedIDs(in: stack)
-        let reading = ReadingContext(concurrencyType: .mainQueueConcurrencyType)
-        reading.persistentStoreCoordinator = stack.coordinator
+        let reading = attached(ReadingContext(concurrencyType: .mainQueueConcurrencyType), to: stack)
         let person = reading.object(with: ids.person)
         #expect(person.value(forKey: "name") == nil)
         #expect(reading.asked == 1)

@@ -32,6 +32,14 @@ final class SnapshotWatchingPerson: NSManagedObject {
         return person
     }
 
+    /// Another context on the same coordinator saves the (one) person's age.
+    private func saveAgeElsewhere(_ age: Int, in stack: TestStack) throws {
+        let other = stack.newContext()
+        let theirs = try #require(try stack.fetch("Person", in: other).first)
+        theirs.setValue(age, forKey: "age")
+        try other.save()
+    }
+
     @Test func theRawValuesAreCoreDatas() {
         #expect(NSSnapshotEventType.undoInsertion.rawValue == 1 << 1)
         #expect(NSSnapshotEventType.undoDeletion.rawValue == 1 << 2)
@@ -164,10 +172,7 @@ final class SnapshotWatchingPerson: NSManagedObject {
     @Test func refreshKeepingChangesTellsRefresh() throws {
         let stack = try stack()
         let person = try savedPerson(in: stack)
-        let other = stack.newContext()
-        let theirs = try #require(try stack.fetch("Person", in: other).first)
-        theirs.setValue(50, forKey: "age")
-        try other.save()
+        try saveAgeElsewhere(50, in: stack)
 
         person.setValue("Mine", forKey: "name")
         stack.context.refresh(person, mergeChanges: true)
@@ -185,10 +190,7 @@ final class SnapshotWatchingPerson: NSManagedObject {
     @Test func aMergePolicySettlingAConflictTellsMergePolicy() throws {
         let stack = try stack()
         let person = try savedPerson(in: stack)
-        let other = stack.newContext()
-        let theirs = try #require(try stack.fetch("Person", in: other).first)
-        theirs.setValue(50, forKey: "age")
-        try other.save()
+        try saveAgeElsewhere(50, in: stack)
 
         person.setValue("Mine", forKey: "name")
         #expect(throws: CocoaError.self) { try stack.context.save() }

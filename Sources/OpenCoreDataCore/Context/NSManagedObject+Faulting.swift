@@ -67,7 +67,10 @@ extension NSManagedObject {
     static let vanishedRowReason = "its row is no longer in the store"
 
     /// Whether the object is unreadable because its row is gone (not for a failed read).
-    var isUnreadableForVanishedRow: Bool { contents.rejectedValues[ObjectContents.unreadableKey] == Self.vanishedRowReason }
+    var isUnreadableForVanishedRow: Bool {
+        // Asked of every object a parent hands a child: most have no refused values at all.
+        !contents.rejectedValues.isEmpty && contents.rejectedValues[ObjectContents.unreadableKey] == Self.vanishedRowReason
+    }
 
     private func becomeUnreadable(reason: String) {
         contents.fillAsUnreadable(attributeCount: entity.layout.attributes.count, reason: reason)
