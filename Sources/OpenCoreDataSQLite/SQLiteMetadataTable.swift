@@ -13,8 +13,15 @@ enum SQLiteMetadataTable {
     /// `Z_METADATA` row or its property list cannot be read.
     static func read(from connection: SQLiteConnection, url: URL?) throws -> [String: Any] {
         let path = url?.path ?? "?"
-        guard try connection.tableExists("Z_METADATA") else { throw notAStore(url) }
-        guard let row = try connection.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1").first else {
+        let rows: [[SQLiteValue]]
+        do {
+            rows = try connection.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")
+        } catch let error as SQLiteError where error.primaryCode == 1 /* SQLITE_ERROR */ {
+            // Asked only when the read fails: every store has the table, and each statement is parsed.
+            guard try connection.tableExists("Z_METADATA") else { throw notAStore(url) }
+            throw error
+        }
+        guard let row = rows.first else {
             throw CoreDataError.store(.persistentStoreInvalidType, "The store \(path) has no metadata row in Z_METADATA", url: url)
         }
         // Core Data always writes a property list; without one the store's model is unknown.

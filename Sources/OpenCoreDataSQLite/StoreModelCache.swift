@@ -54,9 +54,11 @@ enum StoreModelCache {
 
     /// Writes `content` (the archive `content(for:)` made; nil: none) as the store's model cache.
     static func write(content: Data?, on connection: SQLiteConnection) throws {
-        if try connection.tableExists("Z_MODELCACHE") {
+        do {
             try connection.execute("DELETE FROM Z_MODELCACHE")
-        } else {
+        } catch let error as SQLiteError where error.primaryCode == 1 /* SQLITE_ERROR */ {
+            // Asked only when the delete fails: nearly every store has the table, and each statement is parsed.
+            guard try !connection.tableExists("Z_MODELCACHE") else { throw error }
             try connection.execute("CREATE TABLE Z_MODELCACHE (Z_CONTENT BLOB)")
         }
         guard let content else { return }
