@@ -32,6 +32,9 @@ struct SQLiteLightweightMigration {
     /// A layout of the destination entities made already (the store's, compared with the
     /// destination model before it migrated), taken when its numbers are the migration's.
     var laidOut: SQLiteSchema?
+    /// Leaves dropping the tables of removed entities and the columns of removed attributes to
+    /// later (`NSPersistentStoreDeferredLightweightMigrationOptionKey`, `SQLiteDeferredCleanup`).
+    var defersCleanup = false
 
     /// Runs the migration and returns the store's new metadata (already written). A cancelled
     /// `progress` stops it between steps or in the middle of a statement (134120), and the
@@ -60,6 +63,9 @@ struct SQLiteLightweightMigration {
             progress?.totalUnitCount = Int64(destination.tables.count + destination.distinctJoinTables.count + 2)
             var step = Step(migration: self, destination: destination)
             try step.setTriggersAside()
+            // Cleanup an earlier migration deferred goes first: a column it left may be added
+            // again, or a table it left be needed under its name.
+            for task in SQLiteDeferredCleanup.pending(in: metadata) { try task.run(on: connection) }
             try step.migrateTables()
             try step.migrateJoinTables()
             try step.deleteRowsLeft()
@@ -76,6 +82,7 @@ struct SQLiteLightweightMigration {
             updated[StoreMetadataKey.modelFileVersions] = nil
             updated[StoreMetadataKey.modelFileVersion] = nil
             for (key, value) in destinationModel.versionMetadata(for: destination.orderedEntities) { updated[key] = value }
+            updated = SQLiteDeferredCleanup.metadata(updated, pending: step.deferred)
             try SQLiteMetadataTable.write(updated, uuid: uuid, on: connection, url: url)
             let content = prefetch.map { $0.storeWork() } ?? StoreModelCache.content(for: destinationModel)
             try StoreModelCache.write(content: content, on: connection)
@@ -205,6 +212,8 @@ extension SQLiteLightweightMigration {
         var carriedTables: [String: String] = [:]
         /// Triggers of the tables dropped or rebuilt, to recreate: (name, SQL).
         var droppedTriggers: [(name: String, table: String, sql: String)] = []
+        /// What is left for later when the migration defers its cleanup.
+        var deferred: [SQLiteDeferredCleanup] = []
         /// Required attributes that may have been left without a value: (column, entity, name).
         var requiredChecks: [(column: String, owner: SQLiteSchema.EntityMapping, name: String)] = []
 
@@ -258,11 +267,14 @@ extension SQLiteLightweightMigration {
             }
             let plan = try columnPlan(for: table, from: sourceTable)
             let sourceColumns = Set(sourceTable.columns.map(\.name))
+            let removed = sourceColumns.subtracting(plan.filter(\.isIdentity).map(\.column))
             let onlyAdds = sourceTable.name == table.name
                 && plan.allSatisfy { $0.isIdentity || $0.isConstant }
-                && Set(plan.filter(\.isIdentity).map(\.column)) == sourceColumns
+                && (removed.isEmpty || canDeferDropping(removed, of: sourceTable.name))
+                && Set(plan.filter { !$0.isIdentity }.map(\.column)).isDisjoint(with: sourceColumns)
             if onlyAdds {
                 keptTables.insert(table.name)
+                deferred += removed.sorted().map { .dropColumn(table: table.name, column: $0) }
                 try addColumns(plan.filter { !$0.isIdentity }, to: table)
                 if !left.isEmpty { rowsToDelete.append((table.name, left)) }
             } else {
@@ -271,6 +283,16 @@ extension SQLiteLightweightMigration {
             // Links into the table may point at rows it did not keep (removed, or moved to
             // another tree's table): they are checked once every row is in place.
             if !left.isEmpty { tablesWithRemovedRows.insert(table.name) }
+        }
+
+        /// Whether the columns of removed attributes can stay in their table until a deferred
+        /// cleanup drops them: when the migration defers, SQLite drops columns in place, and no
+        /// trigger of the table names them (a trigger recreated with the column still there
+        /// would stop the drop).
+        private func canDeferDropping(_ columns: Set<String>, of table: String) -> Bool {
+            guard migration.defersCleanup, SQLiteDeferredCleanup.dropsColumns else { return false }
+            let triggers = droppedTriggers.filter { $0.table.caseInsensitiveCompare(table) == .orderedSame }.map { $0.sql.uppercased() }
+            return !columns.contains { column in triggers.contains { $0.contains(column.uppercased()) } }
         }
 
         /// Whether some destination table keeps the rows of the source entity `entity`.
@@ -619,9 +641,15 @@ extension SQLiteLightweightMigration {
         /// Drops every source table not kept under its name (the rebuilt ones have their copy).
         mutating func dropUnusedTables() throws {
             let sourceTables = source.tables.map(\.name) + source.distinctJoinTables.map(\.name)
+            // A name a new table takes must be free before the rename (`renameRebuiltTables`).
+            let reused = Set(rebuilt.map { $0.final.uppercased() })
             for name in sourceTables where !keptTables.contains(name) {
                 guard try connection.tableExists(name) else { continue }
-                try connection.execute("DROP TABLE \(name)")
+                if migration.defersCleanup && !reused.contains(name.uppercased()) {
+                    deferred.append(.dropTable(name))
+                } else {
+                    try connection.execute("DROP TABLE \(name)")
+                }
             }
         }
 

@@ -243,6 +243,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         migration.prefetch = planner.prefetch
         // The layout the store was compared with: the model's, under the store's numbers.
         migration.laidOut = schema
+        migration.defersCleanup = StoreOptionFlag.isOn(options?[NSPersistentStoreDeferredLightweightMigrationOptionKey])
         var fitted: (SQLiteSchema, StoreComparison)?
         // External data files that no migrated row names any more go once it is committed.
         var committed = false

@@ -20,6 +20,30 @@ public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
 public let OCDSQLiteReadImmutableOption = "OCDSQLiteReadImmutableOption"
 public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
 public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
+/// Lets a lightweight migration of a SQLite store leave its slow cleanup for later: the tables of
+/// removed entities and the columns of removed attributes stay in the file, unused, until
+/// `NSPersistentStoreCoordinator.finishDeferredLightweightMigration()` (or
+/// `finishDeferredLightweightMigrationTask()`) drops them. A `Bool` or `NSNumber` in the options
+/// of `addPersistentStore`.
+///
+/// The key has a second use, as in Core Data: in the store's metadata it is `true` while some
+/// cleanup waits.
+///
+/// ```swift
+/// try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: [
+///     NSPersistentStoreDeferredLightweightMigrationOptionKey: true,
+///     NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+/// if coordinator.metadata(for: store)[NSPersistentStoreDeferredLightweightMigrationOptionKey] as? Bool == true {
+///     try coordinator.finishDeferredLightweightMigration()   // later, when the app is idle
+/// }
+/// ```
+///
+/// Differences from Core Data: which work is deferred is OpenCoreData's choice — dropping the
+/// tables of removed entities and the columns of removed attributes (a column dropped later
+/// spares the migration a copy of its table); index changes and row deletions are not
+/// deferred. A later migration of the store runs the waiting cleanup first. Other store types
+/// ignore the option (their migrations rewrite the whole file).
+public let NSPersistentStoreDeferredLightweightMigrationOptionKey = "NSPersistentStoreDeferredLightweightMigrationOptionKey"
 public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
 public let NSSQLitePragmasOption = "NSSQLitePragmasOption"
 /// Runs SQLite's `ANALYZE` when the store is added, so that the query planner chooses indexes

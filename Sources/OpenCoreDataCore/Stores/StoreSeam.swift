@@ -81,9 +81,15 @@ package protocol StoreSeam: AnyObject {
     /// Begins keeping the store's state as it is now for the reads of a query generation, or
     /// nil when the store cannot (it is then read at its newest state).
     func pinCurrentGeneration() throws -> (any StoreGenerationPin)?
+
+    /// Runs up to `limit` (nil: all) of the cleanup tasks a deferred lightweight migration left
+    /// (`NSPersistentStoreDeferredLightweightMigrationOptionKey`), each committed on its own with
+    /// the store's metadata; returns how many ran.
+    func finishDeferredMigrationTasks(limit: Int?) throws -> Int
 }
 
 extension StoreSeam {
+    package func finishDeferredMigrationTasks(limit: Int?) throws -> Int { 0 }
     package func unload() {}
     package func finishLoading() throws {}
     package func destroyFiles() throws -> Bool { false }

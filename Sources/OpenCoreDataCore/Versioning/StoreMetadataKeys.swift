@@ -25,6 +25,9 @@ package enum StoreMetadataKey {
     package static let modelFileVersions = "OCDModelFileVersions"
     /// OpenCoreData's own: the name of the version the store's model is, among `modelFileVersions`.
     package static let modelFileVersion = "OCDModelFileVersion"
+    /// OpenCoreData's own: the cleanup a deferred lightweight migration left to do (see
+    /// `NSPersistentStoreDeferredLightweightMigrationOptionKey`), as the store type writes it.
+    package static let deferredMigrationTasks = "OCDDeferredMigrationTasks"
 
     /// The keys that describe the model a store was written with (a migration writes the new
     /// model's; the application's own keys are carried over).

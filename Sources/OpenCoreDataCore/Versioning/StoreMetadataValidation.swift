@@ -28,6 +28,7 @@ package enum StoreMetadataValidation {
         NSStoreTypeKey, NSStoreModelVersionHashesKey, NSStoreModelVersionIdentifiersKey, NSStoreModelVersionChecksumKey,
         StoreMetadataKey.versionHashesDigest, StoreMetadataKey.versionHashesVersion, StoreMetadataKey.frameworkVersion,
         StoreMetadataKey.autoVacuumLevel, StoreMetadataKey.modelFileVersions, StoreMetadataKey.modelFileVersion,
+        NSPersistentStoreDeferredLightweightMigrationOptionKey, StoreMetadataKey.deferredMigrationTasks,
     ]
 
     /// `replacement`, with Core Data's own keys taken from `current` where `replacement` leaves

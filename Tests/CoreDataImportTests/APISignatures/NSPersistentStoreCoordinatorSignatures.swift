@@ -29,6 +29,15 @@ extension APISignatures {
         check("NSPersistentStoreConnectionPoolMaxSizeKey") { let _: String = NSPersistentStoreConnectionPoolMaxSizeKey }
         check("NSMigratePersistentStoresAutomaticallyOption") { let _: String = NSMigratePersistentStoresAutomaticallyOption }
         check("NSInferMappingModelAutomaticallyOption") { let _: String = NSInferMappingModelAutomaticallyOption }
+        check("NSPersistentStoreDeferredLightweightMigrationOptionKey") { let _: String = NSPersistentStoreDeferredLightweightMigrationOptionKey }
+        check("NSPersistentStoreCoordinator.finishDeferredLightweightMigration()") {
+            let _: (NSPersistentStoreCoordinator) -> () throws -> Void = NSPersistentStoreCoordinator.finishDeferredLightweightMigration
+            try NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel()).finishDeferredLightweightMigration()
+        }
+        check("NSPersistentStoreCoordinator.finishDeferredLightweightMigrationTask()") {
+            let _: (NSPersistentStoreCoordinator) -> () throws -> Void = NSPersistentStoreCoordinator.finishDeferredLightweightMigrationTask
+            try NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel()).finishDeferredLightweightMigrationTask()
+        }
         check("NSStoreModelVersionHashesKey") { let _: String = NSStoreModelVersionHashesKey }
         check("NSStoreModelVersionIdentifiersKey") { let _: String = NSStoreModelVersionIdentifiersKey }
         check("NSPersistentStoreStagedMigrationManagerOptionKey") { let _: String = NSPersistentStoreStagedMigrationManagerOptionKey }
