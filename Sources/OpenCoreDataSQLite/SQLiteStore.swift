@@ -121,7 +121,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                 // A store whose hashes are the model's but whose tables differ is damaged or laid
                 // out in a way OpenCoreData does not know: there is nothing to migrate from.
                 var planner = StoreMigrationPlanner(destination: model, configuration: configurationName, options: options, url: url)
-                let mayMigrate = !isReadOnly && !model.isInferredFromStore && planner.isMigrationRequested
+                let mayMigrate = !isReadOnly && !model.isInferredFromStore && planner.isMigrationRequested && !ignoresVersioning
                     && !model.isConfiguration(withName: configurationName, compatibleWithStoreMetadata: storedMetadata)
                 if mayMigrate {
                     // While the store is compared with the model, the source model is looked for
@@ -156,6 +156,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                 }
                 if let error = comparison.incompatibilityError(url: url) { throw error }
                 for adoption in comparison.adoptions { adoption.apply(to: schema) }
+                if ignoresVersioning { adoptModelVersion(of: model) }
             case .otherDatabase:
                 throw CoreDataError.store(.persistentStoreInvalidType,
                                           "The file \(path) is a SQLite database but not a Core Data store (it has no Z_METADATA and Z_PRIMARYKEY tables)",
@@ -188,7 +189,8 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     private func fitSchema(of model: NSManagedObjectModel, entities: [NSEntityDescription],
                            on connection: SQLiteConnection, url: URL, unchanged: StoreTablesSnapshot) throws -> StoreComparison {
         let (fitted, comparison) = try Self.fittedSchema(for: entities, of: model, metadata: model.isInferredFromStore ? [:] : storedMetadata,
-                                                         on: connection, url: url, unchanged: unchanged)
+                                                         on: connection, url: url, unchanged: unchanged,
+                                                         comparingHashes: !ignoresVersioning)
         schema = fitted
         return comparison
     }
@@ -200,9 +202,10 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// same layout.
     /// `unchanged`, what was read of the store's tables already, when they have not changed
     /// since; nil: they are read now.
+    /// `comparingHashes` false leaves the version hashes out (`NSIgnorePersistentStoreVersioningOption`).
     static func fittedSchema(for entities: [NSEntityDescription], of model: NSManagedObjectModel, metadata: [String: Any],
                              on connection: SQLiteConnection, url: URL, laidOut: SQLiteSchema? = nil,
-                             unchanged: StoreTablesSnapshot? = nil) throws -> (SQLiteSchema, StoreComparison) {
+                             unchanged: StoreTablesSnapshot? = nil, comparingHashes: Bool = true) throws -> (SQLiteSchema, StoreComparison) {
         // The store's own entity numbers, whatever order its writer numbered them in: the rows'
         // Z_ENT, the Z<n>_ columns and the join tables follow them.
         let tables = try unchanged ?? StoreTablesSnapshot(connection: connection, url: url)
@@ -212,7 +215,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         let schema = laidOut.flatMap { $0.isLayout(of: entities, storedNumbers: numbers) ? $0 : nil }
             ?? SQLiteSchema(entities: entities, storedNumbers: numbers)
         let comparison = try StoreCompatibility(schema: schema, tables: tables, connection: connection, url: url)
-            .compare(metadata: metadata)
+            .compare(metadata: metadata, comparingHashes: comparingHashes)
         return (schema, comparison)
     }
 
@@ -296,6 +299,20 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// The entities a store of `configuration` holds in `model`.
     static func entities(of model: NSManagedObjectModel, configuration: String) -> [NSEntityDescription] {
         NSManagedObjectModel.withSubentities(model.entities(forConfigurationName: configuration) ?? model.entities)
+    }
+
+    /// Whether the add's options ask not to compare version hashes (`NSIgnorePersistentStoreVersioningOption`).
+    private var ignoresVersioning: Bool { StoreOptionFlag.isOn(options?[NSIgnorePersistentStoreVersioningOption]) }
+
+    /// A store opened without comparing its version hashes records the model's from now on:
+    /// Core Data "continues to update the version hash information in the metadata". Written
+    /// with the next save.
+    private func adoptModelVersion(of model: NSManagedObjectModel) {
+        guard !isReadOnly else { return }
+        let current = model.versionMetadata(for: schema.orderedEntities)
+        guard VersionHashing.hashes(inMetadata: storedMetadata) != current[NSStoreModelVersionHashesKey] as? [String: Data] else { return }
+        for key in StoreMetadataKey.modelKeys { storedMetadata[key] = current[key] }
+        metadataNeedsWriting = true
     }
 
     /// The store compares its hashes and tables with the model as it loads, and migrates in place.

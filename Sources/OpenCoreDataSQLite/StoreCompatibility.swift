@@ -24,10 +24,11 @@ struct StoreCompatibility {
     let connection: SQLiteConnection
     let url: URL?
 
-    /// Every difference between the store and the model, and the store's own names to adopt.
-    func compare(metadata: [String: Any]) throws -> StoreComparison {
+    /// Every difference between the store and the model, and the store's own names to adopt;
+    /// `comparingHashes` false leaves the version hashes out (the tables must still fit).
+    func compare(metadata: [String: Any], comparingHashes: Bool = true) throws -> StoreComparison {
         var comparison = StoreComparison()
-        comparison += versionHashDifferences(in: metadata)
+        if comparingHashes { comparison += versionHashDifferences(in: metadata) }
         try compareStructure(into: &comparison)
         comparison += externalStorageDifferences(in: metadata)
         return comparison

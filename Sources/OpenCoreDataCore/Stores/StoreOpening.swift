@@ -77,7 +77,9 @@ struct StoreOpening {
     /// Loads `store`, and checks that it fits the model where it does not check itself.
     private func load(_ store: NSPersistentStore) throws {
         try store.seam.load(model: model, entities: entities)
-        guard !store.seam.comparesItselfWithModel else { return try store.seam.finishLoading() }
+        guard !store.seam.comparesItselfWithModel, !StoreOptionFlag.isOn(options?[NSIgnorePersistentStoreVersioningOption]) else {
+            return try store.seam.finishLoading()
+        }
         let metadata = store.metadata ?? [:]
         let differences = versionHashDifferences(of: metadata, from: model)
         guard let refusal = StoreDifference.incompatibilityError(differences, url: storeURL) else { return try store.seam.finishLoading() }

@@ -29,6 +29,7 @@ extension APISignatures {
         check("NSPersistentStoreConnectionPoolMaxSizeKey") { let _: String = NSPersistentStoreConnectionPoolMaxSizeKey }
         check("NSMigratePersistentStoresAutomaticallyOption") { let _: String = NSMigratePersistentStoresAutomaticallyOption }
         check("NSInferMappingModelAutomaticallyOption") { let _: String = NSInferMappingModelAutomaticallyOption }
+        check("NSIgnorePersistentStoreVersioningOption") { let _: String = NSIgnorePersistentStoreVersioningOption }
         check("NSPersistentStoreDeferredLightweightMigrationOptionKey") { let _: String = NSPersistentStoreDeferredLightweightMigrationOptionKey }
         check("NSPersistentStoreCoordinator.finishDeferredLightweightMigration()") {
             let _: (NSPersistentStoreCoordinator) -> () throws -> Void = NSPersistentStoreCoordinator.finishDeferredLightweightMigration
