@@ -291,8 +291,16 @@ extension SQLiteLightweightMigration {
         /// would stop the drop).
         private func canDeferDropping(_ columns: Set<String>, of table: String) -> Bool {
             guard migration.defersCleanup, SQLiteDeferredCleanup.dropsColumns else { return false }
-            let triggers = droppedTriggers.filter { $0.table.caseInsensitiveCompare(table) == .orderedSame }.map { $0.sql.uppercased() }
-            return !columns.contains { column in triggers.contains { $0.contains(column.uppercased()) } }
+            return !columns.contains(where: isNamedByATrigger)
+        }
+
+        /// Whether the body of some trigger of the store (of any table: Core Data's derived
+        /// attributes put a parent's triggers on the child's table) names `name`, a table or
+        /// column: such a trigger is recreated while the name is still there, and would then stop
+        /// it from being dropped, or fail once it is.
+        private func isNamedByATrigger(_ name: String) -> Bool {
+            let name = name.uppercased()
+            return droppedTriggers.contains { $0.sql.uppercased().contains(name) }
         }
 
         /// Whether some destination table keeps the rows of the source entity `entity`.
@@ -645,7 +653,14 @@ extension SQLiteLightweightMigration {
             let reused = Set(rebuilt.map { $0.final.uppercased() })
             for name in sourceTables where !keptTables.contains(name) {
                 guard try connection.tableExists(name) else { continue }
-                if migration.defersCleanup && !reused.contains(name.uppercased()) {
+                if migration.defersCleanup && !reused.contains(name.uppercased()) && !isNamedByATrigger(name) {
+                    // Its indexes go now: they are named after entities, and a table that takes
+                    // the entity's rows makes indexes of the same names (`migrateIndexes`).
+                    for row in try connection.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+                                                   [.text(name)]) {
+                        guard let index = row[0].stringValue else { continue }
+                        try connection.execute("DROP INDEX " + SQLiteConnection.quotedIdentifier(index))
+                    }
                     deferred.append(.dropTable(name))
                 } else {
                     try connection.execute("DROP TABLE \(name)")

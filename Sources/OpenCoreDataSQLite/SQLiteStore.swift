@@ -139,7 +139,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                 let unchanged: StoreTablesSnapshot
                 do {
                     // Read once for the comparisons before any migration: nothing changes them.
-                    unchanged = try StoreTablesSnapshot(connection: connection, url: url)
+                    unchanged = try StoreTablesSnapshot(connection: connection, url: url, metadata: storedMetadata)
                     comparison = try fitSchema(of: model, entities: entities, on: connection, url: url, unchanged: unchanged)
                 } catch {
                     planner.prefetch?.cancel()
@@ -208,7 +208,7 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                              unchanged: StoreTablesSnapshot? = nil, comparingHashes: Bool = true) throws -> (SQLiteSchema, StoreComparison) {
         // The store's own entity numbers, whatever order its writer numbered them in: the rows'
         // Z_ENT, the Z<n>_ columns and the join tables follow them.
-        let tables = try unchanged ?? StoreTablesSnapshot(connection: connection, url: url)
+        let tables = try unchanged ?? StoreTablesSnapshot(connection: connection, url: url, metadata: metadata)
         let stored = tables.numbers
         let found = Self.numbers(of: entities, in: stored)
         let numbers = found.isEmpty ? model.storedEntityNumbers : found

@@ -8,7 +8,7 @@ import OCDSQLite
 /// each table is read once for all of them.
 ///
 /// ```swift
-/// let snapshot = try StoreTablesSnapshot(connection: connection, url: url)
+/// let snapshot = try StoreTablesSnapshot(connection: connection, url: url, metadata: storedMetadata)
 /// let columns = try snapshot.columns(ofTable: "ZITEM")   // read now
 /// _ = try snapshot.columns(ofTable: "ZITEM")             // kept
 /// ```
@@ -19,16 +19,33 @@ final class StoreTablesSnapshot {
     let numbers: [String: Int64]
     private let connection: SQLiteConnection
     private var columnsByTable: [String: [(name: String, type: String)]] = [:]
+    /// Upper-cased names of the tables, and table → columns, a deferred migration left to drop.
+    private let leftTables: Set<String>
+    private let leftColumns: [String: Set<String>]
 
-    init(connection: SQLiteConnection, url: URL) throws {
+    /// `metadata`, the store's: the tables and columns its deferred cleanup will drop
+    /// (`SQLiteDeferredCleanup`) are not seen, so that a model that adds one of them back is
+    /// compared with the store as it will be, and migrates.
+    init(connection: SQLiteConnection, url: URL, metadata: [String: Any]) throws {
         self.connection = connection
         numbers = try StoredEntityNumbers.read(on: connection, url: url)
+        var tables: Set<String> = []
+        var columns: [String: Set<String>] = [:]
+        for task in SQLiteDeferredCleanup.pending(in: metadata) {
+            switch task {
+            case .dropTable(let table): tables.insert(table.uppercased())
+            case .dropColumn(let table, let column): columns[table.uppercased(), default: []].insert(column.uppercased())
+            }
+        }
+        leftTables = tables
+        leftColumns = columns
     }
 
     /// The columns of `table` (`SQLiteConnection.columns(ofTable:)`), read once.
     func columns(ofTable table: String) throws -> [(name: String, type: String)] {
         if let columns = columnsByTable[table] { return columns }
-        let columns = try connection.columns(ofTable: table)
+        var columns = leftTables.contains(table.uppercased()) ? [] : try connection.columns(ofTable: table)
+        if let left = leftColumns[table.uppercased()] { columns.removeAll { left.contains($0.name.uppercased()) } }
         columnsByTable[table] = columns
         return columns
     }

@@ -7,6 +7,10 @@ import OCDSQLite
 /// dropping removed tables and columns for later, the store's metadata saying so until
 /// `finishDeferredLightweightMigration()` or `finishDeferredLightweightMigrationTask()` runs it.
 @Suite struct DeferredMigrationTests {
+    /// Whether this SQLite drops a column in place (3.35): without it a removed column is never
+    /// deferred, and the tests that look for one left behind do not apply.
+    static let dropsColumns = SQLiteConnection.libraryVersionNumber >= 3_035_000
+
     static let version1 = """
         <entity name="Item" representedClassName="NSManagedObject" syncable="YES">
             <attribute name="name" optional="YES" attributeType="String"/>
@@ -15,12 +19,18 @@ import OCDSQLite
         <entity name="Old" representedClassName="NSManagedObject" syncable="YES">
             <attribute name="title" optional="YES" attributeType="String"/>
         </entity>
+        <entity name="Tag" representedClassName="NSManagedObject" syncable="YES">
+            <attribute name="label" optional="YES" attributeType="String"/>
+        </entity>
         """
     /// `note` and the entity `Old` removed, `tag` added.
     static let version2 = """
         <entity name="Item" representedClassName="NSManagedObject" syncable="YES">
             <attribute name="name" optional="YES" attributeType="String"/>
             <attribute name="tag" optional="YES" attributeType="String"/>
+        </entity>
+        <entity name="Tag" representedClassName="NSManagedObject" syncable="YES">
+            <attribute name="label" optional="YES" attributeType="String"/>
         </entity>
         """
     /// `note` back, as a new attribute.
@@ -29,6 +39,9 @@ import OCDSQLite
             <attribute name="name" optional="YES" attributeType="String"/>
             <attribute name="tag" optional="YES" attributeType="String"/>
             <attribute name="note" optional="YES" attributeType="String"/>
+        </entity>
+        <entity name="Tag" representedClassName="NSManagedObject" syncable="YES">
+            <attribute name="label" optional="YES" attributeType="String"/>
         </entity>
         """
 
@@ -90,7 +103,7 @@ import OCDSQLite
         #expect(try Self.hasOldTable(url) == false)
     }
 
-    @Test func theMigrationLeavesRemovedTablesAndColumnsAndSaysSo() throws {
+    @Test(.enabled(if: dropsColumns)) func theMigrationLeavesRemovedTablesAndColumnsAndSaysSo() throws {
         let directory = TemporaryDirectory()
         let (bundle, url) = try Self.store(in: directory)
         let (coordinator, store) = try Self.open(url, bundle, options: Self.deferring)
@@ -111,7 +124,7 @@ import OCDSQLite
         #expect(try Self.names(in: reopened) == ["item 0", "item 1", "item 2"])
     }
 
-    @Test func finishingRunsEveryTaskAndClearsTheKey() throws {
+    @Test(.enabled(if: dropsColumns)) func finishingRunsEveryTaskAndClearsTheKey() throws {
         let directory = TemporaryDirectory()
         let (bundle, url) = try Self.store(in: directory)
         let (coordinator, store) = try Self.open(url, bundle, options: Self.deferring)
@@ -130,7 +143,7 @@ import OCDSQLite
         try reopened.finishDeferredLightweightMigrationTask()
     }
 
-    @Test func oneTaskAtATime() throws {
+    @Test(.enabled(if: dropsColumns)) func oneTaskAtATime() throws {
         let directory = TemporaryDirectory()
         let (bundle, url) = try Self.store(in: directory)
         let (coordinator, store) = try Self.open(url, bundle, options: Self.deferring)
@@ -176,7 +189,109 @@ import OCDSQLite
         #expect(items.allSatisfy { $0.value(forKey: "note") == nil })
     }
 
-    /// A store opened read-only, or one of another type, has nothing to finish.
+    /// A model whose hashes OpenCoreData cannot reproduce (external storage here) is compared
+    /// by its tables: a column left to drop is not seen, so a model that adds it back migrates
+    /// and gets a new, empty column, which the cleanup then leaves alone.
+    @Test(.enabled(if: dropsColumns)) func aColumnLeftToDropIsNotTakenForOneAddedBack() throws {
+        let directory = TemporaryDirectory()
+        let photo = "<attribute name=\"photo\" optional=\"YES\" attributeType=\"Binary\" allowsExternalBinaryDataStorage=\"YES\"/>\n"
+            + "        <attribute name=\"name\" "
+        let versions = [("Items", Self.version1), ("Items 2", Self.version2), ("Items 3", Self.version3)].map {
+            ($0.0, $0.1.replacingOccurrences(of: "<attribute name=\"name\" ", with: photo))
+        }
+        let bundle = try ModelBundle(in: directory, name: "Items", versions: versions, current: "Items")
+        let url = directory.file("Items.sqlite")
+        do {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try bundle.model())
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+            let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: context)
+            item.setValue("item", forKey: "name")
+            item.setValue("old note", forKey: "note")
+            try context.save()
+            try coordinator.remove(coordinator.persistentStores[0])
+        }
+        try bundle.makeCurrent("Items 2")
+        let (deferring, store) = try Self.open(url, bundle, options: Self.deferring)
+        #expect(try Self.itemColumns(url).contains("ZNOTE"))
+        try deferring.remove(store)
+
+        try bundle.makeCurrent("Items 3")
+        let (coordinator, _) = try Self.open(url, bundle, options: Self.migrating)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let item = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Item")).first)
+        #expect(item.value(forKey: "note") == nil, "the old notes must not come back")
+        item.setValue("new note", forKey: "note")
+        try context.save()
+        try coordinator.finishDeferredLightweightMigration()
+        context.refreshAllObjects()
+        #expect(item.value(forKey: "note") as? String == "new note")
+    }
+
+    /// An entity that moves to another table (a new abstract parent) leaves its old table to
+    /// drop; the old table's indexes, named after the entity, go at once so that the new
+    /// table's can be made.
+    @Test func anIndexedEntityMovingToAnotherTableMigratesWithTheCleanupDeferred() throws {
+        let directory = TemporaryDirectory()
+        let indexed = Self.version1.replacingOccurrences(of: "<attribute name=\"name\" optional=\"YES\"",
+                                                         with: "<attribute name=\"name\" optional=\"YES\" indexed=\"YES\"")
+        let moved = """
+            <entity name="Base" representedClassName="NSManagedObject" isAbstract="YES" syncable="YES">
+                <attribute name="kind" optional="YES" attributeType="String"/>
+            </entity>
+            """ + indexed.replacingOccurrences(of: "<entity name=\"Item\" representedClassName=\"NSManagedObject\"",
+                                              with: "<entity name=\"Item\" representedClassName=\"NSManagedObject\" parentEntity=\"Base\"")
+        let bundle = try ModelBundle(in: directory, name: "Items", versions: [("Items", indexed), ("Items 2", moved)], current: "Items")
+        let url = directory.file("Items.sqlite")
+        let original = NSPersistentStoreCoordinator(managedObjectModel: try bundle.model())
+        try original.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = original
+        NSEntityDescription.insertNewObject(forEntityName: "Item", into: context).setValue("item", forKey: "name")
+        try context.save()
+        try original.remove(original.persistentStores[0])
+        try bundle.makeCurrent("Items 2")
+
+        let (coordinator, store) = try Self.open(url, bundle, options: Self.deferring)
+        #expect(Self.isPending(coordinator, store))
+        #expect(try Self.names(in: coordinator) == ["item"])
+        try coordinator.finishDeferredLightweightMigration()
+        #expect(!Self.isPending(coordinator, store))
+        #expect(try SQLiteConnection(path: url.path).tableExists("ZITEM") == false)
+        #expect(try Self.names(in: coordinator) == ["item"])
+    }
+
+    /// A trigger that names a removed column, on another table, keeps that column from being
+    /// deferred: it is dropped with the migration (the trigger no longer compiles and goes),
+    /// and the cleanup left has nothing that would stop it.
+    @Test func aColumnATriggerNamesIsNotDeferred() throws {
+        let directory = TemporaryDirectory()
+        let (bundle, url) = try Self.store(in: directory)
+        try SQLiteConnection(path: url.path).execute("CREATE TRIGGER ZQ_TAG_NOTE AFTER INSERT ON ZTAG BEGIN UPDATE ZITEM SET ZNOTE = NEW.ZLABEL WHERE 0; END")
+        let (coordinator, store) = try Self.open(url, bundle, options: Self.deferring)
+        #expect(try !Self.itemColumns(url).contains("ZNOTE"))
+        #expect(Self.isPending(coordinator, store), "the removed entity's table still waits")
+        try coordinator.finishDeferredLightweightMigration()
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        NSEntityDescription.insertNewObject(forEntityName: "Tag", into: context).setValue("tag", forKey: "label")
+        try context.save()
+    }
+
+    /// The cleanup names this file's tables and columns: a copy of the store does not inherit it.
+    @Test func aCopyOfTheStoreHasNoCleanupWaiting() throws {
+        let directory = TemporaryDirectory()
+        let (bundle, url) = try Self.store(in: directory)
+        let (coordinator, store) = try Self.open(url, bundle, options: Self.deferring)
+        #expect(Self.isPending(coordinator, store))
+        let copy = try coordinator.migratePersistentStore(store, to: directory.file("Copy.sqlite"), options: nil, withType: NSSQLiteStoreType)
+        #expect(!Self.isPending(coordinator, copy))
+        #expect(coordinator.metadata(for: copy)["OCDDeferredMigrationTasks"] == nil)
+    }
+
+    /// A store of another type has nothing to finish.
     @Test func anInMemoryStoreHasNothingToFinish() throws {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel())
         try coordinator.addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil, options: nil)

@@ -184,7 +184,7 @@ extension VersionHashCompatibilityTests {
         let expected = try #require(owner.toOneEntityColumns[slot])
         try connection.execute("ALTER TABLE ZOWNER RENAME COLUMN \(expected) TO Z9_PET")
 
-        let comparison = try StoreCompatibility(schema: schema, tables: try StoreTablesSnapshot(connection: connection, url: url),
+        let comparison = try StoreCompatibility(schema: schema, tables: try StoreTablesSnapshot(connection: connection, url: url, metadata: [:]),
                                                 connection: connection, url: url).compare(metadata: [:])
         #expect(comparison.isCompatible)
         #expect(comparison.adoptions.count == 1)
@@ -195,7 +195,7 @@ extension VersionHashCompatibilityTests {
         // A column the store lacks altogether is a difference, named with its property.
         try connection.execute("ALTER TABLE ZOWNER DROP COLUMN ZNAME")
         let missing = try StoreCompatibility(schema: SQLiteSchema(entities: model.entities),
-                                             tables: try StoreTablesSnapshot(connection: connection, url: url),
+                                             tables: try StoreTablesSnapshot(connection: connection, url: url, metadata: [:]),
                                              connection: connection, url: url).compare(metadata: [:])
         #expect(missing.differences.map(\.kind) == [StoreDifference.Kind.missingColumn])
         #expect(missing.differences.first?.entity == "Owner")

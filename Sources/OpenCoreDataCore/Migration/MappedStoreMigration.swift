@@ -132,7 +132,7 @@ package struct MappedStoreMigration {
         guard var metadata = try unlessUnaddedMetadataIsUnsupported({
             try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: storeType, at: migrated)
         }) else { return }
-        for (key, value) in sourceMetadata where !StoreMetadataKey.modelKeys.contains(key) && key != NSStoreTypeKey {
+        for (key, value) in sourceMetadata where !StoreMetadataKey.modelKeys.contains(key) && !StoreMetadataKey.fileStateKeys.contains(key) && key != NSStoreTypeKey {
             metadata[key] = value
         }
         try unlessUnaddedMetadataIsUnsupported {

@@ -46,7 +46,8 @@ extension NSPersistentStoreCoordinator {
             copy = try staging.addPersistentStore(ofType: storeType, configurationName: store.configurationName, at: inMemory ? nil : url,
                                                   options: options)
             var metadata = copy.metadata ?? [:]
-            for (key, value) in store.metadata ?? [:] where !StoreMetadataKey.modelKeys.contains(key) && key != NSStoreTypeKey && key != NSStoreUUIDKey {
+            for (key, value) in store.metadata ?? [:] where !StoreMetadataKey.modelKeys.contains(key) && !StoreMetadataKey.fileStateKeys.contains(key)
+                && key != NSStoreTypeKey && key != NSStoreUUIDKey {
                 metadata[key] = value
             }
             copy.metadata = metadata

@@ -29,6 +29,11 @@ package enum StoreMetadataKey {
     /// `NSPersistentStoreDeferredLightweightMigrationOptionKey`), as the store type writes it.
     package static let deferredMigrationTasks = "OCDDeferredMigrationTasks"
 
+    /// The keys that describe one file's own state and never go to a copy of the store (a
+    /// migration into a new file, `migratePersistentStore`): the cleanup a deferred migration
+    /// left names tables and columns of this file only.
+    package static let fileStateKeys: Set<String> = [NSPersistentStoreDeferredLightweightMigrationOptionKey, deferredMigrationTasks]
+
     /// The keys that describe the model a store was written with (a migration writes the new
     /// model's; the application's own keys are carried over).
     package static let modelKeys: Set<String> = [
