@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import OpenCoreData
 @testable import OpenCoreDataCore
@@ -130,6 +131,19 @@ import OpenCoreData
         #expect(left.filter { $0.contains("migrating") && !$0.hasSuffix(".lock") } == [])
     }
 
+    /// A store class names the migration manager that migrates it through a mapping model
+    /// (`migrationManagerClass()`): the coordinator makes one of that class.
+    @Test func theStoreClassesMigrationManagerMigratesIt() throws {
+        let fixture = try Fixture()
+        NSPersistentStoreCoordinator.registerStoreClass(AuditedJSONFileStore.self, forStoreType: JSONFileStore.auditedType)
+        #expect(ObjectIdentifier(NSPersistentStore.migrationManagerClass()) == ObjectIdentifier(NSMigrationManager.self))
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try fixture.bundle.model())
+        try coordinator.addPersistentStore(ofType: JSONFileStore.auditedType, configurationName: nil, at: fixture.url,
+                                           options: Fixture.migrating)
+        #expect(AuditedMigrationManager.migrated.withLock { $0 }.contains(fixture.url.lastPathComponent))
+        #expect(try Self.library(coordinator) == ["Ada": ["Notes", "Sketches"], "Grace": ["Manual"]])
+    }
+
     @Test func anEmptyStoreOfOnesOwnMigratesToo() throws {
         let fixture = try Fixture()
         // Version 1's store, emptied: the migration has nothing to save into the new file.
@@ -258,5 +272,23 @@ import OpenCoreData
         try coordinator.addPersistentStore(ofType: JSONFileStore.plainType, configurationName: nil, at: fixture.url, options: nil)
         // Version 2 reads `name` of books, which version 1 wrote as `title`: no migration ran.
         #expect(try Self.library(coordinator) == ["Ada": [], "Grace": []])
+    }
+}
+
+/// A store of one's own whose migrations go through a manager of its own.
+final class AuditedJSONFileStore: JSONFileStore, @unchecked Sendable {
+    override class func migrationManagerClass() -> AnyClass { AuditedMigrationManager.self }
+}
+
+/// A migration manager that records the stores it migrates (by file name).
+final class AuditedMigrationManager: NSMigrationManager, @unchecked Sendable {
+    static let migrated = Mutex<[String]>([])
+
+    override func migrateStore(from sourceURL: URL, sourceType sStoreType: String, options sOptions: [AnyHashable: Any]? = nil,
+                               with mappings: NSMappingModel?, toDestinationURL dURL: URL, destinationType dStoreType: String,
+                               destinationOptions dOptions: [AnyHashable: Any]? = nil) throws {
+        Self.migrated.withLock { $0.append(sourceURL.lastPathComponent) }
+        try super.migrateStore(from: sourceURL, sourceType: sStoreType, options: sOptions, with: mappings,
+                               toDestinationURL: dURL, destinationType: dStoreType, destinationOptions: dOptions)
     }
 }

@@ -78,7 +78,9 @@ package struct MappedStoreMigration {
         // The file is tidied once, when the migrated store is added, not at every step.
         destinationOptions[NSSQLiteManualVacuumOption] = nil
         destinationOptions[NSSQLiteAnalyzeOption] = nil
-        let manager = NSMigrationManager(sourceModel: request.source, destinationModel: destination)
+        // The store type's manager class (a subclass of the application's own, say), as Core Data does.
+        let managerClass = storeClass.migrationManagerClass() as? NSMigrationManager.Type ?? NSMigrationManager.self
+        let manager = managerClass.init(sourceModel: request.source, destinationModel: destination)
         manager.configurationName = configuration
         let progress = options?[OCDMigrationProgressOption] as? Progress
         progress?.totalUnitCount = 100

@@ -71,7 +71,9 @@ open class NSMigrationManager: NSObject, @unchecked Sendable {
     private var stepsDone = 0
     private var stepsTotal = 1
 
-    public init(sourceModel: NSManagedObjectModel, destinationModel: NSManagedObjectModel) {
+    /// `required` in OpenCoreData (not in Apple's SDK): the coordinator makes the manager of a
+    /// store type's `migrationManagerClass()` from the class.
+    public required init(sourceModel: NSManagedObjectModel, destinationModel: NSManagedObjectModel) {
         self.sourceModel = sourceModel
         self.destinationModel = destinationModel
         sourceModel.freeze()

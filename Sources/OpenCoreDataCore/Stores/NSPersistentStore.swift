@@ -182,6 +182,18 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     /// Called before the store is removed from `coordinator`.
     open func willRemove(from coordinator: NSPersistentStoreCoordinator?) {}
 
+    /// The class of the migration manager that migrates stores of this class through a mapping
+    /// model: `NSMigrationManager`. A store class of your own overrides it to hand the
+    /// coordinator a subclass (one that reports progress, say); a class that is not an
+    /// `NSMigrationManager` subclass is not used.
+    ///
+    /// ```swift
+    /// final class AuditedStore: NSIncrementalStore {
+    ///     override class func migrationManagerClass() -> AnyClass { AuditedMigrationManager.self }
+    /// }
+    /// ```
+    open class func migrationManagerClass() -> AnyClass { NSMigrationManager.self }
+
     /// The metadata of the store at `url`, without adding it: what
     /// `NSPersistentStoreCoordinator.metadataForPersistentStore(ofType:at:options:)` answers for
     /// a registered store type. Stores of your own override this to read their own files; the

@@ -6,6 +6,9 @@ extension APISignatures {
         check("NSPersistentStore") {
             let _: NSObject = NSPersistentStore(persistentStoreCoordinator: nil, configurationName: nil, at: URL(fileURLWithPath: "/x"))
         }
+        check("NSPersistentStore.migrationManagerClass()") {
+            let _: () -> AnyClass = NSPersistentStore.migrationManagerClass
+        }
         check("NSPersistentStore.metadataForPersistentStore(with:)") {
             let _: (URL) throws -> [String: Any] = NSPersistentStore.metadataForPersistentStore(with:)
         }

@@ -8,7 +8,7 @@ import OpenCoreData
 /// string); attributes as JSON values (dates as seconds since 2001), to-ones as the
 /// destination's `Entity/reference`. To-manys are found through their inverse to-one, or kept
 /// as lists of references when they have none or are ordered. Every save rewrites the file atomically.
-final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
+class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
     // @unchecked Sendable: `rows` is used only from the store's methods, which the coordinator
     // calls one at a time.
     static let type = "JSONFile"
@@ -19,7 +19,9 @@ final class JSONFileStore: NSIncrementalStore, @unchecked Sendable {
     static let versionedType = "JSONFileVersioned"
 
     /// Whether the store records the version hashes of the model it was written with.
-    private var recordsVersionHashes: Bool { type == Self.versionedType }
+    private var recordsVersionHashes: Bool { type == Self.versionedType || type == Self.auditedType }
+    /// A versioned store whose class is a subclass of this one (`StoreOpeningTests`).
+    static let auditedType = "JSONFileAudited"
     /// The version hashes the file records (empty when the store does not record them).
     private var hashes: [String: Data] = [:]
 
