@@ -1,4 +1,5 @@
 import Foundation
+import OCDSQLite
 import OpenCoreDataCore
 
 extension NSPersistentStoreCoordinator {
@@ -19,6 +20,32 @@ extension NSPersistentStoreCoordinator {
         public let model: NSManagedObjectModel
         /// Where it came from.
         public let source: Source
+    }
+
+    /// The model a SQLite store keeps of itself (`Z_MODELCACHE`, which Core Data and
+    /// OpenCoreData write whenever they create or migrate a store), read without the
+    /// application's model; the file is opened read-only and left as it was.
+    ///
+    /// ```swift
+    /// let model = try NSPersistentStoreCoordinator.cachedModelForPersistentStore(at: url)
+    /// let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+    /// ```
+    ///
+    /// Throws 260 when there is no file, 134000 naming the file when it is not a SQLite store or keeps no model (a store
+    /// older than the model cache: `storedModelForPersistentStore(ofType:at:)` infers one from
+    /// its tables), and a `ModelFileError` when the cache cannot be decoded. Differences from
+    /// Core Data: Apple documents no options; these are not read.
+    public class func cachedModelForPersistentStore(at url: URL, options: [AnyHashable: Any]? = nil) throws -> NSManagedObjectModel {
+        let content: Data?
+        do {
+            content = try StoreModelCache.content(of: try SQLiteStoreFile.open(url, readOnly: true), url: url)
+        } catch let error as SQLiteError {
+            throw CoreDataError.store(.persistentStoreInvalidType, "The file \(url.path) is not a SQLite store", url: url, underlying: error)
+        }
+        guard let content else {
+            throw CoreDataError.store(.persistentStoreInvalidType, "The store \(url.path) keeps no model (it has no Z_MODELCACHE)", url: url)
+        }
+        return try CompiledModel.model(fromModelCache: content, source: url)
     }
 
     /// The model of the store file at `url`, read from the store itself, so that a store can be

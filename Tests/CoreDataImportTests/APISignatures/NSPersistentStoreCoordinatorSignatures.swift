@@ -31,6 +31,10 @@ extension APISignatures {
         check("NSInferMappingModelAutomaticallyOption") { let _: String = NSInferMappingModelAutomaticallyOption }
         check("NSIgnorePersistentStoreVersioningOption") { let _: String = NSIgnorePersistentStoreVersioningOption }
         check("NSPersistentStoreDeferredLightweightMigrationOptionKey") { let _: String = NSPersistentStoreDeferredLightweightMigrationOptionKey }
+        check("NSPersistentStoreCoordinator.cachedModelForPersistentStore(at:options:)") {
+            let _: (URL, [AnyHashable: Any]?) throws -> NSManagedObjectModel = NSPersistentStoreCoordinator.cachedModelForPersistentStore(at:options:)
+            _ = try? NSPersistentStoreCoordinator.cachedModelForPersistentStore(at: URL(fileURLWithPath: "/nonexistent.sqlite"))
+        }
         check("NSPersistentStoreCoordinator.finishDeferredLightweightMigration()") {
             let _: (NSPersistentStoreCoordinator) -> () throws -> Void = NSPersistentStoreCoordinator.finishDeferredLightweightMigration
             try NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel()).finishDeferredLightweightMigration()
