@@ -31,7 +31,8 @@ extension NSPersistentStoreCoordinator {
     /// let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
     /// ```
     ///
-    /// Throws 260 when there is no file, 134000 naming the file when it is not a SQLite store or keeps no model (a store
+    /// Throws 260 when there is no file, the errors of adding a store for a file SQLite cannot
+    /// open (259 for one that is not a database), 134000 naming the file when it keeps no model (a store
     /// older than the model cache: `storedModelForPersistentStore(ofType:at:)` infers one from
     /// its tables), and a `ModelFileError` when the cache cannot be decoded. Differences from
     /// Core Data: Apple documents no options; these are not read.
@@ -40,7 +41,8 @@ extension NSPersistentStoreCoordinator {
         do {
             content = try StoreModelCache.content(of: try SQLiteStoreFile.open(url, readOnly: true), url: url)
         } catch let error as SQLiteError {
-            throw CoreDataError.store(.persistentStoreInvalidType, "The file \(url.path) is not a SQLite store", url: url, underlying: error)
+            // A damaged, locked or unreadable file is said to be so, as when a store is added.
+            throw SQLiteStoreFileError.unopenable(url, underlying: error)
         }
         guard let content else {
             throw CoreDataError.store(.persistentStoreInvalidType, "The store \(url.path) keeps no model (it has no Z_MODELCACHE)", url: url)

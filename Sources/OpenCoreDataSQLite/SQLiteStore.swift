@@ -308,10 +308,8 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// Core Data "continues to update the version hash information in the metadata". Written
     /// with the next save.
     private func adoptModelVersion(of model: NSManagedObjectModel) {
-        guard !isReadOnly else { return }
-        let current = model.versionMetadata(for: schema.orderedEntities)
-        guard VersionHashing.hashes(inMetadata: storedMetadata) != current[NSStoreModelVersionHashesKey] as? [String: Data] else { return }
-        for key in StoreMetadataKey.modelKeys { storedMetadata[key] = current[key] }
+        guard !isReadOnly, let updated = model.metadata(storedMetadata, adoptingVersionHashesOf: schema.orderedEntities) else { return }
+        storedMetadata = updated
         metadataNeedsWriting = true
     }
 

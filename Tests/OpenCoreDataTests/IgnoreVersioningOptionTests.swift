@@ -57,14 +57,15 @@ import OpenCoreData
 
     /// As Core Data, the store records the model's hashes from then on: after a save, the model
     /// opens it without the option.
-    @Test func theStoreRecordsTheModelsHashesWithItsNextSave() throws {
+    @Test(arguments: [NSSQLiteStoreType, NSBinaryStoreType])
+    func theStoreRecordsTheModelsHashesWithItsNextSave(_ type: String) throws {
         let directory = TemporaryDirectory()
-        let url = directory.file("Items.sqlite")
-        try Self.writeStore(ofType: NSSQLiteStoreType, at: url)
+        let url = directory.file("Items.store")
+        try Self.writeStore(ofType: type, at: url)
         let changed = Self.model(requiredName: true)
         do {
             let coordinator = NSPersistentStoreCoordinator(managedObjectModel: changed)
-            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+            try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url,
                                                options: [NSIgnorePersistentStoreVersioningOption: true as NSNumber])
             let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
             context.persistentStoreCoordinator = coordinator
@@ -72,11 +73,33 @@ import OpenCoreData
             try context.save()
             try coordinator.remove(coordinator.persistentStores[0])
         }
-        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)
         #expect(changed.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+        #expect(metadata["NSPersistenceFrameworkVersion"] != nil || type != NSSQLiteStoreType, "the other keys stay")
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: changed)
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: nil)
+        try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: nil)
         #expect(try Self.names(in: coordinator).sorted() == ["added", "kept"])
+    }
+
+    /// A hash OpenCoreData cannot compute as Apple's (an entity with a hash modifier) is not
+    /// written over the store's own: Apple's Core Data must still open the file.
+    @Test func aHashThatIsAGuessIsNotRecorded() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Items.sqlite")
+        try Self.writeStore(ofType: NSSQLiteStoreType, at: url)
+        let before = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        let guessed = Self.model(requiredName: true)
+        guessed.entitiesByName["Item"]?.versionHashModifier = "guess"
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: guessed)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                                           options: [NSIgnorePersistentStoreVersioningOption: true])
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        NSEntityDescription.insertNewObject(forEntityName: "Item", into: context).setValue("added", forKey: "name")
+        try context.save()
+        try coordinator.remove(coordinator.persistentStores[0])
+        let after = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType, at: url)
+        #expect((after[NSStoreModelVersionHashesKey] as? [String: Data]) == (before[NSStoreModelVersionHashesKey] as? [String: Data]))
     }
 
     /// Ignoring the hashes is not ignoring the tables: a column the model needs and the store

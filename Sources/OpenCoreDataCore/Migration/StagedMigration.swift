@@ -180,6 +180,8 @@ package struct StagedMigration {
         stepOptions[NSMigratePersistentStoresAutomaticallyOption] = true
         stepOptions[NSInferMappingModelAutomaticallyOption] = true
         stepOptions[OCDIncompatibleStorePolicyOption] = nil
+        // A stage migrates: it compares the hashes whatever the add asked for.
+        stepOptions[NSIgnorePersistentStoreVersioningOption] = nil
         stepOptions[OCDMigrationSourceModelsOption] = [source]
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         do {

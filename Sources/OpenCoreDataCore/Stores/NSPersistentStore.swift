@@ -20,6 +20,21 @@ public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
 public let OCDSQLiteReadImmutableOption = "OCDSQLiteReadImmutableOption"
 public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
 public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
+/// Opens a store without comparing the version hashes in its metadata with the model's (a
+/// `Bool` or `NSNumber` in the options of `addPersistentStore`): a store whose hashes differ is
+/// neither refused nor migrated. As in Core Data, the store then records the model's hashes
+/// (written with its next save): those of the entities whose hashes OpenCoreData computes as
+/// Apple's; the store keeps its own for the others.
+///
+/// ```swift
+/// try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+///                                    options: [NSIgnorePersistentStoreVersioningOption: true])
+/// ```
+///
+/// Differences from Core Data: a SQLite store's tables must still fit the model — a missing
+/// table or column is refused with 134100 naming it, where Core Data would open the store and fail
+/// later in SQL.
+public let NSIgnorePersistentStoreVersioningOption = "NSIgnorePersistentStoreVersioningOption"
 /// Lets a lightweight migration of a SQLite store leave its slow cleanup for later: the tables of
 /// removed entities and the columns of removed attributes stay in the file, unused, until
 /// `NSPersistentStoreCoordinator.finishDeferredLightweightMigration()` (or
@@ -43,20 +58,6 @@ public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomati
 /// spares the migration a copy of its table); index changes and row deletions are not
 /// deferred. A later migration of the store runs the waiting cleanup first. Other store types
 /// ignore the option (their migrations rewrite the whole file).
-/// Opens a store without comparing the version hashes in its metadata with the model's (a
-/// `Bool` or `NSNumber` in the options of `addPersistentStore`): a store whose hashes differ is
-/// neither refused nor migrated. As in Core Data, the store then records the model's hashes
-/// (written with its next save).
-///
-/// ```swift
-/// try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
-///                                    options: [NSIgnorePersistentStoreVersioningOption: true])
-/// ```
-///
-/// Differences from Core Data: a SQLite store's tables must still fit the model — a missing
-/// table or column is refused with 134100 naming it, where Core Data would open the store and fail
-/// later in SQL.
-public let NSIgnorePersistentStoreVersioningOption = "NSIgnorePersistentStoreVersioningOption"
 public let NSPersistentStoreDeferredLightweightMigrationOptionKey = "NSPersistentStoreDeferredLightweightMigrationOptionKey"
 public let NSPersistentStoreTimeoutOption = "NSPersistentStoreTimeoutOption"
 public let NSSQLitePragmasOption = "NSSQLitePragmasOption"

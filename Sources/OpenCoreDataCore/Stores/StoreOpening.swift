@@ -77,7 +77,12 @@ struct StoreOpening {
     /// Loads `store`, and checks that it fits the model where it does not check itself.
     private func load(_ store: NSPersistentStore) throws {
         try store.seam.load(model: model, entities: entities)
-        guard !store.seam.comparesItselfWithModel, !StoreOptionFlag.isOn(options?[NSIgnorePersistentStoreVersioningOption]) else {
+        guard !store.seam.comparesItselfWithModel else { return try store.seam.finishLoading() }
+        if StoreOptionFlag.isOn(options?[NSIgnorePersistentStoreVersioningOption]) {
+            // Not compared; the store records the model's hashes from now on (with its next save).
+            if !store.isReadOnly, let adopted = model.metadata(store.metadata ?? [:], adoptingVersionHashesOf: NSManagedObjectModel.withSubentities(entities)) {
+                store.metadata = adopted
+            }
             return try store.seam.finishLoading()
         }
         let metadata = store.metadata ?? [:]

@@ -75,6 +75,28 @@ extension NSManagedObjectModel {
         return metadata
     }
 
+    /// `metadata` recording the version hashes of `entities` in place of its own, for a store
+    /// opened without comparing them (`NSIgnorePersistentStoreVersioningOption`); nil when it
+    /// records them already. Only hashes OpenCoreData computes as Apple's are taken (a store
+    /// keeps its own for the other entities, which Apple's Core Data would otherwise refuse),
+    /// entity by entity, so that the entities of other configurations keep theirs; the digest
+    /// and checksum follow, and every other key is left as it was.
+    package func metadata(_ metadata: [String: Any], adoptingVersionHashesOf entities: [NSEntityDescription]) -> [String: Any]? {
+        var hashes = VersionHashing.hashes(inMetadata: metadata) ?? [:]
+        let before = hashes
+        for entity in entities where entity.hasExactVersionHash {
+            guard let name = entity.name else { continue }
+            hashes[name] = entity.versionHash
+        }
+        guard hashes != before else { return nil }
+        var updated = metadata
+        updated[NSStoreModelVersionHashesKey] = hashes
+        updated[StoreMetadataKey.versionHashesVersion] = 3
+        updated[StoreMetadataKey.versionHashesDigest] = VersionHashing.digest(of: hashes)
+        updated[NSStoreModelVersionChecksumKey] = VersionHashing.checksum(of: hashes)
+        return updated
+    }
+
     /// A version's name in its model file: the file name without extension (`"Journal 2"`).
     package static func versionName(of file: URL) -> String { FileNameStem.of(file) }
 }
