@@ -126,8 +126,14 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
     var addedType = ""
     /// The store's unique identifier (`NSStoreUUID`), which appears in object ID URIs.
     public package(set) var identifier: String
-    /// Where the store lives; nil or `/dev/null` for an in-memory store.
-    public let url: URL?
+    /// Where the store lives; nil or `/dev/null` for an in-memory store. Setting it changes where
+    /// an atomic store writes its next save; `NSPersistentStoreCoordinator.setURL(_:for:)` also
+    /// moves a SQLite store's connection. Safe to read and set from any thread.
+    open var url: URL? {
+        get { location.withLock { $0 } }
+        set { location.withLock { $0 = newValue } }
+    }
+    private let location: LockedState<URL?>
     /// The options the store was added with.
     public let options: [AnyHashable: Any]?
     /// The model configuration whose entities this store holds; nil for all entities.
@@ -149,7 +155,7 @@ open class NSPersistentStore: NSObject, @unchecked Sendable {
                          at url: URL, options: [AnyHashable: Any]? = nil) {
         self.persistentStoreCoordinator = root
         self.configurationName = name ?? "PF_DEFAULT_CONFIGURATION_NAME"
-        self.url = url
+        self.location = LockedState(url)
         self.options = options
         self.readOnlyFlag.store((options?[NSReadOnlyPersistentStoreOption] as? Bool) ?? false, ordering: .relaxed)
         self.identifier = UUID().uuidString

@@ -35,6 +35,9 @@ extension APISignatures {
             let _: (URL, [AnyHashable: Any]?) throws -> NSManagedObjectModel = NSPersistentStoreCoordinator.cachedModelForPersistentStore(at:options:)
             _ = try? NSPersistentStoreCoordinator.cachedModelForPersistentStore(at: URL(fileURLWithPath: "/nonexistent.sqlite"))
         }
+        check("NSPersistentStoreCoordinator.setURL(_:for:)") {
+            let _: (NSPersistentStoreCoordinator) -> (URL, NSPersistentStore) -> Bool = NSPersistentStoreCoordinator.setURL(_:for:)
+        }
         check("NSPersistentStoreCoordinator.finishDeferredLightweightMigration()") {
             let _: (NSPersistentStoreCoordinator) -> () throws -> Void = NSPersistentStoreCoordinator.finishDeferredLightweightMigration
             try NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel()).finishDeferredLightweightMigration()

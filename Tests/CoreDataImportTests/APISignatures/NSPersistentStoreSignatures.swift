@@ -33,8 +33,7 @@ extension APISignatures {
             let _: KeyPath<NSPersistentStore, [AnyHashable: Any]?> = \.options
         }
         check("NSPersistentStore.url") {
-            // differs: Apple's is settable; OpenCoreData's is get-only.
-            let _: KeyPath<NSPersistentStore, URL?> = \.url
+            let _: ReferenceWritableKeyPath<NSPersistentStore, URL?> = \.url
         }
         check("NSPersistentStore.identifier") {
             // differs: Apple's is `String!` and settable; OpenCoreData's is `String`, get-only outside the package.
