@@ -2,30 +2,36 @@ import Foundation
 
 extension NSPersistentStoreCoordinator {
     /// Moves `store` to `url`: an atomic store (binary, XML, or one of your own) writes its next
-    /// save there; a SQLite store closes its connection and opens the store already at `url`
-    /// (Core Data creates none there), with the options it was added with. Returns false, and
-    /// leaves the store where it was, when `store` is not one of this coordinator's or the store
-    /// at `url` cannot be opened with the model.
+    /// save there; an in-memory store or an `NSIncrementalStore` of your own takes the new URL
+    /// (a store of your own reads `url` itself). Returns false, and leaves the store where it
+    /// was, when `store` is not one of this coordinator's, another of its stores is at `url`, or
+    /// the store cannot move.
     ///
     /// ```swift
-    /// try FileManager.default.copyItem(at: current, to: moved)   // a closed store, or a backup
-    /// let moved = coordinator.setURL(moved, for: store)
+    /// if coordinator.setURL(savedAs, for: documentStore) {
+    ///     try context.save()   // written to savedAs
+    /// }
     /// ```
     ///
-    /// Differences from Core Data: a SQLite store's query generations pinned before the move end
-    /// with it (its readers are closed), and objects registered in contexts are not refreshed —
-    /// as with Core Data, the file at `url` is taken to be the same store.
+    /// Differences from Core Data: a SQLite store is not moved while it is open (false): Core Data
+    /// reopens its connection on the store already at `url`, but OpenCoreData's readers run beside
+    /// the writer and cannot be switched under them. Remove the store and add the one at `url`.
     public func setURL(_ url: URL, for store: NSPersistentStore) -> Bool {
-        guard persistentStores.contains(where: { $0 === store }) else { return false }
-        let previous = store.url
-        store.url = url
+        let stores = persistentStores
+        guard stores.contains(where: { $0 === store }),
+              !stores.contains(where: { $0 !== store && $0.url?.standardizedFileURL == url.standardizedFileURL }) else { return false }
         let entities = managedObjectModel.entities(forConfigurationName: store.configurationName) ?? managedObjectModel.entities
-        do {
-            try store.seam.reconnect(model: managedObjectModel, entities: entities, previous: previous)
-            return true
-        } catch {
-            store.url = previous
-            return false
+        // Under the store's lock: a save in progress writes all of its file at one URL.
+        return store.lock.withLock {
+            let previous = store.url
+            store.url = url
+            do {
+                try store.seam.reconnect(model: managedObjectModel, entities: entities, previous: previous)
+                return true
+            } catch {
+                store.url = previous
+                return false
+            }
         }
     }
 }
