@@ -82,7 +82,8 @@ extension NSManagedObject {
     private func customRuleErrors(of property: NSPropertyDescription, value: Any) -> [Error] {
         var errors: [Error] = []
         for (predicate, warning) in property.customValidationRules where !predicate.evaluate(with: value) {
-            let text = (warning as? String).flatMap { $0.isEmpty ? nil : $0 }
+            // A warning string is an error string of the model's, localized by its dictionary.
+            let text = (warning as? String).flatMap { $0.isEmpty ? nil : ModelLocalization.errorString($0, in: entity.managedObjectModel) }
             let message = text ?? "\(Self.describe(value)) does not satisfy the validation predicate \(predicate.predicateFormat)"
             // A warning that is a number is the error code to report (as in Xcode's model files).
             let code = (warning as? Int).map(CocoaError.Code.init(rawValue:)) ?? .managedObjectValidation

@@ -102,8 +102,11 @@ package enum CoreDataError {
         var info: [String: Any] = [NSValidationObjectErrorKey: object]
         if let key { info[NSValidationKeyErrorKey] = key }
         if let value { info[NSValidationValueErrorKey] = value }
-        let entity = object.entity.name ?? "?"
-        let place = key.map { "\(entity).\($0)" } ?? entity
+        // Named as the model's localization dictionary names them, as Core Data's messages do.
+        let model = object.entity.managedObjectModel
+        let entityName = object.entity.name ?? "?"
+        let entity = ModelLocalization.name(ofEntity: entityName, in: model)
+        let place = key.map { "\(entity).\(ModelLocalization.name(ofProperty: $0, entity: entityName, in: model))" } ?? entity
         return make(code, "Validation failed for \(place) of \(object.objectID.uriRepresentation().absoluteString): \(message)", info)
     }
 

@@ -29,6 +29,36 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// Identifiers of this model version (`NSStoreModelVersionIdentifiers` in store metadata).
     public var versionIdentifiers: Set<AnyHashable> = [] { didSet { checkEditable() } }
 
+    /// The localized names of the model's entities and properties, and of its error strings
+    /// (validation warnings), which validation errors use: keys `Entity/<name>`,
+    /// `Property/<name>/Entity/<entity>`, `Property/<name>` and `ErrorString/<string>`.
+    /// Unless set, it is read the first time it is asked for from the model's strings file,
+    /// `<ModelName>Model.strings` beside the model file or in an `.lproj` folder there (the
+    /// preferred languages first, then `Base` and `en`); nil when there is none.
+    ///
+    /// ```swift
+    /// model.localizationDictionary = ["Entity/Club": "Verein", "Property/name/Entity/Club": "Vereinsname"]
+    /// ```
+    ///
+    /// Differences from Core Data: the `.lproj` folders are looked for beside the model file
+    /// (Linux has no application bundle resources), and the languages are
+    /// `Locale.preferredLanguages`.
+    public var localizationDictionary: [String: String]? {
+        get {
+            localization.withLock { state in
+                if case .known(let dictionary) = state { return dictionary }
+                let dictionary = ModelLocalization.dictionary(forModelAt: fileURL)
+                state = .known(dictionary)
+                return dictionary
+            }
+        }
+        set {
+            checkEditable()
+            localization.withLock { $0 = .known(newValue) }
+        }
+    }
+    private let localization = LockedState<ModelLocalization.State>(.unread)
+
     /// For a model read from a store file: each entity's `Z_ENT` there, which the SQLite store
     /// uses instead of numbering the entities itself.
     package var storedEntityNumbers: [String: Int64]?

@@ -6,6 +6,9 @@ extension APISignatures {
         check("NSManagedObjectModel") {
             let _: NSObject = NSManagedObjectModel()
         }
+        check("NSManagedObjectModel.localizationDictionary") {
+            let _: ReferenceWritableKeyPath<NSManagedObjectModel, [String: String]?> = \.localizationDictionary
+        }
         check("NSManagedObjectModel.init()") {
             let _: NSManagedObjectModel = NSManagedObjectModel()
         }
