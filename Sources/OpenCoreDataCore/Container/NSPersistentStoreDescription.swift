@@ -68,3 +68,28 @@ public final class NSPersistentStoreDescription: NSObject, @unchecked Sendable {
         "<NSPersistentStoreDescription type: \(type), url: \(url?.path ?? "nil"), readOnly: \(isReadOnly)>"
     }
 }
+
+extension NSPersistentStoreDescription: NSCopying {
+    /// A description with the same type, configuration, URL, options, pragmas and flags, to
+    /// change without changing this one. The option and pragma values are shared, as a
+    /// Foundation dictionary's copy shares them.
+    ///
+    /// ```swift
+    /// let cache = description.copy() as! NSPersistentStoreDescription
+    /// cache.url = cachesURL
+    /// ```
+    public func copy(with zone: NSZone? = nil) -> Any {
+        let copy = NSPersistentStoreDescription()
+        copy.type = type
+        copy.configuration = configuration
+        copy.url = url
+        copy.options = options
+        copy.isReadOnly = isReadOnly
+        copy.timeout = timeout
+        copy.sqlitePragmas = sqlitePragmas
+        copy.shouldAddStoreAsynchronously = shouldAddStoreAsynchronously
+        copy.shouldMigrateStoreAutomatically = shouldMigrateStoreAutomatically
+        copy.shouldInferMappingModelAutomatically = shouldInferMappingModelAutomatically
+        return copy
+    }
+}

@@ -124,3 +124,13 @@ public final class NSManagedObjectID: Hashable, Sendable, CustomStringConvertibl
         "<NSManagedObjectID \(uriRepresentation().absoluteString)>"
     }
 }
+
+extension NSManagedObjectID: NSCopying {
+    /// The same object: an object ID never changes, so a copy is the object itself, as with
+    /// Foundation's immutable classes.
+    ///
+    /// ```swift
+    /// let same = value.copy(with: nil) as! NSManagedObjectID
+    /// ```
+    public func copy(with zone: NSZone? = nil) -> Any { self }
+}

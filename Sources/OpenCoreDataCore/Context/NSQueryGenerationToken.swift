@@ -1,3 +1,4 @@
+import Foundation
 /// Names a generation of the persistent stores: the state a pinned context reads.
 ///
 /// ```swift
@@ -10,7 +11,7 @@
 /// their read transactions open, which holds back WAL checkpoints (the `-wal` file grows until
 /// every pinned context moves on and every token goes away).
 ///
-/// Differences from Core Data: not an `NSObject`, and not `NSSecureCoding` or `NSCopying` (the
+/// Differences from Core Data: not an `NSObject`, and not `NSSecureCoding` (the
 /// `import CoreData` work covers the class hierarchy); Core Data's token can outlive the
 /// generation it names, after which pinning it fails, where ours keeps it alive.
 public final class NSQueryGenerationToken: Hashable, CustomStringConvertible, Sendable {
@@ -36,4 +37,14 @@ public final class NSQueryGenerationToken: Hashable, CustomStringConvertible, Se
         guard let generation else { return "NSQueryGenerationToken(current)" }
         return "NSQueryGenerationToken(generation \(generation.number))"
     }
+}
+
+extension NSQueryGenerationToken: NSCopying {
+    /// The same object: a token never changes, so a copy is the object itself, as with
+    /// Foundation's immutable classes.
+    ///
+    /// ```swift
+    /// let same = value.copy(with: nil) as! NSQueryGenerationToken
+    /// ```
+    public func copy(with zone: NSZone? = nil) -> Any { self }
 }

@@ -83,3 +83,13 @@ extension NSPersistentHistoryChange: KeyValueReadable {
 
     var rowObjectID: NSManagedObjectID? { nil }
 }
+
+extension NSPersistentHistoryChange: NSCopying {
+    /// The same object: a change never changes, so a copy is the object itself, as with
+    /// Foundation's immutable classes.
+    ///
+    /// ```swift
+    /// let same = value.copy(with: nil) as! NSPersistentHistoryChange
+    /// ```
+    public func copy(with zone: NSZone? = nil) -> Any { self }
+}

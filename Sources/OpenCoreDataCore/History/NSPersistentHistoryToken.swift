@@ -92,3 +92,13 @@ public final class NSPersistentHistoryToken: NSObject, NSSecureCoding, Codable, 
         transactionNumbers = try container.decode([String: Int64].self, forKey: .transactionNumbers)
     }
 }
+
+extension NSPersistentHistoryToken: NSCopying {
+    /// The same object: a token never changes, so a copy is the object itself, as with
+    /// Foundation's immutable classes.
+    ///
+    /// ```swift
+    /// let same = value.copy(with: nil) as! NSPersistentHistoryToken
+    /// ```
+    public func copy(with zone: NSZone? = nil) -> Any { self }
+}

@@ -124,3 +124,13 @@ extension NSPersistentHistoryTransaction: KeyValueReadable {
 
     var rowObjectID: NSManagedObjectID? { nil }
 }
+
+extension NSPersistentHistoryTransaction: NSCopying {
+    /// The same object: a transaction never changes, so a copy is the object itself, as with
+    /// Foundation's immutable classes.
+    ///
+    /// ```swift
+    /// let same = value.copy(with: nil) as! NSPersistentHistoryTransaction
+    /// ```
+    public func copy(with zone: NSZone? = nil) -> Any { self }
+}

@@ -3,6 +3,9 @@ import CoreData
 
 extension APISignatures {
     static func nsManagedObjectID(_ check: inout Checks) {
+        check("NSManagedObjectID.copy(with:)") {
+            let _: (NSManagedObjectID) -> (NSZone?) -> Any = NSManagedObjectID.copy(with:)
+        }
         check("NSManagedObjectID") {
             let _: KeyPath<NSManagedObjectID, Int> = \.hashValue
             let _: (NSManagedObjectID, NSManagedObjectID) -> Bool = (==)

@@ -3,6 +3,9 @@ import CoreData
 
 extension APISignatures {
     static func nsPersistentHistoryChange(_ check: inout Checks) {
+        check("NSPersistentHistoryChange.copy(with:)") {
+            let _: (NSPersistentHistoryChange) -> (NSZone?) -> Any = NSPersistentHistoryChange.copy(with:)
+        }
         check("NSPersistentHistoryChangeType") {
             let type: NSPersistentHistoryChangeType = .update
             let _: Int = type.rawValue

@@ -3,6 +3,9 @@ import CoreData
 
 extension APISignatures {
     static func nsPersistentHistoryToken(_ check: inout Checks) {
+        check("NSPersistentHistoryToken.copy(with:)") {
+            let _: (NSPersistentHistoryToken) -> (NSZone?) -> Any = NSPersistentHistoryToken.copy(with:)
+        }
         check("NSPersistentHistoryToken") {
             let _: (NSPersistentHistoryToken) -> NSObject = { $0 }
             let _: (NSPersistentHistoryToken) -> any NSSecureCoding = { $0 }

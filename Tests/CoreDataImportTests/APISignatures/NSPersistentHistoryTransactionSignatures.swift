@@ -3,6 +3,9 @@ import CoreData
 
 extension APISignatures {
     static func nsPersistentHistoryTransaction(_ check: inout Checks) {
+        check("NSPersistentHistoryTransaction.copy(with:)") {
+            let _: (NSPersistentHistoryTransaction) -> (NSZone?) -> Any = NSPersistentHistoryTransaction.copy(with:)
+        }
         check("NSPersistentHistoryTransaction") {
             let _: KeyPath<NSPersistentHistoryTransaction, String> = \.description
         }

@@ -3,6 +3,9 @@ import CoreData
 
 extension APISignatures {
     static func nsPersistentStoreDescription(_ check: inout Checks) {
+        check("NSPersistentStoreDescription.copy(with:)") {
+            let _: (NSPersistentStoreDescription) -> (NSZone?) -> Any = NSPersistentStoreDescription.copy(with:)
+        }
         check("NSPersistentStoreDescription") {
             let _: NSObject = NSPersistentStoreDescription(url: URL(fileURLWithPath: "/x"))
         }
