@@ -55,6 +55,15 @@ public final class NSBatchDeleteRequest: NSPersistentStoreRequest {
         self.fetchRequest = request
         self.objectIDs = objectIDs
     }
+
+    /// A new request deleting the same objects, with the same result type and stores.
+    public override func copy(with zone: NSZone? = nil) -> Any {
+        let copy = objectIDs.map { NSBatchDeleteRequest(objectIDs: $0) }
+            ?? NSBatchDeleteRequest(fetchRequest: fetchRequest.copy(as: NSFetchRequestResult.self))
+        copy.resultType = resultType
+        copy.affectedStores = affectedStores
+        return copy
+    }
 }
 
 /// The result of a batch delete.
@@ -69,3 +78,4 @@ public final class NSBatchDeleteResult: NSPersistentStoreResult {
         self.result = result
     }
 }
+

@@ -85,6 +85,19 @@ public final class NSBatchInsertRequest: NSPersistentStoreRequest {
         self.entity = entity
         self.managedObjectHandler = handler
     }
+
+    /// A new request with the same entity, objects or handler, result type and stores (a
+    /// handler is shared: it is the same closure).
+    public override func copy(with zone: NSZone? = nil) -> Any {
+        let copy = NSBatchInsertRequest(entityName: entityName, objects: [])
+        copy.entity = entity
+        copy.objectsToInsert = objectsToInsert
+        copy.dictionaryHandler = dictionaryHandler
+        copy.managedObjectHandler = managedObjectHandler
+        copy.resultType = resultType
+        copy.affectedStores = affectedStores
+        return copy
+    }
 }
 
 /// The result of a batch insert.
@@ -99,3 +112,4 @@ public final class NSBatchInsertResult: NSPersistentStoreResult {
         self.result = result
     }
 }
+

@@ -57,6 +57,18 @@ public final class NSBatchUpdateRequest: NSPersistentStoreRequest {
         self.entityName = entity.name ?? ""
         self.entity = entity
     }
+
+    /// A new request with the same entity, predicate, values, result type and stores.
+    public override func copy(with zone: NSZone? = nil) -> Any {
+        let copy = NSBatchUpdateRequest(entityName: entityName)
+        copy.entity = entity
+        copy.predicate = predicate
+        copy.includesSubentities = includesSubentities
+        copy.propertiesToUpdate = propertiesToUpdate
+        copy.resultType = resultType
+        copy.affectedStores = affectedStores
+        return copy
+    }
 }
 
 /// The result of a batch update.
@@ -71,3 +83,4 @@ public final class NSBatchUpdateResult: NSPersistentStoreResult {
         self.result = result
     }
 }
+

@@ -35,6 +35,15 @@ public final class NSAsynchronousFetchRequest<ResultType: NSFetchRequestResult>:
     }
 
     public override var requestType: NSPersistentStoreRequestType { .fetchRequestType }
+
+    /// A new request with a copy of the fetch request, the same completion block (shared: it is
+    /// the same closure), estimated count and stores.
+    public override func copy(with zone: NSZone? = nil) -> Any {
+        let copy = NSAsynchronousFetchRequest(fetchRequest: fetchRequest.copy(as: ResultType.self), completionBlock: completionBlock)
+        copy.estimatedResultCount = estimatedResultCount
+        copy.affectedStores = affectedStores
+        return copy
+    }
 }
 
 /// The result of a request that runs after `execute(_:)` returns: its progress, its error, and
@@ -103,3 +112,4 @@ extension NSAsynchronousFetchRequest: AsynchronousFetchStarting {
         completionBlock?(result)
     }
 }
+

@@ -91,7 +91,7 @@ public final class NSFetchRequest<ResultType>: NSPersistentStoreRequest {
     /// A new request with the same settings, as `Any` like every `NSObject`'s `copy()`:
     /// `request.copy() as! NSFetchRequest<Item>`. The predicate and sort descriptors are
     /// shared, as they are immutable in use.
-    public override func copy() -> Any { copy(as: ResultType.self) }
+    public override func copy(with zone: NSZone? = nil) -> Any { copy(as: ResultType.self) }
 
     /// The same settings in a request of another result type.
     func copy<Other>(as _: Other.Type) -> NSFetchRequest<Other> {

@@ -98,6 +98,15 @@ public final class NSPersistentHistoryChangeRequest: NSPersistentStoreRequest {
     public class func deleteHistory(before transaction: NSPersistentHistoryTransaction?) -> Self {
         Self(boundary: transaction.map { .transaction($0.transactionNumber, storeID: $0.storeID) } ?? .none, isDeletion: true)
     }
+
+    /// A new request for the same history, with the same result type, fetch request and stores.
+    public override func copy(with zone: NSZone? = nil) -> Any {
+        let copy = NSPersistentHistoryChangeRequest(boundary: boundary, isDeletion: isDeletion)
+        copy.resultType = resultType
+        copy.fetchRequest = fetchRequest?.copy(as: NSFetchRequestResult.self)
+        copy.affectedStores = affectedStores
+        return copy
+    }
 }
 
 /// What a `NSPersistentHistoryChangeRequest` returns: `result` is of the kind its `resultType`
@@ -114,3 +123,4 @@ public final class NSPersistentHistoryResult: NSPersistentStoreResult {
         super.init()
     }
 }
+

@@ -31,4 +31,12 @@ open class NSSaveChangesRequest: NSPersistentStoreRequest {
     }
 
     open override var requestType: NSPersistentStoreRequestType { .saveRequestType }
+
+    /// A new request for the same objects and stores.
+    open override func copy(with zone: NSZone? = nil) -> Any {
+        let copy = NSSaveChangesRequest(inserted: insertedObjects, updated: updatedObjects, deleted: deletedObjects, locked: lockedObjects)
+        copy.affectedStores = affectedStores
+        return copy
+    }
 }
+

@@ -3,6 +3,9 @@ import CoreData
 
 extension APISignatures {
     static func nsPersistentStoreRequest(_ check: inout Checks) {
+        check("NSPersistentStoreRequest.copy(with:)") {
+            let _: (NSPersistentStoreRequest) -> (NSZone?) -> Any = NSPersistentStoreRequest.copy(with:)
+        }
         check("NSPersistentStoreRequestType") {
             let type: NSPersistentStoreRequestType = .fetchRequestType
             let _: UInt = type.rawValue
