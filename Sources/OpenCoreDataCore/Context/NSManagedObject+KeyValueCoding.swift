@@ -125,6 +125,13 @@ extension NSManagedObject {
     public func didAccessValue(forKey key: String?) {}
     public func willChangeValue(forKey key: String) { willAccess() }
     public func didChangeValue(forKey key: String) {}
+    /// The bracket around a change to a to-many set (in an app's own `add…`/`remove…`
+    /// accessors): fires the fault, as Core Data does before the change; there are no observers
+    /// to tell.
+    public func willChangeValue(forKey inKey: String, withSetMutation inMutationKind: NSKeyValueSetMutationKind, using inObjects: Set<AnyHashable>) {
+        willAccess()
+    }
+    public func didChangeValue(forKey inKey: String, withSetMutation inMutationKind: NSKeyValueSetMutationKind, using inObjects: Set<AnyHashable>) {}
 
     // MARK: Slots (the fast path for typed accessors)
 

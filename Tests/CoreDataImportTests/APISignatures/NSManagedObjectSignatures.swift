@@ -9,6 +9,14 @@ extension APISignatures {
             let _: Int = object.hashValue
             let _: String = object.description
         }
+        check("NSManagedObject.willChangeValue(forKey:withSetMutation:using:)") {
+            let _: (NSManagedObject) -> (String, NSKeyValueSetMutationKind, Set<AnyHashable>) -> Void
+                = NSManagedObject.willChangeValue(forKey:withSetMutation:using:)
+        }
+        check("NSManagedObject.didChangeValue(forKey:withSetMutation:using:)") {
+            let _: (NSManagedObject) -> (String, NSKeyValueSetMutationKind, Set<AnyHashable>) -> Void
+                = NSManagedObject.didChangeValue(forKey:withSetMutation:using:)
+        }
         check("NSManagedObject.entity()") {
             let _: () -> NSEntityDescription = NSManagedObject.entity
         }
