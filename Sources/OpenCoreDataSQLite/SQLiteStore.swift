@@ -73,8 +73,6 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                                       url: url)
         }
         externalData = ExternalDataFolder(store: url)
-        // A store opened again (`reconnect`) starts with a new connection, without functions.
-        writerHasFunctions = false
         let path = url.path
         let exists = FileManager.default.fileExists(atPath: path)
         if !exists && isReadOnly {

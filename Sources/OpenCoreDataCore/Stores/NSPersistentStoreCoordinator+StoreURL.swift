@@ -19,19 +19,10 @@ extension NSPersistentStoreCoordinator {
     public func setURL(_ url: URL, for store: NSPersistentStore) -> Bool {
         let stores = persistentStores
         guard stores.contains(where: { $0 === store }),
-              !stores.contains(where: { $0 !== store && $0.url?.standardizedFileURL == url.standardizedFileURL }) else { return false }
-        let entities = managedObjectModel.entities(forConfigurationName: store.configurationName) ?? managedObjectModel.entities
+              !stores.contains(where: { $0 !== store && $0.url?.standardizedFileURL == url.standardizedFileURL }),
+              store.seam.movesWithItsURL else { return false }
         // Under the store's lock: a save in progress writes all of its file at one URL.
-        return store.lock.withLock {
-            let previous = store.url
-            store.url = url
-            do {
-                try store.seam.reconnect(model: managedObjectModel, entities: entities, previous: previous)
-                return true
-            } catch {
-                store.url = previous
-                return false
-            }
-        }
+        store.lock.withLock { store.url = url }
+        return true
     }
 }

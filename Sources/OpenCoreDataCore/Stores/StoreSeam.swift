@@ -87,15 +87,14 @@ package protocol StoreSeam: AnyObject {
     /// the store's metadata; returns how many ran.
     func finishDeferredMigrationTasks(limit: Int?) throws -> Int
 
-    /// Reconnects the store to the file at its new `url` (`NSPersistentStoreCoordinator.setURL(_:for:)`),
-    /// or throws having reconnected it to `previous`. A store that holds no connection (an atomic
-    /// store, which writes to its URL when it saves) does nothing.
-    func reconnect(model: NSManagedObjectModel, entities: [NSEntityDescription], previous: URL?) throws
+    /// Whether the store follows a new `url` (`NSPersistentStoreCoordinator.setURL(_:for:)`):
+    /// true for a store that holds no connection (an atomic store writes to its URL when it saves).
+    var movesWithItsURL: Bool { get }
 }
 
 extension StoreSeam {
     package func finishDeferredMigrationTasks(limit: Int?) throws -> Int { 0 }
-    package func reconnect(model: NSManagedObjectModel, entities: [NSEntityDescription], previous: URL?) throws {}
+    package var movesWithItsURL: Bool { true }
     package func unload() {}
     package func finishLoading() throws {}
     package func destroyFiles() throws -> Bool { false }
