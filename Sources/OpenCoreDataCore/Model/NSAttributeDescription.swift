@@ -45,6 +45,23 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
 
     public convenience init() { self.init(name: "", type: .undefinedAttributeType) }
 
+    override func emptyCopy() -> NSPropertyDescription { NSAttributeDescription(name: name, type: attributeType) }
+
+    override func copySettings(to copy: NSPropertyDescription) {
+        super.copySettings(to: copy)
+        guard let copy = copy as? NSAttributeDescription else { return }
+        copy.attributeType = attributeType
+        copy.defaultValue = defaultValue
+        copy.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage
+        copy.valueTransformerName = valueTransformerName
+        copy.attributeValueClassName = attributeValueClassName
+        copy.usesScalarValueType = usesScalarValueType
+        copy.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion
+        copy.minValue = minValue
+        copy.maxValue = maxValue
+        copy.regularExpression = regularExpression
+    }
+
     /// The minimum, maximum and pattern as predicates, each with the code its failure reports.
     override var ruleValidationRules: [(predicate: NSPredicate, warning: Any)] {
         let measuresLength = [.stringAttributeType, .binaryDataAttributeType].contains(attributeType)

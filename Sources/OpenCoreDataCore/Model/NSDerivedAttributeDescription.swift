@@ -21,4 +21,13 @@ open class NSDerivedAttributeDescription: NSAttributeDescription, @unchecked Sen
     /// because the expression uses syntax the parser does not support yet (functions such as
     /// `now()` or `canonical:`).
     public var derivationExpressionFormat: String?
+
+    override func emptyCopy() -> NSPropertyDescription { NSDerivedAttributeDescription(name: name, type: attributeType) }
+
+    override func copySettings(to copy: NSPropertyDescription) {
+        super.copySettings(to: copy)
+        guard let copy = copy as? NSDerivedAttributeDescription else { return }
+        copy.derivationExpression = derivationExpression
+        copy.derivationExpressionFormat = derivationExpressionFormat
+    }
 }

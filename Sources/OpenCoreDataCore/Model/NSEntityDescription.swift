@@ -226,12 +226,72 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
         )
     }
 
+    // MARK: Copying
+
+    /// A new entity with the same settings and copies of its own properties and fetch indexes,
+    /// in no model and no inheritance tree (`NSCopying`): to edit and add to a model not yet
+    /// in use. Relationships to other entities keep the original's destinations and inverses;
+    /// those to the entity itself lead to the copy, and their inverses to the copied ones.
+    ///
+    /// ```swift
+    /// let archived = item.copy() as! NSEntityDescription
+    /// archived.name = "ArchivedItem"
+    /// ```
+    /// Copying the whole model (`NSManagedObjectModel.copy()`) is how a model in use is
+    /// changed: there every reference leads to the copies.
+    ///
+    /// Difference from Core Data: the copy of an instance of an application's own subclass is
+    /// an `NSEntityDescription`.
+    open func copy(with zone: NSZone? = nil) -> Any {
+        var copies = DescriptionCopies()
+        let copy = copiedAlone(into: &copies)
+        copy.pointAtCopies(of: self, in: copies)
+        return copy
+    }
+
+    /// A copy of this entity's settings and own properties, recorded in `copies`; what refers
+    /// to other descriptions is set by `pointAtCopies(of:in:)` once they are all copied.
+    func copiedAlone(into copies: inout DescriptionCopies) -> NSEntityDescription {
+        let copy = NSEntityDescription(name: name)
+        copy.isAbstract = isAbstract
+        copy.managedObjectClassName = managedObjectClassName
+        copy.registeredClass = registeredClass
+        copy.userInfo = userInfo
+        copy.versionHashModifier = versionHashModifier
+        copy.codeGenerationType = codeGenerationType
+        copy.renamingIdentifier = renamingIdentifier
+        copy.properties = ownProperties.map { property in
+            let propertyCopy = property.copy() as! NSPropertyDescription
+            copies.record(propertyCopy, of: property)
+            return propertyCopy
+        }
+        copies.record(copy, of: self)
+        return copy
+    }
+
+    /// Points this copy of `original` at the copies of the descriptions `original` refers to.
+    func pointAtCopies(of original: NSEntityDescription, in copies: DescriptionCopies) {
+        uniquenessConstraints = original.uniquenessConstraints.map { $0.map(copies.element) }
+        compoundIndexes = original.compoundIndexes.map { $0.map(copies.element) }
+        indexes = original.indexes.map { $0.copy(pointingAt: copies) }
+        for (property, copy) in zip(original.ownProperties, ownProperties) {
+            if let relationship = property as? NSRelationshipDescription, let copy = copy as? NSRelationshipDescription {
+                copy.destinationEntity = copies.entity(relationship.destinationEntity)
+                copy.inverseRelationship = copies.relationship(relationship.inverseRelationship)
+            } else if let fetched = property as? NSFetchedPropertyDescription, let copy = copy as? NSFetchedPropertyDescription {
+                copy.fetchRequest = copies.request(fetched.fetchRequest)
+            }
+        }
+    }
+
     func checkEditable(_ property: String) {
         if let model = managedObjectModel, model.isFrozen {
             preconditionFailure("Can't change \(property) of entity '\(name ?? "?")': its model is in use and can no longer be edited")
         }
     }
 }
+
+extension NSEntityDescription: NSCopying {}
 
 /// Where an entity's values live in its objects: attributes and relationships each in an
 /// array indexed by slot, inherited properties first so a slot means the same property in

@@ -23,6 +23,15 @@ open class NSExpressionDescription: NSPropertyDescription, @unchecked Sendable {
     /// `.doubleAttributeType` for an average); `.undefinedAttributeType` to take the type the
     /// aggregate gives.
     public var expressionResultType: NSAttributeType = .undefinedAttributeType
+
+    override func emptyCopy() -> NSPropertyDescription { NSExpressionDescription(name: name) }
+
+    override func copySettings(to copy: NSPropertyDescription) {
+        super.copySettings(to: copy)
+        guard let copy = copy as? NSExpressionDescription else { return }
+        copy.expression = expression
+        copy.expressionResultType = expressionResultType
+    }
 }
 
 extension NSExpressionDescription {

@@ -1,10 +1,12 @@
+import Foundation
+
 /// A named index over one or more properties of an entity (Core Data's compound fetch index).
 ///
 /// ```swift
 /// entity.indexes = [NSFetchIndexDescription(name: "byScore", elements: [
 ///     NSFetchIndexElementDescription(property: score, collationType: .binary)])]
 /// ```
-public final class NSFetchIndexDescription: @unchecked Sendable {
+open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
     // @unchecked Sendable: like every model description, frozen once the model is in use.
     public var name: String
     public var elements: [NSFetchIndexElementDescription] {
@@ -29,12 +31,37 @@ public final class NSFetchIndexDescription: @unchecked Sendable {
     public init(name: String, elements: [NSFetchIndexElementDescription]?) {
         self.name = name
         self.elements = elements ?? []
+        super.init()
         for element in self.elements { element.indexDescription = self }
+    }
+
+    /// A new index with the same name, partial-index predicate and copies of the elements, in
+    /// no entity (`NSCopying`). The elements' properties are the original's.
+    ///
+    /// ```swift
+    /// let descending = index.copy() as! NSFetchIndexDescription
+    /// descending.name = "byScoreDescending"
+    /// ```
+    /// Difference from Core Data: the copy of an instance of an application's own subclass is
+    /// an `NSFetchIndexDescription`.
+    open func copy(with zone: NSZone? = nil) -> Any { copy(pointingAt: DescriptionCopies()) }
+
+    /// A copy whose elements name the copies of their properties, where `copies` has them.
+    func copy(pointingAt copies: DescriptionCopies) -> NSFetchIndexDescription {
+        let copy = NSFetchIndexDescription(name: name, elements: elements.map { element in
+            let elementCopy = element.copy() as! NSFetchIndexElementDescription
+            elementCopy.property = copies.property(element.property)
+            return elementCopy
+        })
+        copy.partialIndexPredicate = partialIndexPredicate
+        return copy
     }
 }
 
+extension NSFetchIndexDescription: NSCopying {}
+
 /// One column of a fetch index.
-public final class NSFetchIndexElementDescription: @unchecked Sendable {
+open class NSFetchIndexElementDescription: NSObject, @unchecked Sendable {
     // @unchecked Sendable: frozen once the model is in use.
     public enum CollationType: UInt, Sendable {
         case binary = 0
@@ -55,4 +82,22 @@ public final class NSFetchIndexElementDescription: @unchecked Sendable {
         self.propertyName = property.name
         self.collationType = collationType
     }
+
+    /// An element of no index, of the same property, collation and order (`NSCopying`).
+    ///
+    /// Difference from Core Data: the copy of an instance of an application's own subclass is
+    /// an `NSFetchIndexElementDescription`.
+    open func copy(with zone: NSZone? = nil) -> Any {
+        let copy = NSFetchIndexElementDescription(collationType: collationType)
+        copy.property = property
+        copy.propertyName = propertyName
+        copy.isAscending = isAscending
+        return copy
+    }
+
+    private init(collationType: CollationType) {
+        self.collationType = collationType
+    }
 }
+
+extension NSFetchIndexElementDescription: NSCopying {}

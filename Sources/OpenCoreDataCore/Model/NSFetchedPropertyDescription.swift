@@ -22,4 +22,11 @@ open class NSFetchedPropertyDescription: NSPropertyDescription, @unchecked Senda
     public var fetchRequest: NSFetchRequest<NSFetchRequestResult>? {
         didSet { checkEditable("fetchRequest") }
     }
+
+    override func emptyCopy() -> NSPropertyDescription { NSFetchedPropertyDescription(name: name) }
+
+    override func copySettings(to copy: NSPropertyDescription) {
+        super.copySettings(to: copy)
+        (copy as? NSFetchedPropertyDescription)?.fetchRequest = fetchRequest?.copy(as: NSFetchRequestResult.self)
+    }
 }

@@ -97,6 +97,39 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
         self.name = name
     }
 
+    // MARK: Copying
+
+    /// A new description with the same settings, in no entity (`NSCopying`): to edit it and add
+    /// it to an entity of a model not yet in use. A relationship's copy has the original's
+    /// destination and inverse, a fetched property's a copy of its request.
+    ///
+    /// ```swift
+    /// let renamed = title.copy() as! NSAttributeDescription
+    /// renamed.name = "heading"
+    /// ```
+    /// Difference from Core Data: the copy of an instance of an application's own subclass is
+    /// an instance of the OpenCoreData class it derives from.
+    open func copy(with zone: NSZone? = nil) -> Any {
+        let copy = emptyCopy()
+        copySettings(to: copy)
+        return copy
+    }
+
+    /// A new description of this kind, its settings not yet copied.
+    func emptyCopy() -> NSPropertyDescription { NSPropertyDescription(name: name) }
+
+    /// Copies what every property has; subclasses add theirs.
+    func copySettings(to copy: NSPropertyDescription) {
+        copy.name = name
+        copy.isOptional = isOptional
+        copy.isTransient = isTransient
+        copy.isIndexed = isIndexed
+        copy.userInfo = userInfo
+        copy.versionHashModifier = versionHashModifier
+        copy.renamingIdentifier = renamingIdentifier
+        copy.customValidationRules = customValidationRules
+    }
+
     /// Storage index in an object of the property's entity (and of its sub-entities).
     /// Set when the model is frozen; -1 before.
     @exclusivity(unchecked) var slot = -1
@@ -107,3 +140,5 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
         }
     }
 }
+
+extension NSPropertyDescription: NSCopying {}

@@ -69,6 +69,19 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
     /// As Core Data: a new relationship description is to-many (`maxCount` 0) until `maxCount` is set to 1.
     public convenience init() { self.init(name: "", toMany: true) }
 
+    override func emptyCopy() -> NSPropertyDescription { NSRelationshipDescription(name: name) }
+
+    override func copySettings(to copy: NSPropertyDescription) {
+        super.copySettings(to: copy)
+        guard let copy = copy as? NSRelationshipDescription else { return }
+        copy.destinationEntity = destinationEntity
+        copy.inverseRelationship = inverseRelationship
+        copy.minCount = minCount
+        copy.maxCount = maxCount
+        copy.deleteRule = deleteRule
+        copy.isOrdered = isOrdered
+    }
+
     /// True unless `maxCount` is 1.
     public var isToMany: Bool { maxCount != 1 }
 

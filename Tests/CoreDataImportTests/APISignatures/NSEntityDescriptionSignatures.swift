@@ -3,6 +3,10 @@ import CoreData
 
 extension APISignatures {
     static func nsEntityDescription(_ check: inout Checks) {
+        check("NSEntityDescription.copy(with:)") {
+            let _: (NSEntityDescription) -> (NSZone?) -> Any = NSEntityDescription.copy(with:)
+            let _: any NSCopying.Type = NSEntityDescription.self
+        }
         check("NSEntityDescription") {
             let _: NSObject = NSEntityDescription()
         }

@@ -3,8 +3,12 @@ import CoreData
 
 extension APISignatures {
     static func nsFetchIndexDescription(_ check: inout Checks) {
+        check("NSFetchIndexDescription.copy(with:)") {
+            let _: (NSFetchIndexDescription) -> (NSZone?) -> Any = NSFetchIndexDescription.copy(with:)
+            let _: any NSCopying.Type = NSFetchIndexDescription.self
+        }
         check("NSFetchIndexDescription") {
-            let _: NSFetchIndexDescription = NSFetchIndexDescription(name: "byName", elements: nil)
+            let _: NSObject = NSFetchIndexDescription(name: "byName", elements: nil)
         }
         check("NSFetchIndexDescription.init(name:elements:)") {
             let _: (String, [NSFetchIndexElementDescription]?) -> NSFetchIndexDescription = NSFetchIndexDescription.init(name:elements:)

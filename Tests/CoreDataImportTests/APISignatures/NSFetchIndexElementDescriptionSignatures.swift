@@ -3,6 +3,10 @@ import CoreData
 
 extension APISignatures {
     static func nsFetchIndexElementDescription(_ check: inout Checks) {
+        check("NSFetchIndexElementDescription.copy(with:)") {
+            let _: (NSFetchIndexElementDescription) -> (NSZone?) -> Any = NSFetchIndexElementDescription.copy(with:)
+            let _: any NSCopying.Type = NSFetchIndexElementDescription.self
+        }
         check("NSFetchIndexElementType") {
             let type: NSFetchIndexElementDescription.CollationType = .binary
             let _: UInt = type.rawValue
@@ -15,7 +19,7 @@ extension APISignatures {
             let _: NSFetchIndexElementDescription.CollationType = .rTree
         }
         check("NSFetchIndexElementDescription") {
-            let _: NSFetchIndexElementDescription = NSFetchIndexElementDescription(property: NSAttributeDescription(), collationType: .binary)
+            let _: NSObject = NSFetchIndexElementDescription(property: NSAttributeDescription(), collationType: .binary)
         }
         check("NSFetchIndexElementDescription.init(property:collationType:)") {
             let _: (NSPropertyDescription, NSFetchIndexElementDescription.CollationType) -> NSFetchIndexElementDescription = NSFetchIndexElementDescription.init(property:collationType:)

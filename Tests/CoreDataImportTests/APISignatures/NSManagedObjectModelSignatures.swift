@@ -3,6 +3,10 @@ import CoreData
 
 extension APISignatures {
     static func nsManagedObjectModel(_ check: inout Checks) {
+        check("NSManagedObjectModel.copy(with:)") {
+            let _: (NSManagedObjectModel) -> (NSZone?) -> Any = NSManagedObjectModel.copy(with:)
+            let _: any NSCopying.Type = NSManagedObjectModel.self
+        }
         check("NSManagedObjectModel") {
             let _: NSObject = NSManagedObjectModel()
         }

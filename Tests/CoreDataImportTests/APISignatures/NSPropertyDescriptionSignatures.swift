@@ -3,6 +3,10 @@ import CoreData
 
 extension APISignatures {
     static func nsPropertyDescription(_ check: inout Checks) {
+        check("NSPropertyDescription.copy(with:)") {
+            let _: (NSPropertyDescription) -> (NSZone?) -> Any = NSPropertyDescription.copy(with:)
+            let _: any NSCopying.Type = NSPropertyDescription.self
+        }
         check("NSPropertyDescription") {
             let _: NSObject = NSPropertyDescription()
         }
