@@ -370,11 +370,19 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
         case .length:
             return Self.length(of: try keyPathOperand(ResolvedKeyPath(path.keyPath, steps: path.steps.dropLast()), in: predicate))
         case .property(let property):
-            // Resolution let only to-one relationships come before the last step.
+            // Resolution let only to-one relationships come before the last step, or before a
+            // composite attribute and the elements after it.
             let relationships = path.steps.dropLast().compactMap { step -> NSRelationshipDescription? in
                 if case .property(let property) = step { property as? NSRelationshipDescription } else { nil }
             }
             let (alias, current) = try joinedTable(through: relationships, in: predicate)
+            if let (composite, elementPath) = Self.compositeElement(of: path) {
+                guard let column = current.attributeColumns[composite.attributeSlot] else {
+                    throw PredicateCheck.invalid("transient attribute '\(composite.name)' can't be used in a fetch from the SQLite store", predicate)
+                }
+                return SQLOperand(sql: Dialect.compositeElement("\(raw: alias).\(raw: column)", elementPath),
+                                  attribute: property as? NSAttributeDescription, isObjectReference: false, isCompositeElement: true)
+            }
             switch property {
             case let attribute as NSAttributeDescription:
                 guard let column = current.attributeColumns[attribute.attributeSlot] else {
@@ -390,6 +398,19 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
                 throw PredicateCheck.invalid("'\(property.name)' can't be used in a fetch from the SQLite store", predicate)
             }
         }
+    }
+
+    /// The composite attribute a path reads an element of, and the names of the elements from
+    /// it to the one read (`magnitude.richter`); nil for any other path.
+    static func compositeElement(of path: ResolvedKeyPath) -> (NSCompositeAttributeDescription, [String])? {
+        for (index, step) in path.steps.enumerated() {
+            guard case .property(let property) = step, let composite = property as? NSCompositeAttributeDescription else { continue }
+            let elements = path.steps[(index + 1)...].compactMap { step -> String? in
+                if case .property(let element) = step { element.name } else { nil }
+            }
+            return elements.isEmpty ? nil : (composite, elements)
+        }
+        return nil
     }
 
     /// The alias and mapping of the table reached through the to-one relationships named
@@ -476,6 +497,14 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
             switch number {
             case .integer(let integer): return .integer(integer)
             case .double(let double): return .real(double)
+            }
+        }
+        if operand.isCompositeElement {
+            // As the composite's JSON holds the element (`CompositeValue.jsonValue`).
+            switch CompositeValue.jsonValue(of: value as Any, type: attribute.attributeType) {
+            case let text as String: return .text(ValueComparison.fold(text, Self.foldingOptions(options)))
+            case let number as NSNumber: return SQLiteValueCoding.sqliteValue(ofComputed: number)
+            default: throw PredicateCheck.invalid("\(attribute.name) is \(attribute.attributeType.modelName): \(PredicateFormatting.literal(value)) is not such a value", predicate)
             }
         }
         let primitive: PrimitiveValue

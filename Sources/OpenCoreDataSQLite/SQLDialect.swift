@@ -64,4 +64,9 @@ protocol SQLDialect {
 
     /// How a model value is bound as an argument: the same representation the store writes.
     static func argument(_ value: PrimitiveValue, of attribute: NSAttributeDescription) throws -> SQLiteValue
+
+    /// The element at `elementPath` of a composite attribute's column, which holds the
+    /// composite's JSON object (`CompositeValue`): the element's JSON value as SQL compares it
+    /// (NULL when absent).
+    static func compositeElement(_ column: SQLFragment, _ elementPath: [String]) -> SQLFragment
 }

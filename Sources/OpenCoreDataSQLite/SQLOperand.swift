@@ -12,6 +12,9 @@ struct SQLOperand {
     /// What a computed value (arithmetic, a function, TERNARY, a bound constant, `@count`)
     /// is; nil for a column.
     var computed: ValueKind? = nil
+    /// Set when the operand is an element of a composite attribute's JSON (`attribute` is the
+    /// element): constants are bound as the JSON holds them.
+    var isCompositeElement = false
 
     /// What kind of value the operand is.
     var kind: ValueKind {

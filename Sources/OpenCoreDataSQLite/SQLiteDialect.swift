@@ -73,4 +73,10 @@ enum SQLiteDialect: SQLDialect {
     static func argument(_ value: PrimitiveValue, of attribute: NSAttributeDescription) throws -> SQLiteValue {
         try SQLiteValueCoding.sqliteValue(value, of: attribute)
     }
+
+    /// `json_extract(column, '$."a"."b"')`: element names are quoted, so any name is a key.
+    static func compositeElement(_ column: SQLFragment, _ elementPath: [String]) -> SQLFragment {
+        let path = "$" + elementPath.map { "." + "\"" + $0.replacingOccurrences(of: "\"", with: "\\\"") + "\"" }.joined()
+        return "json_extract(\(column), \(bind: .text(path)))"
+    }
 }

@@ -272,9 +272,9 @@ final class SQLiteSchema {
                     switch attribute.attributeType {
                     case .dateAttributeType: dates.append(column)
                     case .doubleAttributeType, .floatAttributeType, .decimalAttributeType: reals.append(column)
-                    case .stringAttributeType, .URIAttributeType: texts.append(column)
+                    case .stringAttributeType, .URIAttributeType, .compositeAttributeType: texts.append(column)
                     case .binaryDataAttributeType, .UUIDAttributeType, .transformableAttributeType, .undefinedAttributeType,
-                         .objectIDAttributeType, .compositeAttributeType: blobs.append(column)
+                         .objectIDAttributeType: blobs.append(column)
                     default: integers.append(column)
                     }
                 }
@@ -407,7 +407,8 @@ final class SQLiteSchema {
         case .dateAttributeType: "TIMESTAMP"
         case .doubleAttributeType, .floatAttributeType: "FLOAT"
         case .decimalAttributeType: "DECIMAL"
-        case .stringAttributeType, .URIAttributeType: "VARCHAR"
+        // A composite's JSON text (`CompositeValue`), which SQL reads with `json_extract`.
+        case .stringAttributeType, .URIAttributeType, .compositeAttributeType: "VARCHAR"
         default: "BLOB"
         }
     }

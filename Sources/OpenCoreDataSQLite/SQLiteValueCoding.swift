@@ -4,7 +4,8 @@ import OpenCoreDataCore
 
 /// How attribute values are written to and read from SQLite columns, in Core Data's encodings:
 /// dates as seconds since 2001-01-01, UUIDs as 16 raw bytes, URIs as their absolute string,
-/// Booleans as 0/1, decimals as REAL, transformable values as archived data.
+/// Booleans as 0/1, decimals as REAL, transformable values as archived data; and composite
+/// values as JSON text (`CompositeValue`).
 enum SQLiteValueCoding {
     /// Binds `value` of an attribute of `type` to parameter `index`.
     static func bind(_ value: PrimitiveValue, of attribute: NSAttributeDescription, to statement: SQLiteStatement,
@@ -21,8 +22,18 @@ enum SQLiteValueCoding {
         case .uuid(let uuid): try statement.bind(Data(uuid.bytes), at: index)
         case .url(let url): try statement.bind(url.absoluteString, at: index)
         case .decimal(let decimal): try statement.bind(decimal.nearestDouble, at: index)
-        case .transformable(let box): try statement.bind(try TransformableCoding.encode(box.value, for: attribute), at: index)
+        case .transformable(let box):
+            if let composite = attribute as? NSCompositeAttributeDescription {
+                try statement.bind(try compositeJSON(box.value, for: composite), at: index)
+            } else {
+                try statement.bind(try TransformableCoding.encode(box.value, for: attribute), at: index)
+            }
         }
+    }
+
+    /// A composite attribute's value as the JSON text its column keeps.
+    private static func compositeJSON(_ value: Any, for composite: NSCompositeAttributeDescription) throws -> String {
+        try CompositeValue.json(of: try CompositeValue.normalized(value, for: composite), for: composite)
     }
 
     /// The SQLite value for a constant compared with an attribute of `type` in a predicate.
@@ -39,7 +50,12 @@ enum SQLiteValueCoding {
         case .uuid(let uuid): .blob(Data(uuid.bytes))
         case .url(let url): .text(url.absoluteString)
         case .decimal(let decimal): .real(decimal.nearestDouble)
-        case .transformable(let box): .blob(try TransformableCoding.encode(box.value, for: attribute))
+        case .transformable(let box):
+            if let composite = attribute as? NSCompositeAttributeDescription {
+                .text(try compositeJSON(box.value, for: composite))
+            } else {
+                .blob(try TransformableCoding.encode(box.value, for: attribute))
+            }
         }
     }
 
@@ -86,7 +102,11 @@ enum SQLiteValueCoding {
         case .URIAttributeType:
             if statement.isNull(at: index) { return .null }
             return statement.string(at: index).flatMap { URL(string: $0) }.map { .url($0) } ?? .null
-        case .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType, .compositeAttributeType:
+        case .compositeAttributeType:
+            guard let text = statement.string(at: index), let composite = attribute() as? NSCompositeAttributeDescription,
+                  let value = CompositeValue.value(fromJSON: text, for: composite) else { return .null }
+            return .transformable(TransformableValue(value: value))
+        case .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType:
             guard !statement.isNull(at: index), let data = statement.data(at: index) else { return .null }
             return TransformableCoding.decode(data, for: attribute()).map { .transformable(TransformableValue(value: $0)) } ?? .null
         }

@@ -161,7 +161,9 @@ struct ClassFileGenerator {
         case .UUIDAttributeType: return "UUID?"
         case .URIAttributeType: return "URL?"
         case .objectIDAttributeType: return "NSManagedObjectID?"
-        case .transformableAttributeType, .undefinedAttributeType, .compositeAttributeType:
+        // A composite's value is a dictionary of its elements, as Xcode generates it.
+        case .compositeAttributeType: return "[String: Any]?"
+        case .transformableAttributeType, .undefinedAttributeType:
             return "\(attribute.attributeValueClassName.map(Self.swiftName(ofClass:)) ?? "NSObject")?"
         }
     }

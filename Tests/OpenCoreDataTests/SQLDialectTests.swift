@@ -33,6 +33,9 @@ import OpenCoreData
         static func argument(_ value: PrimitiveValue, of attribute: NSAttributeDescription) throws -> SQLiteValue {
             try SQLiteValueCoding.sqliteValue(value, of: attribute)
         }
+        static func compositeElement(_ column: SQLFragment, _ elementPath: [String]) -> SQLFragment {
+            "(\(column)::jsonb #>> \(bind: .text("{" + elementPath.joined(separator: ",") + "}")))"
+        }
     }
 
     private func compile<Dialect: SQLDialect>(_ format: String, _ arguments: [Any], as dialect: Dialect.Type) throws -> SQLFragment {

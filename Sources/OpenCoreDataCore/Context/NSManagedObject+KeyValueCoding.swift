@@ -50,7 +50,7 @@ extension NSManagedObject {
         case let attribute as NSAttributeDescription:
             let primitive: PrimitiveValue
             do {
-                primitive = try PrimitiveValue(value, for: attribute.attributeType)
+                primitive = try PrimitiveValue(value, for: attribute)
             } catch {
                 throw CoreDataError.validation(.managedObjectValidation, object: self, key: key, value: value,
                                                "unacceptable value: \(error.reason)")
@@ -78,12 +78,17 @@ extension NSManagedObject {
         return current
     }
 
-    /// Sets the value at a dotted key path (`"owner.name"`).
+    /// Sets the value at a dotted key path (`"owner.name"`); an element of a composite
+    /// attribute by its namespaced key path (`"magnitude.richter"`).
     public func setValue(_ value: Any?, forKeyPath keyPath: String) {
         let keys = keyPath.split(separator: ".").map(String.init)
         guard let last = keys.last else { return }
         var target: NSManagedObject = self
-        for key in keys.dropLast() {
+        for (index, key) in keys.dropLast().enumerated() {
+            if target.entity.layout.propertiesByName[key] is NSCompositeAttributeDescription {
+                target.setValue(CompositeValue.setting(value, at: keys[(index + 1)...], in: target.value(forKey: key)), forKey: key)
+                return
+            }
             guard let next = target.value(forKey: key) as? NSManagedObject else { return }
             target = next
         }
@@ -106,7 +111,7 @@ extension NSManagedObject {
         willAccess()
         switch property {
         case let attribute as NSAttributeDescription:
-            guard let primitive = try? PrimitiveValue(value, for: attribute.attributeType) else {
+            guard let primitive = try? PrimitiveValue(value, for: attribute) else {
                 contents.rejectedValues[key] = "unacceptable value \(value ?? "nil") for \(attribute.attributeType.modelName)"
                 return
             }

@@ -26,8 +26,9 @@ extension NSManagedObject {
         return errors
     }
 
-    private func validationErrors(of attribute: NSAttributeDescription, value: PrimitiveValue) -> [Error] {
-        let key = attribute.name
+    /// `key`: the key the errors name (a composite's element is named by its key path).
+    private func validationErrors(of attribute: NSAttributeDescription, value: PrimitiveValue, key: String? = nil) -> [Error] {
+        let key = key ?? attribute.name
         if value.isNull {
             if attribute.isOptional { return [] }
             return [CoreDataError.validation(.validationMissingMandatoryProperty, object: self, key: key,
@@ -68,6 +69,10 @@ extension NSManagedObject {
             if attribute.minValue != nil || attribute.maxValue != nil, let data = external.dataIfReadable {
                 errors.append(contentsOf: lengthErrors(of: attribute, length: data.count, value: data))
             }
+        case .transformable(let box):
+            if let composite = attribute as? NSCompositeAttributeDescription {
+                errors.append(contentsOf: elementErrors(of: composite, value: box.value as? [String: Any] ?? [:], key: key))
+            }
         default:
             break
         }
@@ -75,6 +80,16 @@ extension NSManagedObject {
             errors.append(contentsOf: customRuleErrors(of: attribute, value: judged))
         }
         return errors
+    }
+
+    /// What the elements of a composite's value break, each error naming the element's key
+    /// path (`magnitude.richter`).
+    private func elementErrors(of composite: NSCompositeAttributeDescription, value: [String: Any], key: String) -> [Error] {
+        composite.elements.flatMap { element -> [Error] in
+            let elementValue = (try? PrimitiveValue(value[element.name], for: element)) ?? .null
+            if elementValue.isNull ? element.isOptional : !element.hasValueRules { return [] }
+            return validationErrors(of: element, value: elementValue, key: key + "." + element.name)
+        }
     }
 
     /// The rules of `setValidationPredicates(_:withValidationWarnings:)` that `value` (the
@@ -242,6 +257,7 @@ extension NSAttributeDescription {
     /// Whether values must be checked against a minimum, a maximum, a pattern or predicates.
     var hasValueRules: Bool {
         minValue != nil || maxValue != nil || regularExpression != nil || !customValidationRules.isEmpty
+            || (self as? NSCompositeAttributeDescription)?.elements.contains { !$0.isOptional || $0.hasValueRules } == true
     }
 }
 

@@ -58,8 +58,11 @@ extension NSManagedObjectModel {
                     error(name, attribute.name, "an undefined attribute type is only allowed on transient attributes")
                 }
                 if attribute.defaultValue != nil,
-                   (try? PrimitiveValue(attribute.defaultValue, for: attribute.attributeType)) == nil {
+                   (try? PrimitiveValue(attribute.defaultValue, for: attribute)) == nil {
                     error(name, attribute.name, "its default value \(attribute.defaultValue!) is not a \(attribute.attributeType.modelName)")
+                }
+                if let composite = attribute as? NSCompositeAttributeDescription {
+                    for problem in Self.elementProblems(of: composite) { error(name, attribute.name, problem) }
                 }
             }
             for relationship in entity.properties.compactMap({ $0 as? NSRelationshipDescription }) {
@@ -110,6 +113,26 @@ extension NSManagedObjectModel {
     }
 
     /// Throws `ModelValidationError` listing every error (warnings are not thrown).
+    /// What is wrong with a composite's elements: none, an element without a name or with a
+    /// name taken, or of a type a composite cannot hold.
+    private static func elementProblems(of composite: NSCompositeAttributeDescription, path: String = "") -> [String] {
+        if composite.elements.isEmpty { return ["the composite attribute has no elements"] }
+        var problems: [String] = []
+        var names: Set<String> = []
+        for element in composite.elements {
+            let elementPath = path.isEmpty ? element.name : path + "." + element.name
+            if element.name.isEmpty { problems.append("an element of the composite attribute has no name") }
+            if !names.insert(element.name).inserted { problems.append("two elements of the composite attribute are named '\(element.name)'") }
+            if let nested = element as? NSCompositeAttributeDescription {
+                problems += elementProblems(of: nested, path: elementPath)
+            } else if element is NSDerivedAttributeDescription
+                        || [.undefinedAttributeType, .transformableAttributeType, .objectIDAttributeType, .compositeAttributeType].contains(element.attributeType) {
+                problems.append("the element '\(elementPath)' is \(element.attributeType.modelName), which a composite attribute cannot hold")
+            }
+        }
+        return problems
+    }
+
     public func validate() throws {
         let errors = validationIssues().filter { $0.severity == .error }
         if !errors.isEmpty { throw ModelValidationError(issues: errors) }

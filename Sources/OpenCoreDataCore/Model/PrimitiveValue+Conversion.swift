@@ -7,9 +7,24 @@ package struct ValueConversionFailure: Error {
     init(expected: NSAttributeType, value: Any) {
         reason = "expected a value of type \(expected.modelName), got \(type(of: value)) (\(value))"
     }
+
+    init(reason: String) {
+        self.reason = reason
+    }
 }
 
 extension PrimitiveValue {
+    /// Converts an application value for `attribute`: as for its type, and a composite's
+    /// dictionary element by element (`CompositeValue.normalized`).
+    package init(_ value: Any?, for attribute: NSAttributeDescription) throws(ValueConversionFailure) {
+        if attribute.attributeType == .compositeAttributeType, let composite = attribute as? NSCompositeAttributeDescription,
+           let value, !isNilOrNull(value) {
+            self = .transformable(TransformableValue(value: try CompositeValue.normalized(value, for: composite)))
+            return
+        }
+        try self.init(value, for: attribute.attributeType)
+    }
+
     /// Converts an application value (Swift or Foundation type) for an attribute of `type`.
     package init(_ value: Any?, for type: NSAttributeType) throws(ValueConversionFailure) {
         guard let value, !isNilOrNull(value) else {

@@ -75,6 +75,8 @@ extension PrimitiveValue: Equatable {
         case let (.transformable(a), .transformable(b)):
             if let a = a.value as? AnyHashable, let b = b.value as? AnyHashable { return a == b }
             if let a = a.value as? NSObject, let b = b.value as? NSObject { return a.isEqual(b) }
+            // A composite attribute's value.
+            if let a = a.value as? [String: Any], let b = b.value as? [String: Any] { return CompositeValue.areEqual(a, b) }
             return false
         default: return false
         }

@@ -6,6 +6,14 @@ import Foundation
 /// as they are.
 package enum TransformableCoding {
     package static func encode(_ value: Any, for attribute: NSAttributeDescription) throws -> Data {
+        if let composite = attribute as? NSCompositeAttributeDescription {
+            // A composite's value as JSON (`CompositeValue`), in the file stores too.
+            do {
+                return Data(try CompositeValue.json(of: try CompositeValue.normalized(value, for: composite), for: composite).utf8)
+            } catch {
+                throw TransformableCodingError(attribute: attribute, reason: "the value can't be stored: \(error)")
+            }
+        }
         if let name = attribute.valueTransformerName, !name.isEmpty, !isDefaultTransformer(name) {
             guard let transformer = ValueTransformer.valueTransformer(forName: NSValueTransformerName(rawValue: name)) else {
                 throw TransformableCodingError(attribute: attribute, reason: "no ValueTransformer is registered under the name '\(name)'")
@@ -24,6 +32,9 @@ package enum TransformableCoding {
     }
 
     package static func decode(_ data: Data, for attribute: NSAttributeDescription) -> Any? {
+        if let composite = attribute as? NSCompositeAttributeDescription {
+            return CompositeValue.value(fromJSON: String(decoding: data, as: UTF8.self), for: composite)
+        }
         if let name = attribute.valueTransformerName, !name.isEmpty, !isDefaultTransformer(name) {
             return ValueTransformer.valueTransformer(forName: NSValueTransformerName(rawValue: name))?.reverseTransformedValue(data)
         }

@@ -198,6 +198,9 @@ final class KeyedArchiveModelDecoder {
         entity.properties = own.sorted { $0.name < $1.name }
     }
 
+    /// Where OpenCoreData's archives keep a composite attribute's elements (`NSCompositeAttributeDescription`).
+    static let compositeElementsKey = "OCDCompositeElements"
+
     private func decodeProperty(_ object: ArchivedObject, key: String) throws -> NSPropertyDescription {
         let name = try object.string(forKey: "NSPropertyName") ?? key
         let property: NSPropertyDescription
@@ -212,6 +215,17 @@ final class KeyedArchiveModelDecoder {
                 throw KeyedArchiveError(reason: "the derived attribute has a filtering predicate, which the model cannot represent yet")
             }
             property = derived
+        } else if object.isKind(of: "NSAttributeDescription"), let elements = try object.object(forKey: Self.compositeElementsKey) {
+            let composite = NSCompositeAttributeDescription(name: name, type: .compositeAttributeType)
+            try decodeAttribute(object, into: composite)
+            composite.elements = try elements.collectionElements().map { value in
+                let element = try value.asObject("an element of the composite \(name)")
+                guard let attribute = try decodeProperty(element, key: "") as? NSAttributeDescription else {
+                    throw KeyedArchiveError(reason: "an element of the composite \(name) is not an attribute")
+                }
+                return attribute
+            }
+            property = composite
         } else if object.isKind(of: "NSAttributeDescription") {
             let attribute = NSAttributeDescription(name: name, type: .undefinedAttributeType)
             try decodeAttribute(object, into: attribute)

@@ -209,6 +209,16 @@ struct KeyedArchiveModelEncoder {
         case let attribute as NSAttributeDescription:
             classes = ["NSAttributeDescription", "NSPropertyDescription", "NSObject"]
             try attributeFields(of: attribute, into: &fields)
+            if let composite = attribute as? NSCompositeAttributeDescription {
+                // Under a key of OpenCoreData's own: Apple's archive of a composite is not
+                // known, and a reader that does not know the key still finds an attribute.
+                var elements: [PropertyListValue] = []
+                for element in composite.elements {
+                    let (elementClasses, elementFields) = try encodedFields(of: element)
+                    elements.append(writer.object(elementClasses, elementFields))
+                }
+                fields[KeyedArchiveModelDecoder.compositeElementsKey] = writer.array(elements)
+            }
         case let fetched as NSFetchedPropertyDescription:
             classes = ["NSFetchedPropertyDescription", "NSPropertyDescription", "NSObject"]
             if let request = fetched.fetchRequest {

@@ -11,6 +11,8 @@ struct XcodeModelDecoder {
     let file: URL
 
     private var entitiesByName: [String: NSEntityDescription] = [:]
+    /// The model's `<composite>` declarations by name, which composite attributes name.
+    private var compositeNodes: [String: XMLElementNode] = [:]
     /// References resolved once every entity exists.
     private var pendingParents: [(entity: NSEntityDescription, parent: String, line: Int)] = []
     private var pendingRelationships: [(relationship: NSRelationshipDescription, node: XMLElementNode)] = []
@@ -30,8 +32,10 @@ struct XcodeModelDecoder {
             // Core Data records an empty identifier too (`[""]` in store metadata).
             model.versionIdentifiers = [identifier]
         }
-        if let composite = root.child(named: "composite") {
-            throw error(at: composite, "composite attributes are not supported yet")
+        for node in root.children(named: "composite") {
+            let name = try required("name", of: node, element: "composite")
+            guard compositeNodes[name] == nil else { throw error(at: node, element: "composite \(name)", "a second composite has this name") }
+            compositeNodes[name] = node
         }
         var entities: [NSEntityDescription] = []
         for node in root.children(named: "entity") {
@@ -123,18 +127,20 @@ struct XcodeModelDecoder {
 
     // MARK: Attributes
 
-    private func decodeAttribute(_ node: XMLElementNode, entity: String) throws -> NSAttributeDescription {
+    /// `entity`: where the attribute is, for messages (`Quake`, or `Quake.magnitude` for an
+    /// element); `composites`: the composites being decoded around it, to catch one that
+    /// contains itself.
+    private func decodeAttribute(_ node: XMLElementNode, entity: String, composites: [String] = []) throws -> NSAttributeDescription {
         let name = try required("name", of: node, element: "attribute of \(entity)")
         let element = "\(entity).\(name)"
         let typeName = try required("attributeType", of: node, element: element)
         guard let type = NSAttributeType.allCases.first(where: { $0.modelName == typeName }) else {
             throw error(at: node, element: element, "unknown attribute type \"\(typeName)\"")
         }
-        if type == .compositeAttributeType {
-            throw error(at: node, element: element, "composite attributes are not supported yet")
-        }
         let attribute: NSAttributeDescription
-        if node.flag("derived") {
+        if type == .compositeAttributeType {
+            attribute = try decodeComposite(node, named: name, element: element, composites: composites)
+        } else if node.flag("derived") {
             let derived = NSDerivedAttributeDescription(name: name, type: type)
             if let format = node["derivationExpression"] {
                 derived.derivationExpressionFormat = format
@@ -156,6 +162,24 @@ struct XcodeModelDecoder {
         attribute.minValue = try bound(node, string: "minValueString", date: "minDateTimeInterval", type: type, element: element)
         attribute.maxValue = try bound(node, string: "maxValueString", date: "maxDateTimeInterval", type: type, element: element)
         return attribute
+    }
+
+    /// A composite attribute: its elements are the attributes of the `<composite>` its
+    /// `composite` names, each use with elements of its own.
+    private func decodeComposite(_ node: XMLElementNode, named name: String, element: String,
+                                 composites: [String]) throws -> NSCompositeAttributeDescription {
+        let compositeName = try required("composite", of: node, element: element)
+        guard let declaration = compositeNodes[compositeName] else {
+            throw error(at: node, element: element, "the model declares no composite named \"\(compositeName)\"")
+        }
+        guard !composites.contains(compositeName) else {
+            throw error(at: node, element: element, "the composite \"\(compositeName)\" contains itself")
+        }
+        let composite = NSCompositeAttributeDescription(name: name, type: .compositeAttributeType)
+        composite.elements = try declaration.children(named: "attribute").map { child in
+            try decodeAttribute(child, entity: element, composites: composites + [compositeName])
+        }
+        return composite
     }
 
     /// A default value as Core Data holds it: `NSNumber` for numbers and Booleans, `Decimal`,

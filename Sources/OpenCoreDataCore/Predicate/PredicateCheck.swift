@@ -88,6 +88,14 @@ package enum PredicateCheck {
                 }
                 return properties
             }
+            if let composite = properties.last as? NSCompositeAttributeDescription {
+                // `magnitude.richter`: an element of a composite attribute.
+                guard let element = composite.element(named: key) else {
+                    throw invalid("keypath \(keyPath): the composite attribute '\(composite.name)' has no element '\(key)'", predicate)
+                }
+                properties.append(element)
+                continue
+            }
             guard let here = current else {
                 // `name.length`: a string's length, as key-value coding reads it.
                 if key == "length", index == keys.count - 1,

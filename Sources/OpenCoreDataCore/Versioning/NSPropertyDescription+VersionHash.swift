@@ -57,6 +57,11 @@ extension NSAttributeDescription {
         if preservesValueInHistoryOnDeletion { input.append(byte: 1) }
         // Unverified: no Apple hash of an attribute with external storage was available.
         if allowsExternalBinaryDataStorage { input.append(byte: 1) }
+        // OpenCoreData's own (no Apple hash of a composite was available): each element's hash,
+        // so that a change to an element changes the entity's hash and the store migrates.
+        if let composite = self as? NSCompositeAttributeDescription {
+            for element in composite.elements { input.append(element.attributeVersionHash) }
+        }
         return input.sha256
     }
 }

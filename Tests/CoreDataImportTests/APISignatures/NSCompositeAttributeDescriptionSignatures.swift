@@ -3,6 +3,14 @@ import CoreData
 
 extension APISignatures {
     static func nsCompositeAttributeDescription(_ check: inout Checks) {
-        // Nothing of NSCompositeAttributeDescription.h is provided yet.
+        check("NSCompositeAttributeDescription") {
+            let _: NSAttributeDescription = NSCompositeAttributeDescription()
+        }
+        check("NSCompositeAttributeDescription.init()") {
+            let _: () -> NSCompositeAttributeDescription = NSCompositeAttributeDescription.init
+        }
+        check("NSCompositeAttributeDescription.elements") {
+            let _: ReferenceWritableKeyPath<NSCompositeAttributeDescription, [NSAttributeDescription]> = \.elements
+        }
     }
 }
