@@ -152,9 +152,10 @@ extension NSManagedObject {
     func setPrimitive(_ value: PrimitiveValue, at slot: Int) {
         willAccess()
         if let context, context.undoManager != nil { recordAttributeUndo(at: slot, in: context) }
+        // Marked before the write: the event's first change keeps what the object held (`EventBase`).
+        markUpdated()
         contents.values[slot] = value
         noteChangedAttribute(slot)
-        markUpdated()
     }
 
     /// Records, for undo, the value attribute slot `slot` has before it changes.
@@ -184,6 +185,7 @@ extension NSManagedObject {
 
     /// Marks the object as changed, telling its context once per change event: the first change
     /// makes it one of the context's updated objects, and every event it changes in announces it.
+    /// Called before the change is made.
     @inline(__always)
     func markUpdated() {
         if contents.state.contains(.changedInEvent) || contents.state.contains(.trackingSuspended) { return }
@@ -194,6 +196,12 @@ extension NSManagedObject {
         let firstChange = !contents.state.contains(.updated)
         contents.state.insert(.updated)
         guard let context else { return }
+        if !firstChange || contents.state.contains(.inserted) {
+            // Changed before this event: what it holds now is where the event's changes start.
+            context.eventBases[ObjectIdentifier(self)] = EventBase(values: contents.values, relations: contents.relations)
+        } else if !context.eventBases.isEmpty {
+            context.eventBases[ObjectIdentifier(self)] = nil
+        }
         if firstChange && !contents.state.contains(.inserted) {
             context.noteUpdated(self)
         } else {

@@ -189,8 +189,8 @@ extension NSManagedObject {
                 undoing.pendingSnapshotEvents.note(.undoUpdate, for: self)
             }
         }
-        setRelationState(.toOne(destination), for: relationship)
         markUpdated()
+        setRelationState(.toOne(destination), for: relationship)
     }
 
     // MARK: Changing one side, recorded for undo
@@ -207,8 +207,8 @@ extension NSManagedObject {
             loadForUndo(storage, relationship, in: context)
             if !storage.contains(object) { recordToManyUndo(in: context) { $0.removeFromToManyRaw(relationship, object) } }
         }
-        storage.add(object)
         markUpdated()
+        storage.add(object)
     }
 
     /// Removes `object` from one side only (`storage`: the relationship's, when the caller has it).
@@ -222,8 +222,8 @@ extension NSManagedObject {
                 recordToManyUndo(in: context) { $0.addToManyRaw(relationship, object) }
             }
         }
-        storage.remove(object)
         markUpdated()
+        storage.remove(object)
     }
 
     /// Inserts (or moves) `object` at `index` of an ordered relationship, one side only
@@ -238,8 +238,8 @@ extension NSManagedObject {
                 recordToManyUndo(in: context) { $0.removeFromToManyRaw(relationship, object) }
             }
         }
-        storage.insert(object, at: index)
         markUpdated()
+        storage.insert(object, at: index)
     }
 
     /// Loads a to-many that is still a fault before a change to it is recorded (only while

@@ -282,6 +282,7 @@ extension NSManagedObjectContext {
     func clearEvent() {
         for object in eventInserted { object.contents.state.remove(.changedInEvent) }
         for object in eventUpdated { object.contents.state.remove(.changedInEvent) }
+        if !eventBases.isEmpty { eventBases = [:] }
         eventInserted = []
         eventUpdated = []
         eventDeleted = []

@@ -79,9 +79,13 @@ extension NSManagedObjectContext {
         if !eventRefreshed.isEmpty { info[NSRefreshedObjectsKey] = Self.set(of: eventRefreshed) { $0.context === self } }
         let event = changeObservers.isEmpty ? nil
             : ContextChangeEvent(inserted: eventInserted, updated: eventUpdated + eventRefreshed, deleted: eventDeleted)
+        // The observers' `changedValuesForCurrentEvent()` is about the event they are told of.
+        let bases = eventBases
         clearEvent()
         if keepsPostedChanges { postedChanges = posted }
+        postingEvent = (posted, bases)
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: info)
+        postingEvent = nil
         if let event { notifyChangeObservers(of: event) }
     }
 

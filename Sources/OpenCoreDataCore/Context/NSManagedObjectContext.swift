@@ -221,6 +221,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     @exclusivity(unchecked) final var eventDeleted: [NSManagedObject] = []
     /// Objects refreshed since the last `processPendingChanges` (NSRefreshedObjectsKey).
     @exclusivity(unchecked) final var eventRefreshed: [NSManagedObject] = []
+    /// What objects that were already changed (or inserted) before the current event held when
+    /// it began, kept at their first change in it (`changedValuesForCurrentEvent()`); objects
+    /// unchanged since their last save start from their snapshot and are not kept here.
+    @exclusivity(unchecked) final var eventBases: [ObjectIdentifier: EventBase] = [:]
+    /// The event `NSManagedObjectContextObjectsDidChange` is being posted for, while it is.
+    @exclusivity(unchecked) final var postingEvent: (changes: PostedChangeSets, bases: [ObjectIdentifier: EventBase])?
     /// What follows the change events in this process: fetched results controllers, and the
     /// feeds of `fetchedResultsUpdates(for:)`.
     final var changeObservers: [WeakChangeObserver] = []

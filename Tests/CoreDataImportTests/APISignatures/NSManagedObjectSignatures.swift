@@ -126,6 +126,9 @@ extension APISignatures {
         check("NSManagedObject.committedValues(forKeys:)") {
             let _: (NSManagedObject) -> ([String]?) -> [String: Any] = NSManagedObject.committedValues(forKeys:)
         }
+        check("NSManagedObject.changedValuesForCurrentEvent()") {
+            let _: (NSManagedObject) -> () -> [String: Any] = NSManagedObject.changedValuesForCurrentEvent
+        }
         check("NSManagedObject.changedValues()") {
             let _: (NSManagedObject) -> () -> [String: Any] = NSManagedObject.changedValues
         }
