@@ -502,7 +502,9 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
         if operand.isCompositeElement {
             // As the composite's JSON holds the element (`CompositeValue.jsonValue`).
             switch CompositeValue.jsonValue(of: value as Any, type: attribute.attributeType) {
-            case let text as String: return .text(ValueComparison.fold(text, Self.foldingOptions(options)))
+            // Only a string element is folded, as only its side is (`[c]` on a UUID compares it as it is).
+            case let text as String:
+                return .text(attribute.attributeType == .stringAttributeType ? ValueComparison.fold(text, Self.foldingOptions(options)) : text)
             case let number as NSNumber: return SQLiteValueCoding.sqliteValue(ofComputed: number)
             default: throw PredicateCheck.invalid("\(attribute.name) is \(attribute.attributeType.modelName): \(PredicateFormatting.literal(value)) is not such a value", predicate)
             }
@@ -513,8 +515,13 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
         } catch {
             throw PredicateCheck.invalid("\(attribute.name) is \(attribute.attributeType.modelName): \(error.reason)", predicate)
         }
-        let converted = try Dialect.argument(primitive, of: attribute)
-        if case .text(let text) = converted, !Self.foldingOptions(options).isEmpty {
+        let converted: SQLiteValue
+        do {
+            converted = try Dialect.argument(primitive, of: attribute)
+        } catch let failure as ValueConversionFailure {
+            throw PredicateCheck.invalid("\(attribute.name) is \(attribute.attributeType.modelName): \(failure.reason)", predicate)
+        }
+        if case .text(let text) = converted, !Self.foldingOptions(options).isEmpty, attribute.attributeType != .compositeAttributeType {
             return .text(ValueComparison.fold(text, Self.foldingOptions(options)))
         }
         return converted

@@ -78,7 +78,9 @@ extension SQLiteStore {
                                                                   attribute: operands[index].attribute,
                                                                   resultType: column.resultType)
                 case .value:
-                    if let attribute = operands[index].attribute {
+                    if operands[index].isCompositeElement, let element = operands[index].attribute {
+                        dictionary[column.name] = CompositeValue.elementValue(fromSQL: statement.value(at: index).anyValue, element: element)
+                    } else if let attribute = operands[index].attribute {
                         var value = SQLiteValueCoding.read(statement, at: index, as: attribute)
                         if attribute.storesDataExternally, case .data(let stored) = value {
                             value = .data(try externalData.value(ofColumn: stored, object: "an object", attribute: attribute))

@@ -102,11 +102,12 @@ enum SQLiteValueCoding {
         case .URIAttributeType:
             if statement.isNull(at: index) { return .null }
             return statement.string(at: index).flatMap { URL(string: $0) }.map { .url($0) } ?? .null
-        case .compositeAttributeType:
+        case .compositeAttributeType where attribute() is NSCompositeAttributeDescription:
             guard let text = statement.string(at: index), let composite = attribute() as? NSCompositeAttributeDescription,
                   let value = CompositeValue.value(fromJSON: text, for: composite) else { return .null }
             return .transformable(TransformableValue(value: value))
-        case .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType:
+        // A plain attribute of the composite type (no elements) is kept as a transformable one is.
+        case .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType, .compositeAttributeType:
             guard !statement.isNull(at: index), let data = statement.data(at: index) else { return .null }
             return TransformableCoding.decode(data, for: attribute()).map { .transformable(TransformableValue(value: $0)) } ?? .null
         }

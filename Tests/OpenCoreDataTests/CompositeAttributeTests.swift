@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import OpenCoreData
+@testable import OpenCoreDataCore
 
 /// Composite attributes (`NSCompositeAttributeDescription`, iOS 17): a dictionary of elements,
 /// reached by namespaced key paths in key-value coding, predicates and sort descriptors, as
@@ -9,7 +10,8 @@ import OpenCoreData
     /// Quakes with a `magnitude` composite: `richter` (required, at most 10), `depth`, `scale`
     /// (a string), `measured` (a date), `station` (a UUID) and `epicenter`, itself a composite
     /// of `latitude` and `longitude`.
-    static func makeModel(extraElement: String? = nil) -> NSManagedObjectModel {
+    static func makeModel(extraElement: String? = nil, extraType: NSAttributeType = .integer64AttributeType,
+                          depthType: NSAttributeType = .doubleAttributeType) -> NSManagedObjectModel {
         let richter = NSAttributeDescription(name: "richter", type: .doubleAttributeType, optional: false)
         richter.maxValue = 10
         let latitude = NSAttributeDescription(name: "latitude", type: .doubleAttributeType)
@@ -19,13 +21,14 @@ import OpenCoreData
         epicenter.elements = [latitude, longitude]
         let magnitude = NSCompositeAttributeDescription()
         magnitude.name = "magnitude"
-        magnitude.elements = [richter, NSAttributeDescription(name: "depth", type: .doubleAttributeType),
-                              NSAttributeDescription(name: "scale", type: .stringAttributeType),
+        let scale = NSAttributeDescription(name: "scale", type: .stringAttributeType)
+        scale.maxValue = 8
+        magnitude.elements = [richter, NSAttributeDescription(name: "depth", type: depthType), scale,
                               NSAttributeDescription(name: "measured", type: .dateAttributeType),
                               NSAttributeDescription(name: "station", type: .UUIDAttributeType),
                               NSAttributeDescription(name: "felt", type: .booleanAttributeType),
                               epicenter]
-        if let extraElement { magnitude.elements.append(NSAttributeDescription(name: extraElement, type: .integer64AttributeType)) }
+        if let extraElement { magnitude.elements.append(NSAttributeDescription(name: extraElement, type: extraType)) }
         let quake = NSEntityDescription(name: "Quake")
         quake.properties = [NSAttributeDescription(name: "code", type: .stringAttributeType), magnitude]
         let model = NSManagedObjectModel()
@@ -344,5 +347,153 @@ import OpenCoreData
         let request = NSFetchRequest<NSManagedObject>(entityName: "Quake")
         request.predicate = NSPredicate(format: "magnitude.intensity == 7")
         #expect(try context.count(for: request) == 1)
+        // The store now records the new model's hash: it was migrated, not merely opened.
+        let hashes = coordinator.persistentStores[0].metadata[NSStoreModelVersionHashesKey] as? [String: Data]
+        #expect(hashes?["Quake"] == Self.makeModel(extraElement: "intensity").entitiesByName["Quake"]?.versionHash)
+    }
+
+    /// An element whose stored values would not read as its new type stops the migration,
+    /// naming the element; the store is left as it was.
+    @Test func anElementChangingTypeIsNotInferred() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Quakes.sqlite")
+        do {
+            let context = try stack(NSSQLiteStoreType, at: url)
+            fill(context)
+            try context.save()
+        }
+        let bytes = try Data(contentsOf: url)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.makeModel(depthType: .stringAttributeType))
+        #expect {
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                                               options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+        } throws: { error in
+            (error as NSError).code == 134140 && "\(error)".contains("element 'magnitude.depth' changes type from Double to String")
+        }
+        #expect(try Data(contentsOf: url) == bytes)
+        // A wider number is inferred.
+        let widened = NSPersistentStoreCoordinator(managedObjectModel: Self.makeModel(depthType: .decimalAttributeType))
+        try widened.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+                                       options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = widened
+        #expect(try quake("c", in: context).value(forKeyPath: "magnitude.depth") as? Decimal == 30)
+    }
+
+    @Test func aCompositeThatContainsItselfIsAnInvalidModelNotACrash() throws {
+        let looping = NSCompositeAttributeDescription()
+        looping.name = "looping"
+        let inner = NSCompositeAttributeDescription()
+        inner.name = "inner"
+        inner.elements = [looping]
+        looping.elements = [NSAttributeDescription(name: "x", type: .integer64AttributeType), inner]
+        let entity = NSEntityDescription(name: "Loop")
+        entity.properties = [looping]
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        #expect {
+            try NSPersistentStoreCoordinator(managedObjectModel: model).addPersistentStore(ofType: NSInMemoryStoreType, configurationName: nil, at: nil)
+        } throws: { error in
+            "\(error)".contains("the element 'inner.looping' is the composite itself or one around it")
+        }
+    }
+
+    /// An attribute of the composite type that is not an `NSCompositeAttributeDescription` (no
+    /// elements) keeps its value as a transformable one does.
+    @Test func aPlainAttributeOfTheCompositeTypeKeepsItsValue() throws {
+        let entity = NSEntityDescription(name: "Thing")
+        entity.properties = [NSAttributeDescription(name: "payload", type: .compositeAttributeType)]
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let directory = TemporaryDirectory()
+        let context = try stack(NSSQLiteStoreType, at: directory.file("Things.sqlite"), model: model)
+        let thing = NSEntityDescription.insertNewObject(forEntityName: "Thing", into: context)
+        thing.setValue(["x": 1] as NSDictionary, forKey: "payload")
+        try context.save()
+        context.reset()
+        let fetched = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Thing")).first)
+        #expect((fetched.value(forKey: "payload") as? NSDictionary)?["x"] as? Int == 1)
+    }
+
+    /// Elements belong to their composite's model: once it is in use they are frozen with it.
+    @Test func elementsBelongToTheirCompositesModel() throws {
+        let model = Self.makeModel()
+        let magnitude = try #require(model.entitiesByName["Quake"]?.attributesByName["magnitude"] as? NSCompositeAttributeDescription)
+        let latitude = try #require((magnitude.elements.last as? NSCompositeAttributeDescription)?.elements.first)
+        #expect(magnitude.elements.first?.owningModel === model && latitude.owningModel === model)
+        let removed = magnitude.elements.removeFirst()
+        #expect(removed.owningModel == nil)
+    }
+
+    @Test func dictionaryFetchesReadElementsAsTheirTypes() throws {
+        let directory = TemporaryDirectory()
+        for (type, url) in [(NSSQLiteStoreType, directory.file("Quakes.sqlite") as URL?), (NSInMemoryStoreType, nil)] {
+            let context = try stack(type, at: url)
+            fill(context)
+            try context.save()
+            let request = NSFetchRequest<NSDictionary>(entityName: "Quake")
+            request.resultType = .dictionaryResultType
+            request.propertiesToFetch = ["code", "magnitude.richter", "magnitude.measured", "magnitude.station", "magnitude.epicenter"]
+            request.predicate = NSPredicate(format: "code == 'a'")
+            let row = try #require(try context.fetch(request).first)
+            #expect(row["magnitude.richter"] as? Double == 4.6, "\(type)")
+            #expect(row["magnitude.measured"] as? Date == Self.measured, "\(type)")
+            #expect(row["magnitude.station"] as? UUID == Self.station, "\(type)")
+            #expect((row["magnitude.epicenter"] as? [String: Any])?["latitude"] as? Double == -33.4, "\(type)")
+        }
+    }
+
+    @Test func decimalsInfinityAndLengthsOfElements() throws {
+        let amount = NSAttributeDescription(name: "amount", type: .decimalAttributeType)
+        let rate = NSAttributeDescription(name: "rate", type: .doubleAttributeType)
+        let price = NSCompositeAttributeDescription()
+        price.name = "price"
+        price.elements = [amount, rate]
+        let entity = NSEntityDescription(name: "Offer")
+        entity.properties = [price]
+        let model = NSManagedObjectModel()
+        model.entities = [entity]
+        let directory = TemporaryDirectory()
+        let url = directory.file("Offers.sqlite")
+        do {
+            let context = try stack(NSSQLiteStoreType, at: url, model: model)
+            let offer = NSEntityDescription.insertNewObject(forEntityName: "Offer", into: context)
+            offer.setValue(["amount": Decimal(string: "0.1")!], forKey: "price")
+            #expect {
+                try offer.setCheckedValue(["rate": Double.infinity], forKey: "price")
+            } throws: { error in
+                "\(error)".contains("cannot hold inf")
+            }
+            try context.save()
+        }
+        let context = try stack(NSSQLiteStoreType, at: url, model: model.copy() as! NSManagedObjectModel)
+        let offer = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Offer")).first)
+        #expect(offer.value(forKeyPath: "price.amount") as? Decimal == Decimal(string: "0.1"))
+
+        // A string element's length rule names the element's key path.
+        let quakes = try stack(NSInMemoryStoreType, at: nil)
+        let quake = NSEntityDescription.insertNewObject(forEntityName: "Quake", into: quakes)
+        quake.setValue(["richter": 3, "scale": "far too long a scale"], forKey: "magnitude")
+        #expect {
+            try quakes.save()
+        } throws: { error in
+            let error = error as NSError
+            return error.code == NSValidationStringTooLongError && error.userInfo[NSValidationKeyErrorKey] as? String == "magnitude.scale"
+        }
+    }
+
+    @Test func clearingAnElementOfNoValueLeavesNoValue() throws {
+        let context = try stack(NSInMemoryStoreType, at: nil)
+        let quake = NSEntityDescription.insertNewObject(forEntityName: "Quake", into: context)
+        quake.setValue(nil, forKeyPath: "magnitude.depth")
+        #expect(quake.value(forKey: "magnitude") == nil)
+        // A case-insensitive comparison of a UUID element compares it as it is, in SQL as in memory.
+        let directory = TemporaryDirectory()
+        let sqlite = try stack(NSSQLiteStoreType, at: directory.file("Quakes.sqlite"))
+        fill(sqlite)
+        try sqlite.save()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Quake")
+        request.predicate = NSPredicate(format: "magnitude.station ==[c] %@", Self.station as NSUUID)
+        #expect(try sqlite.count(for: request) == 1)
     }
 }

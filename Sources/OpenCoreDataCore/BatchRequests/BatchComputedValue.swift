@@ -84,7 +84,7 @@ enum BatchComputedValue {
         }
         let result = expression.expressionValue(with: object, context: nil)
         do {
-            return try PrimitiveValue(result, for: attribute.attributeType)
+            return try PrimitiveValue(result, for: attribute)
         } catch {
             throw CoreDataError.make(.managedObjectValidation,
                                      "The batch update computes \(expression) for \(attribute.entity?.name ?? "?").\(attribute.name) of \(row.objectID.uriRepresentation().absoluteString), which gives \(result.map { "\($0)" } ?? "nil"): \(error.reason)",

@@ -195,7 +195,7 @@ extension NSPersistentStoreCoordinator {
 
     private func convert(_ value: Any?, for attribute: NSAttributeDescription, of entity: NSEntityDescription) throws -> PrimitiveValue {
         do {
-            return try PrimitiveValue(value, for: attribute.attributeType)
+            return try PrimitiveValue(value, for: attribute)
         } catch {
             throw CoreDataError.make(.managedObjectValidation,
                                      "Wrong value for \(entity.name ?? "?").\(attribute.name): \(error.reason)",

@@ -86,7 +86,10 @@ extension NSManagedObject {
         var target: NSManagedObject = self
         for (index, key) in keys.dropLast().enumerated() {
             if target.entity.layout.propertiesByName[key] is NSCompositeAttributeDescription {
-                target.setValue(CompositeValue.setting(value, at: keys[(index + 1)...], in: target.value(forKey: key)), forKey: key)
+                let current = target.value(forKey: key)
+                // Clearing an element of no value leaves no value, not an empty one.
+                if isNilOrNull(value) && current == nil { return }
+                target.setValue(CompositeValue.setting(value, at: keys[(index + 1)...], in: current), forKey: key)
                 return
             }
             guard let next = target.value(forKey: key) as? NSManagedObject else { return }

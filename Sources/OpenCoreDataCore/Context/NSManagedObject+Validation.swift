@@ -56,18 +56,18 @@ extension NSManagedObject {
                                                        "\(date) is later than \(max)"))
             }
         case .string(let string):
-            errors.append(contentsOf: lengthErrors(of: attribute, length: string.count, value: string))
+            errors.append(contentsOf: lengthErrors(of: attribute, length: string.count, value: string, key: key))
             if let pattern = attribute.regularExpression, !string.matchesWhole(pattern: pattern) {
                 errors.append(CoreDataError.validation(.validationStringPatternMatching, object: self, key: key, value: string,
                                                        "\"\(string)\" does not match the pattern \(pattern)"))
             }
         case .data(let data):
-            errors.append(contentsOf: lengthErrors(of: attribute, length: data.count, value: data))
+            errors.append(contentsOf: lengthErrors(of: attribute, length: data.count, value: data, key: key))
         case .externalData(let external):
             // Read only when there is a length to check; a file that can't be read is not
             // judged (the value was not changed: a changed value is `.data`).
             if attribute.minValue != nil || attribute.maxValue != nil, let data = external.dataIfReadable {
-                errors.append(contentsOf: lengthErrors(of: attribute, length: data.count, value: data))
+                errors.append(contentsOf: lengthErrors(of: attribute, length: data.count, value: data, key: key))
             }
         case .transformable(let box):
             if let composite = attribute as? NSCompositeAttributeDescription {
@@ -77,7 +77,7 @@ extension NSManagedObject {
             break
         }
         if !attribute.customValidationRules.isEmpty, let judged = value.objectValue(for: attribute.attributeType) {
-            errors.append(contentsOf: customRuleErrors(of: attribute, value: judged))
+            errors.append(contentsOf: customRuleErrors(of: attribute, value: judged, key: key))
         }
         return errors
     }
@@ -94,7 +94,7 @@ extension NSManagedObject {
 
     /// The rules of `setValidationPredicates(_:withValidationWarnings:)` that `value` (the
     /// predicates' `SELF`) breaks: each an `NSManagedObjectValidationError` reporting its warning.
-    private func customRuleErrors(of property: NSPropertyDescription, value: Any) -> [Error] {
+    private func customRuleErrors(of property: NSPropertyDescription, value: Any, key: String? = nil) -> [Error] {
         var errors: [Error] = []
         for (predicate, warning) in property.customValidationRules where !predicate.evaluate(with: value) {
             // A warning string is an error string of the model's, localized by its dictionary.
@@ -102,7 +102,7 @@ extension NSManagedObject {
             let message = text ?? "\(Self.describe(value)) does not satisfy the validation predicate \(predicate.predicateFormat)"
             // A warning that is a number is the error code to report (as in Xcode's model files).
             let code = (warning as? Int).map(CocoaError.Code.init(rawValue:)) ?? .managedObjectValidation
-            var info = CoreDataError.validation(code, object: self, key: property.name, value: value, message).userInfo
+            var info = CoreDataError.validation(code, object: self, key: key ?? property.name, value: value, message).userInfo
             info[NSValidationPredicateErrorKey] = predicate
             // Core Data reports the warning itself as the error's description.
             if let text { info[NSLocalizedDescriptionKey] = text }
@@ -131,14 +131,14 @@ extension NSManagedObject {
         }
     }
 
-    private func lengthErrors(of attribute: NSAttributeDescription, length: Int, value: Any) -> [Error] {
+    private func lengthErrors(of attribute: NSAttributeDescription, length: Int, value: Any, key: String) -> [Error] {
         var errors: [Error] = []
         if let min = (attribute.minValue as? NSNumber)?.intValue ?? (attribute.minValue as? Int), length < min {
-            errors.append(CoreDataError.validation(.validationStringTooShort, object: self, key: attribute.name, value: value,
+            errors.append(CoreDataError.validation(.validationStringTooShort, object: self, key: key, value: value,
                                                    "the length \(length) is less than the minimum \(min)"))
         }
         if let max = (attribute.maxValue as? NSNumber)?.intValue ?? (attribute.maxValue as? Int), length > max {
-            errors.append(CoreDataError.validation(.validationStringTooLong, object: self, key: attribute.name, value: value,
+            errors.append(CoreDataError.validation(.validationStringTooLong, object: self, key: key, value: value,
                                                    "the length \(length) is greater than the maximum \(max)"))
         }
         return errors
@@ -202,7 +202,7 @@ extension NSManagedObject {
         switch property {
         case let attribute as NSAttributeDescription:
             do {
-                errors = validationErrors(of: attribute, value: try PrimitiveValue(candidate, for: attribute.attributeType))
+                errors = validationErrors(of: attribute, value: try PrimitiveValue(candidate, for: attribute))
             } catch {
                 errors = [CoreDataError.validation(.managedObjectValidation, object: self, key: key, value: candidate, error.reason)]
             }
@@ -255,9 +255,14 @@ extension NSRelationshipDescription {
 
 extension NSAttributeDescription {
     /// Whether values must be checked against a minimum, a maximum, a pattern or predicates.
-    var hasValueRules: Bool {
-        minValue != nil || maxValue != nil || regularExpression != nil || !customValidationRules.isEmpty
-            || (self as? NSCompositeAttributeDescription)?.elements.contains { !$0.isOptional || $0.hasValueRules } == true
+    var hasValueRules: Bool { hasValueRules(around: []) }
+
+    /// `around`: the composites this attribute is an element of, so that one that contains
+    /// itself (an invalid model, which validation reports) is not searched forever.
+    private func hasValueRules(around: [ObjectIdentifier]) -> Bool {
+        if minValue != nil || maxValue != nil || regularExpression != nil || !customValidationRules.isEmpty { return true }
+        guard let composite = self as? NSCompositeAttributeDescription, !around.contains(ObjectIdentifier(self)) else { return false }
+        return composite.elements.contains { !$0.isOptional || $0.hasValueRules(around: around + [ObjectIdentifier(self)]) }
     }
 }
 

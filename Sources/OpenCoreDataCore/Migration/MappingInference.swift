@@ -162,9 +162,49 @@ struct MappingInference {
             if !Self.canConvert(old.attributeType, to: attribute.attributeType) {
                 obstacles.append(Obstacle(entity: entity.name ?? "", property: attribute.name,
                                           reason: "attribute '\(attribute.name)' of entity '\(entity.name ?? "")' changes type from \(old.attributeType.modelName) to \(attribute.attributeType.modelName), which inference cannot map"))
+            } else if let composite = attribute as? NSCompositeAttributeDescription, let oldComposite = old as? NSCompositeAttributeDescription {
+                for reason in Self.elementChanges(from: oldComposite, to: composite, path: attribute.name) {
+                    obstacles.append(Obstacle(entity: entity.name ?? "", property: attribute.name,
+                                              reason: "\(reason) in entity '\(entity.name ?? "")', which inference cannot map"))
+                }
             }
             return NSPropertyMapping.copying(attribute: old.name, to: attribute.name)
         }
+    }
+
+    /// What a migration that keeps a composite's stored values (its JSON, element by element)
+    /// would lose: an element whose values would no longer read as its new type, or one renamed
+    /// (its values stay under the old name). Added and removed elements lose nothing stored.
+    static func elementChanges(from old: NSCompositeAttributeDescription, to new: NSCompositeAttributeDescription,
+                               path: String) -> [String] {
+        var changes: [String] = []
+        for element in new.elements {
+            let elementPath = path + "." + element.name
+            if let previous = old.element(named: element.name) {
+                switch (previous as? NSCompositeAttributeDescription, element as? NSCompositeAttributeDescription) {
+                case let (previous?, element?):
+                    changes += elementChanges(from: previous, to: element, path: elementPath)
+                case (nil, nil) where previous.attributeType == element.attributeType || keepsJSONNumbers(previous.attributeType, element.attributeType):
+                    break
+                default:
+                    changes.append("element '\(elementPath)' changes type from \(previous.attributeType.modelName) to \(element.attributeType.modelName)")
+                }
+            } else if let renamed = element.renamingIdentifier, old.element(named: renamed) != nil {
+                changes.append("element '\(path).\(renamed)' is renamed '\(element.name)'")
+            }
+        }
+        return changes
+    }
+
+    /// Whether the JSON numbers of an element of `old` type all read as values of `new` type:
+    /// integers as wider integers or as fractions, fractions as fractions.
+    private static func keepsJSONNumbers(_ old: NSAttributeType, _ new: NSAttributeType) -> Bool {
+        let integers: [NSAttributeType] = [.integer16AttributeType, .integer32AttributeType, .integer64AttributeType]
+        let fractions: Set<NSAttributeType> = [.doubleAttributeType, .floatAttributeType, .decimalAttributeType]
+        if let from = integers.firstIndex(of: old) {
+            return fractions.contains(new) || integers.firstIndex(of: new).map { $0 >= from } == true
+        }
+        return fractions.contains(old) && fractions.contains(new)
     }
 
     /// Whether a value of `old` type is kept as a value of `new` type: the same type, or two

@@ -26,11 +26,17 @@ package enum CompositeValue {
             if let nested = attribute as? NSCompositeAttributeDescription {
                 result[key] = try normalized(element, for: nested)
             } else {
+                let primitive: PrimitiveValue
                 do {
-                    result[key] = try PrimitiveValue(element, for: attribute.attributeType).objectValue(for: attribute.attributeType)
+                    primitive = try PrimitiveValue(element, for: attribute.attributeType)
                 } catch {
                     throw ValueConversionFailure(reason: "element '\(key)' of the composite '\(composite.name)': \(error.reason)")
                 }
+                // JSON has no infinity or NaN.
+                if case .double(let number) = primitive, !number.isFinite {
+                    throw ValueConversionFailure(reason: "element '\(key)' of the composite '\(composite.name)' cannot hold \(number)")
+                }
+                result[key] = primitive.objectValue(for: attribute.attributeType)
             }
         }
         return result
@@ -137,12 +143,26 @@ package enum CompositeValue {
         return value
     }
 
+    /// An element's value as SQL's `json_extract` gives it (a number, a string, or a nested
+    /// composite's JSON text), as the element holds it.
+    package static func elementValue(fromSQL value: Any?, element: NSAttributeDescription) -> Any? {
+        switch value {
+        case let text as String:
+            if let composite = element as? NSCompositeAttributeDescription { return Self.value(fromJSON: text, for: composite) }
+            return elementValue(fromJSON: text, type: element.attributeType)
+        case let number as Int64: return elementValue(fromJSON: NSNumber(value: number), type: element.attributeType)
+        case let number as Double: return elementValue(fromJSON: NSNumber(value: number), type: element.attributeType)
+        default: return nil
+        }
+    }
+
     private static func elementValue(fromJSON json: Any, type: NSAttributeType) -> Any? {
         let converted: Any? =
             switch type {
             case .dateAttributeType: (json as? NSNumber).map { Date(timeIntervalSinceReferenceDate: $0.doubleValue) }
             case .binaryDataAttributeType: (json as? String).flatMap { Data(base64Encoded: $0) }
-            case .decimalAttributeType: (json as? NSNumber).map(\.decimalValue)
+            // As a decimal attribute's REAL column is read: the shortest decimal of the double.
+            case .decimalAttributeType: (json as? NSNumber).map { Decimal(string: "\($0.doubleValue)", locale: Locale(identifier: "en_US_POSIX")) ?? $0.decimalValue }
             case .booleanAttributeType: (json as? NSNumber).map(\.boolValue)
             default: json
             }

@@ -24,18 +24,25 @@ import Foundation
 ///
 /// Differences from Core Data: Apple does not document how its SQLite store lays composites
 /// out, and no store written by Core Data with one has been available to read. OpenCoreData's
-/// SQLite store keeps a composite in one TEXT column as a JSON object (numbers, Booleans and
+/// SQLite store keeps a composite in one `VARCHAR` column as a JSON object (numbers, Booleans and
 /// strings as JSON values, dates as seconds since 2001-01-01, binary data as Base64, UUIDs and
 /// URIs as strings), which SQL reads with `json_extract`. A store that Core Data wrote with a
 /// composite attribute is therefore not readable yet; nor are composites in compiled models
 /// (`.mom`). Elements are attributes of the basic types (no transformable, object ID or derived
-/// elements). Uniqueness constraints and fetch indexes cannot name an element yet.
+/// elements, none kept in external files, no infinite or NaN numbers). Uniqueness constraints
+/// and fetch indexes cannot name an element yet.
+///
+/// The elements belong to the composite: once its model is in use they cannot be edited either.
 open class NSCompositeAttributeDescription: NSAttributeDescription, @unchecked Sendable {
     // @unchecked Sendable: like every model description, edited only before the model is frozen.
 
     /// The attributes the composite is made of, in order.
     public var elements: [NSAttributeDescription] = [] {
-        didSet { checkEditable("elements") }
+        didSet {
+            checkEditable("elements")
+            for element in oldValue where element.containingComposite === self { element.containingComposite = nil }
+            for element in elements { element.containingComposite = self }
+        }
     }
 
     /// An empty composite attribute, named `""`: set its name and elements.

@@ -202,7 +202,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
         for (index, attribute) in attributes.enumerated() where attribute.entity === self {
             attribute.attributeSlot = index
             attribute.slot = index
-            attribute.defaultPrimitive = (try? PrimitiveValue(attribute.defaultValue, for: attribute.attributeType)) ?? .null
+            attribute.defaultPrimitive = (try? PrimitiveValue(attribute.defaultValue, for: attribute)) ?? .null
         }
         for (index, relationship) in relationships.enumerated() where relationship.entity === self {
             relationship.relationshipSlot = index

@@ -112,27 +112,39 @@ extension NSManagedObjectModel {
         }
     }
 
-    /// Throws `ModelValidationError` listing every error (warnings are not thrown).
     /// What is wrong with a composite's elements: none, an element without a name or with a
-    /// name taken, or of a type a composite cannot hold.
-    private static func elementProblems(of composite: NSCompositeAttributeDescription, path: String = "") -> [String] {
+    /// name taken, of a type a composite cannot hold or kept in external files, or a composite
+    /// that contains itself (`containing`: the composites around it).
+    private static func elementProblems(of composite: NSCompositeAttributeDescription, path: String = "",
+                                        containing: [ObjectIdentifier] = []) -> [String] {
+        if composite.attributeType != .compositeAttributeType {
+            return ["a composite attribute's type must be Composite, not \(composite.attributeType.modelName)"]
+        }
         if composite.elements.isEmpty { return ["the composite attribute has no elements"] }
         var problems: [String] = []
         var names: Set<String> = []
+        let containing = containing + [ObjectIdentifier(composite)]
         for element in composite.elements {
             let elementPath = path.isEmpty ? element.name : path + "." + element.name
             if element.name.isEmpty { problems.append("an element of the composite attribute has no name") }
             if !names.insert(element.name).inserted { problems.append("two elements of the composite attribute are named '\(element.name)'") }
             if let nested = element as? NSCompositeAttributeDescription {
-                problems += elementProblems(of: nested, path: elementPath)
+                if containing.contains(ObjectIdentifier(nested)) {
+                    problems.append("the element '\(elementPath)' is the composite itself or one around it")
+                } else {
+                    problems += elementProblems(of: nested, path: elementPath, containing: containing)
+                }
             } else if element is NSDerivedAttributeDescription
                         || [.undefinedAttributeType, .transformableAttributeType, .objectIDAttributeType, .compositeAttributeType].contains(element.attributeType) {
                 problems.append("the element '\(elementPath)' is \(element.attributeType.modelName), which a composite attribute cannot hold")
+            } else if element.allowsExternalBinaryDataStorage {
+                problems.append("the element '\(elementPath)' allows external storage, which an element cannot have")
             }
         }
         return problems
     }
 
+    /// Throws `ModelValidationError` listing every error (warnings are not thrown).
     public func validate() throws {
         let errors = validationIssues().filter { $0.severity == .error }
         if !errors.isEmpty { throw ModelValidationError(issues: errors) }

@@ -134,8 +134,26 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     /// Set when the model is frozen; -1 before.
     @exclusivity(unchecked) var slot = -1
 
+    /// The composite attribute this attribute is an element of (weak: the composite holds its
+    /// elements); nil for every other property.
+    weak var containingComposite: NSCompositeAttributeDescription?
+
+    /// The model the property is part of: its entity's, or for a composite's element, the
+    /// composite's.
+    var owningModel: NSManagedObjectModel? {
+        var property: NSPropertyDescription = self
+        var seen: [ObjectIdentifier] = []
+        // Up through the composites around it (a composite that contains itself, which
+        // validation refuses, ends the walk).
+        while property.entity == nil, let composite = property.containingComposite, !seen.contains(ObjectIdentifier(composite)) {
+            seen.append(ObjectIdentifier(composite))
+            property = composite
+        }
+        return property.entity?.managedObjectModel
+    }
+
     func checkEditable(_ property: String) {
-        if let model = entity?.managedObjectModel, model.isFrozen {
+        if let model = owningModel, model.isFrozen {
             preconditionFailure("Can't change \(property) of property '\(name)': its model is in use and can no longer be edited")
         }
     }

@@ -135,7 +135,7 @@ extension NSIncrementalStore {
         for attribute in layout.attributes where !attribute.isTransient {
             guard let value = node.value(for: attribute) else { continue }
             do {
-                values[attribute.attributeSlot] = try PrimitiveValue(value, for: attribute.attributeType)
+                values[attribute.attributeSlot] = try PrimitiveValue(value, for: attribute)
             } catch {
                 throw wrongAnswer("newValuesForObject(with:with:)",
                                   "\(Swift.type(of: value)) for \(node.objectID.entity.name ?? "?").\(attribute.name) (\(error.reason))")

@@ -67,15 +67,18 @@ extension NSEntityDescription {
 extension NSEntityDescription {
     /// Whether `versionHash` is known to equal Apple's for this entity: false when the entity or
     /// an ancestor uses something no Apple oracle has covered (COREDATA-FORMAT.md §6): a derived
-    /// attribute, a composite attribute, external binary storage, an entity version hash
-    /// modifier, a relationship without inverse, or several uniqueness constraints. Stores then decide compatibility by
+    /// attribute, external binary storage, an entity version hash modifier, a relationship
+    /// without inverse, or several uniqueness constraints. Stores then decide compatibility by
     /// structure instead.
     package var hasExactVersionHash: Bool {
         var entity: NSEntityDescription? = self
         while let current = entity {
             if current.versionHashModifier != nil || current.uniquenessConstraints.count > 1 { return false }
             for property in current.properties where property.entersEntityVersionHash {
-                if property is NSDerivedAttributeDescription || property is NSCompositeAttributeDescription { return false }
+                // A composite's hash is OpenCoreData's own, but stores Core Data wrote with one cannot
+                // be read anyway (Docs/Differences.md): it is compared exactly, so that a change of
+                // an element, which the tables do not show, migrates the store.
+                if property is NSDerivedAttributeDescription { return false }
                 if let attribute = property as? NSAttributeDescription, attribute.allowsExternalBinaryDataStorage { return false }
                 if let relationship = property as? NSRelationshipDescription, relationship.inverseRelationship == nil { return false }
             }

@@ -50,7 +50,10 @@ extension NSPropertyDescription {
 extension NSAttributeDescription {
     /// `S(property_inner ‖ u32(attributeType) ‖ [0x01 if preservesValueInHistoryOnDeletion])`,
     /// plus the unverified guess `[0x01 if allowsExternalBinaryDataStorage]`.
-    var attributeVersionHash: Data {
+    var attributeVersionHash: Data { attributeVersionHash(around: []) }
+
+    /// `around`: the composites this attribute is an element of (see `hasValueRules`).
+    private func attributeVersionHash(around: [ObjectIdentifier]) -> Data {
         var input = VersionHashInput()
         input.append(propertyInnerVersionHash)
         input.append(uint32: Int(attributeType.rawValue))
@@ -59,8 +62,8 @@ extension NSAttributeDescription {
         if allowsExternalBinaryDataStorage { input.append(byte: 1) }
         // OpenCoreData's own (no Apple hash of a composite was available): each element's hash,
         // so that a change to an element changes the entity's hash and the store migrates.
-        if let composite = self as? NSCompositeAttributeDescription {
-            for element in composite.elements { input.append(element.attributeVersionHash) }
+        if let composite = self as? NSCompositeAttributeDescription, !around.contains(ObjectIdentifier(self)) {
+            for element in composite.elements { input.append(element.attributeVersionHash(around: around + [ObjectIdentifier(self)])) }
         }
         return input.sha256
     }

@@ -22,7 +22,7 @@ struct AtomicNodeGraph {
             for attribute in layout.attributes where !attribute.isTransient {
                 let value = node.value(forKey: attribute.name)
                 do {
-                    values[attribute.attributeSlot] = try PrimitiveValue(value, for: attribute.attributeType)
+                    values[attribute.attributeSlot] = try PrimitiveValue(value, for: attribute)
                 } catch {
                     throw wrongNode("\(value.map { "\(type(of: $0))" } ?? "nil") for \(name(of: attribute, in: node)) (\(error.reason))")
                 }
