@@ -53,6 +53,31 @@ import OpenCoreData
         #expect(found.first?.entity === copy.entitiesByName["Person"])
     }
 
+    /// A copy of the model a store keeps, with an entity added, opens the store: the store's
+    /// own entity numbers are found, and the new entity is numbered after them.
+    @Test func aCopyOfAStoresCachedModelOpensItWithANewEntity() throws {
+        let stack = try TestStack(.sqlite)
+        let pet = NSEntityDescription.insertNewObject(forEntityName: "Pet", into: stack.context)
+        pet.setValue("Rex", forKey: "name")
+        try stack.context.save()
+        let cached = try NSPersistentStoreCoordinator.cachedModelForPersistentStore(at: stack.storeURL)
+        let copy = try #require(cached.copy() as? NSManagedObjectModel)
+        let aardvark = NSEntityDescription(name: "Aardvark")
+        aardvark.properties = [NSAttributeDescription(name: "name", type: .stringAttributeType)]
+        copy.entities.append(aardvark)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: copy)
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: stack.storeURL,
+                                           options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let newcomer = NSEntityDescription.insertNewObject(forEntityName: "Aardvark", into: context)
+        newcomer.setValue("Arthur", forKey: "name")
+        try context.save()
+        context.reset()
+        #expect(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Pet")).map { $0.value(forKey: "name") as? String } == ["Rex"])
+        #expect(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Aardvark")).map { $0.value(forKey: "name") as? String } == ["Arthur"])
+    }
+
     @Test func aCopyChangesWithoutChangingTheOriginal() throws {
         let model = TestModel.make()
         let copy = try #require(model.copy() as? NSManagedObjectModel)

@@ -168,7 +168,8 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
         copy.fetchRequestTemplates = fetchRequestTemplates.compactMapValues(copies.request)
         copy.versionIdentifiers = versionIdentifiers
         copy.localization.withLock { $0 = localization.withLock { $0 } }
-        copy.storedEntityNumbers = storedEntityNumbers
+        // Not the entity numbers of a store the model was read from: entities added to the copy
+        // would be numbered around them. The store's own numbers are found when it is opened.
         copy.isInferredFromStore = isInferredFromStore
         copy.fileURL = fileURL
         copy.bundleVersions = bundleVersions
