@@ -361,6 +361,9 @@ import OpenCoreData
             let context = try stack(NSSQLiteStoreType, at: url)
             fill(context)
             try context.save()
+            // Closed, so that its write-ahead log is in the file the comparison reads.
+            let coordinator = try #require(context.persistentStoreCoordinator)
+            try coordinator.remove(coordinator.persistentStores[0])
         }
         let bytes = try Data(contentsOf: url)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.makeModel(depthType: .stringAttributeType))
