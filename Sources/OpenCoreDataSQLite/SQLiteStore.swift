@@ -394,7 +394,9 @@ final class SQLiteStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         lock.withLock { connection?.trace(observer) }
         readers?.forEachIdle { $0.connection.trace(observer) }
     }
-    private let sqlTrace = Mutex<(@Sendable (String) -> Void)?>(nil)
+    /// Under an `NSLock` (`LockedState`), not a `Mutex`: readers opening at once on several
+    /// threads read it, and ThreadSanitizer reported that as a race through `Mutex`'s futex.
+    private let sqlTrace = LockedState<(@Sendable (String) -> Void)?>(nil)
 
     /// Runs `body` with a connection to read on: the writer's when no save holds it, else one of
     /// the pool's readers, which sees the last commit while the save goes on. (The writer reads

@@ -399,6 +399,9 @@ import OpenCoreData
         } throws: { error in
             "\(error)".contains("the element 'inner.looping' is the composite itself or one around it")
         }
+        // Copying it ends too: the element that leads back is kept as it is.
+        let copy = try #require(looping.copy() as? NSCompositeAttributeDescription)
+        #expect((copy.elements.last as? NSCompositeAttributeDescription)?.elements.first === looping)
     }
 
     /// An attribute of the composite type that is not an `NSCompositeAttributeDescription` (no
@@ -467,6 +470,7 @@ import OpenCoreData
             } throws: { error in
                 "\(error)".contains("cannot hold inf")
             }
+            #expect(throws: (any Error).self) { try offer.setCheckedValue(["amount": Decimal.nan], forKey: "price") }
             try context.save()
         }
         let context = try stack(NSSQLiteStoreType, at: url, model: model.copy() as! NSManagedObjectModel)

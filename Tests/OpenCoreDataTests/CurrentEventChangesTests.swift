@@ -98,6 +98,43 @@ import OpenCoreData
         #expect(person.changedValuesForCurrentEvent()["name"] as? String == "Ada")
     }
 
+    /// A refresh that keeps the object's changes keeps where the event began.
+    @Test func aRefreshKeepingChangesKeepsWhereTheEventBegan() throws {
+        let stack = try TestStack(.sqlite)
+        let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: stack.context)
+        person.setValue("A", forKey: "name")
+        try stack.context.save()
+        person.setValue("B", forKey: "name")
+        stack.context.processPendingChanges()
+        stack.context.refresh(person, mergeChanges: true)
+        #expect(person.changedValuesForCurrentEvent().isEmpty)
+        person.setValue("C", forKey: "name")
+        stack.context.refresh(person, mergeChanges: true)
+        #expect(person.value(forKey: "name") as? String == "C")
+        #expect(person.changedValuesForCurrentEvent()["name"] as? String == "B")
+    }
+
+    /// A deleted object's changes are not kept for the event, and leave nothing behind.
+    @Test func anObjectBroughtBackFromDeletionReportsNoChangeOfItsOwn() throws {
+        let stack = try TestStack(.sqlite)
+        let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: stack.context)
+        person.setValue("A", forKey: "name")
+        try stack.context.save()
+        person.setValue("B", forKey: "name")
+        stack.context.processPendingChanges()
+        stack.context.delete(person)
+        stack.context.insert(person)
+        final class Seen: @unchecked Sendable { var changes: [String: Any]? }
+        let seen = Seen()
+        let token = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: stack.context, queue: nil) { note in
+            let updated = (note.userInfo?[NSUpdatedObjectsKey] as? Set<NSManagedObject>) ?? []
+            seen.changes = updated.first?.changedValuesForCurrentEvent()
+        }
+        defer { NotificationCenter.default.removeObserver(token) }
+        stack.context.processPendingChanges()
+        #expect(seen.changes?.isEmpty == true)
+    }
+
     /// What an `ObjectsDidChange` observer sees: each event's changes, with the old values.
     @Test func anObjectsDidChangeObserverSeesEachEventsOwnChanges() throws {
         let stack = try TestStack(.sqlite)

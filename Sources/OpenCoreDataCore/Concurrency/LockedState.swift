@@ -5,14 +5,14 @@ import Foundation
 /// An `NSLock` (a pthread mutex) rather than `Synchronization.Mutex`: the thread sanitizer sees
 /// the pthread mutex's ordering, but not the futex under `Mutex` on Linux, and reports every
 /// guarded access as a race — CI runs the concurrency suites under the sanitizer.
-final class LockedState<Value>: @unchecked Sendable {
+package final class LockedState<Value>: @unchecked Sendable {
     // @unchecked Sendable: `value` is only touched inside `withLock`, under `lock`.
     private let lock = NSLock()
     private var value: Value
 
-    init(_ value: Value) { self.value = value }
+    package init(_ value: Value) { self.value = value }
 
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body(&value)

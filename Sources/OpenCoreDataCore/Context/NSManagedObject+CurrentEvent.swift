@@ -9,6 +9,15 @@ struct EventBase {
     let relations: [RelationshipState]
 }
 
+extension NSManagedObjectContext {
+    /// An object listed among the event's updated or inserted objects without a change of its
+    /// own (brought back from deletion): the event begins where it is now.
+    func noteListedUnchanged(_ object: NSManagedObject) {
+        guard !object.contents.state.contains(.changedInEvent), !object.contents.state.contains(.fault) else { return }
+        eventBases[ObjectIdentifier(object)] = EventBase(values: object.contents.values, relations: object.contents.relations)
+    }
+}
+
 extension NSManagedObject {
     /// The persistent attributes and to-one relationships changed since the last
     /// `NSManagedObjectContextObjectsDidChange` (the last `processPendingChanges()`), each with

@@ -199,7 +199,9 @@ extension NSManagedObject {
         let firstChange = !contents.state.contains(.updated)
         contents.state.insert(.updated)
         guard let context else { return }
-        if !firstChange || contents.state.contains(.inserted) {
+        if contents.state.contains(.deleted) {
+            // A deleted object's changes are not told (`noteUpdated`): nothing to keep.
+        } else if !firstChange || contents.state.contains(.inserted) {
             // Changed before this event: what it holds now is where the event's changes start.
             context.eventBases[ObjectIdentifier(self)] = EventBase(values: contents.values, relations: contents.relations)
         } else if !context.eventBases.isEmpty {

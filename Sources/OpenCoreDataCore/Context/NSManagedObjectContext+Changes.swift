@@ -32,6 +32,7 @@ extension NSManagedObjectContext {
             if object.contents.state.contains(.deleted) {
                 undelete(object)
                 if object.contents.snapshot == nil { inserted.add(object) }
+                noteListedUnchanged(object)
                 if object.contents.state.contains(.inserted) { eventInserted.append(object) } else { eventUpdated.append(object) }
             }
             return
@@ -232,6 +233,12 @@ extension NSManagedObjectContext {
     func refresh(_ object: NSManagedObject, mergeChanges flag: Bool, to latest: RowSnapshot?) {
         if flag && object.hasChanges && !object.isFault {
             let changes = object.changedValues()
+            // Where the current event began for the object (`changedValuesForCurrentEvent()`):
+            // its base, or its saved values when it changed first in this event; nil when it has
+            // not changed in the event, which then begins where the refresh leaves it.
+            let identifier = ObjectIdentifier(object)
+            let eventBase = eventBases[identifier] ?? (object.contents.state.contains(.changedInEvent)
+                ? EventBase(values: object.contents.snapshot?.values ?? [], relations: []) : nil)
             object.turnIntoFault(snapshot: latest)
             object.fulfillFault()
             object.contents.state.remove([.updated, .changedInEvent])
@@ -239,6 +246,7 @@ extension NSManagedObjectContext {
             withoutRecordingUndo {
                 for (key, value) in changes { object.setValue(value is NSNull ? nil : value, forKey: key) }
             }
+            eventBases[identifier] = eventBase ?? EventBase(values: object.contents.values, relations: object.contents.relations)
             object.awake(fromSnapshotEvents: .refresh)
         } else {
             if object.contents.state.contains(.deleted) { undelete(object) }

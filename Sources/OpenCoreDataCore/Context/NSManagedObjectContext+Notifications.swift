@@ -67,7 +67,11 @@ public let NSManagedObjectContextQueryGenerationKey = NSManagedObjectContext.Not
 
 extension NSManagedObjectContext {
     func postObjectsDidChange() {
-        guard !eventInserted.isEmpty || !eventUpdated.isEmpty || !eventDeleted.isEmpty || !eventRefreshed.isEmpty else { return }
+        guard !eventInserted.isEmpty || !eventUpdated.isEmpty || !eventDeleted.isEmpty || !eventRefreshed.isEmpty else {
+            // An event of changes to deleted objects only: nothing to tell, nothing to keep.
+            if !eventBases.isEmpty { eventBases = [:] }
+            return
+        }
         var posted = PostedChangeSets()
         if !eventInserted.isEmpty { posted.inserted = (eventInserted, Self.set(of: eventInserted) { $0.context === self }) }
         if !eventUpdated.isEmpty { posted.updated = (eventUpdated, Self.set(of: eventUpdated) { !$0.isDeleted }) }
@@ -83,9 +87,11 @@ extension NSManagedObjectContext {
         let bases = eventBases
         clearEvent()
         if keepsPostedChanges { postedChanges = posted }
+        // For the fetched results controllers too; restored afterwards, for a post within a post.
+        let outer = postingEvent
         postingEvent = (posted, bases)
+        defer { postingEvent = outer }
         NotificationCenter.default.post(name: .NSManagedObjectContextObjectsDidChange, object: self, userInfo: info)
-        postingEvent = nil
         if let event { notifyChangeObservers(of: event) }
     }
 

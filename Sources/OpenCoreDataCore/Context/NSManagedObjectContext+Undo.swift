@@ -156,6 +156,7 @@ extension NSManagedObjectContext {
         eventDeleted.removeAll { $0 === object }
         changeGeneration &+= 1
         // Listed without the event flag: the object's next change must still mark it updated.
+        noteListedUnchanged(object)
         if object.contents.state.contains(.inserted) { eventInserted.append(object) } else { eventUpdated.append(object) }
         recordUndo { context in
             // Redoing the deletion: the object is gone again, as when an undo takes back an insertion.

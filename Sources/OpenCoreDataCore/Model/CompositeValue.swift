@@ -33,8 +33,14 @@ package enum CompositeValue {
                     throw ValueConversionFailure(reason: "element '\(key)' of the composite '\(composite.name)': \(error.reason)")
                 }
                 // JSON has no infinity or NaN.
-                if case .double(let number) = primitive, !number.isFinite {
-                    throw ValueConversionFailure(reason: "element '\(key)' of the composite '\(composite.name)' cannot hold \(number)")
+                let finite: Bool = switch primitive {
+                case .double(let number): number.isFinite
+                case .decimal(let number): !number.isNaN
+                case .date(let date): date.timeIntervalSinceReferenceDate.isFinite
+                default: true
+                }
+                if !finite {
+                    throw ValueConversionFailure(reason: "element '\(key)' of the composite '\(composite.name)' cannot hold \(element), which JSON cannot hold")
                 }
                 result[key] = primitive.objectValue(for: attribute.attributeType)
             }

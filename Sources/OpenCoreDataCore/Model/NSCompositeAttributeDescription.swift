@@ -59,6 +59,24 @@ open class NSCompositeAttributeDescription: NSAttributeDescription, @unchecked S
 
     override func copySettings(to copy: NSPropertyDescription) {
         super.copySettings(to: copy)
-        (copy as? NSCompositeAttributeDescription)?.elements = elements.map { $0.copy() as! NSAttributeDescription }
+        (copy as? NSCompositeAttributeDescription)?.elements = copiedElements(around: [ObjectIdentifier(self)])
+    }
+
+    /// Copies of the elements; `around`: the composites being copied around them, so that one
+    /// that contains itself (an invalid model) keeps that element as it is instead of copying
+    /// forever.
+    private func copiedElements(around: [ObjectIdentifier]) -> [NSAttributeDescription] {
+        elements.map { element in
+            guard let nested = element as? NSCompositeAttributeDescription else { return element.copy() as! NSAttributeDescription }
+            if around.contains(ObjectIdentifier(nested)) { return nested }
+            let copy = NSCompositeAttributeDescription(name: nested.name, type: nested.attributeType)
+            nested.copySettingsWithoutElements(to: copy)
+            copy.elements = nested.copiedElements(around: around + [ObjectIdentifier(nested)])
+            return copy
+        }
+    }
+
+    private func copySettingsWithoutElements(to copy: NSCompositeAttributeDescription) {
+        super.copySettings(to: copy)
     }
 }
