@@ -36,8 +36,9 @@ extension NSManagedObject {
     ///
     /// Differences from Core Data: Apple's documentation gives the old values in its
     /// Objective-C reference and is unclear in its Swift one; these are the old values. To-many
-    /// relationships are not reported. Values a merge policy chose during the event are taken
-    /// as the event's starting point.
+    /// relationships are not reported. Not exact yet (see Docs/Differences.md): what a merge
+    /// policy writes while settling a save's conflicts, an object first changed in `willSave()`
+    /// during the save's own post, and an object an earlier observer changed during a post.
     public func changedValuesForCurrentEvent() -> [String: Any] {
         guard let context, !contents.state.contains(.fault) else { return [:] }
         let base: EventBase?
