@@ -416,6 +416,22 @@ import OpenCoreData
 
     final class PlainStore: NSPersistentStore, @unchecked Sendable {}
 
+    /// `registeredStoreTypes`: the built-in types and the registered ones, each with its class.
+    @Test func registeredStoreTypesListBuiltInAndRegisteredTypes() throws {
+        let type = "Listed-\(UUID().uuidString)"
+        #expect(NSPersistentStoreCoordinator.registeredStoreTypes[type] == nil)
+        NSPersistentStoreCoordinator.registerStoreClass(PlainStore.self, forStoreType: type)
+        let types = NSPersistentStoreCoordinator.registeredStoreTypes
+        for builtIn in [NSSQLiteStoreType, NSInMemoryStoreType, NSBinaryStoreType, NSXMLStoreType] {
+            #expect(types[builtIn] != nil, "\(builtIn)")
+        }
+        let value = try #require(types[type])
+        let storeClass = unsafeBitCast(UInt(truncating: try #require(value as? NSNumber)), to: NSPersistentStore.Type.self)
+        #expect(storeClass == PlainStore.self)
+        NSPersistentStoreCoordinator.registerStoreClass(nil, forStoreType: type)
+        #expect(NSPersistentStoreCoordinator.registeredStoreTypes[type] == nil)
+    }
+
     @Test func aStoreThatFailsToLoadFailsTheAdd() throws {
         let directory = TemporaryDirectory()
         JSONFileStore.register()

@@ -15,6 +15,16 @@ enum StoreClassRegistry {
         classes.withLock { $0[storeType] }
     }
 
+    /// Every type a store can be added as: the built-in ones the program links, and the
+    /// registered ones, each with the class that opens its stores.
+    static func allOpeningClasses() -> [String: NSPersistentStore.Type] {
+        var all = classes.withLock { $0 }
+        for type in [NSSQLiteStoreType, NSInMemoryStoreType, NSBinaryStoreType, NSXMLStoreType] {
+            all[type] = openingClass(for: type)
+        }
+        return all
+    }
+
     /// The built-in types, which a registered class cannot replace.
     static func isBuiltIn(_ storeType: String) -> Bool {
         [NSSQLiteStoreType, NSInMemoryStoreType, NSBinaryStoreType, NSXMLStoreType].contains(storeType)
@@ -77,6 +87,24 @@ extension NSPersistentStoreCoordinator {
             preconditionFailure("registerStoreClass(_:forStoreType:): \(storeClass) is not a subclass of NSPersistentStore")
         }
         StoreClassRegistry.register(persistentStoreClass, for: storeType)
+    }
+
+    /// The store types stores can be added as — the built-in ones and those registered with
+    /// `registerStoreClass(_:forStoreType:)` — each with its store class in an `NSValue`.
+    ///
+    /// ```swift
+    /// if NSPersistentStoreCoordinator.registeredStoreTypes[NotesStore.type] == nil {
+    ///     NSPersistentStoreCoordinator.registerStoreClass(NotesStore.self, forStoreType: NotesStore.type)
+    /// }
+    /// ```
+    /// Difference from Core Data: Linux has no Objective-C class objects, and its `NSValue` no
+    /// pointer values: each value is an `NSNumber` (an `NSValue`) holding the address of the
+    /// class's type metadata, which
+    /// `unsafeBitCast(UInt(truncating: value as! NSNumber), to: NSPersistentStore.Type.self)`
+    /// turns back into the class. The binary and XML types are listed when the program links
+    /// their module (`OpenCoreData` does).
+    public class var registeredStoreTypes: [String: NSValue] {
+        StoreClassRegistry.allOpeningClasses().mapValues { NSNumber(value: unsafeBitCast($0, to: UInt.self)) }
     }
 
     /// The iOS 15 spelling of `registerStoreClass(_:forStoreType:)`.

@@ -3,6 +3,9 @@ import CoreData
 
 extension APISignatures {
     static func nsPersistentStoreCoordinator(_ check: inout Checks) {
+        check("NSPersistentStoreCoordinator.registeredStoreTypes") {
+            let _: [String: NSValue] = NSPersistentStoreCoordinator.registeredStoreTypes
+        }
         check("NSSQLiteStoreType") { let _: String = NSSQLiteStoreType }
         check("NSXMLStoreType") { let _: String = NSXMLStoreType }
         check("NSBinaryStoreType") { let _: String = NSBinaryStoreType }
