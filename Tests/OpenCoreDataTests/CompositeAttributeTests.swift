@@ -64,6 +64,16 @@ import OpenCoreData
         return context
     }
 
+    /// A store of `type` at `url` holding the four quakes, saved and closed (its write-ahead log
+    /// in its file).
+    private func saveQuakes(_ type: String, at url: URL) throws {
+        let context = try stack(type, at: url)
+        fill(context)
+        try context.save()
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        try coordinator.remove(coordinator.persistentStores[0])
+    }
+
     private func quake(_ code: String, in context: NSManagedObjectContext) throws -> NSManagedObject {
         let request = NSFetchRequest<NSManagedObject>(entityName: "Quake")
         request.predicate = NSPredicate(format: "code == %@", code)
@@ -74,11 +84,7 @@ import OpenCoreData
     func valuesSurviveAReopen(type: String) throws {
         let directory = TemporaryDirectory()
         let url = directory.file("Quakes.store")
-        do {
-            let context = try stack(type, at: url)
-            fill(context)
-            try context.save()
-        }
+        try saveQuakes(type, at: url)
         let context = try stack(type, at: url)
         let a = try quake("a", in: context)
         let magnitude = try #require(a.value(forKey: "magnitude") as? [String: Any])
@@ -312,11 +318,7 @@ import OpenCoreData
     @Test func theStoresModelCacheKeepsTheElements() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("Quakes.sqlite")
-        do {
-            let context = try stack(NSSQLiteStoreType, at: url)
-            fill(context)
-            try context.save()
-        }
+        try saveQuakes(NSSQLiteStoreType, at: url)
         let cached = try NSPersistentStoreCoordinator.cachedModelForPersistentStore(at: url)
         let magnitude = try #require(cached.entitiesByName["Quake"]?.attributesByName["magnitude"] as? NSCompositeAttributeDescription)
         #expect(magnitude.elements.map(\.name) == ["richter", "depth", "scale", "measured", "station", "felt", "epicenter"])
@@ -330,11 +332,7 @@ import OpenCoreData
         let directory = TemporaryDirectory()
         let url = directory.file("Quakes.sqlite")
         #expect(Self.makeModel().entitiesByName["Quake"]?.versionHash != Self.makeModel(extraElement: "intensity").entitiesByName["Quake"]?.versionHash)
-        do {
-            let context = try stack(NSSQLiteStoreType, at: url)
-            fill(context)
-            try context.save()
-        }
+        try saveQuakes(NSSQLiteStoreType, at: url)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.makeModel(extraElement: "intensity"))
         try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
                                            options: [NSMigratePersistentStoresAutomaticallyOption: true, NSInferMappingModelAutomaticallyOption: true])
@@ -357,14 +355,7 @@ import OpenCoreData
     @Test func anElementChangingTypeIsNotInferred() throws {
         let directory = TemporaryDirectory()
         let url = directory.file("Quakes.sqlite")
-        do {
-            let context = try stack(NSSQLiteStoreType, at: url)
-            fill(context)
-            try context.save()
-            // Closed, so that its write-ahead log is in the file the comparison reads.
-            let coordinator = try #require(context.persistentStoreCoordinator)
-            try coordinator.remove(coordinator.persistentStores[0])
-        }
+        try saveQuakes(NSSQLiteStoreType, at: url)
         let bytes = try Data(contentsOf: url)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: Self.makeModel(depthType: .stringAttributeType))
         #expect {

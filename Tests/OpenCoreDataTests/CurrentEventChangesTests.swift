@@ -5,6 +5,24 @@ import OpenCoreData
 /// `changedValuesForCurrentEvent()`: the changes since the last `processPendingChanges()`
 /// (COREDATA-SEMANTICS 1.15, 4.1), with the values they replaced.
 @Suite struct CurrentEventChangesTests {
+    /// What `ObjectsDidChange` observers of `context` are told: each updated object's
+    /// `changedValuesForCurrentEvent()`, asked during the notification.
+    final class SeenChanges: @unchecked Sendable {
+        // @unchecked Sendable: written only by the observer, on the context's thread, and read after.
+        var changes: [[String: Any]] = []
+        var token: (any NSObjectProtocol)?
+    }
+
+    static func observeUpdatedChanges(in context: NSManagedObjectContext) -> SeenChanges {
+        let seen = SeenChanges()
+        seen.token = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: context, queue: nil) { note in
+            for object in (note.userInfo?[NSUpdatedObjectsKey] as? Set<NSManagedObject>) ?? [] {
+                seen.changes.append(object.changedValuesForCurrentEvent())
+            }
+        }
+        return seen
+    }
+
     @Test func onlyTheCurrentEventsChangesAreReportedWithTheirOldValues() throws {
         let stack = try TestStack(.sqlite)
         let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: stack.context)
@@ -124,15 +142,10 @@ import OpenCoreData
         stack.context.processPendingChanges()
         stack.context.delete(person)
         stack.context.insert(person)
-        final class Seen: @unchecked Sendable { var changes: [String: Any]? }
-        let seen = Seen()
-        let token = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: stack.context, queue: nil) { note in
-            let updated = (note.userInfo?[NSUpdatedObjectsKey] as? Set<NSManagedObject>) ?? []
-            seen.changes = updated.first?.changedValuesForCurrentEvent()
-        }
-        defer { NotificationCenter.default.removeObserver(token) }
+        let seen = Self.observeUpdatedChanges(in: stack.context)
+        defer { NotificationCenter.default.removeObserver(seen.token!) }
         stack.context.processPendingChanges()
-        #expect(seen.changes?.isEmpty == true)
+        #expect(seen.changes.count == 1 && seen.changes.first?.isEmpty == true)
     }
 
     /// What an `ObjectsDidChange` observer sees: each event's changes, with the old values.
@@ -141,14 +154,8 @@ import OpenCoreData
         let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: stack.context)
         person.setValue("Ada", forKey: "name")
         try stack.context.save()
-        final class Seen: @unchecked Sendable { var changes: [[String: Any]] = [] }
-        let seen = Seen()
-        let token = NotificationCenter.default.addObserver(forName: .NSManagedObjectContextObjectsDidChange, object: stack.context, queue: nil) { note in
-            for object in (note.userInfo?[NSUpdatedObjectsKey] as? Set<NSManagedObject>) ?? [] {
-                seen.changes.append(object.changedValuesForCurrentEvent())
-            }
-        }
-        defer { NotificationCenter.default.removeObserver(token) }
+        let seen = Self.observeUpdatedChanges(in: stack.context)
+        defer { NotificationCenter.default.removeObserver(seen.token!) }
         person.setValue("Ada Lovelace", forKey: "name")
         stack.context.processPendingChanges()
         person.setValue(36, forKey: "age")

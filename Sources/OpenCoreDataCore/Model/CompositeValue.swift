@@ -62,17 +62,6 @@ package enum CompositeValue {
         return nil
     }
 
-    /// The value at `elementPath` (element names, nested composites first) of a composite's
-    /// value; nil when any step has none.
-    package static func element(at elementPath: some Collection<String>, of value: Any?) -> Any? {
-        var current = value
-        for key in elementPath {
-            guard let dictionary = current as? [String: Any] else { return nil }
-            current = dictionary[key]
-        }
-        return current
-    }
-
     /// `value` with the element at `elementPath` set to `element` (removed when nil).
     package static func setting(_ element: Any?, at elementPath: ArraySlice<String>, in value: Any?) -> [String: Any] {
         var dictionary = value as? [String: Any] ?? [:]
