@@ -27,6 +27,21 @@ final class TemporaryDirectory {
         #expect(rows[1] == [.integer(Int64.max), .real(0), .text(""), .blob(Data()), .null])
     }
 
+    /// A table whose name holds double quotes and non-ASCII letters is created, listed and read
+    /// through the quoted identifier.
+    @Test func quotedIdentifierNamesAnyTable() throws {
+        #expect(SQLiteConnection.quotedIdentifier("ZITEM") == "\"ZITEM\"")
+        #expect(SQLiteConnection.quotedIdentifier("a\"b\"\"c") == "\"a\"\"b\"\"\"\"c\"")
+        let connection = try SQLiteConnection(path: directory.path("quoted.sqlite"))
+        for name in ["plain", "with \"quotes\"", "épée \"", "\""] {
+            let table = SQLiteConnection.quotedIdentifier(name)
+            try connection.execute("CREATE TABLE \(table) (\(SQLiteConnection.quotedIdentifier("col\"umn")) TEXT)")
+            try connection.run("INSERT INTO \(table) VALUES (?)", [.text(name)])
+            #expect(try connection.columnNames(ofTable: name) == ["col\"umn"])
+            #expect(try connection.rows("SELECT * FROM \(table)") == [[.text(name)]])
+        }
+    }
+
     /// A progress handler that answers true stops the running statement with SQLITE_INTERRUPT;
     /// without one the same statement runs to its end.
     @Test func aProgressHandlerInterruptsALongStatement() throws {
