@@ -56,14 +56,12 @@ final class ExternalDataFolder: @unchecked Sendable {
 
     init(store: URL) {
         self.store = store
-        url = Self.url(of: store)
-        pathPrefix = url.path.hasSuffix("/") ? url.path : url.path + "/"
-        // Standardizing is slow, and most paths have nothing it would change: no empty, "." or
-        // ".." part, and none of the prefixes it drops (`/private`, `/var/automount`).
-        let path = url.path
-        let isStandard = !path.hasPrefix("/private/") && !path.hasPrefix("/var/automount")
-            && path.split(separator: "/", omittingEmptySubsequences: false).dropFirst().allSatisfy { !["", ".", ".."].contains($0) }
-        retired = .opened(forFolder: isStandard ? path : url.standardizedFileURL.path)
+        // The path is made once, as a string: each `URL.path` of the URL made from it would
+        // take it apart again.
+        let path = Self.path(of: store)
+        url = URL(fileURLWithPath: path, isDirectory: true)
+        pathPrefix = path + "/"
+        retired = .opened(forFolder: StandardFilePath.isStandard(path) ? path : url.standardizedFileURL.path)
     }
 
     deinit { storeDidClose() }
@@ -80,13 +78,18 @@ final class ExternalDataFolder: @unchecked Sendable {
 
     /// The external data folder of the store at `store`.
     static func url(of store: URL) -> URL {
+        URL(fileURLWithPath: path(of: store), isDirectory: true)
+    }
+
+    /// The path of `url(of:)`, without a trailing slash.
+    private static func path(of store: URL) -> String {
         // Joined as strings: joining URLs asks the disk whether each part is a folder.
         let storePath = store.path
         let slash = storePath.lastIndex(of: "/")
         let parent = slash.map { storePath[...$0] } ?? "./"
         let fileName = slash.map { storePath[storePath.index(after: $0)...] } ?? storePath[...]
         let stem = FileNameStem.plainStem(of: fileName).map(String.init) ?? FileNameStem.of(store)
-        return URL(fileURLWithPath: String(parent + ".\(stem)_SUPPORT/_EXTERNAL_DATA"), isDirectory: true)
+        return String(parent + ".\(stem)_SUPPORT/_EXTERNAL_DATA")
     }
 
     // MARK: Reading

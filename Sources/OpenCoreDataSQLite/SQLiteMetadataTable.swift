@@ -12,7 +12,8 @@ enum SQLiteMetadataTable {
     /// `Z_UUID` and `NSStoreType` added. Throws 134000 (naming the file) when the database has no
     /// `Z_METADATA` row or its property list cannot be read.
     static func read(from connection: SQLiteConnection, url: URL?) throws -> [String: Any] {
-        let path = url?.path ?? "?"
+        // Only errors name the path: `URL.path` takes the URL apart again each time.
+        var path: String { url?.path ?? "?" }
         let rows: [[SQLiteValue]]
         do {
             rows = try connection.rows("SELECT Z_UUID, Z_PLIST FROM Z_METADATA WHERE Z_VERSION = 1")

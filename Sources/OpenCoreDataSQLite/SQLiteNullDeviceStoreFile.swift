@@ -13,8 +13,11 @@ enum SQLiteNullDeviceStoreFile {
 
     /// Whether `url` asks for a store that lives only as long as it is open.
     static func isNullDevice(_ url: URL) -> Bool {
-        // Standardizing a path is slow; only a path with the device's name in it can name it.
-        url.isFileURL && url.path.contains("null") && url.standardizedFileURL.path == nullDevice
+        // Standardizing a path is slow; only a path that ends in the device's name can name it.
+        // (`hasSuffix`, not `contains`: Foundation's `contains` searches through NSString.)
+        guard url.isFileURL else { return false }
+        let path = url.path
+        return (path.hasSuffix("null") || path.hasSuffix("null/")) && url.standardizedFileURL.path == nullDevice
     }
 
     /// A new, empty place for such a store's database.

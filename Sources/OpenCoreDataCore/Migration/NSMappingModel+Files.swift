@@ -63,11 +63,20 @@ extension NSMappingModel {
     /// extension, in `bundles` and beside `destination`'s model file.
     package static func mappingModelFiles(for destination: NSManagedObjectModel, in bundles: [Bundle]?) -> [String: [URL]] {
         var folders: [URL] = []
-        if var folder = destination.fileURL?.deletingLastPathComponent() {
-            if ["xcdatamodeld", "momd"].contains(folder.pathExtension) { folder.deleteLastPathComponent() }
-            folders.append(folder)
+        if let file = destination.fileURL?.path {
+            // As strings: `URL`'s own path operations standardize the path each time.
+            var folder = Self.parentPath(of: file)
+            if folder.hasSuffix(".xcdatamodeld") || folder.hasSuffix(".momd") { folder = Self.parentPath(of: folder) }
+            folders.append(URL(fileURLWithPath: folder, isDirectory: true))
         }
         return ModelLocator.files(withExtensions: [CompiledMappingModel.fileExtension, "xcmappingmodel"], in: bundles, folders: folders)
+    }
+
+    /// `path` without its last component ("/" for a file at the root).
+    private static func parentPath(of path: String) -> String {
+        let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+        guard let slash = trimmed.lastIndex(of: "/") else { return "." }
+        return slash == trimmed.startIndex ? "/" : String(trimmed[..<slash])
     }
 
     /// See `init(from:forSourceModel:destinationModel:)`. `files`: what

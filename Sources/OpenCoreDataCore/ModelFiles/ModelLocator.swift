@@ -70,7 +70,7 @@ enum ModelLocator {
 
         /// Adds the files of `folder` whose name `names` gives, unless the folder was listed.
         mutating func add(_ folder: URL, names: (URL) -> [String]) {
-            guard listed.insert(folder.standardizedFileURL.path).inserted else { return }
+            guard listed.insert(StandardFilePath.of(folder)).inserted else { return }
             // Filtered before sorting: a program's folder (its "main bundle" on Linux) can be
             // /usr/bin, and every migration looks there.
             for name in names(folder).filter({ name in suffixes.contains { name.hasSuffix($0) } }).sorted() {
