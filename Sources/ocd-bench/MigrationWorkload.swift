@@ -179,29 +179,35 @@ enum MigrationWorkload {
                                                   NSInferMappingModelAutomaticallyOption: true] }
 
     /// Writes the two-version bundle, fills a store of `rows` items with version 1, closes it.
+    /// (The store is filled once per program run and copied for each run: `FilledStores`.)
     private static func fillOldStore(in directory: URL, current: String = "Items 2", rows: Int = rows) throws -> URL {
         let bundle = try writeBundle(in: directory, current: current)
-        let oldModel = try NSManagedObjectModel(validatingContentsOf: bundle.appendingPathComponent("Items.xcdatamodel"))
-        oldModel.entitiesByName["Item"]?.managedObjectClass = Item.self
-        let url = directory.appendingPathComponent("framework.sqlite")
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: oldModel)
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url)
-        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
-        // In slices, as an app that filled its store over time, and to keep the setup's memory low.
-        for start in stride(from: 0, to: rows, by: 100_000) {
-            try FrameworkWorkloads.insertItems(start..<min(start + 100_000, rows), into: context)
-            try context.save()
-            context.reset()
+        try FilledStores.copy("framework-\(rows)", files: "framework.sqlite", into: directory) { template in
+            let oldModel = try NSManagedObjectModel(validatingContentsOf: bundle.appendingPathComponent("Items.xcdatamodel"))
+            oldModel.entitiesByName["Item"]?.managedObjectClass = Item.self
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: oldModel)
+            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
+                                               at: template.appendingPathComponent("framework.sqlite"))
+            let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            // In slices, as an app that filled its store over time, and to keep the setup's memory low.
+            for start in stride(from: 0, to: rows, by: 100_000) {
+                try FrameworkWorkloads.insertItems(start..<min(start + 100_000, rows), into: context)
+                try context.save()
+                context.reset()
+            }
+            try coordinator.remove(coordinator.persistentStores[0])
         }
-        try coordinator.remove(coordinator.persistentStores[0])
         settleDisk()
-        return url
+        return directory.appendingPathComponent("framework.sqlite")
     }
 
-    /// The raw side's store, filled as W1 fills it, its pages written out as `settleDisk` says.
+    /// The raw side's store, filled as W1 fills it (once per program run, then copied), its
+    /// pages written out as `settleDisk` says.
     private static func fillRawStore(in directory: URL, n: Int) throws {
-        try RawWorkloads.fillItemStore(in: directory, n: n)
+        try FilledStores.copy("raw-\(n)", files: "raw.sqlite", into: directory) { template in
+            try RawWorkloads.fillItemStore(in: template, n: n)
+        }
         settleDisk()
     }
 

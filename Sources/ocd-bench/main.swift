@@ -159,8 +159,8 @@ func measure(_ workload: Workload, options: Options) throws -> WorkloadResult {
     return WorkloadResult(workload: workload, frameworkSeconds: median(frameworkTimes), rawSeconds: median(rawTimes))
 }
 
-/// Seconds with three decimals, or six for times under a millisecond (W12's rounds).
-func seconds(_ value: Double) -> String { String(format: value < 0.001 ? "%.6f" : "%.3f", value) }
+/// Seconds with three decimals, or six for times under ten milliseconds (W8's opens, W12's rounds).
+func seconds(_ value: Double) -> String { String(format: value < 0.01 ? "%.6f" : "%.3f", value) }
 
 /// A measured figure with its unit: `0.412 s` or `61.0 MiB`.
 func figure(_ value: Double, _ unit: Workload.Unit) -> String {
@@ -221,6 +221,7 @@ func runBenchmark() -> Int32 {
     // Pad labels to the sample's 24 columns, or wider if a label needs it.
     let labelWidth = max(24, options.workloads.map { $0.label(n: options.n).count + 2 }.max() ?? 0)
     var results: [WorkloadResult] = []
+    defer { FilledStores.removeAll() }
     for workload in options.workloads {
         do {
             let result = try measure(workload, options: options)
