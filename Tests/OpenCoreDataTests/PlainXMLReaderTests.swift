@@ -21,6 +21,7 @@ import Testing
         "<a b = \"c\" d\n=\n'e'></a >",
         "<a>]] > ]</a>",
         "<a xml-stylesheet=\"1\" _u=\"2\" a.b-c=\"3\"/>",
+        "<?xml-stylesheet href=\"s\"?><a><?xml-model m?></a>",
     ]
 
     @Test(arguments: plainDocuments)
@@ -28,6 +29,13 @@ import Testing
         let data = Data(document.utf8)
         let plain = try #require(PlainXMLReader.read(data))
         try expectSame(plain, try XMLElementTree.parsedByFoundation(data, file: Self.file))
+    }
+
+    /// Documents and names beyond libxml2's limits are left to it (it refuses them).
+    @Test func aDocumentOrNameBeyondLibxml2sLimitsIsLeftToTheParser() {
+        #expect(PlainXMLReader.read(Data(("<a>" + String(repeating: " ", count: 10_000_000) + "</a>").utf8)) == nil)
+        #expect(PlainXMLReader.read(Data(("<" + String(repeating: "n", count: 50_001) + "/>").utf8)) == nil)
+        #expect(PlainXMLReader.read(Data(("<" + String(repeating: "n", count: 50_000) + "/>").utf8)) != nil)
     }
 
     /// FoundationXML's parser on Linux stops the program on a processing instruction without
@@ -46,7 +54,9 @@ import Testing
         "<a></b>", "<a>", "<a x=\"1\" x=\"2\"/>", "<a x=\"<\"/>", "<a x=1/>", "<a x/>", "<a x=\"1\"y=\"2\"/>",
         "<a>]]></a>", "<a/><b/>", "text<a/>", "<a/>text", "", "<!-- a -- b --><a/>", "<?xml version=\"1.0\"?><?xml x?><a/>",
         " <?xml version=\"1.0\"?><a/>", "<?xml version=\"1.1\"?><a/>", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a/>",
-        "<?xml encoding=\"UTF-8\"?><a/>", "<a>\u{01}</a>", "<a>\u{FFFE}</a>", "<1a/>", "<a></a",
+        "<?xml encoding=\"UTF-8\"?><a/>",
+        "<?xml version=\"1.&#48;\"?><a/>", "<?xml version=\"1.0\" encoding=\"utf&#x2D;8\"?><a/>", "<?xml version=\"1.0\" standalone=\"&#121;es\"?><a/>",
+        "<a><?xmlfoo x?></a>", "<?XML-stylesheet x?><a/>", "<a x=\"1\"/ >", "<a>\u{01}</a>", "<a>\u{FFFE}</a>", "<1a/>", "<a></a",
     ]
 
     @Test(arguments: otherDocuments)

@@ -22,7 +22,9 @@ import Foundation
 enum PlainXMLReader {
     /// The document's root element; nil when the document is not plain, or not well formed.
     static func read(_ data: Data) -> XMLElementNode? {
-        data.withUnsafeBytes { raw in
+        // libxml2 refuses larger documents ("Huge input lookup").
+        guard data.count <= maximumSize else { return nil }
+        return data.withUnsafeBytes { raw in
             var reader = Reader(bytes: raw.bindMemory(to: UInt8.self))
             return reader.document()
         }
@@ -30,6 +32,9 @@ enum PlainXMLReader {
 
     /// Deeper documents are left to FoundationXML's parser (this reader recurses).
     private static let maximumDepth = 256
+    /// libxml2's limits on a document pushed to it whole, and on a name ("Name too long").
+    private static let maximumSize = 10_000_000
+    private static let maximumNameLength = 50_000
 
     /// The byte sequences the reader looks for, made once.
     private enum Token {
@@ -73,8 +78,7 @@ enum PlainXMLReader {
                 let spaced = skipSpaces()
                 if starts(with: Token.piEnd) { index += 2; break }
                 guard spaced, let name = name(), skipSpaces() || true, take(UInt8(ascii: "=")), skipSpaces() || true,
-                      let value = quoted(normalizing: false) else { return false }
-                let text = String(decoding: value, as: UTF8.self)
+                      let text = literal() else { return false }
                 switch name {
                 case "version" where names.isEmpty && text == "1.0": break
                 case "encoding" where names == ["version"] && text.lowercased() == "utf-8": break
@@ -113,7 +117,7 @@ enum PlainXMLReader {
                 // A namespace declaration (`xmlns`) is left to the full parser, which checks it.
                 guard spaced, let attribute = self.name(), !attribute.hasPrefix("xmlns"), skipSpaces() || true,
                       take(UInt8(ascii: "=")), skipSpaces() || true,
-                      let value = quoted(normalizing: true),
+                      let value = quoted(),
                       attributes.updateValue(String(decoding: value, as: UTF8.self), forKey: attribute) == nil else { return nil }
             }
             // The line the start tag ends on, as FoundationXML's parser reports it.
@@ -151,9 +155,23 @@ enum PlainXMLReader {
             return nil
         }
 
-        /// A quoted attribute value, its references resolved; with `normalizing`, tabs and line
-        /// feeds written in it become spaces, as XML's attribute-value normalization has them.
-        mutating func quoted(normalizing: Bool) -> [UInt8]? {
+        /// A quoted value of the XML declaration: letters, digits, `.`, `_` and `-` only (no
+        /// references), as its version, encoding and standalone values are written.
+        mutating func literal() -> String? {
+            guard let quote = peek, quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else { return nil }
+            index += 1
+            let start = index
+            while let byte = peek, isLetter(byte) || (0x30...0x39).contains(byte) || byte == UInt8(ascii: ".")
+                    || byte == UInt8(ascii: "_") || byte == UInt8(ascii: "-") {
+                index += 1
+            }
+            guard take(quote) else { return nil }
+            return String(decoding: bytes[start..<(index - 1)], as: UTF8.self)
+        }
+
+        /// A quoted attribute value, its references resolved, tabs and line feeds written in it
+        /// made spaces, as XML's attribute-value normalization has them.
+        mutating func quoted() -> [UInt8]? {
             guard let quote = peek, quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else { return nil }
             index += 1
             var value: [UInt8] = []
@@ -168,7 +186,7 @@ enum PlainXMLReader {
                     guard reference(into: &value) else { return nil }
                 case UInt8(ascii: "\t"), UInt8(ascii: "\n"):
                     guard character(byte) else { return nil }
-                    value.append(normalizing ? UInt8(ascii: " ") : byte)
+                    value.append(UInt8(ascii: " "))
                     index += 1
                 default:
                     guard character(byte) else { return nil }
@@ -220,10 +238,12 @@ enum PlainXMLReader {
             return false
         }
 
-        /// `<?target … ?>`, whose target is not `xml` in any case.
+        /// `<?target … ?>`, whose target does not begin with `xml` in any case (libxml2 warns of
+        /// such a name, which the parser reports as an error) unless it is one of the two it knows.
         mutating func processingInstruction() -> Bool {
             index += 2
-            guard let target = name(), target.lowercased() != "xml" else { return false }
+            guard let target = name(),
+                  !target.lowercased().hasPrefix("xml") || target == "xml-stylesheet" || target == "xml-model" else { return false }
             guard skipSpaces() || starts(with: Token.piEnd) else { return false }
             while index < bytes.count {
                 if starts(with: Token.piEnd) {
@@ -248,6 +268,7 @@ enum PlainXMLReader {
                 index += 1
             }
             if let byte = peek, byte == UInt8(ascii: ":") || byte >= 0x80 { return nil }
+            guard index - start <= PlainXMLReader.maximumNameLength else { return nil }
             return String(decoding: bytes[start..<index], as: UTF8.self)
         }
 
