@@ -61,6 +61,44 @@ import OpenCoreData
         #expect(!model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
     }
 
+    /// Apple's deprecated `metadataForPersistentStore(with:)` names no type: the file's own type
+    /// answers, with its UUID and hashes.
+    @Test(arguments: [StoreKind.sqlite, .binary, .xml])
+    func metadataIsReadWithoutNamingTheType(kind: StoreKind) throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("Store.\(kind.rawValue)")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        let store = try coordinator.addPersistentStore(ofType: kind.type, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            _ = NSEntityDescription.insertNewObject(forEntityName: "Dog", into: context)
+            try context.save()
+        }
+        try coordinator.remove(store)
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(with: url)
+        #expect(metadata[NSStoreTypeKey] as? String == kind.type)
+        #expect(metadata[NSStoreUUIDKey] as? String == store.identifier)
+        let typed = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: kind.type, at: url)
+        #expect(NSDictionary(dictionary: metadata) == NSDictionary(dictionary: typed))
+        #expect(VersionHashing.hashes(inMetadata: typed)?["Dog"] == coordinator.managedObjectModel.entitiesByName["Dog"]!.versionHash)
+    }
+
+    @Test func metadataOfAFileOfNoKnownTypeIsRefusedNamingItAndTheTypesTried() throws {
+        let directory = TemporaryDirectory()
+        let url = directory.file("notes.txt")
+        try Data("not a store".utf8).write(to: url)
+        let error = try #require(throws: CocoaError.self) { try NSPersistentStoreCoordinator.metadataForPersistentStore(with: url) }
+        #expect(error.code.rawValue == NSPersistentStoreInvalidTypeError)
+        #expect(error.localizedDescription.contains(url.path))
+        #expect(error.localizedDescription.contains("SQLite, Binary, XML"))
+        let missing = try #require(throws: CocoaError.self) {
+            try NSPersistentStoreCoordinator.metadataForPersistentStore(with: directory.file("missing.sqlite"))
+        }
+        #expect(missing.code == .fileReadNoSuchFile)
+        #expect(try Data(contentsOf: url) == Data("not a store".utf8))
+    }
+
     @Test func inMemoryStoreCarriesTheHashes() throws {
         let stack = try TestStack(.inMemory)
         let metadata = try #require(stack.coordinator.persistentStores.first?.metadata)

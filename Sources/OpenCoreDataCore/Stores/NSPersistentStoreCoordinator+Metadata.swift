@@ -44,6 +44,38 @@ extension NSPersistentStoreCoordinator {
         try fileStoreClass(for: storeType, url: url).setMetadata(metadata, forPersistentStoreAt: url)
     }
 
+    /// The metadata of the store file at `url`, whatever its type: each type with files is
+    /// asked in turn — SQLite, binary, XML, then the registered types by name — and the first
+    /// that reads the file answers (its `NSStoreType` says which).
+    ///
+    /// ```swift
+    /// let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(with: url)
+    /// metadata[NSStoreTypeKey]   // "SQLite"
+    /// ```
+    /// Deprecated by Apple (macOS 10.5) for `metadataForPersistentStore(ofType:at:options:)`,
+    /// which names the type. Throws `CocoaError.fileReadNoSuchFile` (260) when there is no file
+    /// at `url`, and `NSPersistentStoreInvalidTypeError` (134000), naming the file and each type
+    /// tried, when no type reads it.
+    public class func metadataForPersistentStore(with url: URL) throws -> [AnyHashable: Any] {
+        guard url.isFileURL, FileManager.default.fileExists(atPath: url.path) else {
+            throw CoreDataError.store(.fileReadNoSuchFile, "There is no persistent store file at \(url.path)", url: url)
+        }
+        let builtIn = [NSSQLiteStoreType, NSBinaryStoreType, NSXMLStoreType]
+        let registered = StoreClassRegistry.allOpeningClasses().keys.filter { !builtIn.contains($0) && $0 != NSInMemoryStoreType }.sorted()
+        var tried: [String] = []
+        for storeType in builtIn + registered {
+            guard let storeClass = StoreClassRegistry.openingClass(for: storeType) else { continue }
+            tried.append(storeType)
+            if let metadata = try? storeClass.metadataForPersistentStore(with: url) {
+                var typed = metadata
+                typed[NSStoreTypeKey] = typed[NSStoreTypeKey] ?? storeType
+                return typed
+            }
+        }
+        throw CoreDataError.store(.persistentStoreInvalidType,
+                                  "The file \(url.path) is not a store of any known type (tried \(tried.joined(separator: ", ")))", url: url)
+    }
+
     /// The class that reads and writes the metadata of files of `storeType`.
     private class func fileStoreClass(for storeType: String, url: URL) throws -> NSPersistentStore.Type {
         if storeType != NSInMemoryStoreType, let storeClass = StoreClassRegistry.openingClass(for: storeType) { return storeClass }

@@ -111,6 +111,9 @@ extension APISignatures {
             let _: [String: Any] = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType,
                                                                                                 at: URL(fileURLWithPath: "/x"), options: nil)
         }
+        check("NSPersistentStoreCoordinator.metadataForPersistentStore(with:)") {
+            let _: (URL) throws -> [AnyHashable: Any] = NSPersistentStoreCoordinator.metadataForPersistentStore(with:)
+        }
         check("NSPersistentStoreCoordinator.setMetadata(_:forPersistentStoreOfType:at:options:)") {
             let _: ([String: Any]?, String, URL, [AnyHashable: Any]?) throws -> Void
                 = NSPersistentStoreCoordinator.setMetadata(_:forPersistentStoreOfType:at:options:)
