@@ -111,6 +111,10 @@ extension APISignatures {
             let _: [String: Any] = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: NSSQLiteStoreType,
                                                                                                 at: URL(fileURLWithPath: "/x"), options: nil)
         }
+        check("NSPersistentStoreCoordinator.execute(_:with:)") {
+            let _: (NSPersistentStoreCoordinator) -> (NSPersistentStoreRequest, NSManagedObjectContext) throws -> Any
+                = NSPersistentStoreCoordinator.execute(_:with:)
+        }
         check("NSPersistentStoreCoordinator.metadataForPersistentStore(with:)") {
             let _: (URL) throws -> [AnyHashable: Any] = NSPersistentStoreCoordinator.metadataForPersistentStore(with:)
         }
