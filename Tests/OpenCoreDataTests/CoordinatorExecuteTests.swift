@@ -55,10 +55,50 @@ import OpenCoreData
         let foreign = try #require(throws: CocoaError.self) {
             try stack.coordinator.execute(NSFetchRequest<NSManagedObject>(entityName: "Person"), with: other.context)
         }
-        #expect(foreign.code.rawValue == NSPersistentStoreIncompatibleSchemaError)
+        #expect(foreign.code.rawValue == NSPersistentStoreOperationError)
+        let child = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        child.parent = stack.context
+        let childRefused = try #require(throws: CocoaError.self) {
+            try stack.coordinator.execute(NSFetchRequest<NSManagedObject>(entityName: "Person"), with: child)
+        }
+        #expect(childRefused.code.rawValue == NSPersistentStoreOperationError)
+        #expect(stack.context.insertedObjects.count == 1)
         // Nothing was saved by either.
         let saved = NSFetchRequest<NSManagedObject>(entityName: "Person")
         saved.includesPendingChanges = false
         #expect(try stack.context.count(for: saved) == 3)
+    }
+
+    /// A request of one's own goes to each store, and the answer holds each store's answer.
+    @Test func aRequestOfOnesOwnGoesToEachStore() throws {
+        NSPersistentStoreCoordinator.registerStoreClass(NamingJSONStore.self, forStoreType: NamingJSONStore.namingType)
+        let directory = TemporaryDirectory()
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: TestModel.make())
+        let first = try coordinator.addPersistentStore(ofType: NamingJSONStore.namingType, configurationName: nil, at: directory.file("a.json"))
+        let second = try coordinator.addPersistentStore(ofType: NamingJSONStore.namingType, configurationName: nil, at: directory.file("b.json"))
+        let context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let request = StoreNameRequest()
+        #expect(try coordinator.execute(request, with: context) as? [String] == ["store \(first.identifier)", "store \(second.identifier)"])
+        request.affectedStores = [second]
+        #expect(try coordinator.execute(request, with: context) as? [String] == ["store \(second.identifier)"])
+        // A built-in store does not take it.
+        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: directory.file("c.sqlite"))
+        request.affectedStores = nil
+        let refused = try #require(throws: CocoaError.self) { try coordinator.execute(request, with: context) }
+        #expect(refused.code.rawValue == NSPersistentStoreUnsupportedRequestTypeError)
+    }
+}
+
+/// A request of one's own, which `NamingJSONStore` answers with its identifier.
+private final class StoreNameRequest: NSPersistentStoreRequest {}
+
+private final class NamingJSONStore: JSONFileStore, @unchecked Sendable {
+    // @unchecked Sendable: as JSONFileStore; it adds no state.
+    static let namingType = "NamingJSONFile"
+
+    override func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext?) throws -> Any {
+        if request is StoreNameRequest { return "store \(identifier)" }
+        return try super.execute(request, with: context)
     }
 }

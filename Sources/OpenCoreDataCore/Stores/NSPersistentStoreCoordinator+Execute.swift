@@ -8,19 +8,29 @@ extension NSPersistentStoreCoordinator {
     /// let items = try coordinator.execute(NSFetchRequest<NSManagedObject>(entityName: "Item"), with: context)
     ///     as! [NSManagedObject]
     /// ```
-    /// A fetch request answers an array of what its `resultType` asks for (managed objects
-    /// registered in `context`, object IDs, dictionaries or a count in an array) from the
-    /// stores alone: `context`'s unsaved changes are not looked at (`includesPendingChanges`
-    /// is taken as false). A batch, history or asynchronous fetch request answers what
-    /// `context.execute(_:)` answers. Call it on `context`'s queue, as Core Data requires.
+    /// - A fetch request answers an array of what its `resultType` asks for (managed objects
+    ///   registered in `context`, object IDs, dictionaries, or a count in an array) from the
+    ///   stores alone: `context`'s unsaved changes are not looked at (`includesPendingChanges`
+    ///   is taken as false).
+    /// - A batch request (`NSBatchInsertRequest`, `NSBatchUpdateRequest`,
+    ///   `NSBatchDeleteRequest`), an `NSPersistentHistoryChangeRequest` or an
+    ///   `NSAsynchronousFetchRequest` answers what `context.execute(_:)` answers (an asynchronous
+    ///   fetch, run by the context, sees its unsaved changes).
+    /// - Any other request — one of your own — goes to each store (`affectedStores`, or every
+    ///   store) and answers an array of each store's answer, as Core Data's documentation says.
+    ///   Only `NSIncrementalStore`s of your own take such requests; a built-in store refuses them
+    ///   (134091).
     ///
-    /// Differences from Core Data: an `NSSaveChangesRequest` is refused (134091): a save goes
-    /// through `NSManagedObjectContext.save()`, which validates, orders and records it. A
-    /// `context` of another coordinator is refused with 134020, where Core Data raises.
+    /// Call it on `context`'s queue, as Core Data requires. Differences from Core Data: an
+    /// `NSSaveChangesRequest` is refused (134091): a save goes through
+    /// `NSManagedObjectContext.save()`, which validates, orders and records it. A `context` of
+    /// another coordinator, or a child context (whose fetches go through its parent), is refused
+    /// with 134070 where Core Data raises or reads the stores.
     public func execute(_ request: NSPersistentStoreRequest, with context: NSManagedObjectContext) throws -> Any {
-        guard context.persistentStoreCoordinator === self else {
-            throw CoreDataError.make(.persistentStoreIncompatibleSchema,
-                                     "The context of execute(_:with:) does not use this coordinator: its objects could not hold the results")
+        guard context.parent == nil, context.persistentStoreCoordinator === self else {
+            throw CoreDataError.make(.persistentStoreOperation, context.parent == nil
+                ? "The context of execute(_:with:) does not use this coordinator: its objects could not hold the results"
+                : "execute(_:with:) takes a context of the coordinator itself, not a child context: a child's fetches go through its parent")
         }
         switch request {
         case let fetch as any AnyFetchRequest:
@@ -30,8 +40,17 @@ extension NSPersistentStoreCoordinator {
         case is NSSaveChangesRequest:
             throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
                                      "An NSSaveChangesRequest is not executed through the coordinator: save the context (NSManagedObjectContext.save())")
-        default:
+        case is NSBatchInsertRequest, is NSBatchUpdateRequest, is NSBatchDeleteRequest, is NSPersistentHistoryChangeRequest,
+             is any AsynchronousFetchStarting:
             return try context.execute(request)
+        default:
+            return try (request.affectedStores ?? persistentStores).map { store -> Any in
+                guard let incremental = store as? NSIncrementalStore else {
+                    throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
+                                             "The store \(store.identifier) of type '\(store.type)' does not take requests of type \(type(of: request))")
+                }
+                return try incremental.execute(request, with: context)
+            }
         }
     }
 }

@@ -14,10 +14,11 @@ extension NSPersistentStoreCoordinator {
     /// and `NSStoreType` added. The file is opened read-only: it is never created or changed.
     ///
     /// Throws `CocoaError.fileReadNoSuchFile` (260) when there is no file at `url`, and
-    /// `NSPersistentStoreInvalidTypeError` (134000) when the file is not a SQLite database, is
-    /// not a Core Data store, its metadata is not a property list, or `storeType` is neither
-    /// `NSSQLiteStoreType` nor a registered type (whose class's `metadataForPersistentStore(with:)`
-    /// answers). Every message names the file. `options` are
+    /// `NSPersistentStoreInvalidTypeError` (134000) when the file is not a store of that type
+    /// (for SQLite: not a SQLite database, not a Core Data store, or metadata that is not a
+    /// property list), or `storeType` has no file (`NSInMemoryStoreType`) or is unknown; a
+    /// registered type answers through its class's `metadataForPersistentStore(with:)`. Every
+    /// message names the file. `options` are
     /// accepted for compatibility and not used.
     public class func metadataForPersistentStore(ofType storeType: String, at url: URL,
                                                  options: [AnyHashable: Any]? = nil) throws -> [String: Any] {
@@ -60,6 +61,11 @@ extension NSPersistentStoreCoordinator {
         guard url.isFileURL, FileManager.default.fileExists(atPath: url.path) else {
             throw CoreDataError.store(.fileReadNoSuchFile, "There is no persistent store file at \(url.path)", url: url)
         }
+        // A SQLite file is read as one, and its own error (busy, unreadable, damaged) is the answer:
+        // the other types would read the whole database only to refuse it.
+        if isSQLiteFile(url), let sqlite = StoreClassRegistry.openingClass(for: NSSQLiteStoreType) {
+            return try sqlite.metadataForPersistentStore(with: url)
+        }
         let builtIn = [NSSQLiteStoreType, NSBinaryStoreType, NSXMLStoreType]
         let registered = StoreClassRegistry.allOpeningClasses().keys.filter { !builtIn.contains($0) && $0 != NSInMemoryStoreType }.sorted()
         var tried: [String] = []
@@ -74,6 +80,13 @@ extension NSPersistentStoreCoordinator {
         }
         throw CoreDataError.store(.persistentStoreInvalidType,
                                   "The file \(url.path) is not a store of any known type (tried \(tried.joined(separator: ", ")))", url: url)
+    }
+
+    /// Whether the file at `url` begins with SQLite's header string.
+    private class func isSQLiteFile(_ url: URL) -> Bool {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return false }
+        defer { try? handle.close() }
+        return (try? handle.read(upToCount: 16)) == Data("SQLite format 3\0".utf8)
     }
 
     /// The class that reads and writes the metadata of files of `storeType`.
