@@ -57,11 +57,13 @@ final class ExternalDataFolder: @unchecked Sendable {
     init(store: URL) {
         self.store = store
         // The path is made once, as a string: each `URL.path` of the URL made from it would
-        // take it apart again.
-        let path = Self.path(of: store)
-        url = URL(fileURLWithPath: path, isDirectory: true)
+        // take it apart again. A path with "." or ".." parts, or a relative one, is made
+        // absolute and standard, so that every store of one folder names its files alike.
+        let joined = Self.path(of: store)
+        url = URL(fileURLWithPath: joined, isDirectory: true)
+        let path = StandardFilePath.isStandard(joined) ? joined : url.absoluteURL.standardizedFileURL.path
         pathPrefix = path + "/"
-        retired = .opened(forFolder: StandardFilePath.isStandard(path) ? path : url.standardizedFileURL.path)
+        retired = .opened(forFolder: path)
     }
 
     deinit { storeDidClose() }

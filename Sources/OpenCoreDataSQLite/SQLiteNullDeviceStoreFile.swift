@@ -13,11 +13,13 @@ enum SQLiteNullDeviceStoreFile {
 
     /// Whether `url` asks for a store that lives only as long as it is open.
     static func isNullDevice(_ url: URL) -> Bool {
-        // Standardizing a path is slow; only a path that ends in the device's name can name it.
-        // (`hasSuffix`, not `contains`: Foundation's `contains` searches through NSString.)
+        // Standardizing a path is slow; only a path that ends in the device's name, or in a "."
+        // or ".." that standardizing removes, can name it. (`hasSuffix`, not `contains`:
+        // Foundation's `contains` searches through NSString.)
         guard url.isFileURL else { return false }
         let path = url.path
-        return (path.hasSuffix("null") || path.hasSuffix("null/")) && url.standardizedFileURL.path == nullDevice
+        guard path.hasSuffix("null") || path.hasSuffix("/.") || path.hasSuffix("/..") else { return false }
+        return url.standardizedFileURL.path == nullDevice
     }
 
     /// A new, empty place for such a store's database.

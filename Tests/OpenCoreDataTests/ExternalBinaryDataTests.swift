@@ -767,4 +767,15 @@ import OCDSQLite
         #expect(files(stack).count == 1)
         #expect(held.value(forKey: "image") as? Data == Self.bytes(Self.large))
     }
+
+    /// Stores opened at two spellings of one path share their external data folder's record of
+    /// retired files, and name the folder's files alike (standard and absolute).
+    @Test func twoSpellingsOfOneStorePathShareTheFolder() {
+        let directory = TemporaryDirectory()
+        let plain = ExternalDataFolder(store: directory.file("Store.sqlite"))
+        let dotted = ExternalDataFolder(store: directory.url.appendingPathComponent("./sub/../Store.sqlite"))
+        defer { plain.storeDidClose(); dotted.storeDidClose() }
+        #expect(plain.retired === dotted.retired)
+        #expect(plain.url.standardizedFileURL.path == dotted.url.standardizedFileURL.path)
+    }
 }

@@ -48,4 +48,15 @@ import OpenCoreData
         #expect(!FileManager.default.fileExists(atPath: file.deletingLastPathComponent().path))
         #expect(FileManager.default.fileExists(atPath: "/dev/null"))   // never touched
     }
+
+    /// Every spelling that standardizes to `/dev/null` names the device, and no other path does.
+    @Test(arguments: ["/dev/null", "/dev/./null", "/dev//null", "/dev/null/.", "/dev/null/x/..", "/dev/../dev/null"])
+    func everySpellingOfTheDeviceIsRecognised(path: String) {
+        #expect(SQLiteNullDeviceStoreFile.isNullDevice(URL(fileURLWithPath: path)))
+    }
+
+    @Test(arguments: ["/dev/nullx", "/tmp/null", "/dev/null/x", "/dev/."])
+    func otherPathsAreNotTheDevice(path: String) {
+        #expect(!SQLiteNullDeviceStoreFile.isNullDevice(URL(fileURLWithPath: path)))
+    }
 }
