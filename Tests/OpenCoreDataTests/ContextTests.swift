@@ -928,6 +928,21 @@ final class TrackedPerson: NSManagedObject {
         #expect(stored.value(forKey: "age") as? Int == 38)
         #expect(stored.value(forKey: "height") as? Double == 1.65)
     }
+
+    /// Core Data's oldest initializer, deprecated by Apple: a confinement context, which saves
+    /// to and fetches from a store on the thread that made it.
+    @Test func theInitializerWithoutArgumentsMakesAConfinementContext() throws {
+        let stack = try TestStack(.sqlite)
+        let context = NSManagedObjectContext()
+        #expect(context.concurrencyType == .confinementConcurrencyType)
+        context.persistentStoreCoordinator = stack.coordinator
+        NSEntityDescription.insertNewObject(forEntityName: "Person", into: context).setValue("Ada", forKey: "name")
+        try context.save()
+        let reader = NSManagedObjectContext()
+        reader.persistentStoreCoordinator = stack.coordinator
+        let people = try reader.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person"))
+        #expect(people.map { $0.value(forKey: "name") as? String } == ["Ada"])
+    }
 }
 
 @Suite struct ContextlessObjectTests {

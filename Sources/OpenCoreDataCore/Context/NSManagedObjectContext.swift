@@ -247,6 +247,17 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// `willSave`).
     var changeGeneration = 0
 
+    /// Creates a context of the confinement type (`.confinementConcurrencyType`), used on the
+    /// thread that made it: Core Data's oldest initializer, deprecated by Apple for
+    /// `init(concurrencyType:)`.
+    ///
+    /// ```swift
+    /// let context = NSManagedObjectContext()   // NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+    /// ```
+    public override convenience init() {
+        self.init(concurrencyType: .confinementConcurrencyType)
+    }
+
     /// Creates a context of the given type: `NSManagedObjectContext(.mainQueue)`.
     public convenience init(_ type: ConcurrencyType) {
         self.init(concurrencyType: type.rawValue)

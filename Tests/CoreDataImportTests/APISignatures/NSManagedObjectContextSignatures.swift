@@ -6,6 +6,9 @@ extension APISignatures {
         check("NSManagedObjectContext") {
             let _: NSObject = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         }
+        check("NSManagedObjectContext.init()") {
+            let _: NSManagedObjectContext = NSManagedObjectContext()
+        }
         check("NSManagedObjectContext.init(concurrencyType:)") {
             let _: NSManagedObjectContext = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         }
