@@ -15,7 +15,7 @@ import Testing
         "<a>\n\n<b\n\n></b>tail</a>",
         "<a x=\"a\tb\nc\" y=\"&#10;&#9;\" z='say \"hi\"'/>",
         "<!-- before --><a><!-- in\n -->x<?pi y?>z<?other   ?></a>\n<!-- after -->\n<?after ?>",
-        "\u{FEFF}<a é=\"no\"/>".replacingOccurrences(of: " é=\"no\"", with: ""),
+        "\u{FEFF}<a/>",
         "<a>ünïcödé ✓ 𝄞 &#x1D11E; &#233;</a>",
         "<a><b><c><d>deep</d></c>mid</b>\n\t<e f=\"g\"></e ></a>",
         "<a b = \"c\" d\n=\n'e'></a >",

@@ -77,8 +77,7 @@ enum PlainXMLReader {
             while true {
                 let spaced = skipSpaces()
                 if starts(with: Token.piEnd) { index += 2; break }
-                guard spaced, let name = name(), skipSpaces() || true, take(UInt8(ascii: "=")), skipSpaces() || true,
-                      let text = literal() else { return false }
+                guard spaced, let name = name(), equalsSign(), let text = literal() else { return false }
                 switch name {
                 case "version" where names.isEmpty && text == "1.0": break
                 case "encoding" where names == ["version"] && text.lowercased() == "utf-8": break
@@ -115,9 +114,7 @@ enum PlainXMLReader {
                 if take(UInt8(ascii: ">")) { break }
                 if starts(with: Token.emptyEnd) { index += 2; isEmpty = true; break }
                 // A namespace declaration (`xmlns`) is left to the full parser, which checks it.
-                guard spaced, let attribute = self.name(), !attribute.hasPrefix("xmlns"), skipSpaces() || true,
-                      take(UInt8(ascii: "=")), skipSpaces() || true,
-                      let value = quoted(),
+                guard spaced, let attribute = self.name(), !attribute.hasPrefix("xmlns"), equalsSign(), let value = quoted(),
                       attributes.updateValue(String(decoding: value, as: UTF8.self), forKey: attribute) == nil else { return nil }
             }
             // The line the start tag ends on, as FoundationXML's parser reports it.
@@ -129,7 +126,9 @@ enum PlainXMLReader {
                 case UInt8(ascii: "<"):
                     if starts(with: Token.endTagStart) {
                         index += 2
-                        guard self.name() == name, skipSpaces() || true, take(UInt8(ascii: ">")) else { return nil }
+                        guard self.name() == name else { return nil }
+                        _ = skipSpaces()
+                        guard take(UInt8(ascii: ">")) else { return nil }
                         if !text.isEmpty { node.text = String(decoding: text, as: UTF8.self) }
                         return node
                     } else if starts(with: Token.commentStart) {
@@ -293,6 +292,14 @@ enum PlainXMLReader {
                 index += 1
             }
             return index > start
+        }
+
+        /// `=` with optional white space around it, as between a name and its value.
+        mutating func equalsSign() -> Bool {
+            _ = skipSpaces()
+            guard take(UInt8(ascii: "=")) else { return false }
+            _ = skipSpaces()
+            return true
         }
 
         mutating func take(_ byte: UInt8) -> Bool {
