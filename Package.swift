@@ -6,6 +6,8 @@ let package = Package(
     products: [
         // What applications import: the object graph with every store.
         .library(name: "OpenCoreData", targets: ["OpenCoreData"]),
+        // The PostgreSQL store, a product of its own: applications on the SQLite store never link libpq.
+        .library(name: "OpenCoreDataPostgres", targets: ["OpenCoreDataPostgres"]),
         .executable(name: "ocd", targets: ["ocd"]),
         .executable(name: "ocd-bench", targets: ["ocd-bench"]),
         .executable(name: "ocd-crashtest", targets: ["ocd-crashtest"]),
@@ -14,17 +16,26 @@ let package = Package(
     targets: [
         // The system SQLite (Debian: libsqlite3-dev).
         .systemLibrary(name: "CSQLite", path: "Sources/CSQLite", providers: [.apt(["libsqlite3-dev"])]),
+        // The system libpq, PostgreSQL's client library (Debian: libpq-dev).
+        .systemLibrary(name: "CLibPQ", path: "Sources/CLibPQ", providers: [.apt(["libpq-dev"])]),
         // The system zlib (Debian: zlib1g-dev), to inflate the model cache of Core Data's stores.
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         // Which CPU a thread runs on (Linux's scheduling calls Swift's Glibc module does not show).
         .target(name: "COCDThreads"),
+        // SQL as data: statement fragments with their bound values, shared by the SQL engines' layers.
+        .target(name: "OCDSQL"),
         // The SQLite layer: connections, statements, transactions. Knows nothing of Core Data.
-        .target(name: "OCDSQLite", dependencies: ["CSQLite"]),
+        .target(name: "OCDSQLite", dependencies: ["CSQLite", "OCDSQL"]),
+        // The PostgreSQL layer: connections, statements, transactions over libpq. Knows nothing of Core Data.
+        .target(name: "OCDPostgres", dependencies: ["CLibPQ", "OCDSQL"]),
         // The object graph: model, predicates, contexts, the coordinator, the store seam, the
         // in-memory store and NSIncrementalStore. Knows no SQL.
         .target(name: "OpenCoreDataCore", dependencies: ["CZlib", "COCDThreads"]),
         // The SQLite store in Core Data's file layout, on the SQLite layer.
         .target(name: "OpenCoreDataSQLite", dependencies: ["OpenCoreDataCore", "OCDSQLite"]),
+        // The PostgreSQL store: Core Data's layout in a PostgreSQL database, on the PostgreSQL layer.
+        // It shares the SQLite store's layout and predicate compiler, rendered by its own dialect.
+        .target(name: "OpenCoreDataPostgres", dependencies: ["OpenCoreDataCore", "OpenCoreDataSQLite", "OCDPostgres"]),
         // The binary and XML stores: atomic stores in files of their own formats.
         .target(name: "OpenCoreDataFileStores", dependencies: ["OpenCoreDataCore", "CZlib"]),
         // The umbrella module applications and `ocd` import.
@@ -36,6 +47,7 @@ let package = Package(
         // A program built like a server (an async main) using a main-queue context; run by the tests.
         .executableTarget(name: "ocd-mainqueue", dependencies: ["OpenCoreData"]),
         .testTarget(name: "OCDSQLiteTests", dependencies: ["OCDSQLite"]),
+        .testTarget(name: "OCDPostgresTests", dependencies: ["OCDPostgres"]),
         .testTarget(name: "OpenCoreDataTests", dependencies: ["OpenCoreData", "OpenCoreDataCore", "OpenCoreDataSQLite", "OpenCoreDataFileStores",
                                                               "OCDSQLite"],
                     resources: [.copy("Resources/Journal.xcdatamodeld")]),

@@ -22,26 +22,26 @@ public struct SQLFragment: Sendable, Hashable {
     /// The SQL, with a `?` for each parameter.
     @inlinable public var text: String { storedText }
     /// The values of the parameters, in text order.
-    @inlinable public var arguments: [SQLiteValue] { storedArguments }
+    @inlinable public var arguments: [SQLValue] { storedArguments }
 
     @usableFromInline var storedText: String
-    @usableFromInline var storedArguments: [SQLiteValue]
+    @usableFromInline var storedArguments: [SQLValue]
 
     /// `text` as SQL: its `?`s are parameters whose values are `arguments`.
-    @inlinable public init(_ text: String, arguments: [SQLiteValue] = []) {
+    @inlinable public init(_ text: String, arguments: [SQLValue] = []) {
         storedText = text
         storedArguments = arguments
     }
 
     /// A parameter (`?`) bound to `value`.
-    @inlinable public static func bind(_ value: SQLiteValue) -> SQLFragment {
+    @inlinable public static func bind(_ value: SQLValue) -> SQLFragment {
         SQLFragment("?", arguments: [value])
     }
 
     @inlinable public static var empty: SQLFragment { SQLFragment("") }
 
     /// `?, ?, …`: one parameter for each of `values`, bound to them (for `IN (…)`).
-    @inlinable public static func list(_ values: [SQLiteValue]) -> SQLFragment {
+    @inlinable public static func list(_ values: [SQLValue]) -> SQLFragment {
         guard !values.isEmpty else { return .empty }
         return SQLFragment(String(repeating: "?, ", count: values.count - 1) + "?", arguments: values)
     }
@@ -63,7 +63,7 @@ public struct SQLFragment: Sendable, Hashable {
     }
 
     /// Appends a parameter bound to `value`.
-    @inlinable public mutating func append(bind value: SQLiteValue) {
+    @inlinable public mutating func append(bind value: SQLValue) {
         storedText += "?"
         storedArguments.append(value)
     }
@@ -120,7 +120,7 @@ extension SQLFragment: ExpressibleByStringInterpolation {
         }
 
         /// A parameter bound to `value`.
-        @inlinable public mutating func appendInterpolation(bind value: SQLiteValue) {
+        @inlinable public mutating func appendInterpolation(bind value: SQLValue) {
             fragment.append(bind: value)
         }
     }
@@ -137,25 +137,5 @@ extension Sequence<SQLFragment> {
             first = false
         }
         return result
-    }
-}
-
-extension SQLiteConnection {
-    /// The cached statement for `fragment`'s text (as `cachedStatement(_:)`), with its
-    /// arguments bound.
-    public func cachedStatement(_ fragment: SQLFragment) throws -> SQLiteStatement {
-        let statement = try cachedStatement(fragment.text)
-        try statement.bind(fragment.arguments)
-        return statement
-    }
-
-    /// Runs `fragment`, ignoring any rows.
-    public func run(_ fragment: SQLFragment) throws {
-        try run(fragment.text, fragment.arguments)
-    }
-
-    /// Every row of `fragment` as values.
-    public func rows(_ fragment: SQLFragment) throws -> [[SQLiteValue]] {
-        try rows(fragment.text, fragment.arguments)
     }
 }
