@@ -3,7 +3,7 @@ import OCDSQLite
 import OpenCoreDataCore
 
 /// What a SQL value is, so that SQL compares and computes only what it computes as memory does.
-enum ValueKind: Equatable {
+package enum ValueKind: Equatable {
     case number(isInteger: Bool)
     /// A decimal attribute: stored as a double, so compared but not computed with.
     case decimal
@@ -149,20 +149,20 @@ extension PredicateSQLCompiler {
             let trueOperand = try operand(whenTrue, in: predicate)
             let falseOperand = try operand(whenFalse, in: predicate)
             guard trueOperand.kind.isComparable(with: falseOperand.kind), trueOperand.kind != .other else {
-                throw PredicateCheck.invalid("TERNARY gives \(trueOperand.kind.name) or \(falseOperand.kind.name): the SQLite store needs both of one kind", predicate)
+                throw PredicateCheck.invalid("TERNARY gives \(trueOperand.kind.name) or \(falseOperand.kind.name): \(Dialect.storeName) needs both of one kind", predicate)
             }
             let kind = trueOperand.kind == .null ? falseOperand.kind : trueOperand.kind
             // CASE WHEN NULL takes the ELSE branch: an unknown condition is false, as in memory.
             return SQLOperand(sql: "(CASE WHEN \(conditionSQL) THEN \(trueOperand.sql) ELSE \(falseOperand.sql) END)", attribute: nil,
                               isObjectReference: kind == .object, computed: kind)
         case .subquery:
-            throw PredicateCheck.invalid("a SUBQUERY is a collection: the SQLite store compares its count (SUBQUERY(…).@count)", predicate)
+            throw PredicateCheck.invalid("a SUBQUERY is a collection: \(Dialect.storeName) compares its count (SUBQUERY(…).@count)", predicate)
         case .computed(let expression) where expression.expressionType == .fetchRequest:
-            throw PredicateCheck.invalid("\(expression): a FETCH is only evaluated in memory, not by the SQLite store", predicate)
+            throw PredicateCheck.invalid("\(expression): a FETCH is only evaluated in memory, not by \(Dialect.storeName)", predicate)
         case .computed(let expression) where expression.expressionType == .function:
-            throw PredicateCheck.invalid("\(expression): methods are only called in memory, not by the SQLite store", predicate)
+            throw PredicateCheck.invalid("\(expression): methods are only called in memory, not by \(Dialect.storeName)", predicate)
         case .aggregate(let expression, _), .computed(let expression):
-            throw PredicateCheck.invalid("\(expression) is a collection the SQLite store can't compute", predicate)
+            throw PredicateCheck.invalid("\(expression) is a collection \(Dialect.storeName) can't compute", predicate)
         }
     }
 
@@ -171,7 +171,7 @@ extension PredicateSQLCompiler {
         let kind = ValueKind(of: value)
         var operand = SQLOperand(sql: .empty, attribute: nil, isObjectReference: kind == .object, computed: kind)
         guard kind != .other else {
-            throw PredicateCheck.invalid("the SQLite store can't compute with \(PredicateFormatting.literal(value))", predicate)
+            throw PredicateCheck.invalid("\(Dialect.storeName) can't compute with \(PredicateFormatting.literal(value))", predicate)
         }
         operand.sql = .bind(try sqliteValue(value, for: operand, options: [], in: predicate))
         return operand
@@ -199,7 +199,7 @@ extension PredicateSQLCompiler {
             case "divide:by:": sql = Dialect.floatingDivision(left.sql, right.sql)
             default:
                 guard integers else {
-                    throw PredicateCheck.invalid("modulus:by: of a non-integer is only computed in memory, not by the SQLite store", predicate)
+                    throw PredicateCheck.invalid("modulus:by: of a non-integer is only computed in memory, not by \(Dialect.storeName)", predicate)
                 }
                 sql = "(\(left.sql) % \(right.sql))"
             }
@@ -218,8 +218,8 @@ extension PredicateSQLCompiler {
             guard value.kind == .string || value.kind == .null else {
                 throw PredicateCheck.invalid("\(name) needs a string, not \(value.kind.name)", predicate)
             }
-            if name == "length:" { return Self.length(of: value) }
-            return SQLOperand(sql: Dialect.function(name, [value.sql]), attribute: nil, isObjectReference: false, computed: .string)
+            if name == "length:" { return try Self.length(of: value) }
+            return SQLOperand(sql: try Dialect.function(name, [value.sql]), attribute: nil, isObjectReference: false, computed: .string)
         case "count:", "sum:", "min:", "max:", "average:", "median:", "stddev:":
             return try collectionFunctionOperand(name, arguments[0], in: predicate)
         case "castObject:toType:":
@@ -232,14 +232,14 @@ extension PredicateSQLCompiler {
             case ("NSDate", .number), ("NSDate", .date), ("NSDate", .null):
                 return SQLOperand(sql: value.sql, attribute: nil, isObjectReference: false, computed: .date)
             default:
-                throw PredicateCheck.invalid("\(expression) is only computed in memory, not by the SQLite store", predicate)
+                throw PredicateCheck.invalid("\(expression) is only computed in memory, not by \(Dialect.storeName)", predicate)
             }
         case "objectFrom:withIndex:":
             // `toMany[SIZE]` is its count; other indexes need the collection in memory.
             if case .constant(let index) = arguments[1], index as? PredicateIndexSymbol == .size, case .keyPath(let path) = arguments[0] {
                 return try keyPathOperand(path.appending(.collectionOperator("@count", members: nil), named: "@count"), in: predicate)
             }
-            throw PredicateCheck.invalid("\(expression): indexing is only evaluated in memory, not by the SQLite store", predicate)
+            throw PredicateCheck.invalid("\(expression): indexing is only evaluated in memory, not by \(Dialect.storeName)", predicate)
         case "noindex:":
             return try operand(arguments[0], in: predicate)
         case _ where Dialect.numericFunctions.contains(name):
@@ -251,10 +251,10 @@ extension PredicateSQLCompiler {
             case "sqrt:", "log:", "ln:", "exp:", "raise:toPower:": .number(isInteger: false)
             default: .number(isInteger: true)
             }
-            return SQLOperand(sql: Dialect.function(name, values.map(\.sql)), attribute: nil,
+            return SQLOperand(sql: try Dialect.function(name, values.map(\.sql)), attribute: nil,
                               isObjectReference: false, computed: kind)
         default:
-            throw PredicateCheck.invalid("the function \(name) is only evaluated in memory, not by the SQLite store", predicate)
+            throw PredicateCheck.invalid("the function \(name) is only evaluated in memory, not by \(Dialect.storeName)", predicate)
         }
     }
 
@@ -265,7 +265,7 @@ extension PredicateSQLCompiler {
         case .number, .null:
             return value
         case .decimal:
-            throw PredicateCheck.invalid("\(function) on the decimal \(expression.expression) is only computed in memory: the SQLite store keeps decimals as doubles", predicate)
+            throw PredicateCheck.invalid("\(function) on the decimal \(expression.expression) is only computed in memory: \(Dialect.storeName) keeps decimals as doubles", predicate)
         default:
             throw PredicateCheck.invalid("\(function) needs numbers, not \(value.kind.name) (\(expression.expression))", predicate)
         }
@@ -282,7 +282,7 @@ extension PredicateSQLCompiler {
             return try subqueryOperand(argument, path: "@count", in: predicate)
         }
         guard case .keyPath(let path) = argument else {
-            throw PredicateCheck.invalid("\(name) of \(argument.expression) is only evaluated in memory, not by the SQLite store", predicate)
+            throw PredicateCheck.invalid("\(name) of \(argument.expression) is only evaluated in memory, not by \(Dialect.storeName)", predicate)
         }
         let aggregated: ResolvedKeyPath
         if name == "count:" {
@@ -301,8 +301,8 @@ extension PredicateSQLCompiler {
 
     /// A string's length in UTF-16 units, as `NSString.length` (SQLite's `length()` counts code
     /// points), computed by the same Swift code as in memory.
-    static func length(of string: SQLOperand) -> SQLOperand {
-        SQLOperand(sql: Dialect.function("length:", [string.sql]), attribute: nil,
+    static func length(of string: SQLOperand) throws -> SQLOperand {
+        SQLOperand(sql: try Dialect.function("length:", [string.sql]), attribute: nil,
                    isObjectReference: false, computed: .number(isInteger: true))
     }
 
@@ -329,9 +329,9 @@ extension PredicateSQLCompiler {
         default:
             let value = try operand(receiver, in: predicate)
             guard path == "length", value.kind == .string || value.kind == .null else {
-                throw PredicateCheck.invalid("\(receiver.expression).\(path) is only evaluated in memory, not by the SQLite store", predicate)
+                throw PredicateCheck.invalid("\(receiver.expression).\(path) is only evaluated in memory, not by \(Dialect.storeName)", predicate)
             }
-            return Self.length(of: value)
+            return try Self.length(of: value)
         }
     }
 
@@ -347,7 +347,7 @@ extension PredicateSQLCompiler {
         let keys = path.split(separator: ".", maxSplits: 1).map(String.init)
         let operation = keys.first?.lowercased() ?? ""
         guard ["@count", "@sum", "@avg", "@min", "@max"].contains(operation), keys.count == (operation == "@count" ? 1 : 2) else {
-            throw PredicateCheck.invalid("SUBQUERY(…).\(path): the SQLite store computes a SUBQUERY's @count, @sum, @avg, @min or @max", predicate)
+            throw PredicateCheck.invalid("SUBQUERY(…).\(path): \(Dialect.storeName) computes a SUBQUERY's @count, @sum, @avg, @min or @max", predicate)
         }
         // The owner of the to-many relationship: the fetched object (or a to-one path from it),
         // or an enclosing SUBQUERY's member (`SUBQUERY($x.children, $c, …)`).
@@ -360,7 +360,7 @@ extension PredicateSQLCompiler {
             ownerScope = name
             collectionPath = resolved
         default:
-            throw PredicateCheck.invalid("SUBQUERY over \(collection.expression): the SQLite store runs a SUBQUERY over a to-many relationship", predicate)
+            throw PredicateCheck.invalid("SUBQUERY over \(collection.expression): \(Dialect.storeName) runs a SUBQUERY over a to-many relationship", predicate)
         }
         guard let collectionPath, let (toOnes, relationship) = collectionPath.toOnesThenToMany,
               let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else {

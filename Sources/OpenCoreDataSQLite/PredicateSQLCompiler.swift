@@ -67,7 +67,7 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
         case .comparison(let comparison):
             return try compile(comparison)
         case .block(let block):
-            throw PredicateCheck.invalid("block predicates can only be evaluated in memory, not by the SQLite store", block)
+            throw PredicateCheck.invalid("block predicates can only be evaluated in memory, not by \(Dialect.storeName)", block)
         }
     }
 
@@ -113,7 +113,7 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
             if case .constant(let value) = side { isNilOrNull(value) } else { false }
         }
         if withNil && (comparison.type == .equalTo || comparison.type == .notEqualTo) { return }
-        throw PredicateCheck.invalid("'\(attribute.name)' allows external storage, so the SQLite store can only compare it with nil; compare its values in memory",
+        throw PredicateCheck.invalid("'\(attribute.name)' allows external storage, so \(Dialect.storeName) can only compare it with nil; compare its values in memory",
                                      comparison.source)
     }
 
@@ -122,23 +122,23 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
                                   options: NSComparisonPredicate.Options, in predicate: NSPredicate) throws -> SQLFragment {
         if left.computed == nil && right.computed == nil {
             guard let symbol = type.sqlSymbol else {
-                throw PredicateCheck.invalid("comparing two key paths with \(type.formatName) is not supported by the SQLite store yet", predicate)
+                throw PredicateCheck.invalid("comparing two key paths with \(type.formatName) is not supported by \(Dialect.storeName) yet", predicate)
             }
             // `==` is NULL-safe, so that nil == nil holds as in memory; `!=` keeps SQL's answer
             // for NULL, as with constants (see Differences: `!=` and nil).
-            if type == .equalTo { return Dialect.nullSafeEqual(folded(left.sql, options), folded(right.sql, options)) }
-            return "\(folded(left.sql, options)) \(raw: symbol) \(folded(right.sql, options))"
+            if type == .equalTo { return Dialect.nullSafeEqual(try folded(left.sql, options), try folded(right.sql, options)) }
+            return "\(try folded(left.sql, options)) \(raw: symbol) \(try folded(right.sql, options))"
         }
         try checkComparable(left, right, type, in: predicate)
         switch type {
         case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
             // `==` between computed values is NULL-safe: nil == nil holds in memory too.
-            if type == .equalTo { return Dialect.nullSafeEqual(folded(left.sql, options, for: left), folded(right.sql, options, for: right)) }
-            return "\(folded(left.sql, options, for: left)) \(raw: type.sqlSymbol!) \(folded(right.sql, options, for: right))"
+            if type == .equalTo { return Dialect.nullSafeEqual(try folded(left.sql, options, for: left), try folded(right.sql, options, for: right)) }
+            return "\(try folded(left.sql, options, for: left)) \(raw: type.sqlSymbol!) \(try folded(right.sql, options, for: right))"
         case .beginsWith, .endsWith, .contains, .like, .matches:
-            return Dialect.stringComparison(left.sql, type, right.sql, options: options)
+            return try Dialect.stringComparison(left.sql, type, right.sql, options: options)
         case .in, .between, .customSelector:
-            throw PredicateCheck.invalid("\(type.formatName) with a computed value on its right is not supported by the SQLite store", predicate)
+            throw PredicateCheck.invalid("\(type.formatName) with a computed value on its right is not supported by \(Dialect.storeName)", predicate)
         }
     }
 
@@ -150,7 +150,7 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
         case .notEqualTo where isNil: return "\(column.sql) IS NOT NULL"
         case .equalTo, .notEqualTo, .lessThan, .lessThanOrEqualTo, .greaterThan, .greaterThanOrEqualTo:
             let placeholder = try bind(constant, for: column, options: options, in: predicate)
-            return "\(folded(column.sql, options, for: column)) \(raw: type.sqlSymbol!) \(placeholder)"
+            return "\(try folded(column.sql, options, for: column)) \(raw: type.sqlSymbol!) \(placeholder)"
         case .between:
             let bounds = ValueComparison.elements(of: constant)
             guard bounds.count == 2 else {
@@ -158,7 +158,7 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
             }
             let low = try bind(bounds[0], for: column, options: options, in: predicate)
             let high = try bind(bounds[1], for: column, options: options, in: predicate)
-            return "\(folded(column.sql, options, for: column)) BETWEEN \(low) AND \(high)"
+            return "\(try folded(column.sql, options, for: column)) BETWEEN \(low) AND \(high)"
         case .in:
             if let text = ValueComparison.string(constant) {
                 return try stringFunction(.in, column: column, text: text, options: options)
@@ -166,7 +166,7 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
             let elements = ValueComparison.elements(of: constant)
             if elements.isEmpty { return Dialect.alwaysFalse }
             let values = try elements.map { try sqliteValue($0, for: column, options: options, in: predicate) }
-            return "\(folded(column.sql, options, for: column)) IN (\(SQLFragment.list(values)))"
+            return "\(try folded(column.sql, options, for: column)) IN (\(SQLFragment.list(values)))"
         case .beginsWith, .endsWith, .contains, .like, .matches:
             guard let text = ValueComparison.string(constant) else {
                 if type == .contains, isNil { return Dialect.alwaysFalse }
@@ -174,13 +174,13 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
             }
             return try stringFunction(type, column: column, text: text, options: options)
         case .customSelector:
-            throw PredicateCheck.invalid("custom selectors are not supported by the SQLite store", predicate)
+            throw PredicateCheck.invalid("custom selectors are not supported by \(Dialect.storeName)", predicate)
         }
     }
 
     mutating func stringFunction(_ type: NSComparisonPredicate.Operator, column: SQLOperand, text: String,
                                  options: NSComparisonPredicate.Options) throws -> SQLFragment {
-        Dialect.stringComparison(column.sql, type, .bind(.text(text)), options: options)
+        try Dialect.stringComparison(column.sql, type, .bind(.text(text)), options: options)
     }
 
     /// The folding a comparison's options ask for: none with `[n]`, which says the strings are
@@ -191,10 +191,10 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
     }
 
     /// The value folded when the comparison ignores case or diacritics on strings.
-    func folded(_ sql: SQLFragment, _ options: NSComparisonPredicate.Options, for operand: SQLOperand? = nil) -> SQLFragment {
+    func folded(_ sql: SQLFragment, _ options: NSComparisonPredicate.Options, for operand: SQLOperand? = nil) throws -> SQLFragment {
         let foldable = Self.foldingOptions(options)
         guard !foldable.isEmpty, operand?.attribute.map({ $0.attributeType == .stringAttributeType }) ?? true else { return sql }
-        return Dialect.fold(sql, foldable)
+        return try Dialect.fold(sql, foldable)
     }
 
     // MARK: To-many relationships
@@ -208,7 +208,7 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
         // whose compiler (scope) knows its table; the right-hand side must not read the row.
         if case .receiverKeyPath(_, .variable(let variable), let path, let resolved) = comparison.left, var scope = variableScopes[variable] {
             guard source.rightExpression.expressionType == .constantValue || source.rightExpression.expressionType == .aggregate else {
-                throw PredicateCheck.invalid("\(comparison.modifier == .all ? "ALL" : "ANY") over a SUBQUERY variable's to-many must compare with a constant in the SQLite store", source)
+                throw PredicateCheck.invalid("\(comparison.modifier == .all ? "ALL" : "ANY") over a SUBQUERY variable's to-many must compare with a constant in \(Dialect.storeName)", source)
             }
             let rewritten = NSComparisonPredicate(leftExpression: NSExpression(forKeyPath: path), rightExpression: source.rightExpression,
                                                   modifier: comparison.modifier, type: comparison.type, options: comparison.options)
@@ -243,9 +243,9 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
             let memberOperand = try inner.operand(memberLeft, in: source)
             let ownerOperand = try operand(comparison.right, in: source)
             guard let symbol = comparison.type.sqlSymbol else {
-                throw PredicateCheck.invalid("comparing members with a key path using \(comparison.type.formatName) is not supported by the SQLite store yet", source)
+                throw PredicateCheck.invalid("comparing members with a key path using \(comparison.type.formatName) is not supported by \(Dialect.storeName) yet", source)
             }
-            conditionSQL = "\(folded(memberOperand.sql, comparison.options)) \(raw: symbol) \(folded(ownerOperand.sql, comparison.options))"
+            conditionSQL = "\(try folded(memberOperand.sql, comparison.options)) \(raw: symbol) \(try folded(ownerOperand.sql, comparison.options))"
         case let right where readsRow(right):
             // A value computed from the fetched object (`ANY pets.weight > age / 2`), as memory
             // computes it: over the fetched row, compared with each member.
@@ -278,7 +278,7 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
             source = "\(raw: destination.table.name) \(raw: member)"
             correlation = "\(raw: member).\(raw: foreignKey) = \(raw: ownerAlias).Z_PK"
         } else {
-            throw PredicateCheck.invalid("relationship '\(relationship.name)' can't be queried by the SQLite store", predicate)
+            throw PredicateCheck.invalid("relationship '\(relationship.name)' can't be queried by \(Dialect.storeName)", predicate)
         }
         if let filter = destination.condition(includesSubentities: true, alias: member) {
             correlation += " AND \(filter)"
@@ -329,10 +329,10 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
             guard operand.kind == .number(isInteger: true) || operand.kind == .number(isInteger: false) || operand.kind == .null else {
                 throw PredicateCheck.invalid("\(operation.dropFirst()) needs numbers, not \(operand.kind.name)", predicate)
             }
-            valueSQL = Dialect.statistic(String(operation.dropFirst()), of: operand.sql)
+            valueSQL = try Dialect.statistic(String(operation.dropFirst()), of: operand.sql)
             computed = .number(isInteger: false)
         default:
-            throw PredicateCheck.invalid("the collection operator \(name) is not supported by the SQLite store", predicate)
+            throw PredicateCheck.invalid("the collection operator \(name) is not supported by \(Dialect.storeName)", predicate)
         }
         let (source, correlation) = try members(of: relationship, in: destination, as: member, ownerAlias: ownerAlias, in: predicate)
         let joins: SQLFragment = inner.joins.isEmpty ? .empty : " \(inner.joins.joined(separator: " "))"
@@ -368,7 +368,7 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
         case .collectionOperator:
             return try aggregateOperand(path, in: predicate)
         case .length:
-            return Self.length(of: try keyPathOperand(ResolvedKeyPath(path.keyPath, steps: path.steps.dropLast()), in: predicate))
+            return try Self.length(of: try keyPathOperand(ResolvedKeyPath(path.keyPath, steps: path.steps.dropLast()), in: predicate))
         case .property(let property):
             // Resolution let only to-one relationships come before the last step, or before a
             // composite attribute and the elements after it.
@@ -378,24 +378,24 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
             let (alias, current) = try joinedTable(through: relationships, in: predicate)
             if let (composite, elementPath) = Self.compositeElement(of: path) {
                 guard let column = current.attributeColumns[composite.attributeSlot] else {
-                    throw PredicateCheck.invalid("transient attribute '\(composite.name)' can't be used in a fetch from the SQLite store", predicate)
+                    throw PredicateCheck.invalid("transient attribute '\(composite.name)' can't be used in a fetch from \(Dialect.storeName)", predicate)
                 }
-                return SQLOperand(sql: Dialect.compositeElement("\(raw: alias).\(raw: column)", elementPath),
+                return SQLOperand(sql: try Dialect.compositeElement("\(raw: alias).\(raw: column)", elementPath),
                                   attribute: property as? NSAttributeDescription, isObjectReference: false, isCompositeElement: true)
             }
             switch property {
             case let attribute as NSAttributeDescription:
                 guard let column = current.attributeColumns[attribute.attributeSlot] else {
-                    throw PredicateCheck.invalid("transient attribute '\(attribute.name)' can't be used in a fetch from the SQLite store", predicate)
+                    throw PredicateCheck.invalid("transient attribute '\(attribute.name)' can't be used in a fetch from \(Dialect.storeName)", predicate)
                 }
                 return SQLOperand(sql: "\(raw: alias).\(raw: column)", attribute: attribute, isObjectReference: false)
             case let relationship as NSRelationshipDescription:
                 guard let foreignKey = current.toOneColumns[relationship.relationshipSlot] else {
-                    throw PredicateCheck.invalid("relationship '\(relationship.name)' can't be used in a fetch from the SQLite store", predicate)
+                    throw PredicateCheck.invalid("relationship '\(relationship.name)' can't be used in a fetch from \(Dialect.storeName)", predicate)
                 }
                 return SQLOperand(sql: "\(raw: alias).\(raw: foreignKey)", attribute: nil, isObjectReference: true)
             default:
-                throw PredicateCheck.invalid("'\(property.name)' can't be used in a fetch from the SQLite store", predicate)
+                throw PredicateCheck.invalid("'\(property.name)' can't be used in a fetch from \(Dialect.storeName)", predicate)
             }
         }
     }
@@ -442,7 +442,7 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
                 throw PredicateCheck.invalid("'\(relationship.name)' is not a to-one relationship of \(current.entity.name ?? "?")", predicate)
             }
             guard let foreignKey = current.toOneColumns[relationship.relationshipSlot] else {
-                throw PredicateCheck.invalid("relationship '\(relationship.name)' can't be used in a fetch from the SQLite store", predicate)
+                throw PredicateCheck.invalid("relationship '\(relationship.name)' can't be used in a fetch from \(Dialect.storeName)", predicate)
             }
             path += (path.isEmpty ? "" : ".") + relationship.name
             guard let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else {
@@ -536,11 +536,11 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
             let operand = try keyPathOperand(key, in: nil)
             if let attribute = operand.attribute, attribute.storesDataExternally {
                 throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
-                                         "Can't sort by '\(key)': it allows external storage, so the SQLite store can't order its values")
+                                         "Can't sort by '\(key)': it allows external storage, so \(Dialect.storeName) can't order its values")
             }
             var sql = operand.sql
             if operand.attribute?.attributeType == .stringAttributeType {
-                sql = Dialect.sortKey(sql, descriptor.stringOrdering)
+                sql = try Dialect.sortKey(sql, descriptor.stringOrdering)
             }
             return "\(sql) \(raw: descriptor.ascending ? "ASC" : "DESC")"
         }

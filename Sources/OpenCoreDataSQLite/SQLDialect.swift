@@ -13,8 +13,12 @@ import OpenCoreDataCore
 /// copy of the compiler. `SQLiteDialect` is SQLite's.
 ///
 /// Every requirement is static: a dialect has no state, and the compiler is specialised for it,
-/// so nothing is dispatched at run time.
-protocol SQLDialect {
+/// so nothing is dispatched at run time. What an engine cannot compute exactly as memory does,
+/// its dialect refuses by throwing (134091, naming the store), never by answering differently.
+package protocol SQLDialect {
+    /// The store, as refusals name it ("the SQLite store").
+    static var storeName: String { get }
+
     /// A condition that always holds, and one that never does.
     static var alwaysTrue: SQLFragment { get }
     static var alwaysFalse: SQLFragment { get }
@@ -26,17 +30,17 @@ protocol SQLDialect {
     static func knownTrue(_ condition: SQLFragment) -> SQLFragment
 
     /// `string` folded as a comparison with `options` (`[c]`, `[d]`) folds it.
-    static func fold(_ string: SQLFragment, _ options: NSComparisonPredicate.Options) -> SQLFragment
+    static func fold(_ string: SQLFragment, _ options: NSComparisonPredicate.Options) throws -> SQLFragment
 
     /// A string operator (BEGINSWITH, ENDSWITH, CONTAINS, LIKE, MATCHES, IN a string) between
     /// two strings, with the comparison's options.
     static func stringComparison(_ left: SQLFragment, _ type: NSComparisonPredicate.Operator, _ right: SQLFragment,
-                                 options: NSComparisonPredicate.Options) -> SQLFragment
+                                 options: NSComparisonPredicate.Options) throws -> SQLFragment
 
     /// One of the predicate functions the compiler leaves to the engine (`length:`,
     /// `uppercase:`, `lowercase:`, `sqrt:`, `floor:`, the bitwise functions, …), with the same
     /// results as in memory.
-    static func function(_ name: String, _ arguments: [SQLFragment]) -> SQLFragment
+    static func function(_ name: String, _ arguments: [SQLFragment]) throws -> SQLFragment
 
     /// The numeric functions (beyond arithmetic, `abs:` and `trunc:`) that `function(_:_:)`
     /// computes; the compiler refuses the others.
@@ -44,7 +48,7 @@ protocol SQLDialect {
 
     /// A statistic the engine computes over a sub-select's values as memory does: `median:` or
     /// `stddev:`.
-    static func statistic(_ name: String, of values: SQLFragment) -> SQLFragment
+    static func statistic(_ name: String, of values: SQLFragment) throws -> SQLFragment
 
     /// `left / right` in floating point, whatever the operands' types.
     static func floatingDivision(_ left: SQLFragment, _ right: SQLFragment) -> SQLFragment
@@ -57,7 +61,7 @@ protocol SQLDialect {
     static func total(_ values: SQLFragment) -> SQLFragment
 
     /// A sort key in a sort descriptor's string ordering.
-    static func sortKey(_ string: SQLFragment, _ ordering: StringOrdering) -> SQLFragment
+    static func sortKey(_ string: SQLFragment, _ ordering: StringOrdering) throws -> SQLFragment
 
     /// The LIMIT and OFFSET clause, with a leading space; `limit` 0 means none.
     static func limit(_ limit: Int, offset: Int) -> SQLFragment
@@ -68,5 +72,5 @@ protocol SQLDialect {
     /// The element at `elementPath` of a composite attribute's column, which holds the
     /// composite's JSON object (`CompositeValue`): the element's JSON value as SQL compares it
     /// (NULL when absent).
-    static func compositeElement(_ column: SQLFragment, _ elementPath: [String]) -> SQLFragment
+    static func compositeElement(_ column: SQLFragment, _ elementPath: [String]) throws -> SQLFragment
 }

@@ -10,54 +10,56 @@ import OpenCoreDataCore
 /// collation `SQLiteStore.registerFunctions` registers on each connection, which run the same
 /// Swift code as in-memory evaluation. Values are bound as the store writes them
 /// (`SQLiteValueCoding`).
-enum SQLiteDialect: SQLDialect {
-    static var alwaysTrue: SQLFragment { "1" }
-    static var alwaysFalse: SQLFragment { "0" }
+package enum SQLiteDialect: SQLDialect {
+    package static let storeName = "the SQLite store"
 
-    static func nullSafeEqual(_ left: SQLFragment, _ right: SQLFragment) -> SQLFragment {
+    package static var alwaysTrue: SQLFragment { "1" }
+    package static var alwaysFalse: SQLFragment { "0" }
+
+    package static func nullSafeEqual(_ left: SQLFragment, _ right: SQLFragment) -> SQLFragment {
         "\(left) IS \(right)"
     }
 
-    static func knownTrue(_ condition: SQLFragment) -> SQLFragment {
+    package static func knownTrue(_ condition: SQLFragment) -> SQLFragment {
         "COALESCE((\(condition)), 0)"
     }
 
-    static func fold(_ string: SQLFragment, _ options: NSComparisonPredicate.Options) -> SQLFragment {
+    package static func fold(_ string: SQLFragment, _ options: NSComparisonPredicate.Options) -> SQLFragment {
         "ocd_fold(\(string), \(raw: options.rawValue))"
     }
 
-    static func stringComparison(_ left: SQLFragment, _ type: NSComparisonPredicate.Operator, _ right: SQLFragment,
+    package static func stringComparison(_ left: SQLFragment, _ type: NSComparisonPredicate.Operator, _ right: SQLFragment,
                                  options: NSComparisonPredicate.Options) -> SQLFragment {
         "ocd_string_compare(\(left), \(right), \(raw: type.rawValue), \(raw: options.rawValue))"
     }
 
-    static func function(_ name: String, _ arguments: [SQLFragment]) -> SQLFragment {
+    package static func function(_ name: String, _ arguments: [SQLFragment]) -> SQLFragment {
         "ocd_function(\(bind: .text(name)), \(arguments.joined(separator: ", ")))"
     }
 
-    static let numericFunctions: Set<String> = [
+    package static let numericFunctions: Set<String> = [
         "sqrt:", "log:", "ln:", "exp:", "ceiling:", "floor:", "raise:toPower:", "bitwiseAnd:with:", "bitwiseOr:with:",
         "bitwiseXor:with:", "leftshift:by:", "rightshift:by:", "onesComplement:",
     ]
 
-    static func statistic(_ name: String, of values: SQLFragment) -> SQLFragment {
+    package static func statistic(_ name: String, of values: SQLFragment) -> SQLFragment {
         "ocd_aggregate(\(bind: .text(name)), \(values))"
     }
 
-    static func floatingDivision(_ left: SQLFragment, _ right: SQLFragment) -> SQLFragment {
+    package static func floatingDivision(_ left: SQLFragment, _ right: SQLFragment) -> SQLFragment {
         // SQLite divides integers as integers.
         "(CAST(\(left) AS REAL) / \(right))"
     }
 
-    static func truncatedToInteger(_ number: SQLFragment) -> SQLFragment {
+    package static func truncatedToInteger(_ number: SQLFragment) -> SQLFragment {
         "CAST(\(number) AS INTEGER)"
     }
 
-    static func total(_ values: SQLFragment) -> SQLFragment {
+    package static func total(_ values: SQLFragment) -> SQLFragment {
         "TOTAL(\(values))"
     }
 
-    static func sortKey(_ string: SQLFragment, _ ordering: StringOrdering) -> SQLFragment {
+    package static func sortKey(_ string: SQLFragment, _ ordering: StringOrdering) -> SQLFragment {
         switch ordering {
         case .binary: string
         case .caseInsensitive: fold(string, .caseInsensitive)
@@ -65,17 +67,17 @@ enum SQLiteDialect: SQLDialect {
         }
     }
 
-    static func limit(_ limit: Int, offset: Int) -> SQLFragment {
+    package static func limit(_ limit: Int, offset: Int) -> SQLFragment {
         // SQLite's LIMIT -1 is no limit.
         " LIMIT \(bind: .integer(limit > 0 ? Int64(limit) : -1)) OFFSET \(bind: .integer(Int64(offset)))"
     }
 
-    static func argument(_ value: PrimitiveValue, of attribute: NSAttributeDescription) throws -> SQLiteValue {
+    package static func argument(_ value: PrimitiveValue, of attribute: NSAttributeDescription) throws -> SQLiteValue {
         try SQLiteValueCoding.sqliteValue(value, of: attribute)
     }
 
     /// `json_extract(column, '$."a"."b"')`: element names are quoted, so any name is a key.
-    static func compositeElement(_ column: SQLFragment, _ elementPath: [String]) -> SQLFragment {
+    package static func compositeElement(_ column: SQLFragment, _ elementPath: [String]) -> SQLFragment {
         let path = "$" + elementPath.map { "." + "\"" + $0.replacingOccurrences(of: "\"", with: "\\\"") + "\"" }.joined()
         return "json_extract(\(column), \(bind: .text(path)))"
     }

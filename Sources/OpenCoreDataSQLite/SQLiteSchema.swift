@@ -8,24 +8,24 @@ import OpenCoreDataCore
 ///
 /// Everything here is derived from the model alone; the store uses it to write SQL, and to
 /// check an existing file against the model.
-final class SQLiteSchema {
+package final class SQLiteSchema {
     /// The alias of the table a fetch reads from.
-    static let rootAlias = "t0"
+    package static let rootAlias = "t0"
 
     // `@exclusivity(unchecked)` on the mapping tables: they are filled while the store opens
     // (and adjusted to the file, under the store's lock), then only read, for every row.
     /// One entity's place in the file.
-    final class EntityMapping {
-        let entity: NSEntityDescription
+    package final class EntityMapping {
+        package let entity: NSEntityDescription
         /// `Z_ENT`: 1…n, roots sorted by name (case-insensitively), each followed depth first by
         /// its sub-entities.
-        let number: Int64
+        package let number: Int64
         /// The numbers of this entity and all its sub-entities, ascending. Contiguous when the
         /// schema numbered the entities; a store's own numbers need not be.
-        @exclusivity(unchecked) var subtreeNumbers: [Int64] = []
+        @exclusivity(unchecked) package var subtreeNumbers: [Int64] = []
 
         /// The SQL condition that `column` holds the number of this entity or a sub-entity.
-        func subtreeCondition(on column: String) -> String {
+        package func subtreeCondition(on column: String) -> String {
             guard let first = subtreeNumbers.first, let last = subtreeNumbers.last else { return "0" }
             if first == last { return "\(column) = \(first)" }
             if last - first + 1 == Int64(subtreeNumbers.count) { return "\(column) BETWEEN \(first) AND \(last)" }
@@ -34,41 +34,41 @@ final class SQLiteSchema {
 
         /// The `Z_ENT` condition selecting this entity (and, with `includesSubentities`, its
         /// sub-entities) in a shared table read as `alias`; nil when the table holds nothing else.
-        func condition(includesSubentities: Bool, alias: String) -> SQLFragment? {
+        package func condition(includesSubentities: Bool, alias: String) -> SQLFragment? {
             guard table.isShared else { return nil }
             if !includesSubentities || subtreeNumbers.count == 1 { return "\(raw: alias).Z_ENT = \(raw: number)" }
             if entity.superentity == nil { return nil }
             return SQLFragment(subtreeCondition(on: "\(alias).Z_ENT"))
         }
-        let table: TableMapping
+        package let table: TableMapping
         /// The column of each attribute slot (nil for transient attributes).
-        @exclusivity(unchecked) var attributeColumns: [String?] = []
+        @exclusivity(unchecked) package var attributeColumns: [String?] = []
         /// The foreign-key column of each relationship slot (nil for to-many and transient ones).
-        @exclusivity(unchecked) var toOneColumns: [String?] = []
+        @exclusivity(unchecked) package var toOneColumns: [String?] = []
         /// For to-ones whose destination has sub-entities: the column holding the destination's
         /// `Z_ENT` (`Z<n>_<RELATIONSHIP>`), by relationship slot.
-        @exclusivity(unchecked) var toOneEntityColumns: [String?] = []
+        @exclusivity(unchecked) package var toOneEntityColumns: [String?] = []
         /// Where each attribute and to-one value sits in a `SELECT` of all the table's columns.
         /// Per attribute slot: its column position (-1 for none) and type, without class
         /// references, so that decoding a row touches no reference counts.
-        @exclusivity(unchecked) var attributeReadPlan: [(index: Int, type: NSAttributeType)] = []
+        @exclusivity(unchecked) package var attributeReadPlan: [(index: Int, type: NSAttributeType)] = []
         /// The attribute slots whose columns hold external data markers (`ExternalDataColumn`).
-        @exclusivity(unchecked) var externalDataSlots: [Int] = [] {
+        @exclusivity(unchecked) package var externalDataSlots: [Int] = [] {
             didSet { hasExternalData = !externalDataSlots.isEmpty }
         }
         /// Whether there are any: what each written or read row checks, a flag rather than the
         /// array, which the check would retain.
-        @exclusivity(unchecked) private(set) var hasExternalData = false
-        @exclusivity(unchecked) var toOneReadIndexes: [Int?] = []
-        @exclusivity(unchecked) var toOneEntityReadIndexes: [Int?] = []
+        @exclusivity(unchecked) package private(set) var hasExternalData = false
+        @exclusivity(unchecked) package var toOneReadIndexes: [Int?] = []
+        @exclusivity(unchecked) package var toOneEntityReadIndexes: [Int?] = []
         /// The destination entity's mapping of each to-one slot, found once instead of per row.
-        @exclusivity(unchecked) var toOneDestinations: [EntityMapping?] = []
+        @exclusivity(unchecked) package var toOneDestinations: [EntityMapping?] = []
 
         /// The entity's layout, read once: the core's getter is a call across modules, and saves
         /// read it for every row.
-        let layout: EntityLayout
+        package let layout: EntityLayout
 
-        init(entity: NSEntityDescription, number: Int64, table: TableMapping) {
+        package init(entity: NSEntityDescription, number: Int64, table: TableMapping) {
             self.entity = entity
             self.number = number
             self.table = table
@@ -77,7 +77,7 @@ final class SQLiteSchema {
 
         /// `INSERT` of one row of this entity: `Z_PK`, `Z_ENT`, then attributes and to-ones in
         /// slot order, as `SQLiteStore.bindColumns` binds them.
-        private(set) lazy var insertSQL: String = {
+        package private(set) lazy var insertSQL: String = {
             var columns = ["Z_PK", "Z_ENT", "Z_OPT"]
             columns += attributeColumns.compactMap { $0 }
             for (slot, column) in toOneColumns.enumerated() {
@@ -91,17 +91,17 @@ final class SQLiteSchema {
     }
 
     /// One table: the root entity's, shared by the whole tree.
-    final class TableMapping {
-        let name: String
-        let root: NSEntityDescription
+    package final class TableMapping {
+        package let name: String
+        package let root: NSEntityDescription
         /// Columns after `Z_PK, Z_ENT, Z_OPT`, with their SQL types.
-        @exclusivity(unchecked) var columns: [(name: String, type: String)] = []
+        @exclusivity(unchecked) package var columns: [(name: String, type: String)] = []
         /// Columns holding ordering keys of ordered to-many relationships (`Z_FOK_<INVERSE>`),
         /// by the to-many relationship they order.
-        @exclusivity(unchecked) var orderColumns: [ObjectIdentifier: String] = [:]
-        @exclusivity(unchecked) var entities: [EntityMapping] = []
+        @exclusivity(unchecked) package var orderColumns: [ObjectIdentifier: String] = [:]
+        @exclusivity(unchecked) package var entities: [EntityMapping] = []
         /// The columns of the table's entities whose values may be kept in external files.
-        var externalDataColumns: [String] {
+        package var externalDataColumns: [String] {
             var columns: [String] = []
             for mapping in entities {
                 for slot in mapping.externalDataSlots {
@@ -111,47 +111,47 @@ final class SQLiteSchema {
             return columns
         }
 
-        init(name: String, root: NSEntityDescription) {
+        package init(name: String, root: NSEntityDescription) {
             self.name = name
             self.root = root
         }
 
         /// Whether rows of several entities share the table (then `Z_ENT` must be filtered).
-        var isShared: Bool { entities.count > 1 }
+        package var isShared: Bool { entities.count > 1 }
 
         /// The select list under the root alias, which nearly every fetch uses: made once, on
         /// first use (the columns are final by then), rather than for every fetch.
-        private(set) lazy var rootSelectList = SQLiteSchema.selectList(of: self, alias: SQLiteSchema.rootAlias)
+        package private(set) lazy var rootSelectList = SQLiteSchema.selectList(of: self, alias: SQLiteSchema.rootAlias)
     }
 
     /// A join table for a many-to-many relationship, or a to-many without inverse.
-    struct JoinTable {
-        let name: String
+    package struct JoinTable {
+        package let name: String
         /// The column holding the source's primary key.
-        let sourceColumn: String
+        package let sourceColumn: String
         /// The column holding the destination's primary key.
-        let destinationColumn: String
+        package let destinationColumn: String
         /// The ordering column, for an ordered relationship.
-        let orderColumn: String?
+        package let orderColumn: String?
     }
 
-    @exclusivity(unchecked) private(set) var entities: [ObjectIdentifier: EntityMapping] = [:]
+    @exclusivity(unchecked) package private(set) var entities: [ObjectIdentifier: EntityMapping] = [:]
     /// Entity mappings by `Z_ENT`, as an array (index = number) for a lookup per fetched row
     /// without hashing.
     @exclusivity(unchecked) private var mappingsByNumber: [EntityMapping?] = [nil]
 
     /// The mapping of entity number `number`, if the schema has one.
     @inline(__always)
-    func mapping(number: Int64) -> EntityMapping? {
+    package func mapping(number: Int64) -> EntityMapping? {
         number > 0 && number < mappingsByNumber.count ? mappingsByNumber[Int(number)] : nil
     }
-    @exclusivity(unchecked) private(set) var tables: [TableMapping] = []
-    @exclusivity(unchecked) private(set) var joinTables: [ObjectIdentifier: JoinTable] = [:]
-    let orderedEntities: [NSEntityDescription]
+    @exclusivity(unchecked) package private(set) var tables: [TableMapping] = []
+    @exclusivity(unchecked) package private(set) var joinTables: [ObjectIdentifier: JoinTable] = [:]
+    package let orderedEntities: [NSEntityDescription]
 
     /// The layout of `modelEntities`, numbered as Core Data numbers them, or with
     /// `storedNumbers` (entity name → `Z_ENT`) when the model was read from the store itself.
-    init(entities modelEntities: [NSEntityDescription], storedNumbers: [String: Int64]? = nil) {
+    package init(entities modelEntities: [NSEntityDescription], storedNumbers: [String: Int64]? = nil) {
         let roots = modelEntities.filter { $0.superentity == nil }.sorted(by: Self.byName)
         var ordered: [NSEntityDescription] = []
         func visit(_ entity: NSEntityDescription) {
@@ -188,7 +188,7 @@ final class SQLiteSchema {
 
     /// Whether `init(entities: modelEntities, storedNumbers:)` would lay out the same schema:
     /// the same root entities, each entity under the number it would be given.
-    func isLayout(of modelEntities: [NSEntityDescription], storedNumbers: [String: Int64]?) -> Bool {
+    package func isLayout(of modelEntities: [NSEntityDescription], storedNumbers: [String: Int64]?) -> Bool {
         let roots = Set(modelEntities.lazy.filter { $0.superentity == nil }.map(ObjectIdentifier.init))
         guard roots == Set(orderedEntities.lazy.filter { $0.superentity == nil }.map(ObjectIdentifier.init)) else { return false }
         for (index, entity) in orderedEntities.enumerated() {
@@ -206,7 +206,7 @@ final class SQLiteSchema {
     /// Makes what the schema otherwise makes on first use, once its columns are final (the store
     /// may adopt its file's own names while it loads): readers on several threads read it later,
     /// and must find nothing left to make.
-    func prepareForReaders() {
+    package func prepareForReaders() {
         for table in tables { _ = table.rootSelectList }
     }
 
@@ -216,7 +216,7 @@ final class SQLiteSchema {
     }
 
     /// Renames a join table (both relationships that share it), for a store that names it otherwise.
-    func renameJoinTable(_ old: String, to new: String) {
+    package func renameJoinTable(_ old: String, to new: String) {
         for (id, join) in joinTables where join.name == old {
             joinTables[id] = JoinTable(name: new, sourceColumn: join.sourceColumn, destinationColumn: join.destinationColumn,
                                        orderColumn: join.orderColumn)
@@ -224,7 +224,7 @@ final class SQLiteSchema {
     }
 
     /// Renames a column of `table` (keeping its place), for a store that names it otherwise.
-    func renameColumn(_ old: String, to new: String, in table: TableMapping) {
+    package func renameColumn(_ old: String, to new: String, in table: TableMapping) {
         if let index = table.columns.firstIndex(where: { $0.name == old }) { table.columns[index].name = new }
         for mapping in table.entities {
             mapping.toOneEntityColumns = mapping.toOneEntityColumns.map { $0 == old ? new : $0 }
@@ -232,9 +232,9 @@ final class SQLiteSchema {
     }
 
     /// `fooBar` → `FOOBAR`: Core Data's column stem.
-    static func columnStem(_ name: String) -> String { name.uppercased() }
+    package static func columnStem(_ name: String) -> String { name.uppercased() }
 
-    func mapping(for entity: NSEntityDescription) -> EntityMapping? { entities[ObjectIdentifier(entity)] }
+    package func mapping(for entity: NSEntityDescription) -> EntityMapping? { entities[ObjectIdentifier(entity)] }
 
     private func layOutColumns(of table: TableMapping) {
         var taken: [String: NSPropertyDescription] = [:]
@@ -305,7 +305,7 @@ final class SQLiteSchema {
 
     /// Whether some entity has a uniqueness constraint that names an attribute whose values may
     /// be kept in files, which unique indexes cannot compare (`UniquenessConflictQuery`).
-    private(set) var hasFileKeptConstraints = false
+    package private(set) var hasFileKeptConstraints = false
 
     /// Positions of each entity's values in `SELECT Z_PK, Z_ENT, Z_OPT, <table columns>`.
     private func computeReadIndexes() {
@@ -332,7 +332,7 @@ final class SQLiteSchema {
     }
 
     /// `Z_PK, Z_ENT, Z_OPT` and every column of `table`, prefixed with `alias`.
-    func selectList(of table: TableMapping, alias: String) -> String {
+    package func selectList(of table: TableMapping, alias: String) -> String {
         alias == SQLiteSchema.rootAlias ? table.rootSelectList : Self.selectList(of: table, alias: alias)
     }
 
@@ -396,12 +396,12 @@ final class SQLiteSchema {
     }
 
     /// All join tables, once each.
-    var distinctJoinTables: [JoinTable] {
+    package var distinctJoinTables: [JoinTable] {
         var seen: Set<String> = []
         return joinTables.values.sorted { $0.name < $1.name }.filter { seen.insert($0.name).inserted }
     }
 
-    static func sqlType(of type: NSAttributeType) -> String {
+    package static func sqlType(of type: NSAttributeType) -> String {
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType, .booleanAttributeType: "INTEGER"
         case .dateAttributeType: "TIMESTAMP"
@@ -416,7 +416,7 @@ final class SQLiteSchema {
     // MARK: DDL
 
     /// The statements that create an empty store for this schema.
-    func creationStatements() -> [String] {
+    package func creationStatements() -> [String] {
         var statements = [
             "CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)",
             "CREATE TABLE Z_METADATA (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)",
@@ -429,26 +429,26 @@ final class SQLiteSchema {
     }
 
     /// `CREATE TABLE` for an entity table, under its own name or `name`.
-    func createStatement(for table: TableMapping, named name: String? = nil) -> String {
+    package func createStatement(for table: TableMapping, named name: String? = nil) -> String {
         let columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"] + table.columns.map { "\($0.name) \($0.type)" }
         return "CREATE TABLE \(name ?? table.name) ( \(columns.joined(separator: ", ")) )"
     }
 
     /// The order columns of a join table: both sides of a many-to-many share the table, and it
     /// has every order column they need.
-    func orderColumns(of join: JoinTable) -> [String] {
+    package func orderColumns(of join: JoinTable) -> [String] {
         Set(joinTables.values.filter { $0.name == join.name }.compactMap(\.orderColumn)).sorted()
     }
 
     /// `CREATE TABLE` for a join table, under its own name or `name`.
-    func createStatement(for join: JoinTable, named name: String? = nil) -> String {
+    package func createStatement(for join: JoinTable, named name: String? = nil) -> String {
         let columns = ["\(join.sourceColumn) INTEGER", "\(join.destinationColumn) INTEGER"] + orderColumns(of: join).map { "\($0) INTEGER" }
         let key = [join.sourceColumn, join.destinationColumn].sorted().joined(separator: ", ")
         return "CREATE TABLE \(name ?? join.name) ( \(columns.joined(separator: ", ")), PRIMARY KEY (\(key)) )"
     }
 
     /// Every index of the schema's tables and join tables, as `CREATE INDEX` statements.
-    func indexStatements() -> [String] {
+    package func indexStatements() -> [String] {
         distinctJoinTables.map { join in
             "CREATE INDEX \(join.name)_\(join.destinationColumn)_INDEX ON \(join.name) (\(join.destinationColumn), \(join.sourceColumn))"
         } + entityIndexStatements()
@@ -499,7 +499,7 @@ final class SQLiteSchema {
     }
 
     /// The column of the attribute or to-one relationship `name` of an entity.
-    func column(for name: String, in mapping: EntityMapping) -> String? {
+    package func column(for name: String, in mapping: EntityMapping) -> String? {
         switch mapping.entity.layout.propertiesByName[name] {
         case let attribute as NSAttributeDescription: mapping.attributeColumns[attribute.attributeSlot]
         case let relationship as NSRelationshipDescription: mapping.toOneColumns[relationship.relationshipSlot]

@@ -11,6 +11,7 @@ import OpenCoreData
 @Suite struct SQLDialectTests {
     /// A dialect that spells things as PostgreSQL does, to show the compiler holds no SQLite.
     enum StandardSpelling: SQLDialect {
+        static let storeName = "a standard SQL store"
         static var alwaysTrue: SQLFragment { "TRUE" }
         static var alwaysFalse: SQLFragment { "FALSE" }
         static func nullSafeEqual(_ left: SQLFragment, _ right: SQLFragment) -> SQLFragment { "\(left) IS NOT DISTINCT FROM \(right)" }

@@ -2,20 +2,20 @@ import Foundation
 import OCDSQLite
 import OpenCoreDataCore
 
-/// The SELECT the SQLite store runs for one fetch: the entity's table, its `Z_ENT` filter, the
-/// predicate as SQL with bound arguments, the order, and the limits.
-struct SQLiteFetchStatement {
+/// The SELECT a SQL store runs for one fetch: the entity's table, its `Z_ENT` filter, the
+/// predicate as SQL with bound arguments, the order, and the limits, spelled by `Dialect`.
+package struct SQLFetchStatement<Dialect: SQLDialect> {
     /// The SELECT and its arguments.
-    let sql: SQLFragment
-    let mapping: SQLiteSchema.EntityMapping
+    package let sql: SQLFragment
+    package let mapping: SQLiteSchema.EntityMapping
     /// For dictionary results: the operand of each requested key, in order.
-    let dictionaryOperands: [SQLOperand]
+    package let dictionaryOperands: [SQLOperand]
 
-    init(_ fetch: StoreFetch, schema: SQLiteSchema) throws {
+    package init(_ fetch: StoreFetch, schema: SQLiteSchema) throws {
         guard let mapping = schema.mapping(for: fetch.entity) else {
             throw CoreDataError.make(.persistentStoreUnsupportedRequestType, "The store does not hold entity '\(fetch.entity.name ?? "?")'")
         }
-        var compiler = PredicateSQLCompiler<SQLiteDialect>(schema: schema, mapping: mapping)
+        var compiler = PredicateSQLCompiler<Dialect>(schema: schema, mapping: mapping)
         let alias = SQLiteSchema.rootAlias
         // Each clause is a fragment with its own arguments, so the order they are compiled in
         // (the WHERE clause's joins must be known before the FROM clause is written) does not
@@ -64,20 +64,23 @@ struct SQLiteFetchStatement {
             sql += " ORDER BY \(raw: alias).Z_PK"
         }
         if fetch.fetchLimit > 0 || fetch.fetchOffset > 0 {
-            sql += SQLiteDialect.limit(fetch.fetchLimit, offset: fetch.fetchOffset)
+            sql += Dialect.limit(fetch.fetchLimit, offset: fetch.fetchOffset)
         }
-        if case .count = fetch.result { sql = "SELECT COUNT(*) FROM (\(sql))" }
+        if case .count = fetch.result { sql = "SELECT COUNT(*) FROM (\(sql)) AS counted" }
         self.sql = sql
         self.mapping = mapping
         self.dictionaryOperands = dictionaryOperands
     }
 }
 
-extension SQLiteFetchStatement {
+/// The SQLite store's fetch statements.
+typealias SQLiteFetchStatement = SQLFetchStatement<SQLiteDialect>
+
+extension SQLFetchStatement {
     static func aggregateSQL(_ function: AggregateFunction, of sql: SQLFragment) -> SQLFragment {
         switch function {
         case .count: "COUNT(\(sql))"
-        case .sum: SQLiteDialect.total(sql)
+        case .sum: Dialect.total(sql)
         case .average: "AVG(\(sql))"
         case .min: "MIN(\(sql))"
         case .max: "MAX(\(sql))"
