@@ -49,7 +49,7 @@ let package = Package(
         .testTarget(name: "OCDSQLiteTests", dependencies: ["OCDSQLite"]),
         .testTarget(name: "OCDPostgresTests", dependencies: ["OCDPostgres"]),
         .testTarget(name: "OpenCoreDataTests", dependencies: ["OpenCoreData", "OpenCoreDataCore", "OpenCoreDataSQLite", "OpenCoreDataFileStores",
-                                                              "OCDSQLite"],
+                                                              "OpenCoreDataPostgres", "OCDSQLite", "OCDPostgres"],
                     resources: [.copy("Resources/Journal.xcdatamodeld")]),
     ],
     swiftLanguageModes: [.v6]

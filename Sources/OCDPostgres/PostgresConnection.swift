@@ -21,6 +21,8 @@ public final class PostgresConnection {
     public let server: String
     /// The database.
     public let database: String
+    /// The server and database as messages name them: `database "shop" on /tmp/pg`.
+    public var place: String { "database \"\(database)\" on \(server)" }
     /// The names of the prepared statements, by SQL text and argument types.
     private var prepared: [PreparedKey: String] = [:]
     /// Called with each statement's text before it runs (tests and diagnostics count round trips).

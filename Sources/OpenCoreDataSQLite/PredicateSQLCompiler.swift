@@ -542,7 +542,7 @@ struct PredicateSQLCompiler<Dialect: SQLDialect> {
             if operand.attribute?.attributeType == .stringAttributeType {
                 sql = try Dialect.sortKey(sql, descriptor.stringOrdering)
             }
-            return "\(sql) \(raw: descriptor.ascending ? "ASC" : "DESC")"
+            return Dialect.sortTerm(sql, ascending: descriptor.ascending)
         }
         return terms.joined(separator: ", ")
     }

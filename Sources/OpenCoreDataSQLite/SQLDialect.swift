@@ -63,6 +63,10 @@ package protocol SQLDialect {
     /// A sort key in a sort descriptor's string ordering.
     static func sortKey(_ string: SQLFragment, _ ordering: StringOrdering) throws -> SQLFragment
 
+    /// One term of an ORDER BY: `key` ascending or descending, with NULL before every value
+    /// when ascending (after every value when descending), as memory orders nil.
+    static func sortTerm(_ key: SQLFragment, ascending: Bool) -> SQLFragment
+
     /// The LIMIT and OFFSET clause, with a leading space; `limit` 0 means none.
     static func limit(_ limit: Int, offset: Int) -> SQLFragment
 

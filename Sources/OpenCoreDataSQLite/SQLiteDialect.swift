@@ -67,6 +67,11 @@ package enum SQLiteDialect: SQLDialect {
         }
     }
 
+    package static func sortTerm(_ key: SQLFragment, ascending: Bool) -> SQLFragment {
+        // SQLite orders NULL before every value.
+        "\(key) \(raw: ascending ? "ASC" : "DESC")"
+    }
+
     package static func limit(_ limit: Int, offset: Int) -> SQLFragment {
         // SQLite's LIMIT -1 is no limit.
         " LIMIT \(bind: .integer(limit > 0 ? Int64(limit) : -1)) OFFSET \(bind: .integer(Int64(offset)))"

@@ -176,7 +176,7 @@ extension Array {
 
 extension PredicateCheck {
     /// The relationship a key path ends in, if it ends in one.
-    static func lastRelationship(of keyPath: String, from entity: NSEntityDescription) -> NSRelationshipDescription? {
+    package static func lastRelationship(of keyPath: String, from entity: NSEntityDescription) -> NSRelationshipDescription? {
         (try? resolve(keyPath: keyPath, from: entity, allowsToMany: true, in: nil))?.last as? NSRelationshipDescription
     }
 }

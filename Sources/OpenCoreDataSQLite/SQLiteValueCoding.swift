@@ -6,7 +6,7 @@ import OpenCoreDataCore
 /// dates as seconds since 2001-01-01, UUIDs as 16 raw bytes, URIs as their absolute string,
 /// Booleans as 0/1, decimals as REAL, transformable values as archived data; and composite
 /// values as JSON text (`CompositeValue`).
-enum SQLiteValueCoding {
+package enum SQLiteValueCoding {
     /// Binds `value` of an attribute of `type` to parameter `index`.
     static func bind(_ value: PrimitiveValue, of attribute: NSAttributeDescription, to statement: SQLiteStatement,
                      at index: Int) throws {
@@ -37,7 +37,7 @@ enum SQLiteValueCoding {
     }
 
     /// The SQLite value for a constant compared with an attribute of `type` in a predicate.
-    static func sqliteValue(_ value: PrimitiveValue, of attribute: NSAttributeDescription) throws -> SQLiteValue {
+    package static func sqliteValue(_ value: PrimitiveValue, of attribute: NSAttributeDescription) throws -> SQLiteValue {
         switch value {
         case .null: .null
         case .integer(let number): .integer(number)
@@ -134,7 +134,7 @@ enum SQLiteValueCoding {
     /// A decimal read from its REAL column. `Decimal(Double)` keeps the binary fraction's
     /// noise (3.3333333332999993 becomes 3.333333333299999232); the shortest decimal that reads
     /// back as the same double is what was stored.
-    static func decimal(fromStored value: Double) -> Decimal {
+    package static func decimal(fromStored value: Double) -> Decimal {
         guard value.isFinite else { return Decimal(value) }
         return Decimal(string: "\(value)", locale: Locale(identifier: "en_US_POSIX")) ?? Decimal(value)
     }

@@ -10,7 +10,7 @@ import OpenCoreDataCore
 ///     print(model.entitiesByName.keys.sorted())
 /// }
 /// ```
-enum StoreModelCache {
+package enum StoreModelCache {
     /// The raw `Z_CONTENT` (raw DEFLATE of the model's keyed archive) of the store at `url`,
     /// or nil when the store has no `Z_MODELCACHE` table, no row in it, or a NULL content.
     ///
@@ -68,7 +68,7 @@ enum StoreModelCache {
     }
 
     /// `model`'s model cache content, or nil when the archive cannot hold the model.
-    static func content(for model: NSManagedObjectModel) -> Data? {
+    package static func content(for model: NSManagedObjectModel) -> Data? {
         try? CompiledModel.modelCache(of: model)
     }
 }

@@ -30,6 +30,7 @@ import OpenCoreData
         static func truncatedToInteger(_ number: SQLFragment) -> SQLFragment { "trunc(\(number))::int8" }
         static func total(_ values: SQLFragment) -> SQLFragment { "COALESCE(SUM(\(values)), 0.0)" }
         static func sortKey(_ string: SQLFragment, _ ordering: StringOrdering) -> SQLFragment { ordering == .binary ? string : "lower(\(string))" }
+        static func sortTerm(_ key: SQLFragment, ascending: Bool) -> SQLFragment { "\(key) \(raw: ascending ? "ASC NULLS FIRST" : "DESC NULLS LAST")" }
         static func limit(_ limit: Int, offset: Int) -> SQLFragment { " LIMIT \(bind: .integer(Int64(limit))) OFFSET \(bind: .integer(Int64(offset)))" }
         static func argument(_ value: PrimitiveValue, of attribute: NSAttributeDescription) throws -> SQLiteValue {
             try SQLiteValueCoding.sqliteValue(value, of: attribute)

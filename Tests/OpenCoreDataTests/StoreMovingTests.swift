@@ -91,7 +91,10 @@ import OpenCoreData
         let original = try fingerprint(of: stack.newContext())
         if to == .json { JSONFileStore.register() }
         if to == .atomic { JSONAtomicStore.register() }
-        let url = to.persists ? stack.directory.file("Moved-\(to)") : URL(fileURLWithPath: "/dev/null")
+        let destinationSchema = to == .postgres ? try PostgresTestSchema() : nil
+        defer { destinationSchema?.drop() }
+        let url = destinationSchema.map { URL(string: $0.url)! }
+            ?? (to.persists ? stack.directory.file("Moved-\(to)") : URL(fileURLWithPath: "/dev/null"))
         let moved = try stack.coordinator.migratePersistentStore(stack.coordinator.persistentStores[0], to: url, withType: to.type)
         #expect(moved.type == to.type)
         #expect(try fingerprint(of: stack.newContext()) == original)

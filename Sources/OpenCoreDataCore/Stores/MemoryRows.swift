@@ -6,7 +6,7 @@ import Foundation
 /// and checked before anything changes.
 ///
 /// Not synchronised: its store calls it under the store's lock.
-final class MemoryRows {
+final class MemoryRows: StoredRowSource {
     /// The store whose rows these are (it names them in object IDs).
     unowned let store: NSPersistentStore
 
@@ -36,42 +36,8 @@ final class MemoryRows {
     // MARK: Reading
 
     func execute(_ fetch: StoreFetch) throws -> StoreFetchResult {
-        let predicate = try fetch.predicate?.resolved(for: fetch.entity)
-        try PredicateCheck.validate(fetch.sortDescriptors, for: fetch.entity)
-        var matches = candidates(for: fetch.entity, includesSubentities: fetch.includesSubentities)
-        if let predicate {
-            matches = matches.filter { predicate.evaluate(with: StoredRow(rows: self, snapshot: $0)) }
-        }
-        if fetch.sortDescriptors.isEmpty {
-            matches.sort { $0.primaryKey < $1.primaryKey }
-        } else {
-            matches = matches.map { StoredRow(rows: self, snapshot: $0) }.sorted(by: fetch.sortDescriptors).map(\.snapshot)
-        }
-        let sliced = Self.slice(matches, offset: fetch.fetchOffset, limit: fetch.fetchLimit)
-        switch fetch.result {
-        case .snapshots: return .snapshots(sliced)
-        case .objectIDs: return .objectIDs(sliced.map(\.objectID))
-        case .keys:
-            let family = fetch.entity.selfAndDescendants
-            let keys = sliced.map(\.primaryKey)
-            guard fetch.includesSubentities && family.count > 1 else { return .keys(keys, []) }
-            return .keys(keys, sliced.map { row in UInt16(family.firstIndex { $0 === row.entity } ?? 0) })
-        case .count: return .count(sliced.count)
-        case .dictionaries(let columns, let groupBy):
-            let grouped = !groupBy.isEmpty || columns.contains { if case .aggregate = $0.kind { true } else { false } }
-            // Grouped results are limited by group, not by row.
-            var dictionaries = InMemoryDictionaries(entity: fetch.entity, columns: columns, groupBy: groupBy)
-                .dictionaries(of: (grouped ? matches : sliced).map { StoredRow(rows: self, snapshot: $0) })
-            if grouped { dictionaries = Self.slice(dictionaries, offset: fetch.fetchOffset, limit: fetch.fetchLimit) }
-            if fetch.returnsDistinctResults { dictionaries = DictionaryResults.distinct(dictionaries) }
-            return .dictionaries(dictionaries)
-        }
-    }
-
-    /// The part of `elements` a fetch's offset and limit (0: none) select.
-    private static func slice<T>(_ elements: [T], offset: Int, limit: Int) -> [T] {
-        guard offset > 0 || (limit > 0 && limit < elements.count) else { return elements }
-        return Array(elements.dropFirst(offset).prefix(limit > 0 ? limit : Int.max))
+        try InMemoryFetch.answer(fetch, candidates: candidates(for: fetch.entity, includesSubentities: fetch.includesSubentities),
+                                 rows: self)
     }
 
     private func candidates(for entity: NSEntityDescription, includesSubentities: Bool) -> [RowSnapshot] {
@@ -306,32 +272,4 @@ private struct UniquenessKey {
         }
         return index
     }
-}
-
-/// A stored row seen by predicates and sort descriptors: attributes as values, to-ones as rows.
-struct StoredRow: KeyValueReadable {
-    let rows: MemoryRows
-    let snapshot: RowSnapshot
-
-    func value(forKey key: String) -> Any? {
-        snapshot.entity.layout.propertiesByName[key].flatMap(value(of:))
-    }
-
-    /// The value of `property` (one of the row's entity's).
-    func value(of property: NSPropertyDescription) -> Any? {
-        switch property {
-        case let attribute as NSAttributeDescription:
-            return snapshot.values[attribute.attributeSlot].objectValue(for: attribute.attributeType)
-        case let relationship as NSRelationshipDescription:
-            if relationship.isToMany {
-                return rows.members(of: snapshot.objectID, through: relationship).map { StoredRow(rows: rows, snapshot: $0) }
-            }
-            guard let id = snapshot.toOne[relationship.relationshipSlot], let row = rows.row(for: id) else { return nil }
-            return StoredRow(rows: rows, snapshot: row)
-        default:
-            return nil
-        }
-    }
-
-    var rowObjectID: NSManagedObjectID? { snapshot.objectID }
 }

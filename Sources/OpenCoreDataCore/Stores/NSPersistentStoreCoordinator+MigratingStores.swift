@@ -14,8 +14,8 @@ extension NSPersistentStoreCoordinator {
     /// Any type to any other: SQLite, binary, XML, in-memory, and stores of your own.
     ///
     /// Throws, with the old store still in place and nothing left at `url`: 134080 when `store`
-    /// is not one of this coordinator's or a file already exists at `url` (it is never
-    /// overwritten); whatever adding or saving the new store throws.
+    /// is not one of this coordinator's or a file (or, for a store on a server, a store) already
+    /// exists at `url` (it is never overwritten); whatever adding or saving the new store throws.
     @discardableResult
     public func migratePersistentStore(_ store: NSPersistentStore, to url: URL, options: [AnyHashable: Any]? = nil,
                                        withType storeType: String) throws -> NSPersistentStore {
@@ -36,8 +36,13 @@ extension NSPersistentStoreCoordinator {
             throw CoreDataError.store(.persistentStoreOpen, "The store \(store) is not one of this coordinator's", url: url)
         }
         let inMemory = storeType == NSInMemoryStoreType
-        if !inMemory, FileManager.default.fileExists(atPath: url.path) {
+        if !inMemory, url.isFileURL, FileManager.default.fileExists(atPath: url.path) {
             throw CoreDataError.store(.persistentStoreOpen, "Can't move the store to \(url.path): a file is already there", url: url)
+        }
+        // A store on a server (PostgreSQL) is there when its metadata can be read.
+        if !inMemory, !url.isFileURL, let storeClass = StoreClassRegistry.openingClass(for: storeType),
+           (try? storeClass.metadataForPersistentStore(with: url)) != nil {
+            throw CoreDataError.store(.persistentStoreOpen, "Can't move the store to \(url.absoluteString): a store is already there", url: url)
         }
         // The copy is made on a coordinator of its own, so that this one never holds a half-copied store.
         let staging = NSPersistentStoreCoordinator(managedObjectModel: managedObjectModel)

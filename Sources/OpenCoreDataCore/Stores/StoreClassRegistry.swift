@@ -22,12 +22,14 @@ enum StoreClassRegistry {
         for type in [NSSQLiteStoreType, NSInMemoryStoreType, NSBinaryStoreType, NSXMLStoreType] {
             all[type] = openingClass(for: type)
         }
+        all.merge(BuiltInStores.serverStoreClasses) { _, builtIn in builtIn }
         return all
     }
 
     /// The built-in types, which a registered class cannot replace.
     static func isBuiltIn(_ storeType: String) -> Bool {
         [NSSQLiteStoreType, NSInMemoryStoreType, NSBinaryStoreType, NSXMLStoreType].contains(storeType)
+            || BuiltInStores.serverStoreClasses[storeType] != nil
     }
 
     /// The class of a built-in type, or of a registered one: what opens stores of `storeType`.
@@ -36,7 +38,7 @@ enum StoreClassRegistry {
         case NSSQLiteStoreType: BuiltInStores.sqliteStoreClass
         case NSInMemoryStoreType: InMemoryStore.self
         case NSBinaryStoreType, NSXMLStoreType: BuiltInStores.fileStoreClasses[storeType]
-        default: storeClass(for: storeType)
+        default: BuiltInStores.serverStoreClasses[storeType] ?? storeClass(for: storeType)
         }
     }
 }
@@ -111,4 +113,16 @@ extension NSPersistentStoreCoordinator {
     public class func registerStoreClass(_ storeClass: AnyClass?, type storeType: NSPersistentStore.StoreType) {
         registerStoreClass(storeClass, forStoreType: storeType.rawValue)
     }
+}
+
+/// The PostgreSQL store lives in a module of its own too (`OpenCoreDataPostgres`), which only
+/// the programs that use it link, found the same way.
+extension BuiltInStores {
+    package static let serverStoreClasses: [String: NSPersistentStore.Type] =
+        ((BuiltInStores.self as Any) as? any ServerStoresProviding.Type)?.serverStoreClasses ?? [:]
+}
+
+/// What the server stores' module provides to the coordinator: its store classes by type.
+package protocol ServerStoresProviding {
+    static var serverStoreClasses: [String: NSPersistentStore.Type] { get }
 }

@@ -2,6 +2,7 @@ import Foundation
 import OpenCoreData
 @testable import OpenCoreDataCore
 @testable import OpenCoreDataSQLite
+import OpenCoreDataPostgres
 import OCDSQLite
 
 /// A fresh directory per test, removed when the test's value goes away.
@@ -19,12 +20,16 @@ final class TemporaryDirectory: @unchecked Sendable {
 enum StoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
     /// `json` is a test-only `NSIncrementalStore` over a JSON file (`JSONFileStore`); `atomic` a
     /// test-only `NSAtomicStore` over a JSON file (`JSONAtomicStore`).
-    case sqlite, inMemory, json, atomic, binary, xml
+    /// `postgres` is the PostgreSQL store, in a schema of its own on the test server
+    /// (`PostgresServer`); it joins when there is a server (always under CI).
+    case sqlite, inMemory, json, atomic, binary, xml, postgres
 
     /// The built-in stores, which most suites run on.
     static var allCases: [StoreKind] { [.sqlite, .inMemory] }
     /// Every store, a store of one's own among them: what the shared store behaviour suite runs on.
-    static var everyStore: [StoreKind] { [.sqlite, .inMemory, .json, .atomic, .binary, .xml] }
+    static var everyStore: [StoreKind] {
+        [.sqlite, .inMemory, .json, .atomic, .binary, .xml] + (PostgresServer.isRequired ? [.postgres] : [])
+    }
 
     var type: String {
         switch self {
@@ -34,6 +39,7 @@ enum StoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
         case .atomic: JSONAtomicStore.type
         case .binary: NSBinaryStoreType
         case .xml: NSXMLStoreType
+        case .postgres: OCDPostgreSQLStoreType
         }
     }
     /// Whether the store keeps its objects when it is closed and opened again.
@@ -119,12 +125,15 @@ final class TestStack: @unchecked Sendable {
     let kind: StoreKind
     let model: NSManagedObjectModel
     let directory = TemporaryDirectory()
+    /// The PostgreSQL store's schema, dropped with the stack.
+    private let postgresSchema: PostgresTestSchema?
     private(set) var coordinator: NSPersistentStoreCoordinator
     private(set) var context: NSManagedObjectContext
 
     init(_ kind: StoreKind, model: NSManagedObjectModel = TestModel.make()) throws {
         self.kind = kind
         self.model = model
+        postgresSchema = kind == .postgres ? try PostgresTestSchema() : nil
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         try open()
@@ -135,6 +144,7 @@ final class TestStack: @unchecked Sendable {
         case .json, .atomic: directory.file("Test.json")
         case .binary: directory.file("Test.ocdbin")
         case .xml: directory.file("Test.xml")
+        case .postgres: URL(string: postgresSchema!.url)!
         default: directory.file("Test.sqlite")
         }
     }
@@ -145,6 +155,12 @@ final class TestStack: @unchecked Sendable {
         try coordinator.addPersistentStore(ofType: kind.type, configurationName: nil, at: kind.persists ? storeURL : nil)
         context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
+    }
+
+    deinit {
+        guard let postgresSchema else { return }
+        for store in coordinator.persistentStores { try? coordinator.remove(store) }
+        postgresSchema.drop()
     }
 
     /// A second context on the same coordinator.

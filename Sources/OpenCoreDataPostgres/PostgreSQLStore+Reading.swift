@@ -1,0 +1,135 @@
+import Foundation
+import OCDPostgres
+import OCDSQL
+import OpenCoreDataCore
+import OpenCoreDataSQLite
+
+extension PostgreSQLStore {
+    /// Runs a fetch as one query: the predicate, order and limits rendered by `PostgresDialect`;
+    /// what that cannot render is answered in memory (`answerInMemory`).
+    func executeFetch(_ fetch: StoreFetch, on connection: PostgresConnection) throws -> StoreFetchResult {
+        let select: SQLFetchStatement<PostgresDialect>
+        do {
+            select = try SQLFetchStatement<PostgresDialect>(fetch, schema: schema)
+        } catch is PostgresDialect.Refusal {
+            return try answerInMemory(fetch, on: connection)
+        }
+        let result = try connection.query(select.sql)
+        let mapping = select.mapping
+        switch fetch.result {
+        case .snapshots:
+            let decoder = PostgresRowDecoder(store: self, schema: schema)
+            var snapshots: [RowSnapshot] = []
+            snapshots.reserveCapacity(result.rowCount)
+            for row in 0..<result.rowCount { snapshots.append(decoder.snapshot(result, row)) }
+            return .snapshots(snapshots)
+        case .objectIDs:
+            return .objectIDs((0..<result.rowCount).map { row in
+                NSManagedObjectID(entity: schema.mapping(number: result.int64(row, 1))?.entity ?? mapping.entity, store: self,
+                                  primaryKey: result.int64(row, 0))
+            })
+        case .count:
+            return .count(result.rowCount > 0 ? Int(result.int64(0, 0)) : 0)
+        case .keys:
+            let keys = (0..<result.rowCount).map { result.int64($0, 0) }
+            let family = fetch.entity.selfAndDescendants
+            guard fetch.includesSubentities && family.count > 1 else { return .keys(keys, []) }
+            var indexByNumber: [Int64: UInt16] = [:]
+            for (index, entity) in family.enumerated() {
+                if let number = schema.mapping(for: entity)?.number { indexByNumber[number] = UInt16(index) }
+            }
+            return .keys(keys, (0..<result.rowCount).map { indexByNumber[result.int64($0, 1)] ?? 0 })
+        case .dictionaries(let columns, _):
+            return .dictionaries(dictionaries(result, columns: columns, operands: select.dictionaryOperands, mapping: mapping))
+        }
+    }
+
+    /// Answers a fetch whose predicate or order PostgreSQL's SQL cannot compute as memory does:
+    /// every row of the entity is read in one query, then the predicate, order, offset and limit
+    /// are applied in memory by the same code as for objects in a context. Its cost: the whole
+    /// table crosses the network, and each to-one or to-many the predicate or order follows is
+    /// read with a query of its own the first time a row needs it.
+    private func answerInMemory(_ fetch: StoreFetch, on connection: PostgresConnection) throws -> StoreFetchResult {
+        let everyRow = StoreFetch(entity: fetch.entity, includesSubentities: fetch.includesSubentities, predicate: nil,
+                                  sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, returnsDistinctResults: false, result: .snapshots)
+        guard case .snapshots(let candidates) = try executeFetch(everyRow, on: connection) else { return .snapshots([]) }
+        let rows = PostgresRowSource(store: self, connection: connection, rows: candidates)
+        let answer = try InMemoryFetch.answer(fetch, candidates: candidates, rows: rows)
+        if let failure = rows.failure { throw failure }
+        return answer
+    }
+
+    private func dictionaries(_ result: PostgresResult, columns: [DictionaryColumn], operands: [SQLOperand],
+                              mapping: SQLiteSchema.EntityMapping) -> [[String: Any]] {
+        let destinations: [NSEntityDescription?] = columns.enumerated().map { index, column in
+            guard case .value(let keyPath) = column.kind, operands[index].attribute == nil else { return nil }
+            return PredicateCheck.lastRelationship(of: keyPath, from: mapping.entity)?.destinationEntity
+        }
+        return (0..<result.rowCount).map { row in
+            var dictionary: [String: Any] = [:]
+            for (index, column) in columns.enumerated() where !result.isNull(row, index) {
+                switch column.kind {
+                case .aggregate(let function, _):
+                    dictionary[column.name] = AggregateValue.make(function, value: result.value(row, index).anyValue,
+                                                                  attribute: operands[index].attribute, resultType: column.resultType)
+                case .value:
+                    if let attribute = operands[index].attribute {
+                        let value = PostgresValueCoding.read(result, row, index, type: attribute.attributeType, attribute: attribute)
+                        dictionary[column.name] = value.objectValue(for: attribute.attributeType)
+                    } else if let destination = destinations[index] {
+                        dictionary[column.name] = NSManagedObjectID(entity: destination, store: self, primaryKey: result.int64(row, index))
+                    }
+                }
+            }
+            return dictionary
+        }
+    }
+
+    /// The rows of `objectIDs`, a query per table and thousand keys.
+    func readSnapshots(for objectIDs: [NSManagedObjectID], on connection: PostgresConnection) throws -> [RowSnapshot] {
+        var snapshots: [RowSnapshot] = []
+        let byTable = Dictionary(grouping: objectIDs.filter { $0.primaryKey != nil }) { ObjectIdentifier($0.entity.rootEntity) }
+        let decoder = PostgresRowDecoder(store: self, schema: schema)
+        for ids in byTable.values {
+            guard let table = schema.mapping(for: ids[0].entity)?.table else { continue }
+            for chunk in stride(from: 0, to: ids.count, by: 1000).map({ ids[$0..<min($0 + 1000, ids.count)] }) {
+                let keys = SQLFragment.list(chunk.map { .integer($0.primaryKey!) })
+                let result = try connection.query(
+                    "SELECT \(raw: schema.selectList(of: table, alias: "t0")) FROM \(raw: table.name) t0 WHERE t0.Z_PK IN (\(keys))")
+                for row in 0..<result.rowCount { snapshots.append(decoder.snapshot(result, row)) }
+            }
+        }
+        return snapshots
+    }
+
+    /// The members of `relationship` for each of `sources`, in order for an ordered one.
+    func readRelatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
+                              on connection: PostgresConnection) throws -> [NSManagedObjectID: [RowSnapshot]] {
+        guard let destination = relationship.destinationEntity.flatMap(schema.mapping(for:)) else { return [:] }
+        var related: [NSManagedObjectID: [RowSnapshot]] = [:]
+        let byKey = Dictionary(sources.compactMap { id in id.primaryKey.map { ($0, id) } }, uniquingKeysWith: { first, _ in first })
+        let keys = Array(byKey.keys)
+        let decoder = PostgresRowDecoder(store: self, schema: schema, offset: 1)
+        for start in stride(from: 0, to: keys.count, by: 1000) {
+            let list = SQLFragment.list(keys[start..<min(start + 1000, keys.count)].map { .integer($0) })
+            let columns = schema.selectList(of: destination.table, alias: "t0")
+            let sql: SQLFragment
+            if let join = schema.joinTables[ObjectIdentifier(relationship)] {
+                let order = join.orderColumn.map { "j.\($0), " } ?? ""
+                sql = "SELECT j.\(raw: join.sourceColumn), \(raw: columns) FROM \(raw: join.name) j JOIN \(raw: destination.table.name) t0 ON t0.Z_PK = j.\(raw: join.destinationColumn) WHERE j.\(raw: join.sourceColumn) IN (\(list)) ORDER BY j.\(raw: join.sourceColumn), \(raw: order)t0.Z_PK"
+            } else if let inverse = relationship.inverseRelationship, let foreignKey = destination.toOneColumns[inverse.relationshipSlot] {
+                let filter = destination.condition(includesSubentities: true, alias: "t0").map { " AND \($0)" } ?? SQLFragment.empty
+                let order = destination.table.orderColumns[ObjectIdentifier(relationship)].map { "t0.\($0), " } ?? ""
+                sql = "SELECT t0.\(raw: foreignKey), \(raw: columns) FROM \(raw: destination.table.name) t0 WHERE t0.\(raw: foreignKey) IN (\(list))\(filter) ORDER BY t0.\(raw: foreignKey), \(raw: order)t0.Z_PK"
+            } else {
+                continue
+            }
+            let result = try connection.query(sql)
+            for row in 0..<result.rowCount {
+                guard let source = byKey[result.int64(row, 0)] else { continue }
+                related[source, default: []].append(decoder.snapshot(result, row))
+            }
+        }
+        return related
+    }
+}

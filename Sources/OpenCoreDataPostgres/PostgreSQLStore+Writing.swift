@@ -1,0 +1,258 @@
+import Foundation
+import OCDPostgres
+import OCDSQL
+import OpenCoreDataCore
+import OpenCoreDataSQLite
+
+extension PostgreSQLStore {
+    /// Writes a save in a transaction left open for `commitChanges()` or `rollbackChanges()`.
+    ///
+    /// The rows go as pipelined batches: the deletes, inserts and updates of a save, each
+    /// checked against the version the context saw, take one round trip per thousand
+    /// statements. Rows changed or deleted by another connection since they were read are all
+    /// collected, then the save is rolled back and fails with them (`OptimisticLockingFailures`)
+    /// for the context's merge policy.
+    func writeChanges(_ changes: SaveChanges) throws -> SaveOutcome {
+        try lock.withLock {
+            guard !isReadOnly else {
+                throw CoreDataError.store(.persistentStoreSave, "The store in \(place) is read-only", url: url)
+            }
+            let connection = try liveConnection()
+            return try failing(.persistentStoreSave) {
+                try connection.execute("BEGIN")
+                do {
+                    return try write(changes, on: connection)
+                } catch {
+                    if connection.isOpen { try? connection.execute("ROLLBACK") }
+                    throw error
+                }
+            }
+        }
+    }
+
+    private func write(_ changes: SaveChanges, on connection: PostgresConnection) throws -> SaveOutcome {
+        var outcome = SaveOutcome()
+        outcome.insertedIDs = try allocatePermanentIDs(for: changes.inserted.map(\.objectID), on: connection)
+        let map = changes.temporaryKeyMap(outcome.insertedIDs)
+        let resolve: (NSManagedObjectID?) -> Int64? = { map.key(of: $0) }
+        // Checked before anything is written: a unique index that refused a row would end the
+        // transaction.
+        let conflicts = try uniquenessConflicts(in: changes, resolve: resolve, on: connection)
+        if !conflicts.isEmpty { throw UniquenessConflicts(conflicts: conflicts) }
+
+        // Deletes, inserts and updates, in that order (a delete frees the values a new row may
+        // take), as one batch; each delete and update says by its count whether the row was
+        // still at the version the context saw.
+        var statements: [(sql: String, arguments: [SQLValue])] = []
+        var checked: [(index: Int, objectID: NSManagedObjectID, table: SQLiteSchema.TableMapping)] = []
+        for row in changes.deleted {
+            guard let mapping = schema.mapping(for: row.objectID.entity), let key = row.objectID.primaryKey else { continue }
+            checked.append((statements.count, row.objectID, mapping.table))
+            statements.append(("DELETE FROM \(mapping.table.name) WHERE Z_PK = ? AND Z_OPT = ?", [.integer(key), .integer(row.expectedVersion)]))
+        }
+        statements += try joinRowDeletions(of: changes.deleted)
+        for index in changes.inserted.indices {
+            let row = changes.inserted[index]
+            guard let mapping = schema.mapping(for: row.objectID.entity) else { continue }
+            var arguments: [SQLValue] = [.integer(outcome.insertedIDs[index].primaryKey!), .integer(mapping.number)]
+            try appendColumns(of: row, mapping: mapping, attributeSlots: nil, relationshipSlots: nil, resolve: resolve, to: &arguments)
+            statements.append((mapping.insertSQL, arguments))
+        }
+        for row in changes.updated {
+            guard let mapping = schema.mapping(for: row.objectID.entity), let key = row.objectID.primaryKey else { continue }
+            let attributeSlots = row.changedAttributeSlots.filter { mapping.attributeColumns[$0] != nil }
+            let relationshipSlots = row.changedRelationshipSlots.filter { mapping.toOneColumns[$0] != nil }
+            var assignments = ["Z_OPT = ?"]
+            assignments += attributeSlots.map { "\(mapping.attributeColumns[$0]!) = ?" }
+            for slot in relationshipSlots {
+                assignments.append("\(mapping.toOneColumns[slot]!) = ?")
+                if let entityColumn = mapping.toOneEntityColumns[slot] { assignments.append("\(entityColumn) = ?") }
+            }
+            var arguments: [SQLValue] = [.integer(row.expectedVersion + 1)]
+            try appendColumns(of: row, mapping: mapping, attributeSlots: attributeSlots, relationshipSlots: relationshipSlots,
+                              resolve: resolve, to: &arguments)
+            arguments += [.integer(key), .integer(row.expectedVersion)]
+            checked.append((statements.count, row.objectID, mapping.table))
+            statements.append(("UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?", arguments))
+        }
+        for change in changes.toMany { statements += try membershipStatements(for: change, resolve: resolve, on: connection) }
+        let counts = try runRows(statements, on: connection)
+
+        var stale: [(objectID: NSManagedObjectID, table: SQLiteSchema.TableMapping)] = []
+        for check in checked where counts[check.index] != 1 { stale.append((check.objectID, check.table)) }
+        // Rows the save only locks (`detectConflicts(for:)`) must be where the context saw them.
+        var failures = try versionFailures(among: changes.locked, on: connection)
+        if !stale.isEmpty {
+            let versions = try currentVersions(of: stale.map { ($0.objectID, $0.table) }, on: connection)
+            failures += stale.map { OptimisticLockingFailure(objectID: $0.objectID, storeVersion: versions[ObjectIdentifier($0.objectID)] ?? 0) }
+        }
+        if !failures.isEmpty { throw OptimisticLockingFailures(failures: failures) }
+        if metadataNeedsWriting { try writeMetadata(on: connection) }
+        return outcome
+    }
+
+    /// Runs the save's statements as batches. A unique index refuses a row only when another
+    /// connection saved the same values after the save's check (`uniquenessConflicts`): the
+    /// save then fails, and saving again finds the conflict for the merge policy.
+    private func runRows(_ statements: [(sql: String, arguments: [SQLValue])], on connection: PostgresConnection) throws -> [Int] {
+        do {
+            return try connection.runBatch(statements)
+        } catch let error as PostgresError where error.isUniqueViolation {
+            throw CoreDataError.store(.persistentStoreSave,
+                                      "The store in \(place) refused a row that breaks a uniqueness constraint, saved by another connection meanwhile; save again to settle it by the merge policy: \(error.message)",
+                                      url: url, underlying: error)
+        }
+    }
+
+    func commitChanges() throws {
+        try lock.withLock {
+            let connection = try liveConnection()
+            try failing(.persistentStoreSave) { try connection.execute("COMMIT") }
+            metadataNeedsWriting = false
+        }
+    }
+
+    func rollbackChanges() {
+        lock.withLock {
+            if let connection, connection.isOpen, connection.isInTransaction { try? connection.execute("ROLLBACK") }
+        }
+    }
+
+    // MARK: Keys
+
+    /// The permanent ID of each of `ids`, in order (IDs already permanent are kept): new keys
+    /// from each table's sequence, one query per table.
+    func allocatePermanentIDs(for ids: [NSManagedObjectID], on connection: PostgresConnection) throws -> [NSManagedObjectID] {
+        var needed: [ObjectIdentifier: (table: SQLiteSchema.TableMapping, count: Int)] = [:]
+        for id in ids where id.isTemporaryID {
+            guard let table = schema.mapping(for: id.entity)?.table else {
+                throw CoreDataError.make(.persistentStoreSave, "The store in \(place) does not hold entity '\(id.entity.name ?? "?")'")
+            }
+            needed[ObjectIdentifier(table), default: (table, 0)].count += 1
+        }
+        var keys: [ObjectIdentifier: [Int64]] = [:]
+        for (identity, request) in needed {
+            let result = try connection.query("SELECT nextval(?) FROM generate_series(1, ?)",
+                                              [.text(PostgresSchemaDefinition.sequence(of: request.table)), .integer(Int64(request.count))])
+            keys[identity] = (0..<result.rowCount).map { result.int64($0, 0) }.reversed()
+        }
+        return ids.map { id in
+            guard id.isTemporaryID, let table = schema.mapping(for: id.entity)?.table else { return id }
+            let key = keys[ObjectIdentifier(table)]!.removeLast()
+            return NSManagedObjectID(entity: id.entity, store: self, primaryKey: key, rootIdentity: id.rootIdentity)
+        }
+    }
+
+    // MARK: Rows
+
+    /// Appends the values of `row`'s attributes and to-ones (all, or the listed slots), in the
+    /// order of the insert's or update's columns.
+    private func appendColumns(of row: SaveChanges.Row, mapping: SQLiteSchema.EntityMapping, attributeSlots: [Int]?,
+                               relationshipSlots: [Int]?, resolve: (NSManagedObjectID?) -> Int64?, to arguments: inout [SQLValue]) throws {
+        let layout = mapping.layout
+        for slot in attributeSlots ?? Array(layout.attributes.indices) where mapping.attributeColumns[slot] != nil {
+            do {
+                arguments.append(try PostgresValueCoding.sqlValue(row.values[slot], of: layout.attributes[slot]))
+            } catch let error as TransformableCodingError {
+                throw CoreDataError.make(.persistentStoreSave, "Can't save \(error)")
+            }
+        }
+        for slot in relationshipSlots ?? Array(layout.relationships.indices) where mapping.toOneColumns[slot] != nil {
+            let destination = row.toOne[slot]
+            arguments.append(resolve(destination).map { .integer($0) } ?? .null)
+            if mapping.toOneEntityColumns[slot] != nil {
+                arguments.append(destination.flatMap { schema.mapping(for: $0.entity)?.number }.map { .integer($0) } ?? .null)
+            }
+        }
+    }
+
+    /// The join-table rows of deleted objects, deleted with them.
+    private func joinRowDeletions(of rows: [SaveChanges.Row]) throws -> [(sql: String, arguments: [SQLValue])] {
+        var statements: [(sql: String, arguments: [SQLValue])] = []
+        var keysByJoin: [String: (join: SQLiteSchema.JoinTable, keys: [Int64])] = [:]
+        for row in rows {
+            guard let key = row.objectID.primaryKey else { continue }
+            for relationship in row.objectID.entity.layout.relationships {
+                guard let join = schema.joinTables[ObjectIdentifier(relationship)] else { continue }
+                keysByJoin["\(join.name)\u{0}\(join.sourceColumn)", default: (join, [])].keys.append(key)
+            }
+        }
+        for (_, entry) in keysByJoin.sorted(by: { $0.key < $1.key }) {
+            for start in stride(from: 0, to: entry.keys.count, by: 1000) {
+                let list = SQLFragment.list(entry.keys[start..<min(start + 1000, entry.keys.count)].map { .integer($0) })
+                let statement: SQLFragment = "DELETE FROM \(raw: entry.join.name) WHERE \(raw: entry.join.sourceColumn) IN (\(list))"
+                statements.append((statement.text, statement.arguments))
+            }
+        }
+        return statements
+    }
+
+    /// The statements that make a to-many's stored membership `change.members`: join rows (only
+    /// those that differ, so that the other side's order survives) or order columns.
+    private func membershipStatements(for change: SaveChanges.ToMany, resolve: (NSManagedObjectID?) -> Int64?,
+                                      on connection: PostgresConnection) throws -> [(sql: String, arguments: [SQLValue])] {
+        guard let source = resolve(change.source) else { return [] }
+        let members = change.members.compactMap(resolve)
+        var statements: [(sql: String, arguments: [SQLValue])] = []
+        if let join = schema.joinTables[ObjectIdentifier(change.relationship)] {
+            let wanted = Set(members)
+            let existing = try connection.query("SELECT \(join.destinationColumn) FROM \(join.name) WHERE \(join.sourceColumn) = ?",
+                                                [.integer(source)])
+            for row in 0..<existing.rowCount where !wanted.contains(existing.int64(row, 0)) {
+                statements.append(("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?",
+                                   [.integer(source), .integer(existing.int64(row, 0))]))
+            }
+            let key = [join.sourceColumn, join.destinationColumn].sorted().joined(separator: ", ")
+            for (index, member) in members.enumerated() {
+                if let order = join.orderColumn {
+                    statements.append(("INSERT INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn), \(order)) VALUES (?, ?, ?) "
+                                       + "ON CONFLICT (\(key)) DO UPDATE SET \(order) = EXCLUDED.\(order)",
+                                       [.integer(source), .integer(member), .integer(Int64(index + 1) * 1024)]))
+                } else {
+                    statements.append(("INSERT INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                                       [.integer(source), .integer(member)]))
+                }
+            }
+        } else if let destination = change.relationship.destinationEntity.flatMap(schema.mapping(for:)),
+                  let orderColumn = destination.table.orderColumns[ObjectIdentifier(change.relationship)] {
+            for (index, member) in members.enumerated() {
+                statements.append(("UPDATE \(destination.table.name) SET \(orderColumn) = ? WHERE Z_PK = ?",
+                                   [.integer(Int64(index + 1) * 1024), .integer(member)]))
+            }
+        }
+        return statements
+    }
+
+    // MARK: Versions
+
+    /// The rows of `rows` (IDs and versions the context saw) that are gone or at another version.
+    private func versionFailures(among rows: [SaveChanges.Row], on connection: PostgresConnection) throws -> [OptimisticLockingFailure] {
+        let located = rows.compactMap { row in
+            schema.mapping(for: row.objectID.entity).map { (row.objectID, $0.table, row.expectedVersion) }
+        }
+        guard !located.isEmpty else { return [] }
+        let versions = try currentVersions(of: located.map { ($0.0, $0.1) }, on: connection)
+        return located.compactMap { objectID, _, expected in
+            let version = versions[ObjectIdentifier(objectID)] ?? 0
+            return version == expected ? nil : OptimisticLockingFailure(objectID: objectID, storeVersion: version)
+        }
+    }
+
+    /// The `Z_OPT` of each row that is still there, by its object ID's identity.
+    private func currentVersions(of rows: [(NSManagedObjectID, SQLiteSchema.TableMapping)],
+                                 on connection: PostgresConnection) throws -> [ObjectIdentifier: Int64] {
+        var versions: [ObjectIdentifier: Int64] = [:]
+        let byTable = Dictionary(grouping: rows) { ObjectIdentifier($0.1) }
+        for group in byTable.values {
+            let table = group[0].1
+            var idsByKey: [Int64: [NSManagedObjectID]] = [:]
+            for (id, _) in group { if let key = id.primaryKey { idsByKey[key, default: []].append(id) } }
+            let list = SQLFragment.list(idsByKey.keys.sorted().map { .integer($0) })
+            let result = try connection.query("SELECT Z_PK, Z_OPT FROM \(raw: table.name) WHERE Z_PK IN (\(list))")
+            for row in 0..<result.rowCount {
+                for id in idsByKey[result.int64(row, 0)] ?? [] { versions[ObjectIdentifier(id)] = result.int64(row, 1) }
+            }
+        }
+        return versions
+    }
+}

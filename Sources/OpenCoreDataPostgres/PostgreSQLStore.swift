@@ -1,0 +1,355 @@
+import Foundation
+import OCDPostgres
+import OCDSQL
+import OpenCoreDataCore
+import OpenCoreDataSQLite
+
+/// The PostgreSQL store (`OCDPostgreSQLStoreType`): Core Data's layout in a PostgreSQL database,
+/// which several app servers, workers and tools can share.
+///
+/// The store's URL is a `postgresql://` URL; everything libpq reads from it (host, port, user,
+/// password, `sslmode`, `options=-c search_path=…` to keep the store in a schema of its own)
+/// applies. The tables follow Core Data's layout (`PostgresSchemaDefinition`); saves are
+/// transactions, sent as pipelined batches (a save of N rows takes a round trip per thousand
+/// statements, not per row); each update and delete checks the row's `Z_OPT`, so that a row
+/// another server changed since it was read is a conflict for the context's merge policy;
+/// keys come from sequences, so that servers never hand out the same one.
+///
+/// ```swift
+/// let url = URL(string: "postgresql://app@db.example.com/shop")!
+/// let store = try coordinator.addPersistentStore(ofType: OCDPostgreSQLStoreType, configurationName: nil, at: url)
+/// ```
+///
+/// This increment has one connection per store, used under the store's lock: reads wait for a
+/// save being written. Not yet: readers in parallel, query generations, uniqueness constraints,
+/// migrations (a store of other version hashes is refused with 134100), persistent history,
+/// changes announced to other servers, and predicates that need Swift's string rules in SQL
+/// (see `PostgresDialect`).
+final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
+    // @unchecked Sendable: the connection, the metadata and the save's state are used only under
+    // `lock`; `schema` is set while the store loads, before any other thread can see the store,
+    // and only read afterwards.
+
+    override var type: String { OCDPostgreSQLStoreType }
+
+    /// The connection; nil once the store is unloaded.
+    var connection: PostgresConnection?
+    @exclusivity(unchecked) var schema: SQLiteSchema!
+    /// The server and database, as messages name them (`database "shop" on db:5432`).
+    private(set) var place = "the PostgreSQL store"
+    /// Set when the application changed the metadata; written with the next save.
+    var metadataNeedsWriting = false
+
+    /// The framework version written to new stores' metadata (`NSPersistenceFrameworkVersion`).
+    static let frameworkVersion = 1
+
+    // MARK: Loading
+
+    func load(model: NSManagedObjectModel, entities: [NSEntityDescription]) throws {
+        try lock.withLock {
+            guard let url, ["postgresql", "postgres"].contains(url.scheme?.lowercased() ?? "") else {
+                throw CoreDataError.store(.persistentStoreOpen,
+                                          "A PostgreSQL store needs a postgresql:// URL, not \(url?.absoluteString ?? "none")", url: url)
+            }
+            if model.isInferredFromStore {
+                throw CoreDataError.store(.persistentStoreOpen, "A model inferred from a store's tables cannot open a PostgreSQL store", url: url)
+            }
+            if StoreOptionFlag.isOn(options?[NSPersistentHistoryTrackingKey]) {
+                throw CoreDataError.store(.persistentStoreOpen,
+                                          "The PostgreSQL store does not record persistent history yet (NSPersistentHistoryTrackingKey)", url: url)
+            }
+            let connection = try Self.connect(to: url)
+            place = connection.place
+            try applyStatementTimeout(on: connection)
+            do {
+                try connection.transaction {
+                    // Two servers opening one empty database at once: the second waits, then finds
+                    // the store the first made.
+                    try connection.query("SELECT pg_advisory_xact_lock(hashtext(current_schema()))")
+                    switch try PostgresStoreKind(of: connection) {
+                    case .empty:
+                        guard !isReadOnly else {
+                            throw CoreDataError.store(.persistentStoreOpen, "The read-only store in \(place) does not exist", url: url)
+                        }
+                        schema = SQLiteSchema(entities: entities, storedNumbers: model.storedEntityNumbers)
+                        try createStore(on: connection, model: model)
+                    case .coreDataStore:
+                        try readMetadata(from: connection)
+                        schema = SQLiteSchema(entities: entities, storedNumbers: try storedNumbers(of: entities, on: connection))
+                        try checkTables(on: connection)
+                    case .otherDatabase(let tables):
+                        throw CoreDataError.store(.persistentStoreInvalidType,
+                                                  "The \(place) is not an OpenCoreData store: it has tables (\(tables.prefix(5).joined(separator: ", "))) but no Z_METADATA and Z_PRIMARYKEY",
+                                                  url: url)
+                    }
+                }
+            } catch let error as PostgresError {
+                throw CoreDataError.store(.persistentStoreOpen, "The store in \(place) could not be opened: \(error)", url: url, underlying: error)
+            }
+            schema.prepareForReaders()
+            self.connection = connection
+        }
+    }
+
+    func unload() {
+        lock.withLock { connection = nil }
+    }
+
+    /// A connection to the database `url` names, or 134080-style error naming the server.
+    static func connect(to url: URL) throws -> PostgresConnection {
+        do {
+            return try PostgresConnection(url: url.absoluteString)
+        } catch let error as PostgresError {
+            throw CoreDataError.store(.persistentStoreOpen, error.description, url: url, underlying: error)
+        }
+    }
+
+    /// `OCDPostgreSQLStatementTimeoutOption`: the longest a statement may run, in seconds.
+    private func applyStatementTimeout(on connection: PostgresConnection) throws {
+        let option = options?[OCDPostgreSQLStatementTimeoutOption]
+        guard let seconds = (option as? NSNumber)?.doubleValue ?? (option as? Double) else { return }
+        let milliseconds = max(1, Int((seconds * 1000).rounded()))
+        try connection.execute("SET statement_timeout = \(milliseconds)")
+    }
+
+    /// Drops the store's tables and sequences (those named `Z…` in its schema), so that a new
+    /// store can be made in their place; a database without `Z_METADATA` is left as it is.
+    func destroyFiles() throws -> Bool {
+        guard let url, !isReadOnly else { return false }
+        let connection = try Self.connect(to: url)
+        try failing(.persistentStoreOperation) {
+            try connection.transaction {
+                guard try connection.tableExists("Z_METADATA") else { return }
+                let tables = try connection.query("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND upper(tablename) LIKE 'Z%'")
+                let sequences = try connection.query("""
+                    SELECT sequencename FROM pg_sequences WHERE schemaname = current_schema() AND upper(sequencename) LIKE 'Z%\\_Z\\_PK\\_SEQ'
+                    """)
+                for (result, kind) in [(tables, "TABLE"), (sequences, "SEQUENCE")] where result.rowCount > 0 {
+                    let names = (0..<result.rowCount).compactMap { result.string($0, 0) }.map { "\"\($0.replacingOccurrences(of: "\"", with: "\"\""))\"" }
+                    try connection.execute("DROP \(kind) \(names.joined(separator: ", ")) CASCADE")
+                }
+            }
+        }
+        return true
+    }
+
+    /// The coordinator compares the version hashes of the store's metadata with the model's.
+    var comparesItselfWithModel: Bool { false }
+    /// The store is where its URL says, on a server: a new URL names another database.
+    var movesWithItsURL: Bool { false }
+    /// Keys are integers, which batched fetches page through.
+    var answersKeyFetches: Bool { true }
+
+    /// The Z_ENT of each entity the store lists in `Z_PRIMARYKEY`, when it lists every one of
+    /// `entities` (else the model's own numbering, which `checkTables` then finds wanting).
+    private func storedNumbers(of entities: [NSEntityDescription], on connection: PostgresConnection) throws -> [String: Int64]? {
+        let result = try connection.query("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY")
+        var numbers: [String: Int64] = [:]
+        for row in 0..<result.rowCount {
+            if let name = result.string(row, 1) { numbers[name] = result.int64(row, 0) }
+        }
+        let all = NSManagedObjectModel.withSubentities(entities)
+        return all.allSatisfy({ numbers[$0.name ?? ""] != nil }) ? numbers : nil
+    }
+
+    /// Refuses a store whose tables lack a table or column the model needs (134100), naming it.
+    private func checkTables(on connection: PostgresConnection) throws {
+        let result = try connection.query("""
+            SELECT upper(table_name), upper(column_name) FROM information_schema.columns WHERE table_schema = current_schema()
+            """)
+        var columns: [String: Set<String>] = [:]
+        for row in 0..<result.rowCount {
+            columns[result.string(row, 0) ?? "", default: []].insert(result.string(row, 1) ?? "")
+        }
+        func missing(_ what: String) -> CocoaError {
+            CoreDataError.store(.persistentStoreIncompatibleVersionHash,
+                                "The store in \(place) does not fit the model: \(what)", url: url)
+        }
+        for table in schema.tables {
+            guard let have = columns[table.name.uppercased()] else {
+                throw missing("it has no table \(table.name) for entity \(table.root.name ?? "?")")
+            }
+            for column in ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name) where !have.contains(column.uppercased()) {
+                let owner = table.entities.first { mapping in
+                    mapping.attributeColumns.contains(column) || mapping.toOneColumns.contains(column)
+                }?.entity.name ?? table.root.name ?? "?"
+                throw missing("its table \(table.name) has no column \(column) (entity \(owner))")
+            }
+        }
+        for join in schema.distinctJoinTables where columns[join.name.uppercased()] == nil {
+            throw missing("it has no join table \(join.name)")
+        }
+    }
+
+    // MARK: Creating
+
+    private func createStore(on connection: PostgresConnection, model: NSManagedObjectModel) throws {
+        for statement in PostgresSchemaDefinition.creationStatements(for: schema) { try connection.execute(statement) }
+        let rows = schema.orderedEntities.map { entity -> (sql: String, arguments: [SQLValue]) in
+            let mapping = schema.mapping(for: entity)!
+            return ("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+                    [.integer(mapping.number), .text(entity.name ?? ""),
+                     .integer(entity.superentity.flatMap { schema.mapping(for: $0)?.number } ?? 0)])
+        }
+        _ = try connection.runBatch(rows)
+        var metadata = model.versionMetadata(for: schema.orderedEntities)
+        metadata[NSStoreTypeKey] = OCDPostgreSQLStoreType
+        metadata[NSStoreUUIDKey] = identifier
+        metadata[StoreMetadataKey.frameworkVersion] = Self.frameworkVersion
+        storedMetadata = metadata
+        try writeMetadata(on: connection)
+        if let cache = StoreModelCache.content(for: model) {
+            try connection.run("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", [.blob(cache)])
+        }
+    }
+
+    // MARK: Metadata
+
+    private func readMetadata(from connection: PostgresConnection) throws {
+        var metadata = try PostgresMetadataTable.read(from: connection, place: place, url: url)
+        if let problem = StoreMetadataValidation.problem(in: metadata) {
+            throw CoreDataError.store(.persistentStoreInvalidType,
+                                      "The store in \(place) has metadata (Z_METADATA) Core Data would not write: \(problem)", url: url)
+        }
+        if let uuid = metadata[NSStoreUUIDKey] as? String { identifier = uuid }
+        metadata[NSStoreUUIDKey] = identifier
+        storedMetadata = metadata
+    }
+
+    func writeMetadata(on connection: PostgresConnection) throws {
+        if let problem = StoreMetadataValidation.problem(in: storedMetadata) {
+            throw CoreDataError.store(.persistentStoreSave, "The metadata for the store in \(place) cannot be saved: \(problem)", url: url)
+        }
+        try PostgresMetadataTable.write(storedMetadata, uuid: identifier, on: connection, place: place, url: url)
+    }
+
+    override var metadata: [String: Any]! {
+        get { super.metadata }
+        set {
+            lock.withLock {
+                var updated = StoreMetadataValidation.keepingCoreDataKeys(of: storedMetadata, in: newValue ?? [:])
+                updated[NSStoreUUIDKey] = identifier
+                storedMetadata = updated
+                metadataNeedsWriting = true
+            }
+        }
+    }
+
+    override class func metadataForPersistentStore(with url: URL) throws -> [String: Any] {
+        let connection = try connect(to: url)
+        do {
+            return try PostgresMetadataTable.read(from: connection, place: connection.place, url: url)
+        } catch let error as PostgresError {
+            throw CoreDataError.store(.persistentStoreOpen, error.description, url: url, underlying: error)
+        }
+    }
+
+    override class func setMetadata(_ metadata: [String: Any]?, forPersistentStoreAt url: URL) throws {
+        let connection = try connect(to: url)
+        do {
+            try connection.transaction {
+                let stored = try PostgresMetadataTable.read(from: connection, place: connection.place, url: url)
+                var updated = StoreMetadataValidation.keepingCoreDataKeys(of: stored, in: metadata ?? [:])
+                let uuid = (stored[NSStoreUUIDKey] as? String) ?? UUID().uuidString
+                updated[NSStoreUUIDKey] = uuid
+                try PostgresMetadataTable.write(updated, uuid: uuid, on: connection, place: connection.place, url: url)
+            }
+        } catch let error as PostgresError {
+            throw CoreDataError.store(.persistentStoreSave, error.description, url: url, underlying: error)
+        }
+    }
+
+    // MARK: The seam
+
+    func execute(_ fetch: StoreFetch) throws -> StoreFetchResult { try reading { try executeFetch(fetch, on: $0) } }
+
+    func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext?) throws -> RowSnapshot? {
+        try reading { try readSnapshots(for: [objectID], on: $0).first }
+    }
+
+    func snapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext?) throws -> [RowSnapshot] {
+        try reading { try readSnapshots(for: objectIDs, on: $0) }
+    }
+
+    func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
+                          context: NSManagedObjectContext?) throws -> [NSManagedObjectID: [RowSnapshot]] {
+        try reading { try readRelatedSnapshots(of: sources, through: relationship, on: $0) }
+    }
+
+    func prepareSave(_ changes: SaveChanges) throws -> SaveOutcome { try writeChanges(changes) }
+    func commitPreparedSave() throws { try commitChanges() }
+    func rollbackPreparedSave() { rollbackChanges() }
+
+    func newPermanentIDs(for objects: [NSManagedObject]) throws -> [NSManagedObjectID] {
+        try lock.withLock {
+            guard !isReadOnly else {
+                throw CoreDataError.store(.persistentStoreSave, "The store in \(place) is read-only: it gives out no permanent IDs", url: url)
+            }
+            let connection = try liveConnection()
+            return try failing(.persistentStoreSave) {
+                try allocatePermanentIDs(for: objects.map { NSManagedObjectID(temporaryFor: $0.entity) }, on: connection)
+            }
+        }
+    }
+
+    /// Runs a read under the store's lock on the live connection, naming the store when it fails.
+    private func reading<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
+        try lock.withLock {
+            let connection = try liveConnection()
+            return try failing(.persistentStoreOperation) { try body(connection) }
+        }
+    }
+
+    /// Runs `body`, turning a PostgreSQL error into a Core Data error of `code` naming the store.
+    func failing<Result>(_ code: CocoaError.Code, _ body: () throws -> Result) throws -> Result {
+        do {
+            return try body()
+        } catch let error as PostgresError {
+            throw CoreDataError.store(code, error.description, url: url, underlying: error)
+        }
+    }
+
+    /// The connection, connected again if the server dropped it (outside a save: a save whose
+    /// connection broke fails, and the next one reconnects).
+    func liveConnection() throws -> PostgresConnection {
+        guard let connection else {
+            throw CoreDataError.make(.persistentStoreOperation, "The store in \(place) has been removed from its coordinator")
+        }
+        if !connection.isOpen {
+            try failing(.persistentStoreOperation) {
+                try connection.reconnect()
+                try applyStatementTimeout(on: connection)
+            }
+        }
+        return connection
+    }
+}
+
+/// What a database holds, as the PostgreSQL store finds it.
+enum PostgresStoreKind {
+    case empty, coreDataStore
+    case otherDatabase(tables: [String])
+
+    init(of connection: PostgresConnection) throws {
+        let result = try connection.query("SELECT upper(tablename) FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1")
+        let tables = (0..<result.rowCount).compactMap { result.string($0, 0) }
+        if tables.isEmpty {
+            self = .empty
+        } else if tables.contains("Z_METADATA") && tables.contains("Z_PRIMARYKEY") {
+            self = .coreDataStore
+        } else {
+            self = .otherDatabase(tables: tables)
+        }
+    }
+}
+
+/// The longest a statement of the PostgreSQL store may run, in seconds (an `NSNumber` or
+/// `Double` in the options of `addPersistentStore`); a statement that runs longer fails with an
+/// error naming it. An OpenCoreData option: Core Data has no server store.
+public let OCDPostgreSQLStatementTimeoutOption = "OCDPostgreSQLStatementTimeoutOption"
+
+/// How the coordinator, which cannot name this module, finds the PostgreSQL store (see
+/// `BuiltInStores`).
+extension BuiltInStores: ServerStoresProviding {
+    package static var serverStoreClasses: [String: NSPersistentStore.Type] { [OCDPostgreSQLStoreType: PostgreSQLStore.self] }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import OpenCoreDataCore
+import OpenCoreDataSQLite
+
+/// Core Data's layout (`SQLiteSchema`: one table per inheritance tree with `Z_PK`, `Z_ENT`,
+/// `Z_OPT`, a column per attribute and to-one, join tables, order columns, `Z_PRIMARYKEY`,
+/// `Z_METADATA`, `Z_MODELCACHE`) in PostgreSQL's types.
+///
+/// - Integers, Booleans, keys and entity numbers: `bigint`.
+/// - Dates: `double precision`, seconds since 2001-01-01 as in Core Data's SQLite files, so that
+///   a date comes back to the last bit (a `timestamp` keeps microseconds).
+/// - Doubles, floats and decimals: `double precision` (decimals as the SQLite store keeps them).
+/// - Strings, URIs and composite attributes' JSON: `text COLLATE "C"`, so that strings compare
+///   and sort by code point, as in memory, whatever the database's collation.
+/// - Data, UUIDs, transformable values: `bytea`. Values of attributes that allow external
+///   storage are kept in their column: a server has no folder beside the store.
+///
+/// Keys come from one sequence per table (`<TABLE>_Z_PK_SEQ`), so that app servers sharing the
+/// database never hand out the same key; `Z_PRIMARYKEY` lists the entities and their numbers,
+/// and its `Z_MAX` is not kept (the sequence is the truth).
+enum PostgresSchemaDefinition {
+    /// The PostgreSQL type of a column `SQLiteSchema` lays out with `sqliteType`.
+    static func columnType(_ sqliteType: String) -> String {
+        switch sqliteType {
+        case "INTEGER": "bigint"
+        case "TIMESTAMP", "FLOAT", "DECIMAL": "double precision"
+        case "VARCHAR": "text COLLATE \"C\""
+        default: "bytea"
+        }
+    }
+
+    /// The name of the sequence that hands out the keys of `table`.
+    static func sequence(of table: SQLiteSchema.TableMapping) -> String { "\(table.name)_Z_PK_SEQ" }
+
+    /// The statements that create an empty store for `schema`.
+    static func creationStatements(for schema: SQLiteSchema) -> [String] {
+        var statements = [
+            "CREATE TABLE Z_PRIMARYKEY (Z_ENT bigint PRIMARY KEY, Z_NAME text, Z_SUPER bigint, Z_MAX bigint)",
+            "CREATE TABLE Z_METADATA (Z_VERSION bigint PRIMARY KEY, Z_UUID text, Z_PLIST bytea)",
+            "CREATE TABLE Z_MODELCACHE (Z_CONTENT bytea)",
+        ]
+        for table in schema.tables {
+            let columns = ["Z_PK bigint PRIMARY KEY", "Z_ENT bigint", "Z_OPT bigint"] + table.columns.map { "\($0.name) \(columnType($0.type))" }
+            statements.append("CREATE TABLE \(table.name) ( \(columns.joined(separator: ", ")) )")
+            statements.append("CREATE SEQUENCE \(sequence(of: table)) AS bigint")
+        }
+        for join in schema.distinctJoinTables {
+            let columns = ["\(join.sourceColumn) bigint", "\(join.destinationColumn) bigint"] + schema.orderColumns(of: join).map { "\($0) bigint" }
+            let key = [join.sourceColumn, join.destinationColumn].sorted().joined(separator: ", ")
+            statements.append("CREATE TABLE \(join.name) ( \(columns.joined(separator: ", ")), PRIMARY KEY (\(key)) )")
+        }
+        // The SQLite store's indexes, without SQLite's collation name (a text column's own
+        // collation is the binary one here).
+        statements += schema.indexStatements().map { $0.replacingOccurrences(of: " COLLATE BINARY", with: "") }
+        return statements
+    }
+}
