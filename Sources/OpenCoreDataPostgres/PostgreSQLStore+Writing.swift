@@ -97,7 +97,7 @@ extension PostgreSQLStore {
     private func runRows(_ statements: [(sql: String, arguments: [SQLValue])], on connection: PostgresConnection) throws -> [Int] {
         do {
             return try connection.runBatch(statements)
-        } catch let error as PostgresError where error.isUniqueViolation {
+        } catch let error as PostgresError where error.isUniqueViolation || error.sqlState == "23P01" {
             throw CoreDataError.store(.persistentStoreSave,
                                       "The store in \(place) refused a row that breaks a uniqueness constraint, saved by another connection meanwhile; save again to settle it by the merge policy: \(error.message)",
                                       url: url, underlying: error)
@@ -107,7 +107,17 @@ extension PostgreSQLStore {
     func commitChanges() throws {
         try lock.withLock {
             let connection = try liveConnection()
-            try failing(.persistentStoreSave) { try connection.execute("COMMIT") }
+            do {
+                try connection.execute("COMMIT")
+            } catch let error as PostgresError where error.sqlState == "23P01" {
+                // The constraints are checked now: another connection saved the same values
+                // after this save's check.
+                throw CoreDataError.store(.persistentStoreSave,
+                                          "The store in \(place) refused the save: another connection saved values a uniqueness constraint keeps unique meanwhile; save again to settle it by the merge policy: \(error.message)",
+                                          url: url, underlying: error)
+            } catch let error as PostgresError {
+                throw CoreDataError.store(.persistentStoreSave, error.description, url: url, underlying: error)
+            }
             metadataNeedsWriting = false
         }
     }

@@ -50,8 +50,34 @@ enum PostgresSchemaDefinition {
             statements.append("CREATE TABLE \(join.name) ( \(columns.joined(separator: ", ")), PRIMARY KEY (\(key)) )")
         }
         // The SQLite store's indexes, without SQLite's collation name (a text column's own
-        // collation is the binary one here).
-        statements += schema.indexStatements().map { $0.replacingOccurrences(of: " COLLATE BINARY", with: "") }
+        // collation is the binary one here); its unique indexes become constraints.
+        statements += schema.indexStatements().filter { !$0.hasPrefix("CREATE UNIQUE INDEX") }
+            .map { $0.replacingOccurrences(of: " COLLATE BINARY", with: "") }
+        statements += uniquenessConstraintStatements(for: schema)
+        return statements
+    }
+
+    /// The model's uniqueness constraints, as exclusion constraints checked when a save commits
+    /// (`DEFERRABLE INITIALLY DEFERRED`): within a save, one row may take a value another gives
+    /// up, in any order. An exclusion constraint, unlike a unique one, can bind only an entity's
+    /// own rows in a table its inheritance tree shares (`WHERE Z_ENT …`). Rows with a nil value
+    /// never conflict, as with a unique index.
+    static func uniquenessConstraintStatements(for schema: SQLiteSchema) -> [String] {
+        var statements: [String] = []
+        for table in schema.tables {
+            for mapping in table.entities {
+                let entityName = mapping.entity.name ?? ""
+                for constraint in mapping.entity.layout.uniquenessConstraintNames
+                where !(mapping.entity.superentity?.layout.uniquenessConstraintNames.contains(constraint) ?? false) {
+                    let columns = constraint.compactMap { schema.column(for: $0, in: mapping) }
+                    guard columns.count == constraint.count else { continue }
+                    let elements = columns.map { "\($0) WITH =" }.joined(separator: ", ")
+                    let name = "Z_\(entityName)_UNIQUE_\(constraint.joined(separator: "_"))"
+                    let scope = table.isShared ? " WHERE (\(mapping.subtreeCondition(on: "Z_ENT")))" : ""
+                    statements.append("ALTER TABLE \(table.name) ADD CONSTRAINT \(name) EXCLUDE USING btree (\(elements))\(scope) DEFERRABLE INITIALLY DEFERRED")
+                }
+            }
+        }
         return statements
     }
 }

@@ -3,6 +3,7 @@ import Testing
 import OpenCoreData
 @testable import OpenCoreDataCore
 @testable import OpenCoreDataSQLite
+import OpenCoreDataPostgres
 
 /// Two back ends, one meaning (issue 3 §3): predicates generated at random over every kind of
 /// attribute, operator, option, to-many modifier and compound give the same objects through
@@ -121,6 +122,23 @@ import OpenCoreData
             compared += 1
         }
         #expect(compared == 600)
+    }
+
+    /// The same 600 predicates through the PostgreSQL store (issue 19 §3): what its SQL renders
+    /// and what it answers in memory after a wider fetch give the same people as memory.
+    @Test(.needsPostgres) func generatedPredicatesAgreeInPostgreSQLAndInMemory() throws {
+        let postgres = try TestStack(.postgres)
+        try Self.fill(postgres)
+        let everyone = try postgres.fetch("Person")
+        #expect(everyone.count == 8)
+        var generator = Generator(random: SplitMix(seed: 7_777))
+        for _ in 0..<600 {
+            let format = generator.predicate()
+            let predicate = NSPredicate(format: format)
+            func names(_ objects: [NSManagedObject]) -> [String] { objects.compactMap { $0.value(forKey: "name") as? String }.sorted() }
+            #expect(names(try postgres.fetch("Person", predicate)) == names(everyone.filtered(using: predicate)),
+                    "PostgreSQL and memory differ for \(format)")
+        }
     }
 
     /// A context's unsaved objects are judged by the same resolved predicate the store runs

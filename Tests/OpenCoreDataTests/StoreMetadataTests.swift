@@ -49,9 +49,11 @@ import OpenCoreData
         let entities = model.entitiesByName
         model.setEntities([entities["Animal"]!], forConfigurationName: "Animals")
         let directory = TemporaryDirectory()
+        let schema = kind == .postgres ? try PostgresTestSchema() : nil
+        defer { schema?.drop() }
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         let store = try coordinator.addPersistentStore(ofType: kind.type, configurationName: "Animals",
-                                                       at: kind == .sqlite ? directory.file("Animals.sqlite") : nil)
+                                                       at: kind == .sqlite ? directory.file("Animals.sqlite") : schema.map { URL(string: $0.url)! })
         let metadata = try #require(store.metadata)
         let hashes = try #require(VersionHashing.hashes(inMetadata: metadata))
         #expect(hashes.keys.sorted() == ["Animal", "Bird", "Dog"])

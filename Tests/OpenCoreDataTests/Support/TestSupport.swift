@@ -25,7 +25,7 @@ enum StoreKind: String, CaseIterable, CustomStringConvertible, Sendable {
     case sqlite, inMemory, json, atomic, binary, xml, postgres
 
     /// The built-in stores, which most suites run on.
-    static var allCases: [StoreKind] { [.sqlite, .inMemory] }
+    static var allCases: [StoreKind] { [.sqlite, .inMemory] + (PostgresServer.isRequired ? [.postgres] : []) }
     /// Every store, a store of one's own among them: what the shared store behaviour suite runs on.
     static var everyStore: [StoreKind] {
         [.sqlite, .inMemory, .json, .atomic, .binary, .xml] + (PostgresServer.isRequired ? [.postgres] : [])
