@@ -41,7 +41,7 @@ let package = Package(
         // The umbrella module applications and `ocd` import.
         .target(name: "OpenCoreData", dependencies: ["OpenCoreDataCore", "OpenCoreDataSQLite", "OpenCoreDataFileStores"]),
         .executableTarget(name: "ocd", dependencies: ["OpenCoreData", "OpenCoreDataCore", "OpenCoreDataSQLite"]),
-        .executableTarget(name: "ocd-bench", dependencies: ["OpenCoreData", "OCDSQLite", "CSQLite"]),
+        .executableTarget(name: "ocd-bench", dependencies: ["OpenCoreData", "OpenCoreDataPostgres", "OCDSQLite", "CSQLite", "CLibPQ"]),
         // Kills writer processes at random moments and checks the store each time.
         .executableTarget(name: "ocd-crashtest", dependencies: ["OpenCoreData", "OCDSQLite"]),
         // A program built like a server (an async main) using a main-queue context; run by the tests.

@@ -25,8 +25,20 @@ public final class PostgresConnection {
     public var place: String { "database \"\(database)\" on \(server)" }
     /// The names of the prepared statements, by SQL text and argument types.
     private var prepared: [PreparedKey: String] = [:]
-    /// Called with each statement's text before it runs (tests and diagnostics count round trips).
+    /// Numbers the prepared statements' names; never reset while the session lasts, so that a
+    /// new statement never takes a name the server still has.
+    private var nextStatementNumber = 0
+    /// At most this many statements are kept prepared: statements of many texts (lists of every
+    /// length) are let go all at once beyond it.
+    private static let preparedLimit = 1_000
+    /// Statements run again whenever the connection is made anew (`reconnect()`, or a reset
+    /// after a batch that could not finish): the session's settings.
+    public var sessionStatements: [String] = []
+    /// Called with each statement's text before it runs (tests and diagnostics).
     public var trace: ((String) -> Void)?
+    /// How many times the connection has waited for the server: one per statement run alone,
+    /// per statement prepared, and per batch of up to 1,000 pipelined statements.
+    public private(set) var roundTrips = 0
 
     private struct PreparedKey: Hashable {
         let sql: String
@@ -62,7 +74,8 @@ public final class PostgresConnection {
         guard let options = PQconninfoParse(url, &error) else {
             let message = error.map { String(cString: $0) } ?? "libpq could not read it"
             if let error { PQfreemem(error) }
-            throw PostgresError(kind: .invalidURL, server: url, database: "", message: "\(url): \(message)")
+            let shown = redactingPassword(url)
+            throw PostgresError(kind: .invalidURL, server: shown, database: "", message: "\(shown): \(message)")
         }
         defer { PQconninfoFree(options) }
         var values: [String: String] = [:]
@@ -80,6 +93,22 @@ public final class PostgresConnection {
         return (server, database)
     }
 
+    /// `url` with any password replaced by `***`, for messages.
+    static func redactingPassword(_ url: String) -> String {
+        var text = url
+        // postgresql://user:secret@host/…
+        if let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@"),
+           let colon = text[scheme.upperBound..<at].firstIndex(of: ":") {
+            text.replaceSubrange(text.index(after: colon)..<at, with: "***")
+        }
+        // password=secret, as a keyword or a query parameter
+        if let range = text.range(of: "password=") {
+            let end = text[range.upperBound...].firstIndex { $0 == " " || $0 == "&" } ?? text.endIndex
+            text.replaceSubrange(range.upperBound..<end, with: "***")
+        }
+        return text
+    }
+
     /// Whether the connection is still open (false once the server went away).
     public var isOpen: Bool { PQstatus(handle) == CONNECTION_OK }
 
@@ -87,6 +116,36 @@ public final class PostgresConnection {
     public var isInTransaction: Bool {
         let status = PQtransactionStatus(handle)
         return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
+    }
+
+    /// Whether a transaction is open and no statement of it failed (a failed one can only be
+    /// rolled back).
+    public var isInHealthyTransaction: Bool {
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS
+    }
+
+    /// Commits the open transaction, or throws: when none is open, when one of its statements
+    /// failed (the server then rolls it back and answers `ROLLBACK`), or when a constraint
+    /// checked at commit refuses it. PostgreSQL answers a `COMMIT` without a transaction with
+    /// a mere warning: this never reports such a commit as made.
+    public func commit() throws {
+        guard isInHealthyTransaction else {
+            let wasOpen = isInTransaction
+            if wasOpen { try? execute("ROLLBACK") }
+            throw PostgresError(kind: isOpen ? .statementFailed : .connectionLost, server: server, database: database,
+                                message: wasOpen ? "a statement of the transaction failed, so it was rolled back" : "no transaction is open to commit",
+                                sql: "COMMIT")
+        }
+        trace?("COMMIT")
+        roundTrips += 1
+        guard let result = PQexec(handle, "COMMIT") else { throw connectionError(.connectionLost, sql: "COMMIT") }
+        let checked = try check(PostgresResult(handle: result), sql: "COMMIT")
+        let tag = String(cString: PQcmdStatus(checked.handle))
+        guard tag == "COMMIT" else {
+            throw PostgresError(kind: .statementFailed, server: server, database: database,
+                                message: "the server answered \(tag): the transaction was not committed", sql: "COMMIT")
+        }
     }
 
     /// The server's process for this connection (`pg_backend_pid()`).
@@ -97,6 +156,7 @@ public final class PostgresConnection {
         PQreset(handle)
         prepared = [:]
         guard isOpen else { throw connectionError(.connectionFailed, sql: nil) }
+        for statement in sessionStatements { try execute(statement) }
     }
 
     // MARK: Statements
@@ -104,6 +164,7 @@ public final class PostgresConnection {
     /// Runs one or more statements without arguments (DDL, `BEGIN`, `SET`), ignoring any rows.
     public func execute(_ sql: String) throws {
         trace?(sql)
+        roundTrips += 1
         guard let result = PQexec(handle, sql) else { throw connectionError(.connectionLost, sql: sql) }
         _ = try check(PostgresResult(handle: result), sql: sql)
     }
@@ -112,9 +173,11 @@ public final class PostgresConnection {
     /// and returns its rows.
     @discardableResult
     public func query(_ sql: String, _ arguments: [SQLValue] = []) throws -> PostgresResult {
+        try letGoOfPreparedStatementsIfMany()
         let parameters = PostgresParameters(arguments)
         let name = try preparedName(for: sql, parameters)
         trace?(sql)
+        roundTrips += 1
         let result = parameters.withLibPQArrays { values, lengths, formats in
             PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 1)
         }
@@ -145,18 +208,23 @@ public final class PostgresConnection {
     /// a transaction for all or nothing.
     public func runBatch(_ statements: [(sql: String, arguments: [SQLValue])]) throws -> [Int] {
         if statements.count <= 1 { return try statements.map { try run($0.sql, $0.arguments) } }
+        try letGoOfPreparedStatementsIfMany()
         // Prepared first, outside the pipeline, so that each is sent as one execution.
         let prepared = try statements.map { statement -> (name: String, parameters: PostgresParameters) in
             let parameters = PostgresParameters(statement.arguments)
             return (try preparedName(for: statement.sql, parameters), parameters)
         }
         guard PQenterPipelineMode(handle) == 1 else { throw connectionError(.connectionLost, sql: statements[0].sql) }
-        defer { PQexitPipelineMode(handle) }
+        defer {
+            // Results left unread (the batch stopped on a broken send): the session cannot go on
+            // in pipeline mode, so it is made anew.
+            if PQexitPipelineMode(handle) != 1 { try? reconnect() }
+        }
         var counts: [Int] = []
         counts.reserveCapacity(statements.count)
         // Results are read every so often: the server stops reading while its results wait to
         // be read, and libpq would then block writing (a deadlock libpq's manual warns of).
-        let chunk = 256
+        let chunk = 1000
         var start = 0
         while start < statements.count {
             let end = min(start + chunk, statements.count)
@@ -168,6 +236,7 @@ public final class PostgresConnection {
                 guard sent == 1 else { throw connectionError(.connectionLost, sql: statements[index].sql) }
             }
             guard PQpipelineSync(handle) == 1 else { throw connectionError(.connectionLost, sql: statements[start].sql) }
+            roundTrips += 1
             var failure: Error?
             for index in start..<end {
                 // Each statement's result, then the NULL that ends it.
@@ -214,11 +283,24 @@ public final class PostgresConnection {
 
     // MARK: Errors
 
+    private func letGoOfPreparedStatementsIfMany() throws {
+        guard prepared.count >= Self.preparedLimit else { return }
+        try execute("DEALLOCATE ALL")
+        prepared = [:]
+    }
+
     private func preparedName(for sql: String, _ parameters: PostgresParameters) throws -> String {
         let key = PreparedKey(sql: sql, signature: parameters.signature)
         if let name = prepared[key] { return name }
-        let name = "ocd\(prepared.count + 1)"
+        // libpq's protocol numbers parameters with 16 bits.
+        guard parameters.count <= 65_535 else {
+            throw PostgresError(kind: .statementFailed, server: server, database: database,
+                                message: "the statement has \(parameters.count) arguments; PostgreSQL takes at most 65535", sql: sql)
+        }
+        nextStatementNumber += 1
+        let name = "ocd\(nextStatementNumber)"
         let text = SQLFragment.numberingParameters(sql)
+        roundTrips += 1
         let result = parameters.types.withUnsafeBufferPointer { types in
             PQprepare(handle, name, text, Int32(parameters.count), types.baseAddress)
         }
@@ -243,7 +325,8 @@ public final class PostgresConnection {
     }
 
     private func connectionError(_ kind: PostgresError.Kind, sql: String?) -> PostgresError {
-        prepared = [:]
+        // A session that ended took its prepared statements with it; one that goes on keeps them.
+        if !isOpen { prepared = [:] }
         return PostgresError(kind: kind, server: server, database: database, message: String(cString: PQerrorMessage(handle)), sql: sql)
     }
 }

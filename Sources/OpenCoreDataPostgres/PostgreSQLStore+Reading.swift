@@ -14,7 +14,12 @@ extension PostgreSQLStore {
         } catch is PostgresDialect.Refusal {
             return try answerInMemory(fetch, on: connection)
         }
-        let result = try connection.query(select.sql)
+        let result: PostgresResult
+        do {
+            result = try connection.query(select.sql)
+        } catch let error as PostgresError where Self.isComputedOtherwiseInMemory(error) {
+            return try answerInMemory(fetch, on: connection)
+        }
         let mapping = select.mapping
         switch fetch.result {
         case .snapshots:
@@ -57,6 +62,16 @@ extension PostgreSQLStore {
         let answer = try InMemoryFetch.answer(fetch, candidates: candidates, rows: rows)
         if let failure = rows.failure { throw failure }
         return answer
+    }
+
+    /// Whether PostgreSQL refused a fetch's SQL for what memory answers otherwise: arithmetic
+    /// that overflows a `bigint` (memory goes on in floating point) or another data exception,
+    /// and the orders and groupings its SQL does not allow (`DISTINCT` with an order by a value
+    /// not selected, a value neither grouped nor aggregated). The fetch is then answered in
+    /// memory, never failed where the other stores answer it.
+    static func isComputedOtherwiseInMemory(_ error: PostgresError) -> Bool {
+        guard error.kind == .statementFailed, let state = error.sqlState else { return false }
+        return state.hasPrefix("22") || state == "42P10" || state == "42803"
     }
 
     private func dictionaries(_ result: PostgresResult, columns: [DictionaryColumn], operands: [SQLOperand],

@@ -21,7 +21,9 @@ extension PostgreSQLStore {
             return try failing(.persistentStoreSave) {
                 try connection.execute("BEGIN")
                 do {
-                    return try write(changes, on: connection)
+                    let outcome = try write(changes, on: connection)
+                    savePrepared = true
+                    return outcome
                 } catch {
                     if connection.isOpen { try? connection.execute("ROLLBACK") }
                     throw error
@@ -35,10 +37,6 @@ extension PostgreSQLStore {
         outcome.insertedIDs = try allocatePermanentIDs(for: changes.inserted.map(\.objectID), on: connection)
         let map = changes.temporaryKeyMap(outcome.insertedIDs)
         let resolve: (NSManagedObjectID?) -> Int64? = { map.key(of: $0) }
-        // Checked before anything is written: a unique index that refused a row would end the
-        // transaction.
-        let conflicts = try uniquenessConflicts(in: changes, resolve: resolve, on: connection)
-        if !conflicts.isEmpty { throw UniquenessConflicts(conflicts: conflicts) }
 
         // Deletes, inserts and updates, in that order (a delete frees the values a new row may
         // take), as one batch; each delete and update says by its count whether the row was
@@ -75,7 +73,7 @@ extension PostgreSQLStore {
             checked.append((statements.count, row.objectID, mapping.table))
             statements.append(("UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?", arguments))
         }
-        for change in changes.toMany { statements += try membershipStatements(for: change, resolve: resolve, on: connection) }
+        statements += try membershipStatements(for: changes.toMany, resolve: resolve, on: connection)
         let counts = try runRows(statements, on: connection)
 
         var stale: [(objectID: NSManagedObjectID, table: SQLiteSchema.TableMapping)] = []
@@ -87,13 +85,16 @@ extension PostgreSQLStore {
             failures += stale.map { OptimisticLockingFailure(objectID: $0.objectID, storeVersion: versions[ObjectIdentifier($0.objectID)] ?? 0) }
         }
         if !failures.isEmpty { throw OptimisticLockingFailures(failures: failures) }
+        // Uniqueness is checked by query once every row is written (the constraints themselves
+        // wait for the commit), as the in-memory stores check the state a save makes.
+        let conflicts = try uniquenessConflicts(in: changes, insertedIDs: outcome.insertedIDs, resolve: resolve, on: connection)
+        if !conflicts.isEmpty { throw UniquenessConflicts(conflicts: conflicts) }
         if metadataNeedsWriting { try writeMetadata(on: connection) }
         return outcome
     }
 
-    /// Runs the save's statements as batches. A unique index refuses a row only when another
-    /// connection saved the same values after the save's check (`uniquenessConflicts`): the
-    /// save then fails, and saving again finds the conflict for the merge policy.
+    /// Runs the save's statements as batches. (The uniqueness constraints wait for the commit, so
+    /// no row is refused here but by a unique index of the application's own.)
     private func runRows(_ statements: [(sql: String, arguments: [SQLValue])], on connection: PostgresConnection) throws -> [Int] {
         do {
             return try connection.runBatch(statements)
@@ -104,11 +105,17 @@ extension PostgreSQLStore {
         }
     }
 
+    /// Commits the prepared save. A save whose connection dropped, or whose transaction the
+    /// server already ended, fails here with nothing written: the connection is never made anew
+    /// between a save's two phases.
     func commitChanges() throws {
         try lock.withLock {
-            let connection = try liveConnection()
+            guard savePrepared, let connection else {
+                throw CoreDataError.store(.persistentStoreSave, "No save is prepared on the store in \(place)", url: url)
+            }
+            savePrepared = false
             do {
-                try connection.execute("COMMIT")
+                try connection.commit()
             } catch let error as PostgresError where error.sqlState == "23P01" {
                 // The constraints are checked now: another connection saved the same values
                 // after this save's check.
@@ -116,7 +123,8 @@ extension PostgreSQLStore {
                                           "The store in \(place) refused the save: another connection saved values a uniqueness constraint keeps unique meanwhile; save again to settle it by the merge policy: \(error.message)",
                                           url: url, underlying: error)
             } catch let error as PostgresError {
-                throw CoreDataError.store(.persistentStoreSave, error.description, url: url, underlying: error)
+                throw CoreDataError.store(.persistentStoreSave, "The save to \(place) was not committed, and nothing of it was written: \(error)",
+                                          url: url, underlying: error)
             }
             metadataNeedsWriting = false
         }
@@ -124,6 +132,7 @@ extension PostgreSQLStore {
 
     func rollbackChanges() {
         lock.withLock {
+            savePrepared = false
             if let connection, connection.isOpen, connection.isInTransaction { try? connection.execute("ROLLBACK") }
         }
     }
@@ -197,37 +206,54 @@ extension PostgreSQLStore {
         return statements
     }
 
-    /// The statements that make a to-many's stored membership `change.members`: join rows (only
-    /// those that differ, so that the other side's order survives) or order columns.
-    private func membershipStatements(for change: SaveChanges.ToMany, resolve: (NSManagedObjectID?) -> Int64?,
+    /// The statements that make the stored memberships of `changes` their new members: join rows
+    /// (only those that differ, so that the other side's order survives; the rows there now read
+    /// with one query per join table and thousand sources) or order columns.
+    private func membershipStatements(for changes: [SaveChanges.ToMany], resolve: (NSManagedObjectID?) -> Int64?,
                                       on connection: PostgresConnection) throws -> [(sql: String, arguments: [SQLValue])] {
-        guard let source = resolve(change.source) else { return [] }
-        let members = change.members.compactMap(resolve)
         var statements: [(sql: String, arguments: [SQLValue])] = []
-        if let join = schema.joinTables[ObjectIdentifier(change.relationship)] {
-            let wanted = Set(members)
-            let existing = try connection.query("SELECT \(join.destinationColumn) FROM \(join.name) WHERE \(join.sourceColumn) = ?",
-                                                [.integer(source)])
-            for row in 0..<existing.rowCount where !wanted.contains(existing.int64(row, 0)) {
-                statements.append(("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?",
-                                   [.integer(source), .integer(existing.int64(row, 0))]))
+        var existing: [String: [Int64: Set<Int64>]] = [:]
+        var sourcesByJoin: [String: (join: SQLiteSchema.JoinTable, sources: [Int64])] = [:]
+        for change in changes {
+            guard let join = schema.joinTables[ObjectIdentifier(change.relationship)], let source = resolve(change.source) else { continue }
+            sourcesByJoin["\(join.name)\u{0}\(join.sourceColumn)", default: (join, [])].sources.append(source)
+        }
+        for (name, entry) in sourcesByJoin {
+            var members: [Int64: Set<Int64>] = [:]
+            for start in stride(from: 0, to: entry.sources.count, by: 1000) {
+                let list = SQLFragment.list(entry.sources[start..<min(start + 1000, entry.sources.count)].map { .integer($0) })
+                let result = try connection.query(
+                    "SELECT \(raw: entry.join.sourceColumn), \(raw: entry.join.destinationColumn) FROM \(raw: entry.join.name) WHERE \(raw: entry.join.sourceColumn) IN (\(list))")
+                for row in 0..<result.rowCount { members[result.int64(row, 0), default: []].insert(result.int64(row, 1)) }
             }
-            let key = [join.sourceColumn, join.destinationColumn].sorted().joined(separator: ", ")
-            for (index, member) in members.enumerated() {
-                if let order = join.orderColumn {
-                    statements.append(("INSERT INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn), \(order)) VALUES (?, ?, ?) "
-                                       + "ON CONFLICT (\(key)) DO UPDATE SET \(order) = EXCLUDED.\(order)",
-                                       [.integer(source), .integer(member), .integer(Int64(index + 1) * 1024)]))
-                } else {
-                    statements.append(("INSERT INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                                       [.integer(source), .integer(member)]))
+            existing[name] = members
+        }
+        for change in changes {
+            guard let source = resolve(change.source) else { continue }
+            let members = change.members.compactMap(resolve)
+            if let join = schema.joinTables[ObjectIdentifier(change.relationship)] {
+                let wanted = Set(members)
+                for stale in (existing["\(join.name)\u{0}\(join.sourceColumn)"]?[source] ?? []).sorted() where !wanted.contains(stale) {
+                    statements.append(("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?",
+                                       [.integer(source), .integer(stale)]))
                 }
-            }
-        } else if let destination = change.relationship.destinationEntity.flatMap(schema.mapping(for:)),
-                  let orderColumn = destination.table.orderColumns[ObjectIdentifier(change.relationship)] {
-            for (index, member) in members.enumerated() {
-                statements.append(("UPDATE \(destination.table.name) SET \(orderColumn) = ? WHERE Z_PK = ?",
-                                   [.integer(Int64(index + 1) * 1024), .integer(member)]))
+                let key = [join.sourceColumn, join.destinationColumn].sorted().joined(separator: ", ")
+                for (index, member) in members.enumerated() {
+                    if let order = join.orderColumn {
+                        statements.append(("INSERT INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn), \(order)) VALUES (?, ?, ?) "
+                                           + "ON CONFLICT (\(key)) DO UPDATE SET \(order) = EXCLUDED.\(order)",
+                                           [.integer(source), .integer(member), .integer(Int64(index + 1) * 1024)]))
+                    } else {
+                        statements.append(("INSERT INTO \(join.name) (\(join.sourceColumn), \(join.destinationColumn)) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                                           [.integer(source), .integer(member)]))
+                    }
+                }
+            } else if let destination = change.relationship.destinationEntity.flatMap(schema.mapping(for:)),
+                      let orderColumn = destination.table.orderColumns[ObjectIdentifier(change.relationship)] {
+                for (index, member) in members.enumerated() {
+                    statements.append(("UPDATE \(destination.table.name) SET \(orderColumn) = ? WHERE Z_PK = ?",
+                                       [.integer(Int64(index + 1) * 1024), .integer(member)]))
+                }
             }
         }
         return statements
@@ -257,10 +283,14 @@ extension PostgreSQLStore {
             let table = group[0].1
             var idsByKey: [Int64: [NSManagedObjectID]] = [:]
             for (id, _) in group { if let key = id.primaryKey { idsByKey[key, default: []].append(id) } }
-            let list = SQLFragment.list(idsByKey.keys.sorted().map { .integer($0) })
-            let result = try connection.query("SELECT Z_PK, Z_OPT FROM \(raw: table.name) WHERE Z_PK IN (\(list))")
-            for row in 0..<result.rowCount {
-                for id in idsByKey[result.int64(row, 0)] ?? [] { versions[ObjectIdentifier(id)] = result.int64(row, 1) }
+            let keys = idsByKey.keys.sorted()
+            for start in stride(from: 0, to: keys.count, by: 1000) {
+                let list = SQLFragment.list(keys[start..<min(start + 1000, keys.count)].map { .integer($0) })
+                // FOR SHARE: a row checked here cannot change before the save commits.
+                let result = try connection.query("SELECT Z_PK, Z_OPT FROM \(raw: table.name) WHERE Z_PK IN (\(list)) FOR SHARE")
+                for row in 0..<result.rowCount {
+                    for id in idsByKey[result.int64(row, 0)] ?? [] { versions[ObjectIdentifier(id)] = result.int64(row, 1) }
+                }
             }
         }
         return versions

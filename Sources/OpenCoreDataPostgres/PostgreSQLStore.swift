@@ -20,11 +20,15 @@ import OpenCoreDataSQLite
 /// let store = try coordinator.addPersistentStore(ofType: OCDPostgreSQLStoreType, configurationName: nil, at: url)
 /// ```
 ///
-/// This increment has one connection per store, used under the store's lock: reads wait for a
-/// save being written. Not yet: readers in parallel, query generations, uniqueness constraints,
-/// migrations (a store of other version hashes is refused with 134100), persistent history,
-/// changes announced to other servers, and predicates that need Swift's string rules in SQL
-/// (see `PostgresDialect`).
+/// Uniqueness constraints are checked before a save writes and kept by deferred exclusion
+/// constraints; predicates that need Swift's string rules are answered in memory over a wider
+/// fetch (see `PostgresDialect`).
+///
+/// Differences from the SQLite store, and what is not done yet, are in `Docs/Differences.md`
+/// ("The PostgreSQL store"). In short: one connection per store, used under the store's lock
+/// (reads wait for a save being written); no query generations, migrations (a store of other
+/// version hashes is refused with 134100), persistent history or changes announced to other
+/// servers yet.
 final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     // @unchecked Sendable: the connection, the metadata and the save's state are used only under
     // `lock`; `schema` is set while the store loads, before any other thread can see the store,
@@ -39,6 +43,11 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     private(set) var place = "the PostgreSQL store"
     /// Set when the application changed the metadata; written with the next save.
     var metadataNeedsWriting = false
+    /// Whether a save's transaction is open on `connection`, between `prepareSave` and its
+    /// commit or rollback.
+    var savePrepared = false
+    /// The connection reads use while a save is prepared (`reading`).
+    private var readerDuringSave: PostgresConnection?
 
     /// The framework version written to new stores' metadata (`NSPersistenceFrameworkVersion`).
     static let frameworkVersion = 1
@@ -60,7 +69,7 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             }
             let connection = try Self.connect(to: url)
             place = connection.place
-            try applyStatementTimeout(on: connection)
+            try failing(.persistentStoreOpen) { try applyStatementTimeout(on: connection) }
             do {
                 try connection.transaction {
                     // Two servers opening one empty database at once: the second waits, then finds
@@ -92,7 +101,10 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     }
 
     func unload() {
-        lock.withLock { connection = nil }
+        lock.withLock {
+            connection = nil
+            readerDuringSave = nil
+        }
     }
 
     /// A connection to the database `url` names, or 134080-style error naming the server.
@@ -104,30 +116,47 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         }
     }
 
-    /// `OCDPostgreSQLStatementTimeoutOption`: the longest a statement may run, in seconds.
+    /// `OCDPostgreSQLStatementTimeoutOption`: the longest a statement may run, in seconds (0: no
+    /// limit), set on every session of the connection.
     private func applyStatementTimeout(on connection: PostgresConnection) throws {
         let option = options?[OCDPostgreSQLStatementTimeoutOption]
-        guard let seconds = (option as? NSNumber)?.doubleValue ?? (option as? Double) else { return }
-        let milliseconds = max(1, Int((seconds * 1000).rounded()))
+        guard option != nil else { return }
+        guard let seconds = (option as? NSNumber)?.doubleValue ?? (option as? Double), seconds.isFinite, seconds >= 0,
+              seconds * 1000 < Double(Int32.max) else {
+            throw CoreDataError.store(.persistentStoreOpen,
+                                      "OCDPostgreSQLStatementTimeoutOption must be a number of seconds from 0 (no limit) up, not \(option!)", url: url)
+        }
+        let milliseconds = seconds == 0 ? 0 : max(1, Int((seconds * 1000).rounded()))
+        connection.sessionStatements = ["SET statement_timeout = \(milliseconds)"]
         try connection.execute("SET statement_timeout = \(milliseconds)")
     }
 
-    /// Drops the store's tables and sequences (those named `Z…` in its schema), so that a new
-    /// store can be made in their place; a database without `Z_METADATA` is left as it is.
+    /// Drops the store's tables and sequences — `Z_PRIMARYKEY`, `Z_METADATA`, `Z_MODELCACHE`,
+    /// the table of each inheritance tree `Z_PRIMARYKEY` lists and its key sequence, and the
+    /// join tables (`Z_<n>…`) — so that a new store can be made in their place. Other tables
+    /// of the schema are left as they are; a database without `Z_METADATA` is not touched.
     func destroyFiles() throws -> Bool {
         guard let url, !isReadOnly else { return false }
         let connection = try Self.connect(to: url)
         try failing(.persistentStoreOperation) {
             try connection.transaction {
                 guard try connection.tableExists("Z_METADATA") else { return }
-                let tables = try connection.query("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND upper(tablename) LIKE 'Z%'")
-                let sequences = try connection.query("""
-                    SELECT sequencename FROM pg_sequences WHERE schemaname = current_schema() AND upper(sequencename) LIKE 'Z%\\_Z\\_PK\\_SEQ'
-                    """)
-                for (result, kind) in [(tables, "TABLE"), (sequences, "SEQUENCE")] where result.rowCount > 0 {
-                    let names = (0..<result.rowCount).compactMap { result.string($0, 0) }.map { "\"\($0.replacingOccurrences(of: "\"", with: "\"\""))\"" }
-                    try connection.execute("DROP \(kind) \(names.joined(separator: ", ")) CASCADE")
+                var tables: [String] = ["Z_METADATA", "Z_MODELCACHE"]
+                var sequences: [String] = []
+                if try connection.tableExists("Z_PRIMARYKEY") {
+                    let roots = try connection.query("SELECT Z_NAME FROM Z_PRIMARYKEY WHERE Z_SUPER = 0 OR Z_SUPER IS NULL")
+                    for row in 0..<roots.rowCount {
+                        guard let name = roots.string(row, 0) else { continue }
+                        let table = "Z" + SQLiteSchema.columnStem(name)
+                        tables.append(table)
+                        sequences.append("\(table)_Z_PK_SEQ")
+                    }
+                    tables.append("Z_PRIMARYKEY")
                 }
+                let joins = try connection.query(#"SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename ~ '^z_[0-9]+[a-z0-9_]*$'"#)
+                tables += (0..<joins.rowCount).compactMap { joins.string($0, 0) }
+                for table in tables { try connection.execute("DROP TABLE IF EXISTS \(table)") }
+                for sequence in sequences { try connection.execute("DROP SEQUENCE IF EXISTS \(sequence)") }
             }
         }
         return true
@@ -165,18 +194,20 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             CoreDataError.store(.persistentStoreIncompatibleVersionHash,
                                 "The store in \(place) does not fit the model: \(what)", url: url)
         }
+        // PostgreSQL keeps the first 63 bytes of a longer name.
+        func stored(_ name: String) -> String { PostgresSchemaDefinition.truncated(name).uppercased() }
         for table in schema.tables {
-            guard let have = columns[table.name.uppercased()] else {
+            guard let have = columns[stored(table.name)] else {
                 throw missing("it has no table \(table.name) for entity \(table.root.name ?? "?")")
             }
-            for column in ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name) where !have.contains(column.uppercased()) {
+            for column in ["Z_PK", "Z_ENT", "Z_OPT"] + table.columns.map(\.name) where !have.contains(stored(column)) {
                 let owner = table.entities.first { mapping in
                     mapping.attributeColumns.contains(column) || mapping.toOneColumns.contains(column)
                 }?.entity.name ?? table.root.name ?? "?"
                 throw missing("its table \(table.name) has no column \(column) (entity \(owner))")
             }
         }
-        for join in schema.distinctJoinTables where columns[join.name.uppercased()] == nil {
+        for join in schema.distinctJoinTables where columns[stored(join.name)] == nil {
             throw missing("it has no join table \(join.name)")
         }
     }
@@ -292,12 +323,25 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         }
     }
 
-    /// Runs a read under the store's lock on the live connection, naming the store when it fails.
+    /// Runs a read under the store's lock, naming the store when it fails: on the live
+    /// connection, or, while a save is prepared on it (a read on the saving thread, between the
+    /// save's two phases), on a connection of its own that reads the last commit, so that the
+    /// read neither sees the save's rows nor, failing, ends its transaction.
     private func reading<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
         try lock.withLock {
-            let connection = try liveConnection()
+            let connection = savePrepared ? try readerBesideSave() : try liveConnection()
             return try failing(.persistentStoreOperation) { try body(connection) }
         }
+    }
+
+    /// The connection reads use while a save is prepared; made when first needed.
+    private func readerBesideSave() throws -> PostgresConnection {
+        if let reader = readerDuringSave, reader.isOpen { return reader }
+        guard let url else { throw CoreDataError.make(.persistentStoreOperation, "The store in \(place) has no URL") }
+        let reader = try Self.connect(to: url)
+        try failing(.persistentStoreOperation) { try applyStatementTimeout(on: reader) }
+        readerDuringSave = reader
+        return reader
     }
 
     /// Runs `body`, turning a PostgreSQL error into a Core Data error of `code` naming the store.
@@ -316,10 +360,7 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             throw CoreDataError.make(.persistentStoreOperation, "The store in \(place) has been removed from its coordinator")
         }
         if !connection.isOpen {
-            try failing(.persistentStoreOperation) {
-                try connection.reconnect()
-                try applyStatementTimeout(on: connection)
-            }
+            try failing(.persistentStoreOperation) { try connection.reconnect() }
         }
         return connection
     }

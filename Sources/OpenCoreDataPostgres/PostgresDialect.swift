@@ -52,9 +52,17 @@ enum PostgresDialect: SQLDialect {
     }
 
     static func floatingDivision(_ left: SQLFragment, _ right: SQLFragment) -> SQLFragment {
-        // PostgreSQL divides integers as integers.
-        "(CAST(\(left) AS double precision) / \(right))"
+        // PostgreSQL divides integers as integers, and fails on a division by zero.
+        "(CAST(\(left) AS double precision) / NULLIF(\(right), 0))"
     }
+
+    static func integerRemainder(_ left: SQLFragment, _ right: SQLFragment) -> SQLFragment {
+        // PostgreSQL fails on a remainder by zero; its % truncates toward zero, as Swift's.
+        "(\(left) % NULLIF(\(right), 0))"
+    }
+
+    /// A heap returns rows in the order they were last written.
+    static let ordersRowsOnlyWhenAsked = true
 
     static func truncatedToInteger(_ number: SQLFragment) -> SQLFragment {
         // A cast to bigint rounds; trunc() truncates toward zero, as memory does.

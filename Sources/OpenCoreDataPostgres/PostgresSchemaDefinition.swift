@@ -40,7 +40,9 @@ enum PostgresSchemaDefinition {
             "CREATE TABLE Z_MODELCACHE (Z_CONTENT bytea)",
         ]
         for table in schema.tables {
-            let columns = ["Z_PK bigint PRIMARY KEY", "Z_ENT bigint", "Z_OPT bigint"] + table.columns.map { "\($0.name) \(columnType($0.type))" }
+            let opaque = opaqueCompositeColumns(of: table)
+            let columns = ["Z_PK bigint PRIMARY KEY", "Z_ENT bigint", "Z_OPT bigint"]
+                + table.columns.map { "\($0.name) \(opaque.contains($0.name) ? "bytea" : columnType($0.type))" }
             statements.append("CREATE TABLE \(table.name) ( \(columns.joined(separator: ", ")) )")
             statements.append("CREATE SEQUENCE \(sequence(of: table)) AS bigint")
         }
@@ -55,6 +57,42 @@ enum PostgresSchemaDefinition {
             .map { $0.replacingOccurrences(of: " COLLATE BINARY", with: "") }
         statements += uniquenessConstraintStatements(for: schema)
         return statements
+    }
+
+    /// The columns of attributes of the composite type that are not `NSCompositeAttributeDescription`s:
+    /// their values are archived as transformable ones are (data, not JSON text).
+    static func opaqueCompositeColumns(of table: SQLiteSchema.TableMapping) -> Set<String> {
+        var columns: Set<String> = []
+        for mapping in table.entities {
+            for attribute in mapping.layout.attributes
+            where attribute.attributeType == .compositeAttributeType && !(attribute is NSCompositeAttributeDescription) {
+                if let column = mapping.attributeColumns[attribute.attributeSlot] { columns.insert(column) }
+            }
+        }
+        return columns
+    }
+
+    /// `name` as PostgreSQL keeps it: its first 63 bytes, cut between code points.
+    static func truncated(_ name: String) -> String {
+        guard name.utf8.count > 63 else { return name }
+        var result = String.UnicodeScalarView()
+        var bytes = 0
+        for scalar in name.unicodeScalars {
+            bytes += String(scalar).utf8.count
+            guard bytes <= 63 else { break }
+            result.append(scalar)
+        }
+        return String(result)
+    }
+
+    /// A name of at most 63 bytes that stays distinct: a longer one is cut, and ends with a
+    /// digest of the whole.
+    static func shortName(_ name: String) -> String {
+        guard name.utf8.count > 63 else { return name }
+        var hash: UInt64 = 0xcbf29ce484222325
+        for byte in name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100000001b3 }
+        let suffix = "_" + String(hash, radix: 16)
+        return truncated(String(name.prefix(63 - suffix.utf8.count))) + suffix
     }
 
     /// The model's uniqueness constraints, as exclusion constraints checked when a save commits
@@ -72,7 +110,7 @@ enum PostgresSchemaDefinition {
                     let columns = constraint.compactMap { schema.column(for: $0, in: mapping) }
                     guard columns.count == constraint.count else { continue }
                     let elements = columns.map { "\($0) WITH =" }.joined(separator: ", ")
-                    let name = "Z_\(entityName)_UNIQUE_\(constraint.joined(separator: "_"))"
+                    let name = shortName("Z_\(entityName)_UNIQUE_\(constraint.joined(separator: "_"))")
                     let scope = table.isShared ? " WHERE (\(mapping.subtreeCondition(on: "Z_ENT")))" : ""
                     statements.append("ALTER TABLE \(table.name) ADD CONSTRAINT \(name) EXCLUDE USING btree (\(elements))\(scope) DEFERRABLE INITIALLY DEFERRED")
                 }

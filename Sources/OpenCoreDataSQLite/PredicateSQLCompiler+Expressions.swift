@@ -201,7 +201,7 @@ extension PredicateSQLCompiler {
                 guard integers else {
                     throw PredicateCheck.invalid("modulus:by: of a non-integer is only computed in memory, not by \(Dialect.storeName)", predicate)
                 }
-                sql = "(\(left.sql) % \(right.sql))"
+                sql = Dialect.integerRemainder(left.sql, right.sql)
             }
             let isInteger = integers && name != "divide:by:"
             return SQLOperand(sql: sql, attribute: nil, isObjectReference: false, computed: .number(isInteger: isInteger))
@@ -211,8 +211,9 @@ extension PredicateSQLCompiler {
         case "trunc:":
             // Toward zero, as in memory (NULL stays NULL).
             let value = try numericOperand(arguments[0], for: name, in: predicate)
-            return SQLOperand(sql: Dialect.truncatedToInteger(value.sql), attribute: nil, isObjectReference: false,
-                              computed: .number(isInteger: true))
+            // An integer is its own truncation (a round trip through a double would lose digits).
+            return SQLOperand(sql: value.kind == .number(isInteger: true) ? value.sql : Dialect.truncatedToInteger(value.sql),
+                              attribute: nil, isObjectReference: false, computed: .number(isInteger: true))
         case "uppercase:", "lowercase:", "length:":
             let value = try operand(arguments[0], in: predicate)
             guard value.kind == .string || value.kind == .null else {

@@ -50,8 +50,17 @@ package protocol SQLDialect {
     /// `stddev:`.
     static func statistic(_ name: String, of values: SQLFragment) throws -> SQLFragment
 
-    /// `left / right` in floating point, whatever the operands' types.
+    /// `left / right` in floating point, whatever the operands' types; NULL when `right` is 0,
+    /// as in memory.
     static func floatingDivision(_ left: SQLFragment, _ right: SQLFragment) -> SQLFragment
+
+    /// `left % right` of two integers, truncated toward zero as in memory; NULL when `right` is 0.
+    static func integerRemainder(_ left: SQLFragment, _ right: SQLFragment) -> SQLFragment
+
+    /// Whether rows come back in no particular order unless the statement orders them: then a
+    /// fetch is ordered by key after its sort descriptors (SQLite returns a table's rows in key
+    /// order, as the in-memory stores answer).
+    static var ordersRowsOnlyWhenAsked: Bool { get }
 
     /// A number truncated toward zero to an integer (NULL stays NULL).
     static func truncatedToInteger(_ number: SQLFragment) -> SQLFragment

@@ -53,14 +53,29 @@ package struct SQLFetchStatement<Dialect: SQLDialect> {
         if case .dictionaries(_, let keys) = fetch.result {
             groupBy = try keys.map { try compiler.keyPathOperand($0, in: nil).sql }
         }
-        var sql: SQLFragment = "SELECT \(raw: fetch.returnsDistinctResults ? "DISTINCT " : "")\(columns) FROM \(raw: mapping.table.name) \(raw: alias)"
+        // Rows are distinct already (each is one object): only dictionaries can repeat.
+        var isDictionaries = false, aggregates = false
+        if case .dictionaries(let requested, _) = fetch.result {
+            isDictionaries = true
+            aggregates = requested.contains { if case .aggregate = $0.kind { true } else { false } }
+        }
+        let distinct = fetch.returnsDistinctResults && isDictionaries
+        var sql: SQLFragment = "SELECT \(raw: distinct ? "DISTINCT " : "")\(columns) FROM \(raw: mapping.table.name) \(raw: alias)"
         if !compiler.joins.isEmpty { sql += " \(compiler.joins.joined(separator: " "))" }
         if !conditions.isEmpty { sql += " WHERE \(conditions.joined(separator: " AND "))" }
         if !groupBy.isEmpty { sql += " GROUP BY \(groupBy.joined(separator: ", "))" }
-        if !orderBy.isEmpty {
+        // Rows of one key each, ordered by key last where the engine would otherwise return them
+        // in any order (or for batched results), so that limits, offsets and ties pick the rows
+        // the in-memory stores pick. A count needs no order.
+        let byKey = !isDictionaries || (groupBy.isEmpty && !distinct && !aggregates)
+        var isKeys = false
+        if case .keys = fetch.result { isKeys = true }
+        let keyOrder = byKey && (isKeys || Dialect.ordersRowsOnlyWhenAsked)
+        if case .count = fetch.result {
+        } else if !orderBy.isEmpty {
             sql += " ORDER BY \(orderBy)"
-        } else if case .keys = fetch.result {
-            // Batched results without an order come in key order, as from the in-memory store.
+            if keyOrder && Dialect.ordersRowsOnlyWhenAsked { sql += ", \(raw: alias).Z_PK" }
+        } else if keyOrder {
             sql += " ORDER BY \(raw: alias).Z_PK"
         }
         if fetch.fetchLimit > 0 || fetch.fetchOffset > 0 {

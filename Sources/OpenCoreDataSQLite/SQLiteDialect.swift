@@ -51,6 +51,13 @@ package enum SQLiteDialect: SQLDialect {
         "(CAST(\(left) AS REAL) / \(right))"
     }
 
+    package static func integerRemainder(_ left: SQLFragment, _ right: SQLFragment) -> SQLFragment {
+        // SQLite's % by zero is NULL.
+        "(\(left) % \(right))"
+    }
+
+    package static let ordersRowsOnlyWhenAsked = false
+
     package static func truncatedToInteger(_ number: SQLFragment) -> SQLFragment {
         "CAST(\(number) AS INTEGER)"
     }

@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import OpenCoreDataPostgres
 
 /// The framework side of workloads W1–W6: the same jobs through OpenCoreData's object graph —
 /// managed objects with change tracking, uniquing and faulting over a SQLite store in Core
@@ -32,7 +33,9 @@ enum FrameworkWorkloads {
     static func w2(directory: URL, n: Int, storeType: String = NSSQLiteStoreType) throws -> Double {
         try fillItemStore(in: directory, n: n, storeType: storeType)
         var stack: BenchStack?
-        if storeType == NSSQLiteStoreType { stack = try BenchStack(directory: directory, model: BenchModel.items()) }
+        if storeType == NSSQLiteStoreType || storeType == OCDPostgreSQLStoreType {
+            stack = try BenchStack(directory: directory, model: BenchModel.items(), storeType: storeType)
+        }
         var checksum = 0
         var items: [Item] = []  // released after timing, as the raw side's rows are
         var fetchSeconds = 0.0
@@ -51,9 +54,9 @@ enum FrameworkWorkloads {
 
     /// W3: 1,000 fetches `score BETWEEN {lo, lo + 9}`, every attribute read. With
     /// `formatString`, the predicate is parsed from `NSPredicate(format:)` each time (W3f).
-    static func w3(directory: URL, n: Int, formatString: Bool = false) throws -> Double {
-        try fillItemStore(in: directory, n: n)
-        let stack = try BenchStack(directory: directory, model: BenchModel.items())
+    static func w3(directory: URL, n: Int, formatString: Bool = false, storeType: String = NSSQLiteStoreType) throws -> Double {
+        try fillItemStore(in: directory, n: n, storeType: storeType)
+        let stack = try BenchStack(directory: directory, model: BenchModel.items(), storeType: storeType)
         var fetched = 0
         let seconds = try Stopwatch.time {
             for k in 0..<BenchData.rangeFetchCount {
@@ -74,9 +77,9 @@ enum FrameworkWorkloads {
 
     /// W4: fetch the objects whose score is even, `price *= 1.1` on each, one save. W4h does
     /// the same on a store that records persistent history (`tracksHistory`).
-    static func w4(directory: URL, n: Int, tracksHistory: Bool = false) throws -> Double {
-        try fillItemStore(in: directory, n: n, tracksHistory: tracksHistory)
-        let stack = try BenchStack(directory: directory, model: BenchModel.items(), tracksHistory: tracksHistory)
+    static func w4(directory: URL, n: Int, tracksHistory: Bool = false, storeType: String = NSSQLiteStoreType) throws -> Double {
+        try fillItemStore(in: directory, n: n, tracksHistory: tracksHistory, storeType: storeType)
+        let stack = try BenchStack(directory: directory, model: BenchModel.items(), tracksHistory: tracksHistory, storeType: storeType)
         var updated = 0
         let seconds = try Stopwatch.time {
             let request = NSFetchRequest<Item>(entityName: "Item")
@@ -94,9 +97,9 @@ enum FrameworkWorkloads {
 
     /// W5: fetch every second object (the rows with an even primary key, that is an odd `i`),
     /// delete each, one save.
-    static func w5(directory: URL, n: Int) throws -> Double {
-        try fillItemStore(in: directory, n: n)
-        let stack = try BenchStack(directory: directory, model: BenchModel.items())
+    static func w5(directory: URL, n: Int, storeType: String = NSSQLiteStoreType) throws -> Double {
+        try fillItemStore(in: directory, n: n, storeType: storeType)
+        let stack = try BenchStack(directory: directory, model: BenchModel.items(), storeType: storeType)
         var deleted = 0
         let seconds = try Stopwatch.time {
             let request = NSFetchRequest<Item>(entityName: "Item")
@@ -114,8 +117,8 @@ enum FrameworkWorkloads {
 
     /// W6: 10,000 owners with 20 pets each: insert and save; fetch every owner prefetching its
     /// pets and sum the pets' weights; delete every owner (the pets cascade) and save.
-    static func w6(directory: URL, n: Int) throws -> Double {
-        let stack = try BenchStack(directory: directory, model: BenchModel.graph())
+    static func w6(directory: URL, n: Int, storeType: String = NSSQLiteStoreType) throws -> Double {
+        let stack = try BenchStack(directory: directory, model: BenchModel.graph(), storeType: storeType)
         let context = stack.context
         var insertSaveSeconds = 0.0
         let insertSeconds = try Stopwatch.time {
@@ -216,15 +219,17 @@ enum FrameworkWorkloads {
     }
 }
 
-/// A coordinator with one store (SQLite unless told) and a context, for one workload.
+/// A coordinator with one store (SQLite unless told) and a context, for one workload: in its run
+/// directory, or for the PostgreSQL store in the run directory's schema (`BenchPostgres`).
 struct BenchStack {
     let coordinator: NSPersistentStoreCoordinator
     let context: NSManagedObjectContext
 
     init(directory: URL, model: NSManagedObjectModel, tracksHistory: Bool = false, storeType: String = NSSQLiteStoreType) throws {
         coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: storeType, configurationName: nil,
-                                           at: directory.appendingPathComponent(storeType == NSSQLiteStoreType ? "framework.sqlite" : "framework.store"),
+        let url = storeType == OCDPostgreSQLStoreType ? URL(string: try BenchPostgres.url(for: directory))!
+            : directory.appendingPathComponent(storeType == NSSQLiteStoreType ? "framework.sqlite" : "framework.store")
+        try coordinator.addPersistentStore(ofType: storeType, configurationName: nil, at: url,
                                            options: tracksHistory ? [NSPersistentHistoryTrackingKey: true] : nil)
         context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
         context.persistentStoreCoordinator = coordinator

@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import OpenCoreDataPostgres
 
 /// One benchmark workload (see `WORKLOAD.md`): the same job done through the framework and
 /// through raw SQLite.
@@ -149,9 +150,32 @@ extension Workload {
             baseline: "no history before"),
     ]
 
+    /// W1–W6 through the PostgreSQL store against raw libpq (`OCD_POSTGRES_URL`), each side of
+    /// each run in a schema of its own.
+    static let postgres: [Workload] = [
+        Workload(id: "W1p", title: "insert, PostgreSQL", size: { "\($0)" },
+                 framework: { try FrameworkWorkloads.w1(directory: $0, n: $1, storeType: OCDPostgreSQLStoreType) },
+                 raw: { try RawPostgresWorkloads.w1(directory: $0, n: $1) }, baseline: "libpq"),
+        Workload(id: "W2p", title: "fetch all, PostgreSQL", size: { "\($0)" },
+                 framework: { try FrameworkWorkloads.w2(directory: $0, n: $1, storeType: OCDPostgreSQLStoreType) },
+                 raw: { try RawPostgresWorkloads.w2(directory: $0, n: $1) }, baseline: "libpq"),
+        Workload(id: "W3p", title: "range fetch, PostgreSQL", size: { "\($0)" },
+                 framework: { try FrameworkWorkloads.w3(directory: $0, n: $1, storeType: OCDPostgreSQLStoreType) },
+                 raw: { try RawPostgresWorkloads.w3(directory: $0, n: $1) }, baseline: "libpq"),
+        Workload(id: "W4p", title: "update, PostgreSQL", size: { "\($0)" },
+                 framework: { try FrameworkWorkloads.w4(directory: $0, n: $1, storeType: OCDPostgreSQLStoreType) },
+                 raw: { try RawPostgresWorkloads.w4(directory: $0, n: $1) }, baseline: "libpq"),
+        Workload(id: "W5p", title: "delete, PostgreSQL", size: { "\($0)" },
+                 framework: { try FrameworkWorkloads.w5(directory: $0, n: $1, storeType: OCDPostgreSQLStoreType) },
+                 raw: { try RawPostgresWorkloads.w5(directory: $0, n: $1) }, baseline: "libpq"),
+        Workload(id: "W6p", title: "object graph, PostgreSQL", size: { _ in "\(BenchData.ownerCount)x\(BenchData.petsPerOwner)" },
+                 framework: { try FrameworkWorkloads.w6(directory: $0, n: $1, storeType: OCDPostgreSQLStoreType) },
+                 raw: { try RawPostgresWorkloads.w6(directory: $0, n: $1) }, baseline: "libpq"),
+    ]
+
     /// The workload with the given id (case-insensitive), or nil.
     static func named(_ id: String) -> Workload? {
-        all.first { $0.id.caseInsensitiveCompare(id) == .orderedSame }
+        (all + postgres).first { $0.id.caseInsensitiveCompare(id) == .orderedSame }
     }
 }
 

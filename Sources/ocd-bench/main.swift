@@ -12,7 +12,8 @@ struct Options {
     var json = false
     var runs = 5
     var n = 200_000
-    var workloads: [Workload] = Workload.all
+    /// Every workload; the PostgreSQL ones when there is a server (`OCD_POSTGRES_URL`).
+    var workloads: [Workload] = Workload.all + (BenchPostgres.baseURL == nil ? [] : Workload.postgres)
 
     static let usage = """
         usage: ocd-bench [--json] [--runs N] [--n N] [W1 W2 …]
@@ -42,7 +43,10 @@ struct Options {
                      256 KiB in a binary attribute that allows external storage (a file
                      each), WXf fetches and reads them, against a raw BLOB column; WXn
                      fetches them and reads only their names, against a raw SELECT of the
-                     names
+                     names; W1p–W6p are W1–W6 through the PostgreSQL store against libpq
+                     called directly (statements prepared once, binary format, writes
+                     pipelined), on the server OCD_POSTGRES_URL names (run by default when
+                     it is set)
         Set OCD_BENCH_PHASES=1 to print the framework side's phases (W1, W2, W6) to standard error.
         """
 
@@ -95,7 +99,7 @@ struct Options {
     }
 
     private static func unknownWorkloadMessage(_ id: String) -> String {
-        let available = Workload.all.map(\.id).joined(separator: " ")
+        let available = (Workload.all + Workload.postgres).map(\.id).joined(separator: " ")
         return "unknown workload '\(id)' (available: \(available))"
     }
 }
@@ -134,7 +138,10 @@ func makeRunDirectory(_ name: String) throws -> URL {
 /// Runs one side of a workload in its own temporary directory, removed afterwards.
 func runSide(_ side: (URL, Int) throws -> Double, name: String, n: Int) throws -> Double {
     let directory = try makeRunDirectory(name)
-    defer { try? FileManager.default.removeItem(at: directory) }
+    defer {
+        try? FileManager.default.removeItem(at: directory)
+        BenchPostgres.dropSchema(for: directory)
+    }
     return try side(directory, n)
 }
 

@@ -27,6 +27,8 @@ import OpenCoreData
         static let numericFunctions: Set<String> = ["sqrt:"]
         static func statistic(_ name: String, of values: SQLFragment) -> SQLFragment { "percentile_cont(0.5) WITHIN GROUP (ORDER BY \(values))" }
         static func floatingDivision(_ left: SQLFragment, _ right: SQLFragment) -> SQLFragment { "(\(left)::float8 / \(right))" }
+        static func integerRemainder(_ left: SQLFragment, _ right: SQLFragment) -> SQLFragment { "(\(left) % NULLIF(\(right), 0))" }
+        static let ordersRowsOnlyWhenAsked = true
         static func truncatedToInteger(_ number: SQLFragment) -> SQLFragment { "trunc(\(number))::int8" }
         static func total(_ values: SQLFragment) -> SQLFragment { "COALESCE(SUM(\(values)), 0.0)" }
         static func sortKey(_ string: SQLFragment, _ ordering: StringOrdering) -> SQLFragment { ordering == .binary ? string : "lower(\(string))" }

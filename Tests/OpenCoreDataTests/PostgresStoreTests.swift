@@ -1,0 +1,293 @@
+import Foundation
+import OCDPostgres
+import Testing
+import OpenCoreData
+@testable import OpenCoreDataCore
+@testable import OpenCoreDataPostgres
+
+/// What the PostgreSQL store does beyond the shared store suites (which run on it too): its
+/// tables in PostgreSQL's types, several coordinators as several app servers on one database —
+/// their keys, their conflicts settled by each merge policy — and the errors for bad input,
+/// each naming the server and the database.
+@Suite(.needsPostgres) struct PostgresStoreTests {
+    /// A coordinator and a context on the store at `url`, as one app server has them.
+    private struct Server {
+        let coordinator: NSPersistentStoreCoordinator
+        let context: NSManagedObjectContext
+        let store: NSPersistentStore
+
+        init(_ url: URL, model: NSManagedObjectModel = TestModel.make(), policy: Any = NSErrorMergePolicy) throws {
+            coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+            store = try coordinator.addPersistentStore(ofType: OCDPostgreSQLStoreType, configurationName: nil, at: url)
+            context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            context.mergePolicy = policy
+        }
+
+        func people(_ format: String? = nil) throws -> [NSManagedObject] {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+            request.predicate = format.map { NSPredicate(format: $0) }
+            request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+            return try context.fetch(request)
+        }
+
+        @discardableResult
+        func insertPerson(_ name: String, _ values: [String: Any] = [:]) -> NSManagedObject {
+            let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+            person.setValue(name, forKey: "name")
+            for (key, value) in values { person.setValue(value, forKey: key) }
+            return person
+        }
+    }
+
+    @Test func aNewStoreHasCoreDataLayoutInPostgreSQLTypes() throws {
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let server = try Server(URL(string: schema.url)!)
+        server.insertPerson("Ada", ["age": 36, "born": Date(timeIntervalSinceReferenceDate: 1.25), "photo": Data([1, 2])])
+        try server.context.save()
+
+        let connection = try schema.connect()
+        let columns = try connection.query("""
+            SELECT column_name, data_type, collation_name FROM information_schema.columns
+            WHERE table_schema = current_schema() AND table_name = 'zperson' ORDER BY column_name
+            """)
+        var types: [String: String] = [:]
+        for row in 0..<columns.rowCount {
+            types[columns.string(row, 0)!] = columns.string(row, 1)! + (columns.string(row, 2).map { " " + $0 } ?? "")
+        }
+        #expect(types["z_pk"] == "bigint" && types["z_ent"] == "bigint" && types["z_opt"] == "bigint")
+        #expect(types["zage"] == "bigint")
+        #expect(types["zname"] == "text C")
+        #expect(types["zborn"] == "double precision")
+        #expect(types["zphoto"] == "bytea")
+        // A date is Core Data's seconds since 2001, to the last bit.
+        #expect(try connection.scalar("SELECT zborn FROM zperson") == .real(1.25))
+        let entities = try connection.query("SELECT z_name FROM z_primarykey ORDER BY z_ent").rows.compactMap { $0.first?.stringValue }
+        #expect(entities == ["Animal", "Bird", "Dog", "Club", "Person", "Pet", "Playlist", "Song"])
+        #expect(try connection.scalar("SELECT count(*) FROM z_modelcache") == .integer(1))
+        #expect(try connection.tableExists("zperson_z_pk_seq"))
+        #expect(try connection.tableExists("z_5clubs") || connection.tableExists("z_4members"))
+
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: OCDPostgreSQLStoreType, at: URL(string: schema.url)!)
+        #expect(metadata[NSStoreTypeKey] as? String == OCDPostgreSQLStoreType)
+        #expect(metadata[NSStoreUUIDKey] as? String == server.store.identifier)
+        #expect(TestModel.make().isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+    }
+
+    @Test func twoCoordinatorsAreTwoAppServersThatNeverShareAKey() throws {
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let url = URL(string: schema.url)!
+        let first = try Server(url), second = try Server(url)
+        first.insertPerson("Ada")
+        try first.context.save()
+        #expect(try second.people().map { $0.value(forKey: "name") as? String } == ["Ada"])
+
+        // Both insert at once, each reserving keys as its saves need them.
+        for round in 0..<5 {
+            for index in 0..<20 {
+                first.insertPerson("f\(round)-\(index)")
+                second.insertPerson("s\(round)-\(index)")
+            }
+            try second.context.save()
+            try first.context.save()
+        }
+        let keys = try schema.connect().query("SELECT z_pk FROM zperson").rows.compactMap { $0.first?.int64Value }
+        #expect(keys.count == 201)
+        #expect(Set(keys).count == 201)
+    }
+
+    /// Two servers change Ada's age; the second to save meets the first's change (its `Z_OPT`
+    /// moved on) and settles it as its merge policy says.
+    @Test(arguments: [("error", nil), ("objectTrump", 50), ("storeTrump", 41), ("overwrite", 50), ("rollback", 41)] as [(String, Int?)])
+    func aConflictBetweenTwoServersIsSettledByTheMergePolicy(policy: String, expectedAge: Int?) throws {
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let url = URL(string: schema.url)!
+        let policies: [String: Any] = [
+            "error": NSErrorMergePolicy, "objectTrump": NSMergeByPropertyObjectTrumpMergePolicy,
+            "storeTrump": NSMergeByPropertyStoreTrumpMergePolicy, "overwrite": NSOverwriteMergePolicy, "rollback": NSRollbackMergePolicy,
+        ]
+        let first = try Server(url, policy: policies[policy]!), second = try Server(url)
+        first.insertPerson("Ada", ["age": 30, "email": "ada@example.com"])
+        try first.context.save()
+        let mine = try #require(try first.people().first)
+        let theirs = try #require(try second.people().first)
+        theirs.setValue(41, forKey: "age")
+        try second.context.save()
+
+        mine.setValue(50, forKey: "age")
+        if let expectedAge {
+            try first.context.save()
+            let stored = try Server(url).people().first?.value(forKey: "age") as? Int
+            #expect(stored == expectedAge)
+        } else {
+            let error = try #require(throws: CocoaError.self) { try first.context.save() }
+            #expect(error.code == .managedObjectMerge)
+            let conflicts = try #require(error.userInfo[NSPersistentStoreSaveConflictsErrorKey] as? [NSMergeConflict])
+            #expect(conflicts.count == 1 && conflicts.first?.newVersionNumber == 2)
+            #expect(try Server(url).people().first?.value(forKey: "age") as? Int == 41)
+        }
+    }
+
+    /// A new object whose email another server saved first: with the object's values trumping,
+    /// it becomes that row.
+    @Test func aUniquenessConflictWithAnotherServersRowIsSettledByTheMergePolicy() throws {
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let url = URL(string: schema.url)!
+        let first = try Server(url, policy: NSMergeByPropertyObjectTrumpMergePolicy), second = try Server(url)
+        second.insertPerson("Ada", ["email": "ada@example.com", "age": 30])
+        try second.context.save()
+        first.insertPerson("Ada Lovelace", ["email": "ada@example.com", "age": 36])
+        try first.context.save()
+        let stored = try Server(url).people()
+        #expect(stored.count == 1)
+        #expect(stored.first?.value(forKey: "name") as? String == "Ada Lovelace")
+        #expect(stored.first?.value(forKey: "age") as? Int == 36)
+
+        // Without a policy that settles it, the save fails with the conflict and writes nothing.
+        let third = try Server(url)
+        third.insertPerson("Impostor", ["email": "ada@example.com"])
+        let error = try #require(throws: CocoaError.self) { try third.context.save() }
+        #expect(error.code == .managedObjectConstraintMerge)
+        #expect(try Server(url).people().count == 1)
+    }
+
+    @Test func aFetchItsSQLCannotComputeIsAnsweredInMemory() throws {
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let server = try Server(URL(string: schema.url)!)
+        for name in ["ada", "Bob", "Ádám", "anna", "Cy", "ÁRON"] { server.insertPerson(name) }
+        try server.context.save()
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+        request.predicate = NSPredicate(format: "name BEGINSWITH[cd] 'a'")
+        #expect(try server.context.count(for: request) == 4)
+        request.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true, selectorName: "caseInsensitiveCompare:")]
+        request.fetchOffset = 1
+        request.fetchLimit = 2
+        let names = try Server(URL(string: schema.url)!).context.fetch(request).compactMap { $0.value(forKey: "name") as? String }
+        let expected = ["ada", "Ádám", "anna", "ÁRON"].sorted { $0.caseInsensitiveCompare($1) == .orderedAscending }
+        #expect(names == Array(expected.dropFirst().prefix(2)))
+    }
+
+    @Test func aStoreOfAnotherModelVersionIsRefusedAndLeftAsItWas() throws {
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let url = URL(string: schema.url)!
+        let server = try Server(url)
+        server.insertPerson("Ada")
+        try server.context.save()
+
+        let changed = TestModel.make()
+        let title = NSAttributeDescription(name: "title", type: .stringAttributeType)
+        changed.entitiesByName["Person"]!.properties.append(title)
+        let error = try #require(throws: CocoaError.self) { try Server(url, model: changed) }
+        #expect(error.code == .persistentStoreIncompatibleVersionHash)
+        #expect(error.message.contains("Person"))
+        #expect(try schema.connect().query("SELECT column_name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'zperson' AND column_name = 'ztitle'").rowCount == 0)
+        #expect(try Server(url).people().count == 1)
+    }
+
+    @Test func aDatabaseThatIsNotAStoreIsRefusedAndLeftAlone() throws {
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        try schema.connect().execute("CREATE TABLE customers (id bigint)")
+        let error = try #require(throws: CocoaError.self) { try Server(URL(string: schema.url)!) }
+        #expect(error.code == .persistentStoreInvalidType)
+        #expect(error.message.contains("CUSTOMERS"))
+        #expect(error.message.contains("database \"postgres\"") || error.message.contains("database \""))
+        #expect(try !schema.connect().tableExists("z_metadata"))
+    }
+
+    @Test func aWrongURLOrAMissingServerIsAClearError() throws {
+        let file = try #require(throws: CocoaError.self) { try Server(URL(fileURLWithPath: "/tmp/shop.sqlite")) }
+        #expect(file.message.contains("needs a postgresql:// URL"))
+        let noServer = try #require(throws: CocoaError.self) {
+            try Server(URL(string: "postgresql:///shop?host=/nonexistent/ocd-socket-folder")!)
+        }
+        #expect(noServer.code == .persistentStoreOpen)
+        #expect(noServer.message.contains("database \"shop\" on /nonexistent/ocd-socket-folder"))
+    }
+
+    /// The server drops the store's connection (a restart, a failover): the next save fails
+    /// with nothing written and the context's changes kept, and the one after reconnects.
+    @Test func aDroppedConnectionFailsOneSaveAndTheNextReconnects() throws {
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let url = URL(string: schema.url)!
+        let server = try Server(url)
+        let ada = server.insertPerson("Ada", ["age": 30])
+        try server.context.save()
+        let store = try #require(server.store as? PostgreSQLStore)
+        let backend = try #require(store.connection?.backendProcessID)
+        try schema.connect().query("SELECT pg_terminate_backend(?::int4)", [.integer(Int64(backend))])
+
+        ada.setValue(31, forKey: "age")
+        let error = try #require(throws: CocoaError.self) { try server.context.save() }
+        #expect(error.message.contains("database \""))
+        #expect(server.context.hasChanges)
+        #expect(try Server(url).people().first?.value(forKey: "age") as? Int == 30)
+
+        try server.context.save()
+        #expect(try Server(url).people().first?.value(forKey: "age") as? Int == 31)
+    }
+
+    /// A save of N objects is a bounded number of round trips (its rows pipelined, a thousand a
+    /// trip), and a fetch of N objects one query: never a round trip per object.
+    @Test func savesAndFetchesOfManyObjectsTakeAFewRoundTrips() throws {
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let server = try Server(URL(string: schema.url)!)
+        let connection = try #require((server.store as? PostgreSQLStore)?.connection)
+        for index in 0..<2_500 { server.insertPerson("p\(index)", ["age": index % 100]) }
+        var before = connection.roundTrips
+        try server.context.save()
+        // BEGIN, the keys (prepared, run), the INSERT prepared, three batches, COMMIT.
+        #expect(connection.roundTrips - before <= 10)
+
+        server.context.reset()
+        before = connection.roundTrips
+        let people = try server.people()
+        #expect(people.count == 2_500)
+        #expect(connection.roundTrips - before <= 2)
+
+        for person in people { person.setValue(7, forKey: "age") }
+        before = connection.roundTrips
+        try server.context.save()
+        #expect(connection.roundTrips - before <= 10)
+        for person in people { server.context.delete(person) }
+        before = connection.roundTrips
+        try server.context.save()
+        // The rows, and their join rows (clubs) by lists of a thousand keys.
+        #expect(connection.roundTrips - before <= 25)
+        #expect(try Server(URL(string: schema.url)!).people().isEmpty)
+    }
+
+    @Test func metadataIsWrittenWithoutAddingTheStoreAndTheStoreCanBeDestroyed() throws {
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let url = URL(string: schema.url)!
+        let server = try Server(url)
+        server.insertPerson("Ada")
+        try server.context.save()
+        try server.coordinator.remove(server.store)
+        try schema.connect().execute("CREATE TABLE notes (id bigint)")
+
+        var metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: OCDPostgreSQLStoreType, at: url)
+        metadata["importedAt"] = "today"
+        try NSPersistentStoreCoordinator.setMetadata(metadata, forPersistentStoreOfType: OCDPostgreSQLStoreType, at: url)
+        let reopened = try Server(url)
+        #expect(reopened.store.metadata["importedAt"] as? String == "today")
+        try reopened.coordinator.remove(reopened.store)
+
+        try NSPersistentStoreCoordinator(managedObjectModel: TestModel.make()).destroyPersistentStore(at: url, ofType: OCDPostgreSQLStoreType)
+        let connection = try schema.connect()
+        #expect(try !connection.tableExists("zperson"))
+        #expect(try !connection.tableExists("z_metadata"))
+        #expect(try connection.tableExists("notes"))
+        // What is left is not a store, and is not taken for one.
+        #expect(throws: CocoaError.self) { try Server(url) }
+    }
+}
