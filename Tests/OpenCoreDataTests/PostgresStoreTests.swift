@@ -172,6 +172,43 @@ import OpenCoreData
         #expect(names == Array(expected.dropFirst().prefix(2)))
     }
 
+    /// What PostgreSQL's SQL refuses or orders otherwise — a division or remainder by zero, a
+    /// product beyond `bigint`, rows in no order, `DISTINCT` ordered by a value not selected —
+    /// is answered as memory answers it.
+    @Test func whatPostgreSQLComputesOtherwiseIsAnsweredAsInMemory() throws {
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let url = URL(string: schema.url)!
+        let server = try Server(url)
+        for (index, name) in ["Cy", "Ada", "Bob", "Dee"].enumerated() { server.insertPerson(name, ["age": index * 10]) }
+        try server.context.save()
+        // An update moves Cy's row to the end of the table's heap.
+        try server.people("name == 'Cy'").first?.setValue(1, forKey: "age")
+        try server.context.save()
+
+        let reader = try Server(url)
+        let everyone = try reader.people()
+        for format in ["age / 0 > 1", "modulus:by:(age, 0) == 1", "NOT (age / 0 > 1)", "age * 9223372036854775807 > 0", "age + 9223372036854775807 < 0",
+                       "trunc(age / 3) == 3"] {
+            let predicate = NSPredicate(format: format)
+            let names = try reader.people(format).map { $0.value(forKey: "name") as! String }
+            #expect(names == everyone.filtered(using: predicate).map { $0.value(forKey: "name") as! String }, "\(format)")
+        }
+        // No sort: key order, as the other stores answer, so that offsets and limits page.
+        let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+        request.fetchLimit = 2
+        #expect(try reader.context.fetch(request).map { $0.value(forKey: "name") as! String } == ["Cy", "Ada"])
+        request.fetchOffset = 2
+        #expect(try reader.context.fetch(request).map { $0.value(forKey: "name") as! String } == ["Bob", "Dee"])
+
+        let distinct = NSFetchRequest<NSDictionary>(entityName: "Person")
+        distinct.resultType = .dictionaryResultType
+        distinct.propertiesToFetch = ["active"]
+        distinct.returnsDistinctResults = true
+        distinct.sortDescriptors = [NSSortDescriptor(key: "name", ascending: true)]
+        #expect(try reader.context.fetch(distinct).count == 1)
+    }
+
     @Test func aStoreOfAnotherModelVersionIsRefusedAndLeftAsItWas() throws {
         let schema = try PostgresTestSchema()
         defer { schema.drop() }
