@@ -38,6 +38,17 @@ public final class PostgresResult {
     @inline(__always)
     public func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(handle, Int32(row), Int32(column)) == 1 }
 
+    /// The value's bytes in the binary format, valid while the result lives; nil for NULL.
+    /// (One call for what `isNull` and a typed read would ask twice: for decoding rows.)
+    @inline(__always)
+    public func binaryValue(_ row: Int, _ column: Int) -> UnsafeRawBufferPointer? {
+        if PQgetisnull(handle, Int32(row), Int32(column)) == 1 { return nil }
+        return bytes(row, column)
+    }
+
+    /// The type (`pg_type` OID) of column `column`.
+    public func type(ofColumn column: Int) -> Oid { types[column] }
+
     @inline(__always)
     private func bytes(_ row: Int, _ column: Int) -> UnsafeRawBufferPointer {
         let start = PQgetvalue(handle, Int32(row), Int32(column))

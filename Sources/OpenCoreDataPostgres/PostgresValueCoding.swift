@@ -17,38 +17,51 @@ enum PostgresValueCoding {
     }
 
     /// Reads column `column` of `row` as a value of an attribute of `type` (`attribute` is only
-    /// consulted for transformable and composite values).
+    /// consulted for transformable and composite values). The store's columns have the types
+    /// `PostgresSchemaDefinition` gives them: numbers are read from their 8 bytes directly; a
+    /// column of another type (a store made otherwise) is read through its SQL value.
     @inline(__always)
     static func read(_ result: PostgresResult, _ row: Int, _ column: Int, type: NSAttributeType,
                      attribute: @autoclosure () -> NSAttributeDescription) -> PrimitiveValue {
-        if result.isNull(row, column) { return .null }
+        guard let bytes = result.binaryValue(row, column) else { return .null }
         switch type {
         case .integer16AttributeType, .integer32AttributeType, .integer64AttributeType:
-            return .integer(result.int64(row, column))
+            return .integer(integer(bytes, result, row, column))
         case .booleanAttributeType:
-            return .bool(result.int64(row, column) != 0)
+            return .bool(integer(bytes, result, row, column) != 0)
         case .doubleAttributeType, .floatAttributeType:
-            return .double(result.double(row, column))
+            return .double(double(bytes, result, row, column))
         case .stringAttributeType:
-            return .string(result.string(row, column) ?? "")
+            return .string(String(decoding: bytes, as: UTF8.self))
         case .dateAttributeType:
-            return .date(Date(timeIntervalSinceReferenceDate: result.double(row, column)))
+            return .date(Date(timeIntervalSinceReferenceDate: double(bytes, result, row, column)))
         case .decimalAttributeType:
-            return .decimal(SQLiteValueCoding.decimal(fromStored: result.double(row, column)))
+            return .decimal(SQLiteValueCoding.decimal(fromStored: double(bytes, result, row, column)))
         case .binaryDataAttributeType:
-            return .data(result.data(row, column) ?? Data())
+            return .data(Data(bytes))
         case .UUIDAttributeType:
-            guard let data = result.data(row, column), data.count == 16 else { return .null }
-            return .uuid(data.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) })
+            guard bytes.count == 16 else { return .null }
+            return .uuid(UUID(uuid: bytes.loadUnaligned(as: uuid_t.self)))
         case .URIAttributeType:
-            return result.string(row, column).flatMap { URL(string: $0) }.map { .url($0) } ?? .null
+            return URL(string: String(decoding: bytes, as: UTF8.self)).map { .url($0) } ?? .null
         case .compositeAttributeType where attribute() is NSCompositeAttributeDescription:
-            guard let text = result.string(row, column), let composite = attribute() as? NSCompositeAttributeDescription,
-                  let value = CompositeValue.value(fromJSON: text, for: composite) else { return .null }
+            guard let composite = attribute() as? NSCompositeAttributeDescription,
+                  let value = CompositeValue.value(fromJSON: String(decoding: bytes, as: UTF8.self), for: composite) else { return .null }
             return .transformable(TransformableValue(value: value))
         case .transformableAttributeType, .undefinedAttributeType, .objectIDAttributeType, .compositeAttributeType:
-            guard let data = result.data(row, column) else { return .null }
-            return TransformableCoding.decode(data, for: attribute()).map { .transformable(TransformableValue(value: $0)) } ?? .null
+            return TransformableCoding.decode(Data(bytes), for: attribute()).map { .transformable(TransformableValue(value: $0)) } ?? .null
         }
+    }
+
+    @inline(__always)
+    private static func integer(_ bytes: UnsafeRawBufferPointer, _ result: PostgresResult, _ row: Int, _ column: Int) -> Int64 {
+        bytes.count == 8 && result.type(ofColumn: column) == PostgresType.int8
+            ? Int64(bigEndian: bytes.loadUnaligned(as: Int64.self)) : result.int64(row, column)
+    }
+
+    @inline(__always)
+    private static func double(_ bytes: UnsafeRawBufferPointer, _ result: PostgresResult, _ row: Int, _ column: Int) -> Double {
+        bytes.count == 8 && result.type(ofColumn: column) == PostgresType.float8
+            ? Double(bitPattern: UInt64(bigEndian: bytes.loadUnaligned(as: UInt64.self))) : result.double(row, column)
     }
 }

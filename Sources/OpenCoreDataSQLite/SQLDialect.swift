@@ -58,8 +58,8 @@ package protocol SQLDialect {
     static func integerRemainder(_ left: SQLFragment, _ right: SQLFragment) -> SQLFragment
 
     /// Whether rows come back in no particular order unless the statement orders them: then a
-    /// fetch is ordered by key after its sort descriptors (SQLite returns a table's rows in key
-    /// order, as the in-memory stores answer).
+    /// fetch with a limit or an offset is ordered by key after its sort descriptors, so that it
+    /// picks the rows the in-memory stores pick (SQLite returns a table's rows in key order).
     static var ordersRowsOnlyWhenAsked: Bool { get }
 
     /// A number truncated toward zero to an integer (NULL stays NULL).

@@ -65,12 +65,14 @@ package struct SQLFetchStatement<Dialect: SQLDialect> {
         if !conditions.isEmpty { sql += " WHERE \(conditions.joined(separator: " AND "))" }
         if !groupBy.isEmpty { sql += " GROUP BY \(groupBy.joined(separator: ", "))" }
         // Rows of one key each, ordered by key last where the engine would otherwise return them
-        // in any order (or for batched results), so that limits, offsets and ties pick the rows
-        // the in-memory stores pick. A count needs no order.
+        // in any order and a limit or offset picks some of them (and for batched results), so
+        // that they are the rows the in-memory stores pick. Without a limit, a fetch's order is
+        // its sort descriptors' (undefined beyond them, as in Core Data), and a count needs none.
         let byKey = !isDictionaries || (groupBy.isEmpty && !distinct && !aggregates)
         var isKeys = false
         if case .keys = fetch.result { isKeys = true }
-        let keyOrder = byKey && (isKeys || Dialect.ordersRowsOnlyWhenAsked)
+        let picksRows = fetch.fetchLimit > 0 || fetch.fetchOffset > 0
+        let keyOrder = byKey && (isKeys || (Dialect.ordersRowsOnlyWhenAsked && picksRows))
         if case .count = fetch.result {
         } else if !orderBy.isEmpty {
             sql += " ORDER BY \(orderBy)"
