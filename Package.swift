@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "OpenCoreDataFileStores", dependencies: ["OpenCoreDataCore", "CZlib"]),
         // The umbrella module applications and `ocd` import.
         .target(name: "OpenCoreData", dependencies: ["OpenCoreDataCore", "OpenCoreDataSQLite", "OpenCoreDataFileStores"]),
-        .executableTarget(name: "ocd", dependencies: ["OpenCoreData", "OpenCoreDataCore", "OpenCoreDataSQLite"]),
+        .executableTarget(name: "ocd", dependencies: ["OpenCoreData", "OpenCoreDataCore", "OpenCoreDataSQLite", "OpenCoreDataPostgres"]),
         .executableTarget(name: "ocd-bench", dependencies: ["OpenCoreData", "OpenCoreDataPostgres", "OCDSQLite", "CSQLite", "CLibPQ"]),
         // Kills writer processes at random moments and checks the store each time.
         .executableTarget(name: "ocd-crashtest", dependencies: ["OpenCoreData", "OCDSQLite"]),

@@ -1,10 +1,13 @@
 import Foundation
 import OpenCoreData
 import OpenCoreDataCore
+import OpenCoreDataPostgres
 
-/// `ocd store convert --from PATH --to PATH --type binary|xml|sqlite [--model PATH]`: copies every
-/// object of a store into a new store of another type (`migratePersistentStore`), with a progress
-/// bar on a terminal. The source is only read; the destination must not exist.
+/// `ocd store convert --from PATH|URL --to PATH|URL --type binary|xml|sqlite|postgresql [--model PATH]`:
+/// copies every object of a store into a new store of another type (`migratePersistentStore`),
+/// with a progress bar on a terminal. The source is only read; the destination must not exist
+/// (a PostgreSQL destination must hold no store). A PostgreSQL store is named by its
+/// `postgresql://` URL, and carries its model as a SQLite store does.
 enum ConvertCommand {
     struct Options {
         var from: String?
@@ -12,7 +15,8 @@ enum ConvertCommand {
         var type: String?
         var model: String?
 
-        static let types = ["sqlite": NSSQLiteStoreType, "binary": NSBinaryStoreType, "xml": NSXMLStoreType]
+        static let types = ["sqlite": NSSQLiteStoreType, "binary": NSBinaryStoreType, "xml": NSXMLStoreType,
+                            "postgresql": OCDPostgreSQLStoreType]
 
         init(_ arguments: [String]) throws(UsageError) {
             var remaining = arguments[...]
@@ -30,15 +34,15 @@ enum ConvertCommand {
                 }
             }
             guard from != nil, to != nil else { throw UsageError("store convert needs --from PATH and --to PATH") }
-            guard let type, Self.types[type] != nil else { throw UsageError("store convert needs --type binary, xml or sqlite") }
+            guard let type, Self.types[type] != nil else { throw UsageError("store convert needs --type binary, xml, sqlite or postgresql") }
         }
     }
 
     static func run(_ arguments: [String]) -> Int32 {
         Output.exitCode {
             let options = try Options(arguments)
-            let source = try CommandOptions.existing(options.from!)
-            let destination = URL(fileURLWithPath: options.to!)
+            let source = try location(options.from!, mustExist: true)
+            let destination = try location(options.to!, mustExist: false)
             let destinationType = Options.types[options.type!]!
             let sourceType = try storeType(of: source)
             let model = try self.model(for: source, type: sourceType, modelPath: options.model)
@@ -57,13 +61,39 @@ enum ConvertCommand {
             }
             bar?.finish()
             try coordinator.remove(moved)
-            print("Converted \(objects) objects from the \(sourceType) store \(source.path) to the \(destinationType) store "
-                  + "\(destination.path) in \(String(format: "%.3f", Date().timeIntervalSince(start))) s.")
+            print("Converted \(objects) objects from the \(sourceType) store \(shown(source)) to the \(destinationType) store "
+                  + "\(shown(destination)) in \(String(format: "%.3f", Date().timeIntervalSince(start))) s.")
         }
     }
 
-    /// The type of the store file at `url`: the first built-in type whose metadata it holds.
+    /// A store's location: a `postgresql://` URL, or a file path (which must exist for a source).
+    private static func location(_ argument: String, mustExist: Bool) throws -> URL {
+        if isServerURL(argument) {
+            guard let url = URL(string: argument) else { throw CommandFailure("\(argument) is not a valid URL") }
+            return url
+        }
+        return mustExist ? try CommandOptions.existing(argument) : URL(fileURLWithPath: argument)
+    }
+
+    private static func isServerURL(_ argument: String) -> Bool {
+        argument.hasPrefix("postgresql://") || argument.hasPrefix("postgres://")
+    }
+
+    /// A location as messages name it: a path, or a URL without its password.
+    private static func shown(_ url: URL) -> String {
+        guard !url.isFileURL else { return url.path }
+        var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        if components?.password != nil { components?.password = "***" }
+        return components?.string ?? url.absoluteString
+    }
+
+    /// The type of the store at `url`: PostgreSQL for a server URL, else the first built-in file
+    /// type whose metadata the file holds.
     private static func storeType(of url: URL) throws -> String {
+        if !url.isFileURL {
+            _ = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: OCDPostgreSQLStoreType, at: url)
+            return OCDPostgreSQLStoreType
+        }
         for type in [NSSQLiteStoreType, NSBinaryStoreType, NSXMLStoreType] {
             if (try? NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: type, at: url)) != nil { return type }
         }
@@ -73,6 +103,12 @@ enum ConvertCommand {
     /// The model to read the store with: `--model`, or the model a SQLite store carries.
     private static func model(for url: URL, type: String, modelPath: String?) throws -> NSManagedObjectModel {
         if let modelPath { return try NSManagedObjectModel(validatingContentsOf: CommandOptions.existing(modelPath)) }
+        if type == OCDPostgreSQLStoreType {
+            guard let model = try PostgresStoreDatabase.storedModel(at: url) else {
+                throw CommandFailure("\(shown(url)) keeps no model (Z_MODELCACHE): give the model with --model PATH")
+            }
+            return model
+        }
         guard type == NSSQLiteStoreType else {
             throw CommandFailure("\(url.path) is a \(type) store, which carries no model: give the model with --model PATH")
         }

@@ -35,7 +35,7 @@ enum Usage {
           store dump PATH [--model MODEL] [--json]
                                    print every object of a store: entity, URI, attributes, relationships
                                    (without --model, the store's own model is used)
-          store convert --from PATH --to PATH --type binary|xml|sqlite [--model MODEL]
+          store convert --from PATH|URL --to PATH|URL --type binary|xml|sqlite|postgresql [--model MODEL]
                                    copy every object of a store into a new store of another type, with
                                    a progress bar on a terminal (a binary or XML source needs --model)
           port PATH… [--dry-run]   make Core Data code written for Apple's SDK build on Linux too, in place:

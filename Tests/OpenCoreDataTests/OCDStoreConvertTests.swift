@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import OpenCoreData
 @testable import OpenCoreDataCore
+import OpenCoreDataPostgres
 
 /// `ocd store convert`: a store copied into a new store of another type, the source only read,
 /// an existing destination refused, and a source that carries no model asking for `--model`.
@@ -29,6 +30,28 @@ import OpenCoreData
         context.persistentStoreCoordinator = coordinator
         let playlist = try #require(try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Playlist")).first)
         return (playlist.value(forKey: "songs") as? NSOrderedSet)?.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: "title") as? String } ?? []
+    }
+
+    /// A SQLite store to a PostgreSQL database and back, the PostgreSQL store carrying its model;
+    /// a database that already holds a store is refused.
+    @Test(.needsPostgres) func aStoreIsConvertedToPostgreSQLAndBack() throws {
+        let directory = TemporaryDirectory()
+        let (sqlite, _) = try sqliteStore(in: directory)
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let toPostgres = try OCD.run(["store", "convert", "--from", sqlite.path, "--to", schema.url, "--type", "postgresql"])
+        #expect(toPostgres.status == 0, "\(toPostgres.error)")
+        #expect(toPostgres.output.hasPrefix("Converted 7 objects from the SQLite store \(sqlite.path) to the PostgreSQL store postgresql://"))
+        #expect(try songs(in: URL(string: schema.url)!, type: OCDPostgreSQLStoreType) == ["C", "A", "B"])
+
+        let again = try OCD.run(["store", "convert", "--from", sqlite.path, "--to", schema.url, "--type", "postgresql"])
+        #expect(again.status == 1)
+        #expect(again.error.contains("a store is already there"), "\(again.error)")
+
+        let back = directory.file("Back.sqlite")
+        let toSQLite = try OCD.run(["store", "convert", "--from", schema.url, "--to", back.path, "--type", "sqlite"])
+        #expect(toSQLite.status == 0, "\(toSQLite.error)")
+        #expect(try songs(in: back, type: NSSQLiteStoreType) == ["C", "A", "B"])
     }
 
     @Test func aStoreIsConvertedFromTypeToTypeAndTheSourceIsOnlyRead() throws {
