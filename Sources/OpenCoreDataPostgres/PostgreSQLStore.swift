@@ -25,14 +25,14 @@ import OpenCoreDataSQLite
 /// fetch (see `PostgresDialect`).
 ///
 /// Differences from the SQLite store, and what is not done yet, are in `Docs/Differences.md`
-/// ("The PostgreSQL store"). In short: one connection per store, used under the store's lock
-/// (reads wait for a save being written); no query generations, migrations (a store of other
-/// version hashes is refused with 134100), persistent history or changes announced to other
-/// servers yet.
+/// ("The PostgreSQL store"). In short: a writer connection used under the store's lock and a
+/// pool of readers (`PostgresReaderPool`) that read in parallel; no query generations,
+/// migrations (a store of other version hashes is refused with 134100), persistent history or
+/// changes announced to other servers yet.
 final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
-    // @unchecked Sendable: the connection, the metadata and the save's state are used only under
-    // `lock`; `schema` is set while the store loads, before any other thread can see the store,
-    // and only read afterwards.
+    // @unchecked Sendable: the writer connection, the reader pool, the metadata and the save's
+    // state are used only under `lock` (the pool itself is shared by reads); `schema` is set while
+    // the store loads, before any other thread can see the store, and only read afterwards.
 
     override var type: String { OCDPostgreSQLStoreType }
 
@@ -46,8 +46,8 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// Whether a save's transaction is open on `connection`, between `prepareSave` and its
     /// commit or rollback.
     var savePrepared = false
-    /// The connection reads use while a save is prepared (`reading`).
-    private var readerDuringSave: PostgresConnection?
+    /// The connections reads use; set once the store is loaded, under `lock`.
+    private var readers: PostgresReaderPool?
 
     /// The framework version written to new stores' metadata (`NSPersistenceFrameworkVersion`).
     static let frameworkVersion = 1
@@ -97,14 +97,17 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             }
             schema.prepareForReaders()
             self.connection = connection
+            readers = readerPool(url: url)
         }
     }
 
     func unload() {
-        lock.withLock {
+        let readers = lock.withLock {
             connection = nil
-            readerDuringSave = nil
+            defer { self.readers = nil }
+            return self.readers
         }
+        readers?.close()
     }
 
     /// A connection to the database `url` names, or 134080-style error naming the server.
@@ -323,25 +326,37 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         }
     }
 
-    /// Runs a read under the store's lock, naming the store when it fails: on the live
-    /// connection, or, while a save is prepared on it (a read on the saving thread, between the
-    /// save's two phases), on a connection of its own that reads the last commit, so that the
-    /// read neither sees the save's rows nor, failing, ends its transaction.
+    /// Runs a read on one of the store's reader connections (`PostgresReaderPool`), outside the
+    /// store's lock: reads run in parallel with each other and with a save being written, and
+    /// see the last commit — never a save's uncommitted rows, and a failed read never ends a
+    /// save's transaction. Names the store when it fails.
     private func reading<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
-        try lock.withLock {
-            let connection = savePrepared ? try readerBesideSave() : try liveConnection()
-            return try failing(.persistentStoreOperation) { try body(connection) }
+        guard let readers = lock.withLock({ self.readers }) else {
+            throw CoreDataError.make(.persistentStoreOperation, "The store in \(place) has been removed from its coordinator")
+        }
+        return try failing(.persistentStoreOperation) {
+            do {
+                return try readers.withConnection(body)
+            } catch let error as PostgresError where error.isConnectionFailure {
+                // An idle reader the server dropped (a restart, a failover) fails its next read:
+                // a read changes nothing, so it runs once more, on a new connection.
+                return try readers.withConnection(body)
+            }
         }
     }
 
-    /// The connection reads use while a save is prepared; made when first needed.
-    private func readerBesideSave() throws -> PostgresConnection {
-        if let reader = readerDuringSave, reader.isOpen { return reader }
-        guard let url else { throw CoreDataError.make(.persistentStoreOperation, "The store in \(place) has no URL") }
-        let reader = try Self.connect(to: url)
-        try failing(.persistentStoreOperation) { try applyStatementTimeout(on: reader) }
-        readerDuringSave = reader
-        return reader
+    /// The reader connections, opened as the writer was (with its statement timeout).
+    private func readerPool(url: URL) -> PostgresReaderPool {
+        let option = options?[NSPersistentStoreConnectionPoolMaxSizeKey]
+        let size = (option as? NSNumber)?.intValue ?? (option as? Int) ?? (option as? String).flatMap { Int($0) }
+        let place = self.place
+        return PostgresReaderPool(capacity: size ?? PostgresReaderPool.defaultCapacity, connect: { [unowned self] in
+            let reader = try PostgresConnection(url: url.absoluteString)
+            try applyStatementTimeout(on: reader)
+            return reader
+        }, closedError: {
+            CoreDataError.make(.persistentStoreOperation, "The store in \(place) has been removed from its coordinator")
+        })
     }
 
     /// Runs `body`, turning a PostgreSQL error into a Core Data error of `code` naming the store.

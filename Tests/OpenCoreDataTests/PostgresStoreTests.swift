@@ -16,9 +16,10 @@ import OpenCoreData
         let context: NSManagedObjectContext
         let store: NSPersistentStore
 
-        init(_ url: URL, model: NSManagedObjectModel = TestModel.make(), policy: Any = NSErrorMergePolicy) throws {
+        init(_ url: URL, model: NSManagedObjectModel = TestModel.make(), policy: Any = NSErrorMergePolicy,
+             options: [AnyHashable: Any]? = nil) throws {
             coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-            store = try coordinator.addPersistentStore(ofType: OCDPostgreSQLStoreType, configurationName: nil, at: url)
+            store = try coordinator.addPersistentStore(ofType: OCDPostgreSQLStoreType, configurationName: nil, at: url, options: options)
             context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
             context.persistentStoreCoordinator = coordinator
             context.mergePolicy = policy
@@ -269,6 +270,40 @@ import OpenCoreData
 
         try server.context.save()
         #expect(try Server(url).people().first?.value(forKey: "age") as? Int == 31)
+    }
+
+    /// Contexts on many threads read at once on the store's readers, which never outnumber the
+    /// pool's size (`NSPersistentStoreConnectionPoolMaxSizeKey`), beside the one writer.
+    @Test func readsRunInParallelOnABoundedPoolOfConnections() throws {
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let application = "ocd_pool_" + UUID().uuidString.prefix(8).lowercased()
+        let url = URL(string: schema.url + "&application_name=\(application)")!
+        let server = try Server(url, options: [NSPersistentStoreConnectionPoolMaxSizeKey: 3])
+        for index in 0..<200 { server.insertPerson("p\(index)") }
+        try server.context.save()
+
+        let counts = LockedState<[Int]>([])
+        let failures = LockedState<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: 12) { _ in
+            let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+            context.persistentStoreCoordinator = server.coordinator
+            context.performAndWait {
+                for _ in 0..<10 {
+                    do {
+                        let fetched = try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")).count
+                        counts.withLock { $0.append(fetched) }
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+        #expect(counts.withLock { $0 }.count == 120 && counts.withLock { $0 }.allSatisfy { $0 == 200 })
+        let open = try schema.connect().scalar("SELECT count(*) FROM pg_stat_activity WHERE application_name = ?", [.text(application)])
+        #expect((open.int64Value ?? 99) <= 4)
+        #expect((open.int64Value ?? 0) >= 2)
     }
 
     /// A save of N objects is a bounded number of round trips (its rows pipelined, a thousand a
