@@ -139,7 +139,15 @@ public final class PostgresConnection {
         }
         trace?("COMMIT")
         roundTrips += 1
-        guard let result = PQexec(handle, "COMMIT") else { throw connectionError(.connectionLost, sql: "COMMIT") }
+        let result = PQexec(handle, "COMMIT")
+        guard let result, isOpen else {
+            if let result { PQclear(result) }
+            prepared = [:]
+            // The server may have committed before the connection broke: the outcome is unknown.
+            throw PostgresError(kind: .connectionLost, server: server, database: database,
+                                message: "the connection was lost while the transaction was being committed; whether it was committed is unknown",
+                                sql: "COMMIT")
+        }
         let checked = try check(PostgresResult(handle: result), sql: "COMMIT")
         let tag = String(cString: PQcmdStatus(checked.handle))
         guard tag == "COMMIT" else {
@@ -272,7 +280,7 @@ public final class PostgresConnection {
             if isOpen { try? execute("ROLLBACK") }
             throw error
         }
-        try execute("COMMIT")
+        try commit()
         return value
     }
 

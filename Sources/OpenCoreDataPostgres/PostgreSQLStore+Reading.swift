@@ -57,7 +57,10 @@ extension PostgreSQLStore {
     private func answerInMemory(_ fetch: StoreFetch, on connection: PostgresConnection) throws -> StoreFetchResult {
         let everyRow = StoreFetch(entity: fetch.entity, includesSubentities: fetch.includesSubentities, predicate: nil,
                                   sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, returnsDistinctResults: false, result: .snapshots)
-        guard case .snapshots(let candidates) = try executeFetch(everyRow, on: connection) else { return .snapshots([]) }
+        guard case .snapshots(var candidates) = try executeFetch(everyRow, on: connection) else { return .snapshots([]) }
+        // In key order, as the other stores hold them, so that ties under the sort descriptors
+        // fall as they do there (the server returns rows in the order it reads them).
+        candidates.sort { $0.primaryKey < $1.primaryKey }
         let rows = PostgresRowSource(store: self, connection: connection, rows: candidates)
         let answer = try InMemoryFetch.answer(fetch, candidates: candidates, rows: rows)
         if let failure = rows.failure { throw failure }
@@ -65,13 +68,16 @@ extension PostgreSQLStore {
     }
 
     /// Whether PostgreSQL refused a fetch's SQL for what memory answers otherwise: arithmetic
-    /// that overflows a `bigint` (memory goes on in floating point) or another data exception,
-    /// and the orders and groupings its SQL does not allow (`DISTINCT` with an order by a value
+    /// that overflows a `bigint` (memory goes on in floating point) and the other data
+    /// exceptions listed below, and the orders and groupings its SQL does not allow (`DISTINCT` with an order by a value
     /// not selected, a value neither grouped nor aggregated). The fetch is then answered in
     /// memory, never failed where the other stores answer it.
     static func isComputedOtherwiseInMemory(_ error: PostgresError) -> Bool {
         guard error.kind == .statementFailed, let state = error.sqlState else { return false }
-        return state.hasPrefix("22") || state == "42P10" || state == "42803"
+        // Out of range, division by zero, a floating-point exception, an invalid argument of a
+        // logarithm or power, an invalid regular expression, a NUL in text; an order or grouping
+        // SQL does not allow. Other errors (a value bound wrongly) are thrown, never hidden.
+        return ["22003", "22012", "22P01", "2201E", "2201F", "2201B", "22021", "42P10", "42803"].contains(state)
     }
 
     private func dictionaries(_ result: PostgresResult, columns: [DictionaryColumn], operands: [SQLOperand],

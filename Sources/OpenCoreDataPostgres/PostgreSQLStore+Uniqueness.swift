@@ -32,12 +32,14 @@ extension PostgreSQLStore {
             var keys: [[SQLValue]] = []
             var seen: Set<[SQLValue]> = []
             for row in group.rows {
-                if let key = try constraintKey(of: row, names: group.names, resolve: resolve), seen.insert(key).inserted { keys.append(key) }
+                if let key = try constraintKey(of: row, names: group.names, resolve: resolve), seen.insert(Self.comparable(key)).inserted {
+                    keys.append(key)
+                }
             }
             let holders = try holders(of: keys, columns: columns, mapping: mapping, on: connection)
             let root = ObjectIdentifier(mapping.entity.rootEntity)
             for key in keys {
-                guard let rows = holders[key], rows.count > 1 else { continue }
+                guard let rows = holders[Self.comparable(key)], rows.count > 1 else { continue }
                 var conflict = UniquenessConflicts.Conflict(entity: group.entity, properties: group.names, objectIDs: [], databaseObjectID: nil)
                 for holder in rows {
                     if let mine = saved[RowIdentity(root, holder.key)] {
@@ -50,6 +52,13 @@ extension PostgreSQLStore {
             }
         }
         return conflicts
+    }
+
+    /// `key` as PostgreSQL compares it, for finding it among others: NaN equals NaN there (and
+    /// in its exclusion constraints), but not in Swift, so each NaN is one marker value.
+    private static func comparable(_ key: [SQLValue]) -> [SQLValue] {
+        guard key.contains(where: { if case .real(let number) = $0 { number.isNaN } else { false } }) else { return key }
+        return key.map { if case .real(let number) = $0, number.isNaN { .text("\u{0}NaN") } else { $0 } }
     }
 
     private struct RowIdentity: Hashable {
@@ -118,7 +127,7 @@ extension PostgreSQLStore {
             let sql: SQLFragment = "SELECT Z_PK, Z_ENT, \(raw: columns.joined(separator: ", ")) FROM \(raw: mapping.table.name) WHERE (\(raw: columns.joined(separator: ", "))) IN (\(tuples))\(raw: subtree) ORDER BY Z_PK"
             let result = try connection.query(sql)
             for row in 0..<result.rowCount {
-                let values = (0..<columns.count).map { result.value(row, 2 + $0) }
+                let values = Self.comparable((0..<columns.count).map { result.value(row, 2 + $0) })
                 let entity = schema.mapping(number: result.int64(row, 1))?.entity ?? mapping.entity
                 holders[values, default: []].append((result.int64(row, 0), entity))
             }

@@ -41,9 +41,13 @@ extension PostgreSQLStore {
         // Deletes, inserts and updates, in that order (a delete frees the values a new row may
         // take), as one batch; each delete and update says by its count whether the row was
         // still at the version the context saw.
+        // Rows the save only locks (`detectConflicts(for:)`) are locked first, then every row is
+        // written in one order (by table, then key), so that two saves of the same rows lock them
+        // in the same order rather than wait on each other.
+        var failures = try versionFailures(among: changes.locked, on: connection)
         var statements: [(sql: String, arguments: [SQLValue])] = []
         var checked: [(index: Int, objectID: NSManagedObjectID, table: SQLiteSchema.TableMapping)] = []
-        for row in changes.deleted {
+        for row in Self.inKeyOrder(changes.deleted) {
             guard let mapping = schema.mapping(for: row.objectID.entity), let key = row.objectID.primaryKey else { continue }
             checked.append((statements.count, row.objectID, mapping.table))
             statements.append(("DELETE FROM \(mapping.table.name) WHERE Z_PK = ? AND Z_OPT = ?", [.integer(key), .integer(row.expectedVersion)]))
@@ -56,7 +60,7 @@ extension PostgreSQLStore {
             try appendColumns(of: row, mapping: mapping, attributeSlots: nil, relationshipSlots: nil, resolve: resolve, to: &arguments)
             statements.append((mapping.insertSQL, arguments))
         }
-        for row in changes.updated {
+        for row in Self.inKeyOrder(changes.updated) {
             guard let mapping = schema.mapping(for: row.objectID.entity), let key = row.objectID.primaryKey else { continue }
             let attributeSlots = row.changedAttributeSlots.filter { mapping.attributeColumns[$0] != nil }
             let relationshipSlots = row.changedRelationshipSlots.filter { mapping.toOneColumns[$0] != nil }
@@ -78,8 +82,6 @@ extension PostgreSQLStore {
 
         var stale: [(objectID: NSManagedObjectID, table: SQLiteSchema.TableMapping)] = []
         for check in checked where counts[check.index] != 1 { stale.append((check.objectID, check.table)) }
-        // Rows the save only locks (`detectConflicts(for:)`) must be where the context saw them.
-        var failures = try versionFailures(among: changes.locked, on: connection)
         if !stale.isEmpty {
             let versions = try currentVersions(of: stale.map { ($0.objectID, $0.table) }, on: connection)
             failures += stale.map { OptimisticLockingFailure(objectID: $0.objectID, storeVersion: versions[ObjectIdentifier($0.objectID)] ?? 0) }
@@ -98,6 +100,10 @@ extension PostgreSQLStore {
     private func runRows(_ statements: [(sql: String, arguments: [SQLValue])], on connection: PostgresConnection) throws -> [Int] {
         do {
             return try connection.runBatch(statements)
+        } catch let error as PostgresError where error.sqlState == "40P01" || error.sqlState == "40001" {
+            throw CoreDataError.store(.persistentStoreSave,
+                                      "The save to \(place) met another connection's save on the same rows and was rolled back, nothing written; save again: \(error.message)",
+                                      url: url, underlying: error)
         } catch let error as PostgresError where error.isUniqueViolation || error.sqlState == "23P01" {
             throw CoreDataError.store(.persistentStoreSave,
                                       "The store in \(place) refused a row that breaks a uniqueness constraint, saved by another connection meanwhile; save again to settle it by the merge policy: \(error.message)",
@@ -122,6 +128,10 @@ extension PostgreSQLStore {
                 throw CoreDataError.store(.persistentStoreSave,
                                           "The store in \(place) refused the save: another connection saved values a uniqueness constraint keeps unique meanwhile; save again to settle it by the merge policy: \(error.message)",
                                           url: url, underlying: error)
+            } catch let error as PostgresError where error.kind == .connectionLost {
+                throw CoreDataError.store(.persistentStoreSave,
+                                          "The connection to \(place) was lost while the save was being committed: it may or may not have been written (fetch before saving again): \(error.message)",
+                                          url: url, underlying: error)
             } catch let error as PostgresError {
                 throw CoreDataError.store(.persistentStoreSave, "The save to \(place) was not committed, and nothing of it was written: \(error)",
                                           url: url, underlying: error)
@@ -134,6 +144,14 @@ extension PostgreSQLStore {
         lock.withLock {
             savePrepared = false
             if let connection, connection.isOpen, connection.isInTransaction { try? connection.execute("ROLLBACK") }
+        }
+    }
+
+    /// `rows` by table, then key.
+    private static func inKeyOrder(_ rows: [SaveChanges.Row]) -> [SaveChanges.Row] {
+        rows.sorted { a, b in
+            let tableA = a.objectID.entity.rootEntity.name ?? "", tableB = b.objectID.entity.rootEntity.name ?? ""
+            return tableA != tableB ? tableA < tableB : (a.objectID.primaryKey ?? 0) < (b.objectID.primaryKey ?? 0)
         }
     }
 

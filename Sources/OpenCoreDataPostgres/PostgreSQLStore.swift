@@ -75,7 +75,11 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                     // Two servers opening one empty database at once: the second waits, then finds
                     // the store the first made.
                     try connection.query("SELECT pg_advisory_xact_lock(hashtext(current_schema()))")
-                    switch try PostgresStoreKind(of: connection) {
+                    let kind = try PostgresStoreKind(of: connection)
+                    if StoreOptionFlag.isOn(options?[StoreCreationOption.mustBeNew]), kind != .empty {
+                        throw CoreDataError.store(.persistentStoreOpen, "Can't make a new store in \(place): it is not empty", url: url)
+                    }
+                    switch kind {
                     case .empty:
                         guard !isReadOnly else {
                             throw CoreDataError.store(.persistentStoreOpen, "The read-only store in \(place) does not exist", url: url)
@@ -152,7 +156,7 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                         guard let name = roots.string(row, 0) else { continue }
                         let table = "Z" + SQLiteSchema.columnStem(name)
                         tables.append(table)
-                        sequences.append("\(table)_Z_PK_SEQ")
+                        sequences.append(PostgresSchemaDefinition.sequence(ofTable: table))
                     }
                     tables.append("Z_PRIMARYKEY")
                 }
@@ -382,7 +386,7 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
 }
 
 /// What a database holds, as the PostgreSQL store finds it.
-enum PostgresStoreKind {
+enum PostgresStoreKind: Equatable {
     case empty, coreDataStore
     case otherDatabase(tables: [String])
 

@@ -30,7 +30,10 @@ enum PostgresSchemaDefinition {
     }
 
     /// The name of the sequence that hands out the keys of `table`.
-    static func sequence(of table: SQLiteSchema.TableMapping) -> String { "\(table.name)_Z_PK_SEQ" }
+    static func sequence(of table: SQLiteSchema.TableMapping) -> String { sequence(ofTable: table.name) }
+
+    /// The name of the sequence that hands out the keys of the table named `table`.
+    static func sequence(ofTable table: String) -> String { shortName("\(table)_Z_PK_SEQ") }
 
     /// The statements that create an empty store for `schema`.
     static func creationStatements(for schema: SQLiteSchema) -> [String] {
@@ -54,7 +57,7 @@ enum PostgresSchemaDefinition {
         // The SQLite store's indexes, without SQLite's collation name (a text column's own
         // collation is the binary one here); its unique indexes become constraints.
         statements += schema.indexStatements().filter { !$0.hasPrefix("CREATE UNIQUE INDEX") }
-            .map { $0.replacingOccurrences(of: " COLLATE BINARY", with: "") }
+            .map { shortIndexName($0.replacingOccurrences(of: " COLLATE BINARY", with: "")) }
         statements += uniquenessConstraintStatements(for: schema)
         return statements
     }
@@ -70,6 +73,14 @@ enum PostgresSchemaDefinition {
             }
         }
         return columns
+    }
+
+    /// `CREATE INDEX name ON …` with a name PostgreSQL keeps whole.
+    static func shortIndexName(_ statement: String) -> String {
+        let prefix = "CREATE INDEX "
+        guard statement.hasPrefix(prefix), let on = statement.range(of: " ON ") else { return statement }
+        let name = String(statement[statement.index(statement.startIndex, offsetBy: prefix.count)..<on.lowerBound])
+        return prefix + shortName(name) + statement[on.lowerBound...]
     }
 
     /// `name` as PostgreSQL keeps it: its first 63 bytes, cut between code points.

@@ -52,7 +52,7 @@ final class RawPostgres {
 
     init(url: String) throws {
         guard let connection = PQconnectdb(url), PQstatus(connection) == CONNECTION_OK else {
-            throw BenchCheckError(workload: "PostgreSQL", detail: "cannot connect to \(url)")
+            throw BenchCheckError(workload: "PostgreSQL", detail: "cannot connect to the server OCD_POSTGRES_URL names")
         }
         self.connection = connection
         PQsetNoticeProcessor(connection, { _, _ in }, nil)

@@ -34,11 +34,13 @@ package enum InMemoryFetch {
         case .count: return .count(sliced.count)
         case .dictionaries(let columns, let groupBy):
             let grouped = !groupBy.isEmpty || columns.contains { if case .aggregate = $0.kind { true } else { false } }
-            // Grouped results are limited by group, not by row.
+            // Grouped results are limited by group, not by row, and distinct ones by distinct
+            // dictionary (as SQL's DISTINCT comes before its LIMIT).
+            let limitsLater = grouped || fetch.returnsDistinctResults
             var dictionaries = InMemoryDictionaries(entity: fetch.entity, columns: columns, groupBy: groupBy)
-                .dictionaries(of: (grouped ? matches : sliced).map { StoredRow(rows: rows, snapshot: $0) })
-            if grouped { dictionaries = slice(dictionaries, offset: fetch.fetchOffset, limit: fetch.fetchLimit) }
+                .dictionaries(of: (limitsLater ? matches : sliced).map { StoredRow(rows: rows, snapshot: $0) })
             if fetch.returnsDistinctResults { dictionaries = DictionaryResults.distinct(dictionaries) }
+            if limitsLater { dictionaries = slice(dictionaries, offset: fetch.fetchOffset, limit: fetch.fetchLimit) }
             return .dictionaries(dictionaries)
         }
     }

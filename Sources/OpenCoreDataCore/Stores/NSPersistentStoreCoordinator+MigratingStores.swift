@@ -39,17 +39,19 @@ extension NSPersistentStoreCoordinator {
         if !inMemory, url.isFileURL, FileManager.default.fileExists(atPath: url.path) {
             throw CoreDataError.store(.persistentStoreOpen, "Can't move the store to \(url.path): a file is already there", url: url)
         }
-        // A store on a server (PostgreSQL) is there when its metadata can be read.
-        if !inMemory, !url.isFileURL, let storeClass = StoreClassRegistry.openingClass(for: storeType),
-           (try? storeClass.metadataForPersistentStore(with: url)) != nil {
-            throw CoreDataError.store(.persistentStoreOpen, "Can't move the store to \(url.absoluteString): a store is already there", url: url)
-        }
+        // A store on a server (PostgreSQL) is made only where the database holds nothing; what
+        // is there is never written to nor destroyed.
+        let onServer = !inMemory && !url.isFileURL
+        var copyOptions = options
+        if onServer { copyOptions = (options ?? [:]).merging([StoreCreationOption.mustBeNew: true]) { _, new in new } }
         // The copy is made on a coordinator of its own, so that this one never holds a half-copied store.
         let staging = NSPersistentStoreCoordinator(managedObjectModel: managedObjectModel)
         let copy: NSPersistentStore
+        var made = false
         do {
             copy = try staging.addPersistentStore(ofType: storeType, configurationName: store.configurationName, at: inMemory ? nil : url,
-                                                  options: options)
+                                                  options: copyOptions)
+            made = true
             var metadata = copy.metadata ?? [:]
             for (key, value) in store.metadata ?? [:] where !StoreMetadataKey.modelKeys.contains(key) && !StoreMetadataKey.fileStateKeys.contains(key)
                 && key != NSStoreTypeKey && key != NSStoreUUIDKey {
@@ -60,7 +62,8 @@ extension NSPersistentStoreCoordinator {
             try staging.remove(copy)
         } catch {
             for added in staging.persistentStores { try? staging.remove(added) }
-            if !inMemory { try? Self.destroyFiles(at: url, ofType: storeType) }
+            // Only what this move made goes (a store on a server that refused to be made is not its).
+            if !inMemory && (made || !onServer) { try? Self.destroyFiles(at: url, ofType: storeType) }
             throw error
         }
         if inMemory {

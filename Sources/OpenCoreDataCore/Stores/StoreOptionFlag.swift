@@ -10,3 +10,10 @@ package enum StoreOptionFlag {
         return false
     }
 }
+
+/// Options the coordinator passes to stores it makes itself.
+package enum StoreCreationOption {
+    /// The store must be made new where its URL says: a store on a server refuses a database
+    /// that holds anything (a file store's caller checks that no file is there).
+    package static let mustBeNew = "OCDStoreMustBeNew"
+}
