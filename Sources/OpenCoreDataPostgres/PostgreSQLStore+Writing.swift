@@ -147,12 +147,17 @@ extension PostgreSQLStore {
         }
     }
 
-    /// `rows` by table, then key.
+    /// `rows` by table (the root entity's name: the same order in every process), then key.
     private static func inKeyOrder(_ rows: [SaveChanges.Row]) -> [SaveChanges.Row] {
-        rows.sorted { a, b in
-            let tableA = a.objectID.entity.rootEntity.name ?? "", tableB = b.objectID.entity.rootEntity.name ?? ""
-            return tableA != tableB ? tableA < tableB : (a.objectID.primaryKey ?? 0) < (b.objectID.primaryKey ?? 0)
+        guard let first = rows.first?.objectID.rootIdentity else { return rows }
+        // Usually every row is of one table: then only the keys are compared.
+        if rows.allSatisfy({ $0.objectID.rootIdentity == first }) {
+            return rows.sorted { ($0.objectID.primaryKey ?? 0) < ($1.objectID.primaryKey ?? 0) }
         }
+        let tables = rows.map { $0.objectID.entity.rootEntity.name ?? "" }
+        return rows.indices.sorted { a, b in
+            tables[a] != tables[b] ? tables[a] < tables[b] : (rows[a].objectID.primaryKey ?? 0) < (rows[b].objectID.primaryKey ?? 0)
+        }.map { rows[$0] }
     }
 
     // MARK: Keys
