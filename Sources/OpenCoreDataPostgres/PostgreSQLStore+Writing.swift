@@ -38,12 +38,11 @@ extension PostgreSQLStore {
         let map = changes.temporaryKeyMap(outcome.insertedIDs)
         let resolve: (NSManagedObjectID?) -> Int64? = { map.key(of: $0) }
 
-        // Deletes, inserts and updates, in that order (a delete frees the values a new row may
-        // take), as one batch; each delete and update says by its count whether the row was
-        // still at the version the context saw.
-        // Rows the save only locks (`detectConflicts(for:)`) are locked first, then every row is
-        // written in one order (by table, then key), so that two saves of the same rows lock them
-        // in the same order rather than wait on each other.
+        // Rows the save only locks (`detectConflicts(for:)`) are locked first. Then deletes,
+        // inserts and updates go as one batch, each kind in one order (by table, then key), so
+        // that two saves of the same rows lock them in the same order rather than wait on each
+        // other; each delete and update says by its count whether the row was still at the
+        // version the context saw.
         var failures = try versionFailures(among: changes.locked, on: connection)
         var statements: [(sql: String, arguments: [SQLValue])] = []
         var checked: [(index: Int, objectID: NSManagedObjectID, table: SQLiteSchema.TableMapping)] = []
