@@ -289,6 +289,46 @@ public final class PostgresConnection {
         try scalar("SELECT to_regclass(?) IS NOT NULL", [.text(name)]).int64Value == 1
     }
 
+    // MARK: Notifications
+
+    /// One `NOTIFY` received: its channel, its payload and the server process that sent it.
+    public struct Notification: Sendable, Equatable {
+        public let channel: String
+        public let payload: String
+        public let senderProcessID: Int32
+    }
+
+    /// Starts listening on `channel` (`LISTEN`).
+    public func listen(_ channel: String) throws {
+        try execute("LISTEN \(channel)")
+    }
+
+    /// The notifications that arrived, waiting up to `timeout` seconds for the first when none
+    /// has; empty when the time passed. Throws when the connection is lost.
+    public func notifications(waitingUpTo timeout: Double) throws -> [Notification] {
+        var received = takeNotifications()
+        if !received.isEmpty { return received }
+        let socket = PQsocket(handle)
+        guard socket >= 0 else { throw connectionError(.connectionLost, sql: nil) }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, Int32(max(0, timeout * 1000)))
+        guard ready > 0 else { return [] }
+        guard PQconsumeInput(handle) == 1 else { throw connectionError(.connectionLost, sql: nil) }
+        received = takeNotifications()
+        return received
+    }
+
+    private func takeNotifications() -> [Notification] {
+        var received: [Notification] = []
+        while let notification = PQnotifies(handle) {
+            received.append(Notification(channel: String(cString: notification.pointee.relname),
+                                         payload: String(cString: notification.pointee.extra),
+                                         senderProcessID: notification.pointee.be_pid))
+            PQfreemem(notification)
+        }
+        return received
+    }
+
     // MARK: Errors
 
     private func letGoOfPreparedStatementsIfMany() throws {

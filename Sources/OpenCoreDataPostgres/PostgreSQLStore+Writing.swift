@@ -77,6 +77,10 @@ extension PostgreSQLStore {
             statements.append(("UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?", arguments))
         }
         statements += try membershipStatements(for: changes.toMany, resolve: resolve, on: connection)
+        // Told to other connections when the save commits (`PostgresChangeListener`).
+        for payload in changeNotice(changes, insertedIDs: outcome.insertedIDs).payloads {
+            statements.append(("SELECT pg_notify(?, ?)", [.text(PostgresChangeNotice.channel), .text(payload)]))
+        }
         let counts = try runRows(statements, on: connection)
 
         var stale: [(objectID: NSManagedObjectID, table: SQLiteSchema.TableMapping)] = []
@@ -144,6 +148,23 @@ extension PostgreSQLStore {
             savePrepared = false
             if let connection, connection.isOpen, connection.isInTransaction { try? connection.execute("ROLLBACK") }
         }
+    }
+
+    /// The rows a save changes, as other connections are told of them.
+    private func changeNotice(_ changes: SaveChanges, insertedIDs: [NSManagedObjectID]) -> PostgresChangeNotice {
+        var notice = PostgresChangeNotice(storeID: identifier, rows: [])
+        notice.rows.reserveCapacity(changes.inserted.count + changes.updated.count + changes.deleted.count)
+        for id in insertedIDs {
+            if let number = schema.mapping(for: id.entity)?.number, let key = id.primaryKey { notice.rows.append(("i", number, key)) }
+        }
+        for (kind, rows) in [(Character("u"), changes.updated), (Character("d"), changes.deleted)] {
+            for row in rows {
+                if let number = schema.mapping(for: row.objectID.entity)?.number, let key = row.objectID.primaryKey {
+                    notice.rows.append((kind, number, key))
+                }
+            }
+        }
+        return notice
     }
 
     /// `rows` by table (the root entity's name: the same order in every process), then key.

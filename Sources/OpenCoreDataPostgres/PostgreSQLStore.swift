@@ -26,9 +26,9 @@ import OpenCoreDataSQLite
 ///
 /// Differences from the SQLite store, and what is not done yet, are in `Docs/Differences.md`
 /// ("The PostgreSQL store"). In short: a writer connection used under the store's lock and a
-/// pool of readers (`PostgresReaderPool`) that read in parallel; no query generations,
-/// migrations (a store of other version hashes is refused with 134100), persistent history or
-/// changes announced to other servers yet.
+/// pool of readers (`PostgresReaderPool`) that read in parallel; other servers' saves told to
+/// the coordinator (`PostgresChangeListener`); no query generations, migrations (a store of
+/// other version hashes is refused with 134100) or persistent history yet.
 final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     // @unchecked Sendable: the writer connection, the reader pool, the metadata and the save's
     // state are used only under `lock` (the pool itself is shared by reads); `schema` is set while
@@ -48,6 +48,14 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     var savePrepared = false
     /// The connections reads use; set once the store is loaded, under `lock`.
     private var readers: PostgresReaderPool?
+    /// Tells the coordinator of other connections' saves, when the store was asked to
+    /// (`NSPersistentStoreRemoteChangeNotificationPostOptionKey`); set once, while the store loads.
+    private var changeListener: PostgresChangeListener?
+
+    /// The server process of the writer connection, whose saves the listener does not tell.
+    var writerProcessID: Int32? { lock.withLock { connection?.backendProcessID } }
+
+    deinit { changeListener?.stop() }
 
     /// The framework version written to new stores' metadata (`NSPersistenceFrameworkVersion`).
     static let frameworkVersion = 1
@@ -102,10 +110,18 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             schema.prepareForReaders()
             self.connection = connection
             readers = readerPool(url: url)
+            if StoreOptionFlag.isOn(options?[NSPersistentStoreRemoteChangeNotificationPostOptionKey]) {
+                let listener = try failing(.persistentStoreOpen) {
+                    try PostgresChangeListener(url: url, storeID: identifier, store: self, coordinator: persistentStoreCoordinator)
+                }
+                listener.start()
+                changeListener = listener
+            }
         }
     }
 
     func unload() {
+        changeListener?.stop()
         let readers = lock.withLock {
             connection = nil
             defer { self.readers = nil }

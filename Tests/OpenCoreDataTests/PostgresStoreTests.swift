@@ -272,6 +272,58 @@ import OpenCoreData
         #expect(try Server(url).people().first?.value(forKey: "age") as? Int == 31)
     }
 
+    /// Another app server's saves reach this server's contexts that merge changes: each save
+    /// sends its rows' keys with NOTIFY when it commits, the store's listener posts
+    /// `.NSPersistentStoreRemoteChange` with their object IDs, and the context merges them —
+    /// from another coordinator in this process, then from another OS process.
+    @Test func anotherServersSavesAreMergedIntoContextsThatMergeChanges() async throws {
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let url = URL(string: schema.url)!
+        let watcher = try Server(url, options: [NSPersistentStoreRemoteChangeNotificationPostOptionKey: true])
+        watcher.context.automaticallyMergesChangesFromParent = true
+        let writer = try Server(url)
+        writer.insertPerson("Ada", ["age": 30])
+        try writer.context.save()
+        let ada = try #require(try watcher.people().first)
+        #expect(ada.value(forKey: "age") as? Int == 30)
+
+        func mergedWithin(_ seconds: Double, _ done: () -> Bool) -> Double? {
+            let start = Date()
+            while Date().timeIntervalSince(start) < seconds {
+                watcher.context.processPendingChanges()
+                if done() { return Date().timeIntervalSince(start) }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
+            return nil
+        }
+        try #require(try writer.people().first).setValue(41, forKey: "age")
+        writer.insertPerson("Bob")
+        try writer.context.save()
+        let sameProcess = mergedWithin(5) { ada.value(forKey: "age") as? Int == 41 }
+        #expect(sameProcess != nil, "the other coordinator's save was not merged within 5 s")
+
+        // Another OS process: an app server of its own.
+        let storeURL: String = schema.url
+        await #expect(processExitsWith: .success) { [storeURL = storeURL as String] in
+            try PostgresStoreTests.changeAdasAge(to: 52, storeURL: storeURL)
+        }
+        let otherProcess = mergedWithin(5) { ada.value(forKey: "age") as? Int == 52 }
+        #expect(otherProcess != nil, "the other process's save was not merged within 5 s")
+        // The watcher's own saves are not told back to it, and its objects stay as they are.
+        ada.setValue(60, forKey: "age")
+        try watcher.context.save()
+        #expect(mergedWithin(0.3) { ada.changedValues().isEmpty && ada.value(forKey: "age") as? Int != 60 } == nil)
+    }
+
+    /// What the other process of `anotherServersSavesAreMergedIntoContextsThatMergeChanges` does.
+    static func changeAdasAge(to age: Int, storeURL: String) throws {
+        let server = try Server(URL(string: storeURL)!)
+        guard let ada = try server.people("name == 'Ada'").first else { exit(3) }
+        ada.setValue(age, forKey: "age")
+        try server.context.save()
+    }
+
     /// Contexts on many threads read at once on the store's readers, which never outnumber the
     /// pool's size (`NSPersistentStoreConnectionPoolMaxSizeKey`), beside the one writer.
     @Test func readsRunInParallelOnABoundedPoolOfConnections() throws {

@@ -33,7 +33,24 @@ extension NSManagedObjectContext {
             NotificationCenter.default.removeObserver(siblingSaveObserver)
             self.siblingSaveObserver = nil
         }
+        if let remoteSaveObserver {
+            NotificationCenter.default.removeObserver(remoteSaveObserver)
+            self.remoteSaveObserver = nil
+        }
         guard on else { return }
+        // Saves of other processes and machines that a store announces with the objects they
+        // changed (the PostgreSQL store does): merged by the contexts of the store's coordinator
+        // that have no parent, as another context's save on that coordinator is.
+        remoteSaveObserver = NotificationCenter.default.addObserver(
+            forName: .NSPersistentStoreRemoteChange, object: nil, queue: nil
+        ) { [weak self] notification in
+            guard let self, let coordinator = notification.object as? NSPersistentStoreCoordinator, let info = notification.userInfo,
+                  info[NSInsertedObjectIDsKey] != nil || info[NSUpdatedObjectIDsKey] != nil || info[NSDeletedObjectIDsKey] != nil else { return }
+            let save = ArrivedSave(changes: SavedObjectIDs(info), saver: ObjectIdentifier(coordinator), saverParent: nil,
+                                   saverCoordinator: ObjectIdentifier(coordinator))
+            self.arrivedSaves.append(save)
+            self.perform { self.mergeArrivedSaves(onUse: false) }
+        }
         // The object-ID variant: IDs can cross to this context's queue, objects cannot.
         siblingSaveObserver = NotificationCenter.default.addObserver(
             forName: NSManagedObjectContext.didSaveObjectIDsNotification, object: nil, queue: nil

@@ -123,6 +123,9 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     }
     /// The observation of other contexts' saves while `automaticallyMergesChangesFromParent` is on.
     var siblingSaveObserver: NSObjectProtocol?
+    /// The observation of saves other processes made, announced by a store, while
+    /// `automaticallyMergesChangesFromParent` is on.
+    var remoteSaveObserver: NSObjectProtocol?
     /// Whether the context keeps every registered object alive (default false: only changed
     /// objects are kept; unchanged ones go away when the application lets go of them).
     @exclusivity(unchecked) public var retainsRegisteredObjects = false {
@@ -281,6 +284,7 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
 
     deinit {
         if let siblingSaveObserver { NotificationCenter.default.removeObserver(siblingSaveObserver) }
+        if let remoteSaveObserver { NotificationCenter.default.removeObserver(remoteSaveObserver) }
         if let undoCheckpointObserver { NotificationCenter.default.removeObserver(undoCheckpointObserver) }
         if IncrementalStores.mayBeInUse { noteUnregistered(registeredIncrementalStoreIDs(among: registry.objects)) }
         for object in registry.objects { object.context = nil }
