@@ -44,8 +44,10 @@ enum PostgresDialect: SQLDialect {
         throw refusal("the function \(name)")
     }
 
-    /// None yet: each would have to round as Foundation does.
-    static let numericFunctions: Set<String> = []
+    /// The same functions as SQLite's, so that the compiler hands them to `function(_:_:)`,
+    /// whose refusal has the store answer them in memory (an empty set would make the compiler
+    /// refuse the fetch outright).
+    static let numericFunctions = SQLiteDialect.numericFunctions
 
     static func statistic(_ name: String, of values: SQLFragment) throws -> SQLFragment {
         throw refusal("\(name)")

@@ -190,7 +190,7 @@ import OpenCoreData
         let reader = try Server(url)
         let everyone = try reader.people()
         for format in ["age / 0 > 1", "modulus:by:(age, 0) == 1", "NOT (age / 0 > 1)", "age * 9223372036854775807 > 0", "age + 9223372036854775807 < 0",
-                       "trunc(age / 3) == 3"] {
+                       "trunc(age / 3) == 3", "sqrt:(age) > 2", "floor:(age / 7) == 1"] {
             let predicate = NSPredicate(format: format)
             let names = try reader.people(format).map { $0.value(forKey: "name") as! String }
             #expect(names == everyone.filtered(using: predicate).map { $0.value(forKey: "name") as! String }, "\(format)")
