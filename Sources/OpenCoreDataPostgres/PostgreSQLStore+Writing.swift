@@ -44,6 +44,7 @@ extension PostgreSQLStore {
         // other; each delete and update says by its count whether the row was still at the
         // version the context saw.
         var failures = try versionFailures(among: changes.locked, on: connection)
+        let tombstones = tracksHistory ? try tombstoneValues(of: changes.deleted, on: connection) : [:]
         var statements: [(sql: String, arguments: [SQLValue])] = []
         var checked: [(index: Int, objectID: NSManagedObjectID, table: SQLiteSchema.TableMapping)] = []
         for row in Self.inKeyOrder(changes.deleted) {
@@ -77,10 +78,10 @@ extension PostgreSQLStore {
             statements.append(("UPDATE \(mapping.table.name) SET \(assignments.joined(separator: ", ")) WHERE Z_PK = ? AND Z_OPT = ?", arguments))
         }
         statements += try membershipStatements(for: changes.toMany, resolve: resolve, on: connection)
-        // Told to other connections when the save commits (`PostgresChangeListener`).
-        for payload in changeNotice(changes, insertedIDs: outcome.insertedIDs).payloads {
-            statements.append(("SELECT pg_notify(?, ?)", [.text(PostgresChangeNotice.channel), .text(payload)]))
-        }
+        // Told to other connections when the save commits (`PostgresChangeListener`); with the
+        // number of its history, once it has one.
+        var notice = changeNotice(changes, insertedIDs: outcome.insertedIDs)
+        if !tracksHistory { statements += notice.statements }
         let counts = try runRows(statements, on: connection)
 
         var stale: [(objectID: NSManagedObjectID, table: SQLiteSchema.TableMapping)] = []
@@ -94,6 +95,11 @@ extension PostgreSQLStore {
         // wait for the commit), as the in-memory stores check the state a save makes.
         let conflicts = try uniquenessConflicts(in: changes, insertedIDs: outcome.insertedIDs, resolve: resolve, on: connection)
         if !conflicts.isEmpty { throw UniquenessConflicts(conflicts: conflicts) }
+        if tracksHistory {
+            notice.transaction = try recordHistory(of: changes, insertedIDs: outcome.insertedIDs, tombstones: tombstones,
+                                                   resolve: resolve, on: connection)
+            _ = try connection.runBatch(notice.statements)
+        }
         if metadataNeedsWriting { try writeMetadata(on: connection) }
         return outcome
     }

@@ -27,8 +27,9 @@ import OpenCoreDataSQLite
 /// Differences from the SQLite store, and what is not done yet, are in `Docs/Differences.md`
 /// ("The PostgreSQL store"). In short: a writer connection used under the store's lock and a
 /// pool of readers (`PostgresReaderPool`) that read in parallel; other servers' saves told to
-/// the coordinator (`PostgresChangeListener`); no query generations, migrations (a store of
-/// other version hashes is refused with 134100) or persistent history yet.
+/// the coordinator (`PostgresChangeListener`); persistent history in Core Data's tables
+/// (`PostgresHistoryTables`); no query generations or migrations yet (a store of other version
+/// hashes is refused with 134100).
 final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     // @unchecked Sendable: the writer connection, the reader pool, the metadata and the save's
     // state are used only under `lock` (the pool itself is shared by reads); `schema` is set while
@@ -51,6 +52,8 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// Tells the coordinator of other connections' saves, when the store was asked to
     /// (`NSPersistentStoreRemoteChangeNotificationPostOptionKey`); set once, while the store loads.
     private var changeListener: PostgresChangeListener?
+    /// The reader whose snapshot a history request reads (`readingHistoryConsistently`); under `lock`.
+    var historyReader: PostgresConnection?
 
     /// The server process of the writer connection, whose saves the listener does not tell.
     var writerProcessID: Int32? { lock.withLock { connection?.backendProcessID } }
@@ -70,10 +73,6 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             }
             if model.isInferredFromStore {
                 throw CoreDataError.store(.persistentStoreOpen, "A model inferred from a store's tables cannot open a PostgreSQL store", url: url)
-            }
-            if StoreOptionFlag.isOn(options?[NSPersistentHistoryTrackingKey]) {
-                throw CoreDataError.store(.persistentStoreOpen,
-                                          "The PostgreSQL store does not record persistent history yet (NSPersistentHistoryTrackingKey)", url: url)
             }
             let connection = try Self.connect(to: url)
             place = connection.place
@@ -103,6 +102,7 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                                                   "The \(place) is not an OpenCoreData store: it has tables (\(tables.prefix(5).joined(separator: ", "))) but no Z_METADATA and Z_PRIMARYKEY",
                                                   url: url)
                     }
+                    try prepareHistory(on: connection)
                 }
             } catch let error as PostgresError {
                 throw CoreDataError.store(.persistentStoreOpen, "The store in \(place) could not be opened: \(error)", url: url, underlying: error)
@@ -167,7 +167,7 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                 var tables: [String] = ["Z_METADATA", "Z_MODELCACHE"]
                 var sequences: [String] = []
                 if try connection.tableExists("Z_PRIMARYKEY") {
-                    let roots = try connection.query("SELECT Z_NAME FROM Z_PRIMARYKEY WHERE Z_SUPER = 0 OR Z_SUPER IS NULL")
+                    let roots = try connection.query("SELECT Z_NAME FROM Z_PRIMARYKEY WHERE (Z_SUPER = 0 OR Z_SUPER IS NULL) AND Z_ENT < 16000")
                     for row in 0..<roots.rowCount {
                         guard let name = roots.string(row, 0) else { continue }
                         let table = "Z" + SQLiteSchema.columnStem(name)
@@ -175,6 +175,7 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                         sequences.append(PostgresSchemaDefinition.sequence(ofTable: table))
                     }
                     tables.append("Z_PRIMARYKEY")
+                    tables += PostgresHistoryTables.tables
                 }
                 let joins = try connection.query(#"SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename ~ '^z_[0-9]+[a-z0-9_]*$'"#)
                 tables += (0..<joins.rowCount).compactMap { joins.string($0, 0) }
@@ -195,7 +196,8 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// The Z_ENT of each entity the store lists in `Z_PRIMARYKEY`, when it lists every one of
     /// `entities` (else the model's own numbering, which `checkTables` then finds wanting).
     private func storedNumbers(of entities: [NSEntityDescription], on connection: PostgresConnection) throws -> [String: Int64]? {
-        let result = try connection.query("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY")
+        // History's entities (16001…) are not the model's.
+        let result = try connection.query("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT < 16000")
         var numbers: [String: Int64] = [:]
         for row in 0..<result.rowCount {
             if let name = result.string(row, 1) { numbers[name] = result.int64(row, 0) }
@@ -350,7 +352,7 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     /// store's lock: reads run in parallel with each other and with a save being written, and
     /// see the last commit — never a save's uncommitted rows, and a failed read never ends a
     /// save's transaction. Names the store when it fails.
-    private func reading<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
+    func reading<Result>(_ body: (PostgresConnection) throws -> Result) throws -> Result {
         guard let readers = lock.withLock({ self.readers }) else {
             throw CoreDataError.make(.persistentStoreOperation, "The store in \(place) has been removed from its coordinator")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import OCDPostgres
+import OCDSQL
 import OpenCoreDataCore
 import Synchronization
 
@@ -67,33 +68,44 @@ final class PostgresChangeListener: @unchecked Sendable {
               notification.senderProcessID != store.writerProcessID,
               let notice = PostgresChangeNotice(payload: notification.payload), notice.storeID == storeID else { return }
         let ids = notice.objectIDs(in: store)
-        NotificationCenter.default.post(name: .NSPersistentStoreRemoteChange, object: coordinator, userInfo: [
+        var userInfo: [AnyHashable: Any] = [
             NSPersistentStoreURLKey: url, NSStoreUUIDKey: storeID,
             NSInsertedObjectIDsKey: ids.inserted, NSUpdatedObjectIDsKey: ids.updated, NSDeletedObjectIDsKey: ids.deleted,
-        ])
+        ]
+        if let number = notice.transaction {
+            userInfo[NSPersistentHistoryTokenKey] = NSPersistentHistoryToken(transactionNumbers: [storeID: number])
+        }
+        NotificationCenter.default.post(name: .NSPersistentStoreRemoteChange, object: coordinator, userInfo: userInfo)
     }
 }
 
-/// What a save tells other connections: the store's UUID, then a word per changed row —
-/// `i`, `u` or `d`, the row's `Z_ENT`, a colon, its `Z_PK` (`i3:17`) — in payloads of at most
-/// about 7,000 bytes (PostgreSQL's limit is 8,000), several for a large save.
+/// What a save tells other connections: the store's UUID, the number of the save's history
+/// transaction when the store records history (`t42`), then a word per changed row — `i`, `u`
+/// or `d`, the row's `Z_ENT`, a colon, its `Z_PK` (`i3:17`) — in payloads of at most about
+/// 7,000 bytes (PostgreSQL's limit is 8,000), several for a large save.
 struct PostgresChangeNotice {
     static let channel = "ocd_changes"
     static let payloadLimit = 7_000
 
     let storeID: String
+    var transaction: Int64?
     var rows: [(kind: Character, entity: Int64, key: Int64)]
 
-    init(storeID: String, rows: [(kind: Character, entity: Int64, key: Int64)]) {
+    init(storeID: String, transaction: Int64? = nil, rows: [(kind: Character, entity: Int64, key: Int64)]) {
         self.storeID = storeID
+        self.transaction = transaction
         self.rows = rows
     }
 
     init?(payload: String) {
-        let words = payload.split(separator: " ")
-        guard let first = words.first else { return nil }
+        var words = payload.split(separator: " ")[...]
+        guard let first = words.popFirst() else { return nil }
         storeID = String(first)
-        rows = words.dropFirst().compactMap { word in
+        if let word = words.first, word.first == "t", let number = Int64(word.dropFirst()) {
+            transaction = number
+            words = words.dropFirst()
+        }
+        rows = words.compactMap { word in
             guard let kind = word.first, "iud".contains(kind), let colon = word.firstIndex(of: ":"),
                   let entity = Int64(word[word.index(after: word.startIndex)..<colon]),
                   let key = Int64(word[word.index(after: colon)...]) else { return nil }
@@ -103,18 +115,24 @@ struct PostgresChangeNotice {
 
     /// The payloads that carry the rows.
     var payloads: [String] {
+        let head = storeID + (transaction.map { " t\($0)" } ?? "")
         var payloads: [String] = []
-        var current = storeID
+        var current = head
         for row in rows {
             let word = " \(row.kind)\(row.entity):\(row.key)"
             if current.utf8.count + word.utf8.count > Self.payloadLimit {
                 payloads.append(current)
-                current = storeID
+                current = head
             }
             current += word
         }
-        if current != storeID || payloads.isEmpty { payloads.append(current) }
+        if current != head || payloads.isEmpty { payloads.append(current) }
         return payloads
+    }
+
+    /// The statements that send the payloads, delivered when the save commits.
+    var statements: [(sql: String, arguments: [SQLValue])] {
+        payloads.map { ("SELECT pg_notify(?, ?)", [.text(Self.channel), .text($0)]) }
     }
 
     /// The rows as object IDs of `store`; rows of entities it does not know are left out.

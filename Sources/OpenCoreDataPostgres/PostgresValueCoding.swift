@@ -53,6 +53,34 @@ enum PostgresValueCoding {
         }
     }
 
+    /// A value of `attribute` from its stored SQL value, read as its column would be (history's
+    /// tombstones keep values so, `PostgresTombstoneCoding`).
+    static func value(_ stored: SQLValue, of attribute: NSAttributeDescription) -> PrimitiveValue {
+        switch (attribute.attributeType, stored) {
+        case (_, .null): return .null
+        case (.integer16AttributeType, _), (.integer32AttributeType, _), (.integer64AttributeType, _):
+            return stored.int64Value.map { .integer($0) } ?? .null
+        case (.booleanAttributeType, _): return stored.int64Value.map { .bool($0 != 0) } ?? .null
+        case (.doubleAttributeType, _), (.floatAttributeType, _): return stored.doubleValue.map { .double($0) } ?? .null
+        case (.dateAttributeType, _): return stored.doubleValue.map { .date(Date(timeIntervalSinceReferenceDate: $0)) } ?? .null
+        case (.decimalAttributeType, _): return stored.doubleValue.map { .decimal(SQLiteValueCoding.decimal(fromStored: $0)) } ?? .null
+        case (.stringAttributeType, .text(let text)): return .string(text)
+        case (.URIAttributeType, .text(let text)): return URL(string: text).map { .url($0) } ?? .null
+        case (.binaryDataAttributeType, .blob(let data)): return .data(data)
+        case (.UUIDAttributeType, .blob(let data)):
+            guard data.count == 16 else { return .null }
+            return .uuid(data.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) })
+        case (.compositeAttributeType, .text(let json)):
+            guard let composite = attribute as? NSCompositeAttributeDescription,
+                  let value = CompositeValue.value(fromJSON: json, for: composite) else { return .null }
+            return .transformable(TransformableValue(value: value))
+        case (.transformableAttributeType, .blob(let data)), (.undefinedAttributeType, .blob(let data)),
+             (.objectIDAttributeType, .blob(let data)), (.compositeAttributeType, .blob(let data)):
+            return TransformableCoding.decode(data, for: attribute).map { .transformable(TransformableValue(value: $0)) } ?? .null
+        default: return .null
+        }
+    }
+
     @inline(__always)
     private static func integer(_ bytes: UnsafeRawBufferPointer, _ result: PostgresResult, _ row: Int, _ column: Int) -> Int64 {
         bytes.count == 8 && result.type(ofColumn: column) == PostgresType.int8

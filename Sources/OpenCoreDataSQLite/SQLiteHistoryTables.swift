@@ -7,10 +7,10 @@ import OpenCoreDataCore
 /// per changed object) and `ATRANSACTIONSTRING` (authors, bundle, context and process names,
 /// each stored once), registered in `Z_PRIMARYKEY` as entities 16002, 16001 and 16003, whose
 /// `Z_MAX` hands out their primary keys.
-enum SQLiteHistoryTables {
-    static let changeEntity: Int64 = 16001
-    static let transactionEntity: Int64 = 16002
-    static let stringEntity: Int64 = 16003
+package enum SQLiteHistoryTables {
+    package static let changeEntity: Int64 = 16001
+    package static let transactionEntity: Int64 = 16002
+    package static let stringEntity: Int64 = 16003
 
     /// Whether the store's file has history tables (it was opened with tracking once).
     static func exist(on connection: SQLiteConnection) throws -> Bool {
@@ -125,7 +125,7 @@ enum SQLiteHistoryTables {
 
     /// The table of how far each consumer has read (`markHistoryRead(through:byConsumer:)`):
     /// OpenCoreData's own, beside Core Data's tables, which Core Data leaves alone.
-    static let consumerTable = "OCD_HISTORYCONSUMER"
+    package static let consumerTable = "OCD_HISTORYCONSUMER"
 
     static func setConsumer(_ name: String, readThrough number: Int64, on connection: SQLiteConnection) throws {
         try connection.execute("CREATE TABLE IF NOT EXISTS \(consumerTable) (ZNAME VARCHAR PRIMARY KEY, ZTRANSACTION INTEGER)")

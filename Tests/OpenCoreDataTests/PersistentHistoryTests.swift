@@ -10,19 +10,20 @@ import OCDSQLite
 /// `NSPersistentHistoryChangeRequest`, by a second coordinator, after a relaunch, and from a
 /// store Apple's Core Data wrote.
 @Suite struct PersistentHistoryTests {
-    /// A coordinator and a context on the SQLite store at `url`, history tracked unless told.
+    /// A coordinator and a context on the store at `url` (SQLite unless told), history tracked
+    /// unless told.
     final class Stack {
         let coordinator: NSPersistentStoreCoordinator
         let context: NSManagedObjectContext
         var store: NSPersistentStore { coordinator.persistentStores[0] }
 
         /// With tracking, `options` are added to `NSPersistentHistoryTrackingKey`.
-        init(at url: URL, model: NSManagedObjectModel = TestModel.make(), tracking: Bool = true,
+        init(at url: URL, type: String = NSSQLiteStoreType, model: NSManagedObjectModel = TestModel.make(), tracking: Bool = true,
              options: [AnyHashable: Any] = [:]) throws {
             coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
             var all = options
             if tracking { all[NSPersistentHistoryTrackingKey] = true as NSNumber }
-            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url, options: all.isEmpty ? nil : all)
+            try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: all.isEmpty ? nil : all)
             context = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
             context.persistentStoreCoordinator = coordinator
         }
@@ -53,9 +54,9 @@ import OCDSQLite
 
     // MARK: Recording
 
-    @Test func eachSaveBecomesOneTransactionWithItsChangesAuthorAndContextName() throws {
-        let directory = TemporaryDirectory()
-        let stack = try Stack(at: directory.file("History.sqlite"))
+    @Test(arguments: StorePlaces.tableStores) func eachSaveBecomesOneTransactionWithItsChangesAuthorAndContextName(kind: StoreKind) throws {
+        let places = StorePlaces(kind)
+        let stack = try Stack(at: try places.url("History"), type: places.type)
         stack.context.transactionAuthor = "importer"
         stack.context.name = "import context"
         let ada = stack.insert("Person", ["name": "Ada", "age": 36])
@@ -83,17 +84,17 @@ import OCDSQLite
         #expect(transactions[1].changes?.first?.transaction === transactions[1])
     }
 
-    @Test func theTablesHoldWhatCoreDataWouldWrite() throws {
-        let directory = TemporaryDirectory()
-        let url = directory.file("History.sqlite")
-        let stack = try Stack(at: url)
+    @Test(arguments: StorePlaces.tableStores) func theTablesHoldWhatCoreDataWouldWrite(kind: StoreKind) throws {
+        let places = StorePlaces(kind)
+        let url = try places.url("History")
+        let stack = try Stack(at: url, type: places.type)
         stack.context.transactionAuthor = "app"
         let ada = stack.insert("Person", ["name": "Ada"])
         try stack.context.save()
         ada.setValue("Ada L.", forKey: "name")
         try stack.context.save()
 
-        let raw = try SQLiteConnection(path: url.path)
+        let raw = try places.raw("History")
         let keys = try raw.rows("SELECT Z_ENT, Z_NAME, Z_MAX FROM Z_PRIMARYKEY WHERE Z_ENT > 16000 ORDER BY Z_ENT")
         // Strings: the author, the bundle and the process (one string when both are the executable's name).
         let strings = try raw.scalar("SELECT count(*) FROM ATRANSACTIONSTRING")
@@ -111,10 +112,10 @@ import OCDSQLite
 
     /// A save of more objects than one statement writes (100 rows each): every object gets one
     /// change, keyed in order.
-    @Test func aLargeSaveRecordsEveryObjectOnce() throws {
-        let directory = TemporaryDirectory()
-        let url = directory.file("History.sqlite")
-        let stack = try Stack(at: url)
+    @Test(arguments: StorePlaces.tableStores) func aLargeSaveRecordsEveryObjectOnce(kind: StoreKind) throws {
+        let places = StorePlaces(kind)
+        let url = try places.url("History")
+        let stack = try Stack(at: url, type: places.type)
         var people: [NSManagedObject] = []
         for index in 0..<150 {
             let person = stack.insert("Person", ["name": "P\(index)"])
@@ -125,7 +126,7 @@ import OCDSQLite
         for person in people.prefix(40) { person.setValue(50, forKey: "age") }
         try stack.context.save()
 
-        let raw = try SQLiteConnection(path: url.path)
+        let raw = try places.raw("History")
         let personNumber = try raw.scalar("SELECT Z_ENT FROM Z_PRIMARYKEY WHERE Z_NAME = 'Person'")
         #expect(try raw.scalar("SELECT count(*) FROM ACHANGE WHERE ZTRANSACTIONID = 1") == 153)
         #expect(try raw.rows("SELECT count(DISTINCT ZENTITYPK), min(ZENTITYPK), max(ZENTITYPK) FROM ACHANGE WHERE ZTRANSACTIONID = 1 AND ZENTITY = ?",
@@ -137,9 +138,9 @@ import OCDSQLite
         #expect(Set(transactions[1].changes!.map(\.changedObjectID)) == Set(people.prefix(40).map(\.objectID)))
     }
 
-    @Test func batchRequestsAreRecorded() throws {
-        let directory = TemporaryDirectory()
-        let stack = try Stack(at: directory.file("History.sqlite"))
+    @Test(arguments: StorePlaces.tableStores) func batchRequestsAreRecorded(kind: StoreKind) throws {
+        let places = StorePlaces(kind)
+        let stack = try Stack(at: try places.url("History"), type: places.type)
         for name in ["Ada", "Bo"] { stack.insert("Person", ["name": name]) }
         try stack.context.save()
         stack.context.transactionAuthor = "cleanup"
@@ -155,22 +156,22 @@ import OCDSQLite
         #expect(Self.changes(transactions[2]) == ["delete Person", "delete Person"])
     }
 
-    @Test func aSaveWithoutChangesRecordsNothing() throws {
-        let directory = TemporaryDirectory()
-        let stack = try Stack(at: directory.file("History.sqlite"))
+    @Test(arguments: StorePlaces.tableStores) func aSaveWithoutChangesRecordsNothing(kind: StoreKind) throws {
+        let places = StorePlaces(kind)
+        let stack = try Stack(at: try places.url("History"), type: places.type)
         try stack.context.save()
         #expect(try stack.transactions().isEmpty)
         #expect(stack.coordinator.currentPersistentHistoryToken(fromStores: nil)?
             .transactionNumber(forStoreWithIdentifier: stack.store.identifier) == 0)
     }
 
-    @Test func aDeletionKeepsTheValuesOfAttributesThatPreserveThem() throws {
+    @Test(arguments: StorePlaces.tableStores) func aDeletionKeepsTheValuesOfAttributesThatPreserveThem(kind: StoreKind) throws {
         let model = TestModel.make()
         let person = try #require(model.entitiesByName["Person"])
         for name in ["name", "email"] { (person.attributesByName[name])?.preservesValueInHistoryOnDeletion = true }
-        let directory = TemporaryDirectory()
-        let url = directory.file("History.sqlite")
-        let stack = try Stack(at: url, model: model)
+        let places = StorePlaces(kind)
+        let url = try places.url("History")
+        let stack = try Stack(at: url, type: places.type, model: model)
         let ada = stack.insert("Person", ["name": "Ada", "email": "ada@example.com", "age": 36])
         let bo = stack.insert("Person", ["name": "Bo"])
         try stack.context.save()
@@ -182,7 +183,7 @@ import OCDSQLite
         try stack.context.save()
         try stack.context.execute(NSBatchDeleteRequest(fetchRequest: NSFetchRequest(entityName: "Person")))
 
-        let transactions = try Stack(at: url, model: model).transactions()
+        let transactions = try Stack(at: url, type: places.type, model: model).transactions()
         let deletions = transactions.flatMap { $0.changes ?? [] }.filter { $0.changeType == .delete }
         let tombstones = deletions.map { change in
             (change.tombstone ?? [:]).reduce(into: [String: String]()) { $0[$1.key as! String] = $1.value as? String }
@@ -190,18 +191,23 @@ import OCDSQLite
         #expect(tombstones == [["name": "Ada", "email": "ada@example.com"], ["name": "Bo"], ["name": "Cy", "email": "cy@example.com"]])
         // Other changes have none.
         #expect(transactions[0].changes?.allSatisfy { $0.tombstone == nil } == true)
-        // In Core Data's layout: one ZTOMBSTONE<n> column per preserving attribute, by name.
-        let raw = try SQLiteConnection(path: url.path)
-        #expect(try raw.rows("SELECT ZTOMBSTONE0, ZTOMBSTONE1 FROM ACHANGE WHERE ZCHANGETYPE = 2 AND ZTOMBSTONE1 = 'Cy'")
-                == [["cy@example.com", "Cy"]])
+        // In Core Data's layout: one ZTOMBSTONE<n> column per preserving attribute, by name (the
+        // PostgreSQL store keeps each value with its type, PostgresTombstoneCoding).
+        let raw = try places.raw("History")
+        if kind == .sqlite {
+            #expect(try raw.rows("SELECT ZTOMBSTONE0, ZTOMBSTONE1 FROM ACHANGE WHERE ZCHANGETYPE = 2 AND ZTOMBSTONE1 = 'Cy'")
+                    == [["cy@example.com", "Cy"]])
+        } else {
+            #expect(try raw.scalar("SELECT count(*) FROM ACHANGE WHERE ZCHANGETYPE = 2 AND ZTOMBSTONE1 IS NOT NULL") == 3)
+        }
     }
 
     // MARK: Reading
 
-    @Test func tokensMarkWhereAReaderLeftOffAcrossARelaunch() throws {
-        let directory = TemporaryDirectory()
-        let url = directory.file("History.sqlite")
-        var stack = try Stack(at: url)
+    @Test(arguments: StorePlaces.tableStores) func tokensMarkWhereAReaderLeftOffAcrossARelaunch(kind: StoreKind) throws {
+        let places = StorePlaces(kind)
+        let url = try places.url("History")
+        var stack = try Stack(at: url, type: places.type)
         stack.insert("Person", ["name": "Ada"])
         try stack.context.save()
         let seen = try #require(try stack.transactions().last?.token)
@@ -211,7 +217,7 @@ import OCDSQLite
         stack.insert("Person", ["name": "Bo"])
         try stack.context.save()
 
-        stack = try Stack(at: url)
+        stack = try Stack(at: url, type: places.type)
         let fromJSON = try JSONDecoder().decode(NSPersistentHistoryToken.self, from: json)
         let unarchived = try #require(try NSKeyedUnarchiver.unarchivedObject(ofClass: NSPersistentHistoryToken.self, from: archived))
         #expect(fromJSON == seen && unarchived == seen)
@@ -221,9 +227,9 @@ import OCDSQLite
         #expect(try stack.transactions(after: later[0].token).isEmpty)
     }
 
-    @Test func historyCanStartAfterADateOrATransaction() throws {
-        let directory = TemporaryDirectory()
-        let stack = try Stack(at: directory.file("History.sqlite"))
+    @Test(arguments: StorePlaces.tableStores) func historyCanStartAfterADateOrATransaction(kind: StoreKind) throws {
+        let places = StorePlaces(kind)
+        let stack = try Stack(at: try places.url("History"), type: places.type)
         stack.insert("Person", ["name": "Ada"])
         try stack.context.save()
         let first = try #require(try stack.transactions().first)
@@ -237,9 +243,9 @@ import OCDSQLite
         #expect(fromNow.isEmpty)
     }
 
-    @Test func everyResultType() throws {
-        let directory = TemporaryDirectory()
-        let stack = try Stack(at: directory.file("History.sqlite"))
+    @Test(arguments: StorePlaces.tableStores) func everyResultType(kind: StoreKind) throws {
+        let places = StorePlaces(kind)
+        let stack = try Stack(at: try places.url("History"), type: places.type)
         stack.context.transactionAuthor = "me"
         let ada = stack.insert("Person", ["name": "Ada"])
         stack.insert("Person", ["name": "Bo"])
@@ -270,9 +276,9 @@ import OCDSQLite
         #expect(NSPersistentHistoryChangeRequest.fetchHistory(after: Date()).resultType == .transactionsAndChanges)
     }
 
-    @Test func aFetchRequestFiltersTransactionsOrChanges() throws {
-        let directory = TemporaryDirectory()
-        let stack = try Stack(at: directory.file("History.sqlite"))
+    @Test(arguments: StorePlaces.tableStores) func aFetchRequestFiltersTransactionsOrChanges(kind: StoreKind) throws {
+        let places = StorePlaces(kind)
+        let stack = try Stack(at: try places.url("History"), type: places.type)
         stack.context.transactionAuthor = "app"
         let ada = stack.insert("Person", ["name": "Ada"])
         try stack.context.save()
@@ -295,11 +301,11 @@ import OCDSQLite
         #expect(NSPersistentHistoryTransaction.entityDescription(with: stack.context)?.attributesByName["author"] != nil)
     }
 
-    @Test func aSecondCoordinatorReadsAndMergesWhatTheFirstWrote() throws {
-        let directory = TemporaryDirectory()
-        let url = directory.file("History.sqlite")
-        let writer = try Stack(at: url)
-        let reader = try Stack(at: url)
+    @Test(arguments: StorePlaces.tableStores) func aSecondCoordinatorReadsAndMergesWhatTheFirstWrote(kind: StoreKind) throws {
+        let places = StorePlaces(kind)
+        let url = try places.url("History")
+        let writer = try Stack(at: url, type: places.type)
+        let reader = try Stack(at: url, type: places.type)
         let ada = writer.insert("Person", ["name": "Ada"])
         try writer.context.save()
         let readAda = try #require(try reader.context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Person")).first)
@@ -318,9 +324,9 @@ import OCDSQLite
 
     // MARK: Deleting
 
-    @Test func deletingHistoryBeforeATokenExpiresOlderTokens() throws {
-        let directory = TemporaryDirectory()
-        let stack = try Stack(at: directory.file("History.sqlite"))
+    @Test(arguments: StorePlaces.tableStores) func deletingHistoryBeforeATokenExpiresOlderTokens(kind: StoreKind) throws {
+        let places = StorePlaces(kind)
+        let stack = try Stack(at: try places.url("History"), type: places.type)
         var tokens: [NSPersistentHistoryToken] = []
         for name in ["Ada", "Bo", "Cy"] {
             stack.insert("Person", ["name": name])
@@ -344,16 +350,16 @@ import OCDSQLite
 
     // MARK: Retention
 
-    private static func retainingStack(at url: URL, _ retention: PersistentHistoryRetention) throws -> Stack {
-        try Stack(at: url, options: [OCDPersistentHistoryRetentionOption: retention])
+    private static func retainingStack(at url: URL, type: String, _ retention: PersistentHistoryRetention) throws -> Stack {
+        try Stack(at: url, type: type, options: [OCDPersistentHistoryRetentionOption: retention])
     }
 
-    @Test func aRetentionOfTransactionsKeepsTheNewest() throws {
-        let directory = TemporaryDirectory()
+    @Test(arguments: StorePlaces.tableStores) func aRetentionOfTransactionsKeepsTheNewest(kind: StoreKind) throws {
+        let places = StorePlaces(kind)
         // Set through a store description, as every option.
-        let description = NSPersistentStoreDescription(url: directory.file("History.sqlite"))
+        let description = NSPersistentStoreDescription(url: try places.url("History"))
         description.setOption(PersistentHistoryRetention.keepingTransactions(2), forKey: OCDPersistentHistoryRetentionOption)
-        let stack = try Stack(at: directory.file("History.sqlite"), options: description.storeOptions)
+        let stack = try Stack(at: try places.url("History"), type: places.type, options: description.storeOptions)
         for name in ["Ada", "Bo", "Cy", "Di"] {
             stack.insert("Person", ["name": name])
             try stack.context.save()
@@ -362,27 +368,27 @@ import OCDSQLite
         #expect(try stack.context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 4)
     }
 
-    @Test func aRetentionOfDaysKeepsRecentTransactions() throws {
-        let directory = TemporaryDirectory()
-        let url = directory.file("History.sqlite")
+    @Test(arguments: StorePlaces.tableStores) func aRetentionOfDaysKeepsRecentTransactions(kind: StoreKind) throws {
+        let places = StorePlaces(kind)
+        let url = try places.url("History")
         do {
-            let old = try Stack(at: url)
+            let old = try Stack(at: url, type: places.type)
             old.insert("Person", ["name": "Ada"])
             try old.context.save()
         }
         // Transaction 1 was written ten days ago.
-        let raw = try SQLiteConnection(path: url.path)
+        let raw = try places.raw("History")
         try raw.run("UPDATE ATRANSACTION SET ZTIMESTAMP = ZTIMESTAMP - 10 * 86400 WHERE Z_PK = 1")
-        let stack = try Self.retainingStack(at: url, .keepingDays(7))
+        let stack = try Self.retainingStack(at: url, type: places.type, .keepingDays(7))
         stack.insert("Person", ["name": "Bo"])
         try stack.context.save()
         #expect(try stack.transactions().map(\.transactionNumber) == [2])
     }
 
-    @Test func whatEveryConsumerReadIsDeleted() throws {
-        let directory = TemporaryDirectory()
-        let url = directory.file("History.sqlite")
-        let stack = try Self.retainingStack(at: url, .deletingWhatEveryConsumerRead)
+    @Test(arguments: StorePlaces.tableStores) func whatEveryConsumerReadIsDeleted(kind: StoreKind) throws {
+        let places = StorePlaces(kind)
+        let url = try places.url("History")
+        let stack = try Self.retainingStack(at: url, type: places.type, .deletingWhatEveryConsumerRead)
         for name in ["Ada", "Bo", "Cy"] {
             stack.insert("Person", ["name": name])
             try stack.context.save()
@@ -392,7 +398,7 @@ import OCDSQLite
         let transactions = try stack.transactions()
         try stack.coordinator.markHistoryRead(through: transactions[2].token, byConsumer: "indexer")
         // Another process's consumer, which has read less.
-        let other = try Stack(at: url)
+        let other = try Stack(at: url, type: places.type)
         try other.coordinator.markHistoryRead(through: transactions[0].token, byConsumer: "widget")
         stack.insert("Person", ["name": "Di"])
         try stack.context.save()
@@ -407,10 +413,10 @@ import OCDSQLite
 
     // MARK: Bad input and other stores
 
-    @Test func aTokenOfAnotherStoreIsRefused() throws {
-        let directory = TemporaryDirectory()
-        let one = try Stack(at: directory.file("One.sqlite"))
-        let two = try Stack(at: directory.file("Two.sqlite"))
+    @Test(arguments: StorePlaces.tableStores) func aTokenOfAnotherStoreIsRefused(kind: StoreKind) throws {
+        let places = StorePlaces(kind)
+        let one = try Stack(at: try places.url("One"), type: places.type)
+        let two = try Stack(at: try places.url("Two"), type: places.type)
         one.insert("Person", ["name": "Ada"])
         try one.context.save()
         let foreign = try #require(one.coordinator.currentPersistentHistoryToken(fromStores: nil))
@@ -420,9 +426,9 @@ import OCDSQLite
 
     /// A store whose history began again (a migrated or restored file keeps its identifier):
     /// a token past its last transaction would otherwise skip what comes next silently.
-    @Test func aTokenPastTheStoresHistoryIsExpired() throws {
-        let directory = TemporaryDirectory()
-        let stack = try Stack(at: directory.file("History.sqlite"))
+    @Test(arguments: StorePlaces.tableStores) func aTokenPastTheStoresHistoryIsExpired(kind: StoreKind) throws {
+        let places = StorePlaces(kind)
+        let stack = try Stack(at: try places.url("History"), type: places.type)
         stack.insert("Person", ["name": "Ada"])
         try stack.context.save()
         let ahead = NSPersistentHistoryToken(transactionNumbers: [stack.store.identifier: 500])
@@ -504,9 +510,9 @@ import OCDSQLite
         #expect(try raw.scalar("SELECT count(*) FROM ZPERSON") == 2)
     }
 
-    @Test func aStoreWithoutTrackingAnswersNoHistoryRequest() throws {
-        let directory = TemporaryDirectory()
-        let stack = try Stack(at: directory.file("Plain.sqlite"), tracking: false)
+    @Test(arguments: StorePlaces.tableStores) func aStoreWithoutTrackingAnswersNoHistoryRequest(kind: StoreKind) throws {
+        let places = StorePlaces(kind)
+        let stack = try Stack(at: try places.url("Plain"), type: places.type, tracking: false)
         stack.insert("Person", ["name": "Ada"])
         try stack.context.save()
         let error = #expect(throws: CocoaError.self) { try stack.transactions() }
@@ -514,15 +520,15 @@ import OCDSQLite
         #expect(stack.coordinator.currentPersistentHistoryToken(fromStores: nil) == nil)
     }
 
-    @Test func aTrackedStoreOpenedWithoutTrackingIsReadOnly() throws {
-        let directory = TemporaryDirectory()
-        let url = directory.file("History.sqlite")
+    @Test(arguments: StorePlaces.tableStores) func aTrackedStoreOpenedWithoutTrackingIsReadOnly(kind: StoreKind) throws {
+        let places = StorePlaces(kind)
+        let url = try places.url("History")
         do {
-            let stack = try Stack(at: url)
+            let stack = try Stack(at: url, type: places.type)
             stack.insert("Person", ["name": "Ada"])
             try stack.context.save()
         }
-        let plain = try Stack(at: url, tracking: false)
+        let plain = try Stack(at: url, type: places.type, tracking: false)
         #expect(plain.store.isReadOnly)
         #expect(try plain.context.count(for: NSFetchRequest<NSManagedObject>(entityName: "Person")) == 1)
         plain.insert("Person", ["name": "Bo"])
@@ -564,21 +570,21 @@ import OCDSQLite
         }
     }
 
-    private static func watchingStack(at url: URL) throws -> Stack {
-        try Stack(at: url, options: [NSPersistentStoreRemoteChangeNotificationPostOptionKey: true])
+    private static func watchingStack(at url: URL, type: String = NSSQLiteStoreType) throws -> Stack {
+        try Stack(at: url, type: type, options: [NSPersistentStoreRemoteChangeNotificationPostOptionKey: true])
     }
 
-    @Test func anotherCoordinatorsSaveIsAnnouncedAndOurOwnIsNot() throws {
-        let directory = TemporaryDirectory()
-        let url = directory.file("History.sqlite")
-        let watcher = try Self.watchingStack(at: url)
+    @Test(arguments: StorePlaces.tableStores) func anotherCoordinatorsSaveIsAnnouncedAndOurOwnIsNot(kind: StoreKind) throws {
+        let places = StorePlaces(kind)
+        let url = try places.url("History")
+        let watcher = try Self.watchingStack(at: url, type: places.type)
         let changes = RemoteChanges(of: watcher.coordinator)
         watcher.insert("Person", ["name": "Own"])
         try watcher.context.save()
         // Several checks later, the store's own save has not been announced.
         Thread.sleep(forTimeInterval: 0.25)
         #expect(changes.received.isEmpty)
-        let other = try Stack(at: url)
+        let other = try Stack(at: url, type: places.type)
         other.context.transactionAuthor = "other"
         other.insert("Person", ["name": "Theirs"])
         try other.context.save()

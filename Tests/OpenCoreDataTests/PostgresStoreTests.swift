@@ -324,6 +324,53 @@ import OpenCoreData
         try server.context.save()
     }
 
+    /// Persistent history on a database many servers write: transactions are numbered in the
+    /// order they commit, so that a reader that follows the history with tokens while two
+    /// servers save at once sees every transaction once, none skipped (a number taken before a
+    /// save commits could be overtaken by a later one, and a token past it would skip it).
+    @Test func historyWrittenByManyServersIsReadInCommitOrderWithNothingSkipped() throws {
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let url = URL(string: schema.url)!
+        let tracking: [AnyHashable: Any] = [NSPersistentHistoryTrackingKey: true]
+        let reader = try Server(url, options: tracking)
+        let servers = try (0..<2).map { _ in try Server(url, options: tracking) }
+        let savesEach = 15
+        let done = DispatchGroup()
+        for (index, server) in servers.enumerated() {
+            DispatchQueue.global().async(group: done) {
+                let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+                context.persistentStoreCoordinator = server.coordinator
+                context.transactionAuthor = "server \(index)"
+                context.performAndWait {
+                    for save in 0..<savesEach {
+                        let person = NSEntityDescription.insertNewObject(forEntityName: "Person", into: context)
+                        person.setValue("S\(index)-\(save)", forKey: "name")
+                        try? context.save()
+                    }
+                }
+            }
+        }
+        var seen: [Int64] = []
+        var names: [String] = []
+        var token: NSPersistentHistoryToken?
+        func readOn() throws {
+            let result = try reader.context.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: token)) as? NSPersistentHistoryResult
+            for transaction in result?.result as? [NSPersistentHistoryTransaction] ?? [] {
+                seen.append(transaction.transactionNumber)
+                names += try (transaction.changes ?? []).map {
+                    try reader.context.existingObject(with: $0.changedObjectID).value(forKey: "name") as? String ?? "?"
+                }
+                token = transaction.token
+            }
+        }
+        while done.wait(timeout: .now() + 0.005) == .timedOut { try readOn() }
+        try readOn()
+        #expect(seen == Array(1...Int64(2 * savesEach)))
+        #expect(Set(names).count == 2 * savesEach && names.count == 2 * savesEach)
+        #expect(try reader.people().count == 2 * savesEach)
+    }
+
     /// Contexts on many threads read at once on the store's readers, which never outnumber the
     /// pool's size (`NSPersistentStoreConnectionPoolMaxSizeKey`), beside the one writer.
     @Test func readsRunInParallelOnABoundedPoolOfConnections() throws {
