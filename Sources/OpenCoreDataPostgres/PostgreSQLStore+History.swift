@@ -18,7 +18,7 @@ extension PostgreSQLStore: PersistentHistoryStore {
     /// transaction that opens the store, under its lock.
     func prepareHistory(on connection: PostgresConnection) throws {
         if tracksHistory {
-            guard !isReadOnly else { return }
+            guard !isReadOnly, try !PostgresHistoryTables.complete(on: connection) else { return }
             for statement in PostgresHistoryTables.creationStatements { try connection.execute(statement) }
         } else if !isReadOnly, try PostgresHistoryTables.exist(on: connection) {
             isReadOnly = true
@@ -68,7 +68,13 @@ extension PostgreSQLStore: PersistentHistoryStore {
                                                         on: connection)
         func key(_ name: String?) -> SQLValue { name.flatMap { keys[$0] }.map { .integer($0) } ?? .null }
         let first = try PostgresHistoryTables.allocateKeys(rows.count, of: PostgresHistoryTables.changeEntity, on: connection)
-        if !tombstones.isEmpty { try PostgresHistoryTables.addTombstoneColumns(for: rows, on: connection) }
+        let needed = rows.reduce(0) { max($0, $1.tombstone?.count ?? 0) }
+        if needed > tombstoneColumnsSeen {
+            // Counted again only while a save needs more than the store has seen committed.
+            let existing = try PostgresHistoryTables.tombstoneColumnCount(on: connection)
+            try PostgresHistoryTables.addTombstoneColumns(from: existing, upTo: needed, on: connection)
+            tombstoneColumnsSeen = existing
+        }
         var statements: [(sql: String, arguments: [SQLValue])] = [(
             "INSERT INTO ATRANSACTION (Z_PK, Z_ENT, ZAUTHORTS, ZBUNDLEIDTS, ZCONTEXTNAMETS, ZPROCESSIDTS, ZTIMESTAMP) VALUES (?, ?, ?, ?, ?, ?, ?)",
             [.integer(transaction), .integer(PostgresHistoryTables.transactionEntity), key(authorship.author), key(bundle),
@@ -203,18 +209,21 @@ extension PostgreSQLStore: PersistentHistoryStore {
     /// transactions and their changes, and the bounds checked before them, agree while other
     /// servers write.
     func readingHistoryConsistently<T>(_ body: () throws -> T) throws -> T {
-        try reading { connection in
-            try connection.transaction(isolation: "REPEATABLE READ READ ONLY") {
-                historyReader = connection
-                defer { historyReader = nil }
-                return try body()
+        try lock.withLock {
+            try reading { connection in
+                try connection.transaction(isolation: "REPEATABLE READ READ ONLY") {
+                    historyReader = connection
+                    defer { historyReader = nil }
+                    return try body()
+                }
             }
         }
     }
 
-    /// Runs `body` on the snapshot `readingHistoryConsistently` holds, or else on a reader.
+    /// Runs `body` on the snapshot `readingHistoryConsistently` holds (on this thread: it holds
+    /// the store's lock meanwhile), or else on a reader.
     private func readingHistory<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        if let historyReader { return try failing(.persistentStoreOperation) { try body(historyReader) } }
+        if let historyReader = lock.withLock({ historyReader }) { return try failing(.persistentStoreOperation) { try body(historyReader) } }
         return try reading(body)
     }
 
@@ -237,19 +246,24 @@ extension PostgreSQLStore: PersistentHistoryStore {
         let condition = clauses.joined(separator: " AND ")
         return try writingHistory { connection in
             guard try PostgresHistoryTables.exist(on: connection) else { return (0, []) }
+            // The last transaction to go, found once: each statement below reads the newest
+            // commits, and another server's transaction committed meanwhile must not lose its
+            // row and keep its changes. (Numbers follow commits: what is committed later is
+            // numbered higher.)
+            guard let through = try connection.scalar("SELECT max(Z_PK) FROM ATRANSACTION WHERE \(condition)", arguments).int64Value else {
+                return (0, [])
+            }
             var objectIDs: [NSManagedObjectID] = []
             if reportingObjectIDs {
-                let result = try connection.query("""
-                    SELECT ZENTITY, ZENTITYPK FROM ACHANGE WHERE ZTRANSACTIONID IN (SELECT Z_PK FROM ATRANSACTION WHERE \(condition))
-                    ORDER BY Z_PK
-                    """, arguments)
+                let result = try connection.query("SELECT ZENTITY, ZENTITYPK FROM ACHANGE WHERE ZTRANSACTIONID <= ? ORDER BY Z_PK",
+                                                  [.integer(through)])
                 objectIDs = (0..<result.rowCount).compactMap { row in
                     schema.mapping(number: result.int64(row, 0)).map {
                         NSManagedObjectID(entity: $0.entity, store: self, primaryKey: result.int64(row, 1))
                     }
                 }
             }
-            let counts = try connection.runBatch(Self.historyDeletions(condition: condition, arguments: arguments))
+            let counts = try connection.runBatch(Self.historyDeletions(condition: "Z_PK <= ?", arguments: [.integer(through)]))
             return (counts.first ?? 0, objectIDs)
         }
     }

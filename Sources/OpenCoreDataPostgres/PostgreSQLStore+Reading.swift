@@ -5,6 +5,22 @@ import OpenCoreDataCore
 import OpenCoreDataSQLite
 
 extension PostgreSQLStore {
+    /// Runs `body`; on a connection inside a transaction (a query generation's snapshot), in a
+    /// savepoint, so that a query that fails — and is then answered in memory — leaves the
+    /// transaction usable.
+    private static func undoingFailure<Result>(on connection: PostgresConnection, _ body: () throws -> Result) throws -> Result {
+        guard connection.isInTransaction else { return try body() }
+        try connection.execute("SAVEPOINT ocd_read")
+        do {
+            let result = try body()
+            try connection.execute("RELEASE SAVEPOINT ocd_read")
+            return result
+        } catch {
+            try? connection.execute("ROLLBACK TO SAVEPOINT ocd_read")
+            throw error
+        }
+    }
+
     /// Runs a fetch as one query: the predicate, order and limits rendered by `PostgresDialect`;
     /// what that cannot render is answered in memory (`answerInMemory`).
     func executeFetch(_ fetch: StoreFetch, on connection: PostgresConnection) throws -> StoreFetchResult {
@@ -16,7 +32,7 @@ extension PostgreSQLStore {
         }
         let result: PostgresResult
         do {
-            result = try connection.query(select.sql)
+            result = try Self.undoingFailure(on: connection) { try connection.query(select.sql) }
         } catch let error as PostgresError where Self.isComputedOtherwiseInMemory(error) {
             return try answerInMemory(fetch, on: connection)
         }

@@ -19,7 +19,9 @@ extension PostgreSQLStore {
             }
             let connection = try liveConnection()
             return try failing(.persistentStoreSave) {
-                try connection.execute("BEGIN")
+                // Read committed whatever the database's default: a save that waited for another
+                // one's rows (or its history number) goes on with what that one committed.
+                try connection.execute("BEGIN ISOLATION LEVEL READ COMMITTED")
                 do {
                     let outcome = try write(changes, on: connection)
                     savePrepared = true
@@ -96,9 +98,11 @@ extension PostgreSQLStore {
         let conflicts = try uniquenessConflicts(in: changes, insertedIDs: outcome.insertedIDs, resolve: resolve, on: connection)
         if !conflicts.isEmpty { throw UniquenessConflicts(conflicts: conflicts) }
         if tracksHistory {
-            notice.transaction = try recordHistory(of: changes, insertedIDs: outcome.insertedIDs, tombstones: tombstones,
-                                                   resolve: resolve, on: connection)
-            _ = try connection.runBatch(notice.statements)
+            try translatingConflicts {
+                notice.transaction = try recordHistory(of: changes, insertedIDs: outcome.insertedIDs, tombstones: tombstones,
+                                                       resolve: resolve, on: connection)
+                _ = try connection.runBatch(notice.statements)
+            }
         }
         if metadataNeedsWriting { try writeMetadata(on: connection) }
         return outcome
@@ -107,8 +111,14 @@ extension PostgreSQLStore {
     /// Runs the save's statements as batches. (The uniqueness constraints wait for the commit, so
     /// no row is refused here but by a unique index of the application's own.)
     private func runRows(_ statements: [(sql: String, arguments: [SQLValue])], on connection: PostgresConnection) throws -> [Int] {
+        try translatingConflicts { try connection.runBatch(statements) }
+    }
+
+    /// Runs `body`, turning a deadlock with another connection's save, and a row another save
+    /// took first, into errors that say to save again.
+    private func translatingConflicts<Result>(_ body: () throws -> Result) throws -> Result {
         do {
-            return try connection.runBatch(statements)
+            return try body()
         } catch let error as PostgresError where error.sqlState == "40P01" || error.sqlState == "40001" {
             throw CoreDataError.store(.persistentStoreSave,
                                       "The save to \(place) met another connection's save on the same rows and was rolled back, nothing written; save again: \(error.message)",

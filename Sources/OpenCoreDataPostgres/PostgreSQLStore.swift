@@ -28,8 +28,9 @@ import OpenCoreDataSQLite
 /// ("The PostgreSQL store"). In short: a writer connection used under the store's lock and a
 /// pool of readers (`PostgresReaderPool`) that read in parallel; other servers' saves told to
 /// the coordinator (`PostgresChangeListener`); persistent history in Core Data's tables
-/// (`PostgresHistoryTables`); no query generations or migrations yet (a store of other version
-/// hashes is refused with 134100).
+/// (`PostgresHistoryTables`); query generations as `REPEATABLE READ` snapshots
+/// (`PostgresPinnedReader`); no migrations yet (a store of other version hashes is refused
+/// with 134100).
 final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     // @unchecked Sendable: the writer connection, the reader pool, the metadata and the save's
     // state are used only under `lock` (the pool itself is shared by reads); `schema` is set while
@@ -54,6 +55,8 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     private var changeListener: PostgresChangeListener?
     /// The reader whose snapshot a history request reads (`readingHistoryConsistently`); under `lock`.
     var historyReader: PostgresConnection?
+    /// How many `ZTOMBSTONE<n>` columns `ACHANGE` had when a save last counted them; under `lock`.
+    var tombstoneColumnsSeen = 0
 
     /// The server process of the writer connection, whose saves the listener does not tell.
     var writerProcessID: Int32? { lock.withLock { connection?.backendProcessID } }
@@ -317,19 +320,45 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
 
     // MARK: The seam
 
-    func execute(_ fetch: StoreFetch) throws -> StoreFetchResult { try reading { try executeFetch(fetch, on: $0) } }
+    func execute(_ fetch: StoreFetch) throws -> StoreFetchResult { try reading(for: fetch.context) { try executeFetch(fetch, on: $0) } }
 
     func snapshot(for objectID: NSManagedObjectID, context: NSManagedObjectContext?) throws -> RowSnapshot? {
-        try reading { try readSnapshots(for: [objectID], on: $0).first }
+        try reading(for: context) { try readSnapshots(for: [objectID], on: $0).first }
     }
 
     func snapshots(for objectIDs: [NSManagedObjectID], context: NSManagedObjectContext?) throws -> [RowSnapshot] {
-        try reading { try readSnapshots(for: objectIDs, on: $0) }
+        try reading(for: context) { try readSnapshots(for: objectIDs, on: $0) }
     }
 
     func relatedSnapshots(of sources: [NSManagedObjectID], through relationship: NSRelationshipDescription,
                           context: NSManagedObjectContext?) throws -> [NSManagedObjectID: [RowSnapshot]] {
-        try reading { try readRelatedSnapshots(of: sources, through: relationship, on: $0) }
+        try reading(for: context) { try readRelatedSnapshots(of: sources, through: relationship, on: $0) }
+    }
+
+    /// Keeps the database as it is now for a query generation: a connection of its own in a
+    /// `REPEATABLE READ` transaction (`PostgresPinnedReader`).
+    func pinCurrentGeneration() throws -> (any StoreGenerationPin)? {
+        guard let url, lock.withLock({ readers }) != nil else { return nil }
+        let place = self.place
+        return try failing(.persistentStoreOperation) {
+            try PostgresPinnedReader(connect: {
+                let connection = try PostgresConnection(url: url.absoluteString)
+                try applyStatementTimeout(on: connection)
+                return connection
+            }, storeRemoved: { [weak self] in
+                self?.lock.withLock({ self?.readers }) == nil
+                    ? CoreDataError.make(.persistentStoreOperation, "The store in \(place) has been removed from its coordinator") : nil
+            })
+        }
+    }
+
+    /// Runs a read of `context`: on its query generation's snapshot when it is pinned to one,
+    /// else on one of the store's readers.
+    private func reading<Result>(for context: NSManagedObjectContext?, _ body: (PostgresConnection) throws -> Result) throws -> Result {
+        if let context, let pin = try context.generationPin(for: self) as? PostgresPinnedReader {
+            return try failing(.persistentStoreOperation) { try pin.withConnection(body) }
+        }
+        return try reading(body)
     }
 
     func prepareSave(_ changes: SaveChanges) throws -> SaveOutcome { try writeChanges(changes) }

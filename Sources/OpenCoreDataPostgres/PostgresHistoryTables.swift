@@ -44,6 +44,13 @@ enum PostgresHistoryTables {
         "INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (16003, 'TRANSACTIONSTRING', 0, (SELECT coalesce(max(Z_PK), 0) FROM ATRANSACTIONSTRING)) ON CONFLICT (Z_ENT) DO NOTHING",
     ]
 
+    /// Whether the tables and their `Z_PRIMARYKEY` rows are all there: opening the store then
+    /// runs no DDL (which needs the tables' owner, and locks them against other servers' saves).
+    static func complete(on connection: PostgresConnection) throws -> Bool {
+        for table in tables where try !connection.tableExists(table) { return false }
+        return try connection.scalar("SELECT count(*) FROM Z_PRIMARYKEY WHERE Z_ENT IN (16001, 16002, 16003)").int64Value == 3
+    }
+
     /// The history tables, as `destroyPersistentStore` drops them.
     static let tables = ["ACHANGE", "ATRANSACTION", "ATRANSACTIONSTRING", consumerTable]
 
@@ -100,17 +107,19 @@ enum PostgresHistoryTables {
     /// a row with a tombstone is written with its `ZTOMBSTONE<n>` values.
     static func changeInsertions(_ rows: [HistoryChangeRow], firstKey: Int64, transaction: Int64) -> [(sql: String, arguments: [SQLValue])] {
         let prefix = "INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS) VALUES "
-        let tuple = "(?, \(changeEntity), ?, ?, ?, ?, ?)"
+        // ZCOLUMNS is bound as data always (empty for none), so that every row binds the same
+        // types and each statement shape is prepared once.
+        let tuple = "(?, \(changeEntity), ?, ?, ?, ?, NULLIF(?, ''::bytea))"
         var statements: [(sql: String, arguments: [SQLValue])] = []
         var pending: [[SQLValue]] = []
         for (offset, row) in rows.enumerated() {
             let values: [SQLValue] = [.integer(firstKey + Int64(offset)), .integer(Int64(row.type.rawValue)), .integer(row.entity),
-                                      .integer(row.key), .integer(transaction), row.columns.map { .blob(Data($0)) } ?? .null]
+                                      .integer(row.key), .integer(transaction), .blob(Data(row.columns ?? []))]
             if let tombstone = row.tombstone, !tombstone.isEmpty {
                 let columns = tombstone.indices.map { ", ZTOMBSTONE\($0)" }.joined()
                 let marks = String(repeating: ", ?", count: tombstone.count)
                 statements.append(("INSERT INTO ACHANGE (Z_PK, Z_ENT, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS\(columns)) "
-                                   + "VALUES (?, \(changeEntity), ?, ?, ?, ?, ?\(marks))", values + tombstone.map(PostgresTombstoneCoding.stored)))
+                                   + "VALUES (?, \(changeEntity), ?, ?, ?, ?, NULLIF(?, ''::bytea)\(marks))", values + tombstone.map(PostgresTombstoneCoding.stored)))
             } else {
                 pending.append(values)
             }
@@ -135,11 +144,10 @@ enum PostgresHistoryTables {
         return count
     }
 
-    /// Adds the `ZTOMBSTONE<n>` columns `rows` need and `ACHANGE` lacks.
-    static func addTombstoneColumns(for rows: [HistoryChangeRow], on connection: PostgresConnection) throws {
-        let needed = rows.reduce(0) { max($0, $1.tombstone?.count ?? 0) }
-        guard needed > 0 else { return }
-        for index in 0..<needed { try connection.execute("ALTER TABLE ACHANGE ADD COLUMN IF NOT EXISTS ZTOMBSTONE\(index) bytea") }
+    /// Adds the `ZTOMBSTONE<n>` columns from `existing` up to `needed` (an `ALTER TABLE` locks
+    /// `ACHANGE` against every reader until the save commits: only for columns it lacks).
+    static func addTombstoneColumns(from existing: Int, upTo needed: Int, on connection: PostgresConnection) throws {
+        for index in existing..<max(existing, needed) { try connection.execute("ALTER TABLE ACHANGE ADD COLUMN ZTOMBSTONE\(index) bytea") }
     }
 
     static func setConsumer(_ name: String, readThrough number: Int64, on connection: PostgresConnection) throws {

@@ -371,6 +371,45 @@ import OpenCoreData
         #expect(try reader.people().count == 2 * savesEach)
     }
 
+    /// A query generation is a `REPEATABLE READ` snapshot on a connection of its own: fetches
+    /// the store answers in memory read it too, a query that fails inside it (and is answered in
+    /// memory) leaves it usable, and once the store is removed its reads fail rather than move
+    /// on to the newest state. (The shared generation suite runs on this store as well.)
+    @Test func aQueryGenerationIsOneSnapshotForEveryKindOfRead() throws {
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let url = URL(string: schema.url)!
+        let app = try Server(url)
+        app.insertPerson("Ada", ["age": 30])
+        app.insertPerson("Bob", ["age": 40])
+        try app.context.save()
+        let viewer = NSManagedObjectContext(concurrencyType: .mainQueueConcurrencyType)
+        viewer.persistentStoreCoordinator = app.coordinator
+        try viewer.setQueryGenerationFrom(.current)
+        func names(_ format: String, in context: NSManagedObjectContext) throws -> [String] {
+            let request = NSFetchRequest<NSManagedObject>(entityName: "Person")
+            request.predicate = NSPredicate(format: format)
+            return try context.fetch(request).compactMap { $0.value(forKey: "name") as? String }.sorted()
+        }
+        #expect(try names("age > 0", in: viewer) == ["Ada", "Bob"])
+
+        let other = try Server(url)
+        try #require(try other.people("name == 'Ada'").first).setValue(31, forKey: "age")
+        other.insertPerson("Cy", ["age": 50])
+        try other.context.save()
+        // Answered in memory (a case-insensitive comparison), from the snapshot's rows.
+        #expect(try names("name BEGINSWITH[c] 'c' OR age == 31", in: viewer) == [])
+        #expect(try names("name BEGINSWITH[c] 'c' OR age == 31", in: app.context) == ["Ada", "Cy"])
+        // A division by zero fails in SQL and is answered in memory (nil): the snapshot goes on.
+        #expect(try names("age / 0 == 1", in: viewer) == [])
+        #expect(try names("age > 0", in: viewer) == ["Ada", "Bob"])
+
+        let bobID = try #require(try app.people("name == 'Bob'").first).objectID
+        try app.coordinator.remove(app.store)
+        let error = #expect(throws: CocoaError.self) { try viewer.existingObject(with: bobID) }
+        #expect(error?.message.contains("removed") == true)
+    }
+
     /// Contexts on many threads read at once on the store's readers, which never outnumber the
     /// pool's size (`NSPersistentStoreConnectionPoolMaxSizeKey`), beside the one writer.
     @Test func readsRunInParallelOnABoundedPoolOfConnections() throws {

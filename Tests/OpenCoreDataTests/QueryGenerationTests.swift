@@ -23,7 +23,7 @@ import OCDSQLite
     /// A second coordinator on the same file, standing for another process: its own writer.
     private func otherCoordinator(on stack: TestStack) throws -> NSManagedObjectContext {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: stack.model)
-        try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: stack.storeURL)
+        try coordinator.addPersistentStore(ofType: stack.kind.type, configurationName: nil, at: stack.storeURL)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         context.persistentStoreCoordinator = coordinator
         return context
@@ -59,8 +59,8 @@ import OCDSQLite
 
     // MARK: Pinning
 
-    @Test func aPinnedContextKeepsReadingItsGenerationWhileOthersSave() throws {
-        let stack = try stackWithAnnAndBob()
+    @Test(arguments: StorePlaces.tableStores) func aPinnedContextKeepsReadingItsGenerationWhileOthersSave(kind: StoreKind) throws {
+        let stack = try stackWithAnnAndBob(kind)
         let viewer = stack.newContext()
         try viewer.setQueryGenerationFrom(.current)
         #expect(try names(in: viewer) == ["Ann", "Bob"])
@@ -82,8 +82,8 @@ import OCDSQLite
         #expect(try names(in: stack.newContext()) == ["Ann", "Cy"])
     }
 
-    @Test func aSaveThroughAnotherCoordinatorIsNotSeenEither() throws {
-        let stack = try stackWithAnnAndBob()
+    @Test(arguments: StorePlaces.tableStores) func aSaveThroughAnotherCoordinatorIsNotSeenEither(kind: StoreKind) throws {
+        let stack = try stackWithAnnAndBob(kind)
         let viewer = stack.newContext()
         try viewer.setQueryGenerationFrom(.current)
         #expect(try personCount(in: viewer) == 2)
@@ -92,8 +92,8 @@ import OCDSQLite
         #expect(try names(in: stack.newContext()) == ["Ann", "Cy"])
     }
 
-    @Test func faultsFiredLaterReadTheGeneration() throws {
-        let stack = try stackWithAnnAndBob()
+    @Test(arguments: StorePlaces.tableStores) func faultsFiredLaterReadTheGeneration(kind: StoreKind) throws {
+        let stack = try stackWithAnnAndBob(kind)
         let annID = try stack.fetch("Person", NSPredicate(format: "name == 'Ann'"))[0].objectID
         let viewer = stack.newContext()
         try viewer.setQueryGenerationFrom(.current)
@@ -117,8 +117,8 @@ import OCDSQLite
         #expect(try viewer.existingObject(with: annID).value(forKey: "age") as? Int == 30)
     }
 
-    @Test func theGenerationBeginsAtTheNextRead() throws {
-        let stack = try stackWithAnnAndBob()
+    @Test(arguments: StorePlaces.tableStores) func theGenerationBeginsAtTheNextRead(kind: StoreKind) throws {
+        let stack = try stackWithAnnAndBob(kind)
         let viewer = stack.newContext()
         try viewer.setQueryGenerationFrom(.current)
         try changeEveryone(in: stack.newContext())
@@ -130,8 +130,8 @@ import OCDSQLite
         #expect(try names(in: viewer) == ["Ann", "Cy"])
     }
 
-    @Test func askingForTheTokenBeginsTheGeneration() throws {
-        let stack = try stackWithAnnAndBob()
+    @Test(arguments: StorePlaces.tableStores) func askingForTheTokenBeginsTheGeneration(kind: StoreKind) throws {
+        let stack = try stackWithAnnAndBob(kind)
         let viewer = stack.newContext()
         #expect(viewer.queryGenerationToken == nil)
         try viewer.setQueryGenerationFrom(.current)
@@ -144,8 +144,8 @@ import OCDSQLite
 
     // MARK: Moving on
 
-    @Test func currentAgainAndNilMoveToTheNewestState() throws {
-        let stack = try stackWithAnnAndBob()
+    @Test(arguments: StorePlaces.tableStores) func currentAgainAndNilMoveToTheNewestState(kind: StoreKind) throws {
+        let stack = try stackWithAnnAndBob(kind)
         let viewer = stack.newContext()
         try viewer.setQueryGenerationFrom(.current)
         let first = try #require(viewer.queryGenerationToken)
@@ -166,8 +166,8 @@ import OCDSQLite
         #expect(try names(in: viewer) == ["Ann", "Cy", "Dee"])
     }
 
-    @Test func aTokenPinsAnotherContextToTheSameGeneration() throws {
-        let stack = try stackWithAnnAndBob()
+    @Test(arguments: StorePlaces.tableStores) func aTokenPinsAnotherContextToTheSameGeneration(kind: StoreKind) throws {
+        let stack = try stackWithAnnAndBob(kind)
         let viewer = stack.newContext()
         try viewer.setQueryGenerationFrom(.current)
         let token = try #require(viewer.queryGenerationToken)
@@ -185,8 +185,8 @@ import OCDSQLite
         #expect(try names(in: third) == ["Ann", "Bob"])
     }
 
-    @Test func savingMovesAPinnedContextToTheNewestGeneration() throws {
-        let stack = try stackWithAnnAndBob()
+    @Test(arguments: StorePlaces.tableStores) func savingMovesAPinnedContextToTheNewestGeneration(kind: StoreKind) throws {
+        let stack = try stackWithAnnAndBob(kind)
         let viewer = stack.newContext()
         try viewer.setQueryGenerationFrom(.current)
         let before = try #require(viewer.queryGenerationToken)
@@ -199,8 +199,8 @@ import OCDSQLite
         #expect(after != before)
     }
 
-    @Test func aConflictingSaveOfAPinnedContextWeighsTheNewestRow() throws {
-        let stack = try stackWithAnnAndBob()
+    @Test(arguments: StorePlaces.tableStores) func aConflictingSaveOfAPinnedContextWeighsTheNewestRow(kind: StoreKind) throws {
+        let stack = try stackWithAnnAndBob(kind)
         let viewer = stack.newContext()
         viewer.mergePolicy = NSMergeByPropertyStoreTrumpMergePolicy
         try viewer.setQueryGenerationFrom(.current)
@@ -213,8 +213,8 @@ import OCDSQLite
         #expect(try stack.storedStrings("Person", "email") == ["ann@example.com"])
     }
 
-    @Test func theConflictsOfAPinnedContextsSaveHoldTheNewestRow() throws {
-        let stack = try stackWithAnnAndBob()
+    @Test(arguments: StorePlaces.tableStores) func theConflictsOfAPinnedContextsSaveHoldTheNewestRow(kind: StoreKind) throws {
+        let stack = try stackWithAnnAndBob(kind)
         let viewer = stack.newContext()
         try viewer.setQueryGenerationFrom(.current)
         let ann = try stack.fetch("Person", NSPredicate(format: "name == 'Ann'"), in: viewer)[0]
@@ -226,8 +226,8 @@ import OCDSQLite
         #expect(conflict.cachedSnapshot?["age"] as? Int == 30)
     }
 
-    @Test func mergingMovesAPinnedContextToTheNewestGeneration() throws {
-        let stack = try stackWithAnnAndBob()
+    @Test(arguments: StorePlaces.tableStores) func mergingMovesAPinnedContextToTheNewestGeneration(kind: StoreKind) throws {
+        let stack = try stackWithAnnAndBob(kind)
         let viewer = stack.newContext()
         try viewer.setQueryGenerationFrom(.current)
         #expect(try personCount(in: viewer) == 2)
@@ -277,8 +277,8 @@ import OCDSQLite
         #expect(try names(in: viewer) == ["Ann", "Cy"])
     }
 
-    @Test func aChildReadsThroughItsPinnedParent() throws {
-        let stack = try stackWithAnnAndBob()
+    @Test(arguments: StorePlaces.tableStores) func aChildReadsThroughItsPinnedParent(kind: StoreKind) throws {
+        let stack = try stackWithAnnAndBob(kind)
         let parent = stack.newContext()
         try parent.setQueryGenerationFrom(.current)
         #expect(try personCount(in: parent) == 2)
