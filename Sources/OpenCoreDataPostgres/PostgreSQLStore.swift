@@ -29,8 +29,7 @@ import OpenCoreDataSQLite
 /// pool of readers (`PostgresReaderPool`) that read in parallel; other servers' saves told to
 /// the coordinator (`PostgresChangeListener`); persistent history in Core Data's tables
 /// (`PostgresHistoryTables`); query generations as `REPEATABLE READ` snapshots
-/// (`PostgresPinnedReader`); no migrations yet (a store of other version hashes is refused
-/// with 134100).
+/// (`PostgresPinnedReader`); lightweight migrations in place (`PostgresLightweightMigration`).
 final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     // @unchecked Sendable: the writer connection, the reader pool, the metadata and the save's
     // state are used only under `lock` (the pool itself is shared by reads); `schema` is set while
@@ -98,7 +97,8 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                         try createStore(on: connection, model: model)
                     case .coreDataStore:
                         try readMetadata(from: connection)
-                        schema = SQLiteSchema(entities: entities, storedNumbers: try storedNumbers(of: entities, on: connection))
+                        schema = try migratedIfAsked(to: model, entities: entities, on: connection)
+                            ?? SQLiteSchema(entities: entities, storedNumbers: try storedNumbers(of: entities, on: connection))
                         try checkTables(on: connection)
                     case .otherDatabase(let tables):
                         throw CoreDataError.store(.persistentStoreInvalidType,
@@ -207,6 +207,59 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         }
         let all = NSManagedObjectModel.withSubentities(entities)
         return all.allSatisfy({ numbers[$0.name ?? ""] != nil }) ? numbers : nil
+    }
+
+    // MARK: Migrating
+
+    /// Migrates the store to `model` when its version hashes are not the model's and the options
+    /// ask for a migration (`NSMigratePersistentStoresAutomaticallyOption` with
+    /// `NSInferMappingModelAutomaticallyOption`): in place, as DDL in the transaction that opens
+    /// the store (`PostgresLightweightMigration`), from the model the store was written with (a
+    /// version of the model's file, or the store's own `Z_MODELCACHE`). Returns the migrated
+    /// layout; nil when there is nothing to migrate (the coordinator then compares the hashes).
+    /// A migration through a mapping model of the application's own is refused (134110): it
+    /// would copy the store through an `NSMigrationManager` into a new one, which a server
+    /// store has no place for yet.
+    private func migratedIfAsked(to model: NSManagedObjectModel, entities: [NSEntityDescription],
+                                 on connection: PostgresConnection) throws -> SQLiteSchema? {
+        let planner = StoreMigrationPlanner(destination: model, configuration: configurationName, options: options, url: url)
+        guard !isReadOnly, planner.isMigrationRequested, !StoreOptionFlag.isOn(options?[NSIgnorePersistentStoreVersioningOption]) else {
+            return nil
+        }
+        let metadata = storedMetadata
+        func hashDifferences(_ candidate: NSManagedObjectModel) -> [StoreDifference] {
+            StoreDifference.versionHashDifferences(in: metadata, entities: Self.entities(of: candidate, configuration: configurationName),
+                                                   exactHashesOnly: true)
+        }
+        guard !hashDifferences(model).isEmpty, let url else { return nil }
+        let plan = try planner.plan(metadata: metadata, storedModel: { try PostgresStoreDatabase.storedModel(on: connection, url: url) },
+                                    fits: { hashDifferences($0).isEmpty })
+        guard case .inferred(let found, let mapping) = plan else {
+            throw CoreDataError.store(.migration,
+                                      "The store in \(place) could not be migrated: a migration through a mapping model of the application's own is not done for the PostgreSQL store (a lightweight migration is)",
+                                      url: url)
+        }
+        let sourceEntities = Self.entities(of: found.model, configuration: configurationName)
+        let source = SQLiteSchema(entities: sourceEntities, storedNumbers: try storedNumbers(of: sourceEntities, on: connection))
+        let migration = PostgresLightweightMigration(
+            connection: connection, source: source, destinationModel: model, destinationEntities: entities, mapping: mapping,
+            storedNumbers: try allStoredNumbers(on: connection), place: place, url: url)
+        let (migrated, destination) = try migration.run(metadata: metadata, uuid: identifier)
+        storedMetadata = migrated
+        return destination
+    }
+
+    /// The entities a store of `configuration` holds in `model`, with their sub-entities.
+    private static func entities(of model: NSManagedObjectModel, configuration: String?) -> [NSEntityDescription] {
+        NSManagedObjectModel.withSubentities(model.entities(forConfigurationName: configuration) ?? model.entities)
+    }
+
+    /// `Z_PRIMARYKEY`'s entities: name → `Z_ENT` (history's left out).
+    private func allStoredNumbers(on connection: PostgresConnection) throws -> [String: Int64] {
+        let result = try connection.query("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY WHERE Z_ENT < 16000")
+        var numbers: [String: Int64] = [:]
+        for row in 0..<result.rowCount { if let name = result.string(row, 1) { numbers[name] = result.int64(row, 0) } }
+        return numbers
     }
 
     /// Refuses a store whose tables lack a table or column the model needs (134100), naming it.

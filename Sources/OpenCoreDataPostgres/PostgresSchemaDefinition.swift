@@ -43,23 +43,36 @@ enum PostgresSchemaDefinition {
             "CREATE TABLE Z_MODELCACHE (Z_CONTENT bytea)",
         ]
         for table in schema.tables {
-            let opaque = opaqueCompositeColumns(of: table)
-            let columns = ["Z_PK bigint PRIMARY KEY", "Z_ENT bigint", "Z_OPT bigint"]
-                + table.columns.map { "\($0.name) \(opaque.contains($0.name) ? "bytea" : columnType($0.type))" }
-            statements.append("CREATE TABLE \(table.name) ( \(columns.joined(separator: ", ")) )")
+            statements.append(createStatement(for: table))
             statements.append("CREATE SEQUENCE \(sequence(of: table)) AS bigint")
         }
-        for join in schema.distinctJoinTables {
-            let columns = ["\(join.sourceColumn) bigint", "\(join.destinationColumn) bigint"] + schema.orderColumns(of: join).map { "\($0) bigint" }
-            let key = [join.sourceColumn, join.destinationColumn].sorted().joined(separator: ", ")
-            statements.append("CREATE TABLE \(join.name) ( \(columns.joined(separator: ", ")), PRIMARY KEY (\(key)) )")
-        }
-        // The SQLite store's indexes, without SQLite's collation name (a text column's own
-        // collation is the binary one here); its unique indexes become constraints.
-        statements += schema.indexStatements().filter { !$0.hasPrefix("CREATE UNIQUE INDEX") }
-            .map { shortIndexName($0.replacingOccurrences(of: " COLLATE BINARY", with: "")) }
-        statements += uniquenessConstraintStatements(for: schema)
+        statements += schema.distinctJoinTables.map { createStatement(for: $0, in: schema) }
+        statements += indexAndConstraintStatements(for: schema)
         return statements
+    }
+
+    /// `CREATE TABLE` for an inheritance tree's table, under its name or `name`.
+    static func createStatement(for table: SQLiteSchema.TableMapping, named name: String? = nil) -> String {
+        let opaque = opaqueCompositeColumns(of: table)
+        let columns = ["Z_PK bigint PRIMARY KEY", "Z_ENT bigint", "Z_OPT bigint"]
+            + table.columns.map { "\($0.name) \(opaque.contains($0.name) ? "bytea" : columnType($0.type))" }
+        return "CREATE TABLE \(name ?? table.name) ( \(columns.joined(separator: ", ")) )"
+    }
+
+    /// `CREATE TABLE` for a join table, under its name or `name`.
+    static func createStatement(for join: SQLiteSchema.JoinTable, named name: String? = nil, in schema: SQLiteSchema) -> String {
+        let columns = ["\(join.sourceColumn) bigint", "\(join.destinationColumn) bigint"] + schema.orderColumns(of: join).map { "\($0) bigint" }
+        let key = [join.sourceColumn, join.destinationColumn].sorted().joined(separator: ", ")
+        return "CREATE TABLE \(name ?? join.name) ( \(columns.joined(separator: ", ")), PRIMARY KEY (\(key)) )"
+    }
+
+    /// The indexes and uniqueness constraints of `schema`'s tables: the SQLite store's indexes,
+    /// without SQLite's collation name (a text column's own collation is the binary one here);
+    /// its unique indexes become constraints.
+    static func indexAndConstraintStatements(for schema: SQLiteSchema) -> [String] {
+        schema.indexStatements().filter { !$0.hasPrefix("CREATE UNIQUE INDEX") }
+            .map { shortIndexName($0.replacingOccurrences(of: " COLLATE BINARY", with: "")) }
+            + uniquenessConstraintStatements(for: schema)
     }
 
     /// The columns of attributes of the composite type that are not `NSCompositeAttributeDescription`s:

@@ -8,18 +8,18 @@ package enum PostgresStoreDatabase {
     /// or nil when it keeps none.
     package static func storedModel(at url: URL) throws -> NSManagedObjectModel? {
         let connection = try PostgreSQLStore.connect(to: url)
-        let content: Data?
         do {
-            if try connection.tableExists("Z_MODELCACHE") {
-                let result = try connection.query("SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1")
-                content = result.rowCount > 0 ? result.data(0, 0) : nil
-            } else {
-                content = nil
-            }
+            return try storedModel(on: connection, url: url)
         } catch let error as PostgresError {
             throw CoreDataError.store(.persistentStoreOpen, error.description, url: url, underlying: error)
         }
-        guard let content, !content.isEmpty else { return nil }
+    }
+
+    /// The model the store on `connection` keeps in `Z_MODELCACHE`, or nil.
+    static func storedModel(on connection: PostgresConnection, url: URL) throws -> NSManagedObjectModel? {
+        guard try connection.tableExists("Z_MODELCACHE") else { return nil }
+        let result = try connection.query("SELECT Z_CONTENT FROM Z_MODELCACHE LIMIT 1")
+        guard result.rowCount > 0, let content = result.data(0, 0), !content.isEmpty else { return nil }
         return try CompiledModel.model(fromModelCache: content, source: url)
     }
 }

@@ -3,6 +3,7 @@ import Testing
 import OpenCoreData
 @testable import OpenCoreDataCore
 import OCDSQLite
+import OpenCoreDataPostgres
 
 /// A `.xcdatamodeld` bundle written for a test: versions of a model, one of them current.
 struct ModelBundle {
@@ -101,6 +102,8 @@ struct ModelBundle {
 
     static func container(_ model: NSManagedObjectModel, at url: URL, configure: (NSPersistentStoreDescription) -> Void = { _ in }) -> (NSPersistentContainer, Error?) {
         let description = NSPersistentStoreDescription(url: url)
+        // A server URL names the PostgreSQL store (PostgresMigrationTests).
+        if !url.isFileURL { description.type = OCDPostgreSQLStoreType }
         configure(description)
         let container = NSPersistentContainer(name: "Journal", managedObjectModel: model)
         container.persistentStoreDescriptions = [description]
@@ -140,9 +143,9 @@ struct ModelBundle {
 
     /// A store written with version 1 of a two-version bundle whose version 2 is `next`
     /// (version 1 current; the test makes version 2 current as the app's next release does).
-    static func version1Store(upgradingTo next: String, in directory: TemporaryDirectory) throws -> (ModelBundle, URL) {
+    static func version1Store(upgradingTo next: String, in directory: TemporaryDirectory, at place: URL? = nil) throws -> (ModelBundle, URL) {
         let bundle = try ModelBundle(in: directory, versions: [("Journal", entryV1), ("Journal 2", next)], current: "Journal")
-        let url = directory.file("Journal.sqlite")
+        let url = place ?? directory.file("Journal.sqlite")
         try writeVersion1Store(at: url, bundle: bundle)
         return (bundle, url)
     }
@@ -221,9 +224,9 @@ struct ModelBundle {
 
     /// A version-1 store opened with `next` as version 2: its container, the entries (by time)
     /// and each entry's `books`, which must be the migrated to-one's links.
-    static func booksOfEntries(afterMigratingTo next: String, in directory: TemporaryDirectory) throws
+    static func booksOfEntries(afterMigratingTo next: String, in directory: TemporaryDirectory, at place: URL? = nil) throws
         -> (NSPersistentContainer, [NSManagedObject], [Set<NSManagedObject>]) {
-        let (bundle, url) = try version1Store(upgradingTo: next, in: directory)
+        let (bundle, url) = try version1Store(upgradingTo: next, in: directory, at: place)
         try bundle.makeCurrent("Journal 2")
         let (container, error) = container(try bundle.model(), at: url)
         #expect(error == nil)

@@ -1,0 +1,494 @@
+import Foundation
+import OCDPostgres
+import OCDSQL
+import OpenCoreDataCore
+import OpenCoreDataSQLite
+
+/// Migrates a PostgreSQL store in place to a newer model, by an inferred mapping, as PostgreSQL
+/// DDL in the transaction that opens the store: another server sees the old store or the new
+/// one, and a failure leaves the old one.
+///
+/// Entities keep their `Z_ENT` (new ones are numbered after the highest), so rows, `Z<n>_`
+/// columns and join tables keep their keys. Every table of the new model is built under a
+/// temporary name and filled with `INSERT … SELECT` from the table its entities' rows were in
+/// (renamed attributes and entities, attributes and relationships added or removed, numbers of
+/// one type becoming another, optional attributes becoming required with a default, to-ones
+/// becoming many-to-manys); the old tables are dropped and the new ones renamed into place,
+/// with new key sequences that continue after the old ones, the new model's indexes and
+/// uniqueness constraints (rows that break a new constraint: 134111), `Z_PRIMARYKEY`, the
+/// metadata and the model cache. What a lightweight migration of the SQLite store refuses, this
+/// refuses too (134110, naming the entity), and also: rows of one table moving to several, and
+/// a type change between numbers, strings and data.
+struct PostgresLightweightMigration {
+    let connection: PostgresConnection
+    /// The store's layout under the model it was written with.
+    let source: SQLiteSchema
+    let destinationModel: NSManagedObjectModel
+    /// The entities the migrated store holds (the store's configuration, with sub-entities).
+    let destinationEntities: [NSEntityDescription]
+    let mapping: NSMappingModel
+    /// The store's `Z_PRIMARYKEY`: entity name → `Z_ENT`.
+    let storedNumbers: [String: Int64]
+    let place: String
+    let url: URL?
+
+    /// Migrates the tables and returns the store's new metadata (written) and layout.
+    func run(metadata: [String: Any], uuid: String) throws -> (metadata: [String: Any], schema: SQLiteSchema) {
+        let destination = SQLiteSchema(entities: destinationEntities, storedNumbers: destinationNumbers())
+        var work = Work(migration: self, destination: destination)
+        try work.buildTables()
+        try work.buildJoinTables()
+        let lastKeys = try work.lastKeysOfSourceSequences()
+        try work.replaceSourceTables()
+        try work.checkRequiredValues()
+        try work.removeDanglingReferences()
+        try work.createSequences(continuingAfter: lastKeys)
+        try work.createIndexesAndConstraints()
+        try rewritePrimaryKeyTable(for: destination)
+        var updated = metadata
+        updated[StoreMetadataKey.modelFileVersions] = nil
+        updated[StoreMetadataKey.modelFileVersion] = nil
+        for (key, value) in destinationModel.versionMetadata(for: destination.orderedEntities) { updated[key] = value }
+        try PostgresMetadataTable.write(updated, uuid: uuid, on: connection, place: place, url: url)
+        try connection.execute("DELETE FROM Z_MODELCACHE")
+        if let cache = StoreModelCache.content(for: destinationModel) {
+            try connection.run("INSERT INTO Z_MODELCACHE (Z_CONTENT) VALUES (?)", [.blob(cache)])
+        }
+        return (updated, destination)
+    }
+
+    // MARK: Entities
+
+    /// The source entity each destination entity is a version of.
+    func sourceEntity(for entity: NSEntityDescription) -> NSEntityDescription? {
+        guard let name = entity.name, let entityMapping = mapping.entityMapping(forDestination: name),
+              entityMapping.mappingType != .addEntityMappingType,
+              let sourceName = entityMapping.sourceEntityName else { return nil }
+        return source.orderedEntities.first { $0.name == sourceName }
+    }
+
+    /// Destination `Z_ENT`s: an entity keeps its source number; a new one gets the next free.
+    private func destinationNumbers() -> [String: Int64] {
+        var numbers: [String: Int64] = [:]
+        var next = max(storedNumbers.values.max() ?? 0, source.orderedEntities.compactMap { source.mapping(for: $0)?.number }.max() ?? 0) + 1
+        for entity in NSManagedObjectModel.withSubentities(destinationEntities.filter { $0.superentity == nil }
+            .sorted { ($0.name ?? "").lowercased() < ($1.name ?? "").lowercased() }) {
+            guard let name = entity.name else { continue }
+            if let old = sourceEntity(for: entity), let number = source.mapping(for: old)?.number {
+                numbers[name] = number
+            } else {
+                numbers[name] = next
+                next += 1
+            }
+        }
+        return numbers
+    }
+
+    private func rewritePrimaryKeyTable(for destination: SQLiteSchema) throws {
+        try connection.execute("DELETE FROM Z_PRIMARYKEY WHERE Z_ENT < 16000")
+        let rows = destination.orderedEntities.compactMap { entity -> (sql: String, arguments: [SQLValue])? in
+            guard let number = destination.mapping(for: entity)?.number else { return nil }
+            return ("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+                    [.integer(number), .text(entity.name ?? ""), .integer(entity.superentity.flatMap { destination.mapping(for: $0)?.number } ?? 0)])
+        }
+        _ = try connection.runBatch(rows)
+    }
+
+    func error(_ reason: String, entity: String?) -> CocoaError {
+        var info: [String: Any] = [:]
+        if let entity { info["NSEntityNameKey"] = entity }
+        if let url { info[NSURLErrorKey] = url }
+        return CoreDataError.make(.migration, "The store in \(place) could not be migrated: \(reason)", info)
+    }
+}
+
+extension PostgresLightweightMigration {
+    /// The migration's work on the tables, and what it has done so far.
+    fileprivate struct Work {
+        let migration: PostgresLightweightMigration
+        let destination: SQLiteSchema
+        var connection: PostgresConnection { migration.connection }
+        var source: SQLiteSchema { migration.source }
+        /// Tables built under a temporary name: temporary name → final name.
+        var built: [(temporary: String, final: String)] = []
+        /// Destination tables that did not keep every row of their source table.
+        var tablesWithRemovedRows: Set<String> = []
+        /// The source root tables whose rows each destination table took, by destination name.
+        var feeders: [String: String] = [:]
+        /// Required attributes that may have been left without a value.
+        var requiredChecks: [(column: String, owner: SQLiteSchema.EntityMapping, name: String)] = []
+
+        init(migration: PostgresLightweightMigration, destination: SQLiteSchema) {
+            self.migration = migration
+            self.destination = destination
+        }
+
+        private mutating func temporaryName(for final: String) -> String {
+            let name = "ZOCD_MIGRATING_\(built.count)"
+            built.append((name, final))
+            return name
+        }
+
+        // MARK: Entity tables
+
+        mutating func buildTables() throws {
+            for table in destination.tables {
+                let sources = Set(table.entities.compactMap { migration.sourceEntity(for: $0.entity) }
+                    .compactMap { source.mapping(for: $0)?.table.name })
+                let temporary = temporaryName(for: table.name)
+                try connection.execute(PostgresSchemaDefinition.createStatement(for: table, named: temporary))
+                guard let sourceName = sources.first else { continue }
+                guard sources.count == 1, let sourceTable = source.tables.first(where: { $0.name == sourceName }) else {
+                    throw migration.error("entity '\(table.root.name ?? "")' would gather rows of several tables (\(sources.sorted().joined(separator: ", "))), which a lightweight migration does not do",
+                                          entity: table.root.name)
+                }
+                try fill(temporary, of: table, from: sourceTable)
+            }
+        }
+
+        /// Copies the rows of `sourceTable` whose entities `table` keeps, keys unchanged.
+        private mutating func fill(_ temporary: String, of table: SQLiteSchema.TableMapping, from sourceTable: SQLiteSchema.TableMapping) throws {
+            let kept = Set(table.entities.compactMap { migration.sourceEntity(for: $0.entity).flatMap { source.mapping(for: $0)?.number } })
+            for mapping in sourceTable.entities where !kept.contains(mapping.number) && destinationKeeps(mapping.entity) {
+                throw migration.error("the rows of entity '\(mapping.entity.name ?? "")' would move to another table, which a lightweight migration of the PostgreSQL store does not do",
+                                      entity: mapping.entity.name)
+            }
+            if sourceTable.entities.contains(where: { !kept.contains($0.number) }) { tablesWithRemovedRows.insert(table.name) }
+            feeders[table.name] = sourceTable.name
+            let plan = try columnPlan(for: table, from: sourceTable)
+            let columns = ["Z_PK", "Z_ENT", "Z_OPT"] + plan.map(\.column)
+            let values = ["Z_PK", "Z_ENT", "Z_OPT"] + plan.map(\.expression)
+            let filter = kept.isEmpty ? "FALSE" : "Z_ENT IN (\(kept.sorted().map(String.init).joined(separator: ", ")))"
+            try copyRows(into: temporary, columns: columns, values: values, arguments: plan.flatMap(\.arguments), from: sourceTable.name,
+                         where: filter, entity: table.root.name)
+        }
+
+        /// Whether some destination table keeps the rows of the source entity `entity`.
+        private func destinationKeeps(_ entity: NSEntityDescription) -> Bool {
+            destination.orderedEntities.contains { migration.sourceEntity(for: $0) === entity && destination.mapping(for: $0) != nil }
+        }
+
+        private func copyRows(into target: String, columns: [String], values: [String], arguments: [SQLValue],
+                              from sourceName: String, where filter: String, entity: String?) throws {
+            do {
+                try connection.run("INSERT INTO \(target) (\(columns.joined(separator: ", "))) SELECT \(values.joined(separator: ", ")) FROM \(sourceName) WHERE \(filter)",
+                                   arguments)
+            } catch let error as PostgresError where error.kind != .connectionLost {
+                throw migration.error("copying the rows of \(sourceName) failed: \(error.message)", entity: entity)
+            }
+        }
+
+        /// Where each column of `table` (after `Z_PK`, `Z_ENT`, `Z_OPT`) takes its value from;
+        /// where the entities of a shared table differ, the value is chosen by `Z_ENT`.
+        private mutating func columnPlan(for table: SQLiteSchema.TableMapping, from sourceTable: SQLiteSchema.TableMapping) throws -> [ColumnSource] {
+            var sources: [String: [(number: Int64, source: ColumnSource)]] = [:]
+            for mapping in table.entities {
+                let layout = mapping.entity.layout
+                for attribute in layout.attributes where !attribute.isTransient {
+                    guard let column = mapping.attributeColumns[attribute.attributeSlot] else { continue }
+                    sources[column, default: []].append((mapping.number, try attributeSource(attribute, column: column, of: mapping, from: sourceTable)))
+                }
+                for relationship in layout.relationships {
+                    guard let column = mapping.toOneColumns[relationship.relationshipSlot] else { continue }
+                    let (key, entityColumn) = try toOneSources(relationship, of: mapping.entity, in: sourceTable)
+                    sources[column, default: []].append((mapping.number, ColumnSource(column: column, expression: key ?? "NULL")))
+                    if let destinationEntityColumn = mapping.toOneEntityColumns[relationship.relationshipSlot] {
+                        let number = relationship.destinationEntity.flatMap { destination.mapping(for: $0)?.number } ?? 0
+                        let value = entityColumn ?? key.map { "CASE WHEN \($0) IS NULL THEN NULL ELSE \(number) END" } ?? "NULL"
+                        sources[destinationEntityColumn, default: []].append((mapping.number, ColumnSource(column: destinationEntityColumn, expression: value)))
+                    }
+                }
+            }
+            var plan: [String: ColumnSource] = [:]
+            for (column, entries) in sources { plan[column] = Self.combine(entries, column: column, allEntities: table.entities.count) }
+            for (id, column) in table.orderColumns where plan[column] == nil {
+                // A relationship that becomes ordered is ordered by key.
+                plan[column] = ColumnSource(column: column, expression: try sourceOrderColumn(forDestinationRelationship: id, in: sourceTable) ?? "Z_PK")
+            }
+            return table.columns.compactMap { plan[$0.name] }
+        }
+
+        /// One column's value from its entities' sources: the common one, or one per `Z_ENT`.
+        private static func combine(_ entries: [(number: Int64, source: ColumnSource)], column: String, allEntities: Int) -> ColumnSource {
+            let first = entries[0].source
+            let same = entries.allSatisfy { $0.source.expression == first.expression && $0.source.arguments == first.arguments }
+            if same && (entries.count == allEntities || first.expression == "NULL") { return first }
+            if same {
+                let numbers = entries.map { String($0.number) }.joined(separator: ", ")
+                return ColumnSource(column: column, expression: "CASE WHEN Z_ENT IN (\(numbers)) THEN \(first.expression) END", arguments: first.arguments)
+            }
+            let cases = entries.map { "WHEN \($0.number) THEN \($0.source.expression)" }.joined(separator: " ")
+            return ColumnSource(column: column, expression: "CASE Z_ENT \(cases) END", arguments: entries.flatMap(\.source.arguments))
+        }
+
+        /// Where an attribute takes its value: its source attribute's column (converted to the
+        /// new type), its default where it is new or was optional and is now required, or
+        /// nothing; a required one left without a value is checked once the rows are in place.
+        private mutating func attributeSource(_ attribute: NSAttributeDescription, column: String, of owner: SQLiteSchema.EntityMapping,
+                                              from sourceTable: SQLiteSchema.TableMapping) throws -> ColumnSource {
+            let defaultValue = try Self.defaultValue(of: attribute)
+            guard let old = sourceProperty(of: attribute, in: owner.entity) as? NSAttributeDescription else {
+                if !attribute.isOptional && defaultValue == nil { requiredChecks.append((column, owner, attribute.name)) }
+                return defaultValue.map { ColumnSource(column: column, expression: Self.typed("?", attribute), arguments: [$0]) }
+                    ?? ColumnSource(column: column, expression: "NULL")
+            }
+            guard let oldOwner = old.entity.flatMap({ source.mapping(for: $0) }), oldOwner.table === sourceTable,
+                  let oldColumn = oldOwner.attributeColumns[old.attributeSlot] else {
+                throw migration.error("attribute '\(attribute.name)' of entity '\(owner.entity.name ?? "")' comes from another table, which a lightweight migration does not do yet",
+                                      entity: owner.entity.name)
+            }
+            guard let expression = Self.converting(oldColumn, from: old.attributeType, to: attribute.attributeType) else {
+                throw migration.error("attribute '\(attribute.name)' of entity '\(owner.entity.name ?? "")' changes type from \(SQLiteSchema.sqlType(of: old.attributeType)) to \(SQLiteSchema.sqlType(of: attribute.attributeType)), which the PostgreSQL store does not convert",
+                                      entity: owner.entity.name)
+            }
+            guard !attribute.isOptional && old.isOptional else { return ColumnSource(column: column, expression: expression) }
+            guard let defaultValue else {
+                requiredChecks.append((column, owner, attribute.name))
+                return ColumnSource(column: column, expression: expression)
+            }
+            return ColumnSource(column: column, expression: "COALESCE(\(expression), \(Self.typed("?", attribute)))", arguments: [defaultValue])
+        }
+
+        /// A bound value as the column's type (an argument of a `SELECT` has none of its own).
+        private static func typed(_ expression: String, _ attribute: NSAttributeDescription) -> String {
+            "CAST(\(expression) AS \(PostgresSchemaDefinition.columnType(SQLiteSchema.sqlType(of: attribute.attributeType))))"
+        }
+
+        /// The stored value of an attribute's default, if it has one.
+        private static func defaultValue(of attribute: NSAttributeDescription) throws -> SQLValue? {
+            guard let value = attribute.defaultValue,
+                  let primitive = try? PrimitiveValue(value, for: attribute.attributeType), primitive != .null else { return nil }
+            return try PostgresValueCoding.sqlValue(primitive, of: attribute)
+        }
+
+        /// `column` as a value of `new` type; nil when PostgreSQL's types do not convert (text or
+        /// data to or from numbers: SQLite keeps any value in any column, PostgreSQL refuses).
+        private static func converting(_ column: String, from old: NSAttributeType, to new: NSAttributeType) -> String? {
+            let (oldType, newType) = (PostgresSchemaDefinition.columnType(SQLiteSchema.sqlType(of: old)),
+                                      PostgresSchemaDefinition.columnType(SQLiteSchema.sqlType(of: new)))
+            let numbers = ["bigint", "double precision"]
+            if new == .booleanAttributeType && old != .booleanAttributeType {
+                guard numbers.contains(oldType) else { return nil }
+                return "CASE WHEN \(column) IS NULL THEN NULL WHEN \(column) <> 0 THEN 1 ELSE 0 END"
+            }
+            if oldType == newType { return column }
+            guard numbers.contains(oldType), numbers.contains(newType) else { return nil }
+            // SQLite's CAST of a real to an integer drops the fraction; PostgreSQL's rounds.
+            return newType == "bigint" ? "CAST(trunc(\(column)) AS bigint)" : "CAST(\(column) AS double precision)"
+        }
+
+        /// The source property that `property` of the destination entity `entity` is a version of.
+        private func sourceProperty(of property: NSPropertyDescription, in entity: NSEntityDescription) -> NSPropertyDescription? {
+            guard let sourceEntity = migration.sourceEntity(for: entity),
+                  let entityMapping = migration.mapping.entityMapping(forDestination: entity.name ?? "") else { return nil }
+            let propertyMapping = property is NSRelationshipDescription
+                ? entityMapping.relationshipMapping(named: property.name) : entityMapping.attributeMapping(named: property.name)
+            guard let name = propertyMapping?.sourcePropertyName else { return nil }
+            return sourceEntity.propertiesByName[name]
+        }
+
+        /// The source property of a relationship by the mapping of the entity that declares it,
+        /// or of its sub-entities (a relationship moved up the tree).
+        private func sourceProperty(of property: NSPropertyDescription) throws -> NSPropertyDescription? {
+            guard let entity = property.entity else { return nil }
+            var found: [NSPropertyDescription] = []
+            for candidate in entity.selfAndDescendants.compactMap({ sourceProperty(of: property, in: $0) })
+            where !found.contains(where: { $0 === candidate }) {
+                found.append(candidate)
+            }
+            guard found.count <= 1 else {
+                throw migration.error("relationship '\(property.name)' of entity '\(entity.name ?? "")' would gather the links of several relationships, which a lightweight migration does not do yet",
+                                      entity: entity.name)
+            }
+            return found.first
+        }
+
+        /// The source columns of a to-one: its key and, if it has one, its entity column.
+        private func toOneSources(_ relationship: NSRelationshipDescription, of entity: NSEntityDescription,
+                                  in sourceTable: SQLiteSchema.TableMapping) throws -> (String?, String?) {
+            var previous = sourceProperty(of: relationship, in: entity) as? NSRelationshipDescription
+            // A new to-one that is the inverse of a to-many whose old inverse was another to-one
+            // takes that one's: the to-many keeps its links through its new inverse.
+            if previous == nil, let inverse = relationship.inverseRelationship, inverse.isToMany,
+               let oldInverse = try sourceProperty(of: inverse) as? NSRelationshipDescription, oldInverse.isToMany {
+                previous = oldInverse.inverseRelationship
+            }
+            guard let old = previous, !old.isToMany else { return (nil, nil) }
+            guard let owner = old.entity.flatMap({ source.mapping(for: $0) }), owner.table === sourceTable else {
+                throw migration.error("relationship '\(relationship.name)' of entity '\(entity.name ?? "")' comes from another table, which a lightweight migration does not do yet",
+                                      entity: entity.name)
+            }
+            return (owner.toOneColumns[old.relationshipSlot], owner.toOneEntityColumns[old.relationshipSlot])
+        }
+
+        private func sourceOrderColumn(forDestinationRelationship id: ObjectIdentifier, in sourceTable: SQLiteSchema.TableMapping) throws -> String? {
+            guard let relationship = destination.orderedEntities.lazy.flatMap(\.properties).first(where: { ObjectIdentifier($0) == id }),
+                  let old = try sourceProperty(of: relationship) else { return nil }
+            return sourceTable.orderColumns[ObjectIdentifier(old)]
+        }
+
+        /// After the rows are copied: a required attribute that is new, or was optional, and has
+        /// no default must have a value in every row (134110, naming the entity and attribute).
+        func checkRequiredValues() throws {
+            for (column, owner, name) in requiredChecks {
+                let missing = try connection.scalar("SELECT count(*) FROM \(owner.table.name) WHERE \(column) IS NULL AND Z_ENT = \(owner.number)").int64Value ?? 0
+                guard missing > 0 else { continue }
+                var info: [String: Any] = ["NSEntityNameKey": owner.entity.name ?? "", NSValidationKeyErrorKey: name]
+                if let url = migration.url { info[NSURLErrorKey] = url }
+                throw CoreDataError.make(.migration,
+                                         "The store in \(migration.place) could not be migrated: \(missing) object(s) of entity '\(owner.entity.name ?? "")' have no value for the required attribute '\(name)', which has no default value",
+                                         info)
+            }
+        }
+
+        // MARK: Join tables
+
+        mutating func buildJoinTables() throws {
+            for join in destination.distinctJoinTables {
+                let sides = destination.joinTables.filter { $0.value.name == join.name }
+                    .compactMap { id, side in relationship(identifiedBy: id).map { ($0, side) } }
+                    .sorted { $0.0.name < $1.0.name }
+                let temporary = temporaryName(for: join.name)
+                try connection.execute(PostgresSchemaDefinition.createStatement(for: join, named: temporary, in: destination))
+                let columns = [join.sourceColumn, join.destinationColumn] + destination.orderColumns(of: join)
+                if let (sourceJoin, columnSources) = try sourceJoinTable(for: sides) {
+                    try copyRows(into: temporary, columns: columns, values: columns.map { columnSources[$0] ?? "NULL" }, arguments: [],
+                                 from: sourceJoin.name, where: "TRUE", entity: nil)
+                } else if let (table, filter, columnSources) = try sourceForeignKey(for: sides) {
+                    // A to-one (or a one-to-many's to-one side) became a many-to-many: its key
+                    // column fills the join table.
+                    try copyRows(into: temporary, columns: columns, values: columns.map { columnSources[$0] ?? "NULL" }, arguments: [],
+                                 from: table, where: filter, entity: nil)
+                }
+            }
+        }
+
+        /// The source join table a destination join table's relationships were kept in, with the
+        /// source column of each destination column.
+        private func sourceJoinTable(for sides: [(NSRelationshipDescription, SQLiteSchema.JoinTable)]) throws -> (SQLiteSchema.JoinTable, [String: String])? {
+            var columnSources: [String: String] = [:]
+            var found: SQLiteSchema.JoinTable?
+            for (relationship, side) in sides {
+                guard let old = try sourceProperty(of: relationship), let oldJoin = source.joinTables[ObjectIdentifier(old)] else { continue }
+                found = oldJoin
+                columnSources[side.sourceColumn] = oldJoin.sourceColumn
+                columnSources[side.destinationColumn] = oldJoin.destinationColumn
+                if let order = side.orderColumn { columnSources[order] = oldJoin.orderColumn ?? oldJoin.destinationColumn }
+            }
+            return found.flatMap { join in source.distinctJoinTables.first { $0.name == join.name } }.map { ($0, columnSources) }
+        }
+
+        /// For a join table one of whose relationships was a to-one: the source table with the
+        /// to-one's key column, the rows that have a destination, and each join column's source.
+        private func sourceForeignKey(for sides: [(NSRelationshipDescription, SQLiteSchema.JoinTable)]) throws -> (String, String, [String: String])? {
+            for (relationship, side) in sides {
+                guard let old = try sourceProperty(of: relationship) as? NSRelationshipDescription, !old.isToMany,
+                      let owner = old.entity.flatMap({ source.mapping(for: $0) }), let key = owner.toOneColumns[old.relationshipSlot] else { continue }
+                var columnSources = [side.sourceColumn: "Z_PK", side.destinationColumn: key]
+                if let order = side.orderColumn { columnSources[order] = "1" }
+                if let inverse = relationship.inverseRelationship, let inverseSide = destination.joinTables[ObjectIdentifier(inverse)],
+                   let order = inverseSide.orderColumn {
+                    columnSources[order] = old.inverseRelationship.flatMap { owner.table.orderColumns[ObjectIdentifier($0)] } ?? "Z_PK"
+                }
+                return (owner.table.name, "\(key) IS NOT NULL AND \(owner.subtreeCondition(on: "Z_ENT"))", columnSources)
+            }
+            return nil
+        }
+
+        private func relationship(identifiedBy id: ObjectIdentifier) -> NSRelationshipDescription? {
+            destination.orderedEntities.lazy.flatMap(\.properties).first { ObjectIdentifier($0) == id } as? NSRelationshipDescription
+        }
+
+        // MARK: Finishing
+
+        /// The last key each source table's sequence handed out (0 for none), by table name.
+        func lastKeysOfSourceSequences() throws -> [String: Int64] {
+            var keys: [String: Int64] = [:]
+            for table in source.tables {
+                let sequence = PostgresSchemaDefinition.sequence(of: table)
+                guard try connection.tableExists(sequence) else { continue }
+                let result = try connection.query("SELECT last_value, is_called FROM \(sequence)")
+                if result.rowCount > 0, result.int64(0, 1) != 0 { keys[table.name] = result.int64(0, 0) }
+            }
+            return keys
+        }
+
+        /// Drops the source tables and their sequences, and renames the new tables into place.
+        func replaceSourceTables() throws {
+            for table in source.tables {
+                try connection.execute("DROP TABLE IF EXISTS \(table.name)")
+                try connection.execute("DROP SEQUENCE IF EXISTS \(PostgresSchemaDefinition.sequence(of: table))")
+            }
+            for join in source.distinctJoinTables { try connection.execute("DROP TABLE IF EXISTS \(join.name)") }
+            for (temporary, final) in built { try connection.execute("ALTER TABLE \(temporary) RENAME TO \(final)") }
+        }
+
+        /// A key sequence per new table, continuing after the last key its source table's
+        /// sequence handed out and after every key the table holds: no key is handed out twice,
+        /// even one a save in flight when the migration began took and never wrote.
+        func createSequences(continuingAfter lastKeys: [String: Int64]) throws {
+            for table in destination.tables {
+                let sequence = PostgresSchemaDefinition.sequence(of: table)
+                try connection.execute("CREATE SEQUENCE \(sequence) AS bigint")
+                let held = try connection.scalar("SELECT coalesce(max(Z_PK), 0) FROM \(table.name)").int64Value ?? 0
+                let last = max(held, feeders[table.name].flatMap { lastKeys[$0] } ?? 0)
+                if last > 0 { try connection.run("SELECT setval(?, ?)", [.text(sequence), .integer(last)]) }
+            }
+        }
+
+        /// After rows of removed entities went, no to-one or join row may point at an object
+        /// that is no longer one of its relationship's destination entity: such links go.
+        func removeDanglingReferences() throws {
+            for table in destination.tables {
+                for mapping in table.entities {
+                    for relationship in mapping.entity.layout.relationships where relationship.entity === mapping.entity {
+                        guard let column = mapping.toOneColumns[relationship.relationshipSlot],
+                              let targets = linkTargets(of: relationship.destinationEntity) else { continue }
+                        let entityColumn = mapping.toOneEntityColumns[relationship.relationshipSlot].map { ", \($0) = NULL" } ?? ""
+                        try connection.execute("UPDATE \(table.name) SET \(column) = NULL\(entityColumn) WHERE \(column) IS NOT NULL AND \(column) NOT IN (\(targets))")
+                    }
+                }
+            }
+            for (id, join) in destination.joinTables {
+                guard let relationship = relationship(identifiedBy: id) else { continue }
+                for (column, entity) in [(join.destinationColumn, relationship.destinationEntity), (join.sourceColumn, relationship.entity)] {
+                    guard let targets = linkTargets(of: entity) else { continue }
+                    try connection.execute("DELETE FROM \(join.name) WHERE \(column) NOT IN (\(targets))")
+                }
+            }
+        }
+
+        /// The keys a link to `entity` may hold after the migration, as a sub-select; nil when
+        /// every old link still fits.
+        private func linkTargets(of entity: NSEntityDescription?) -> String? {
+            guard let entity, let mapping = destination.mapping(for: entity) else { return nil }
+            let lostRows = tablesWithRemovedRows.contains(mapping.table.name)
+            let oldSubtree = migration.sourceEntity(for: entity).flatMap { source.mapping(for: $0)?.subtreeNumbers } ?? []
+            guard lostRows || !Set(oldSubtree).isSubset(of: Set(mapping.subtreeNumbers)) else { return nil }
+            let filter = entity.superentity == nil ? "" : " WHERE \(mapping.subtreeCondition(on: "Z_ENT"))"
+            return "SELECT Z_PK FROM \(mapping.table.name)\(filter)"
+        }
+
+        /// The new model's indexes and uniqueness constraints; rows that break a new
+        /// constraint are 134111.
+        func createIndexesAndConstraints() throws {
+            for statement in PostgresSchemaDefinition.indexAndConstraintStatements(for: destination) {
+                do {
+                    try connection.execute(statement)
+                } catch let error as PostgresError where error.sqlState == "23P01" || error.isUniqueViolation {
+                    var info: [String: Any] = [:]
+                    if let url = migration.url { info[NSURLErrorKey] = url }
+                    throw CoreDataError.make(.migrationConstraintViolation,
+                                             "The rows of the store in \(migration.place) break a uniqueness constraint of the new model: \(error.message)", info)
+                }
+            }
+        }
+    }
+
+    /// Where one destination column takes its value: a SQL expression over the source row.
+    fileprivate struct ColumnSource {
+        let column: String
+        let expression: String
+        var arguments: [SQLValue] = []
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import OCDPostgres
+import OCDSQL
+import Testing
+import OpenCoreData
+@testable import OpenCoreDataCore
+import OpenCoreDataPostgres
+
+/// Lightweight migration of the PostgreSQL store: the next model version opens a store on the
+/// server with its data, migrated in place as DDL in the transaction that opens it; what cannot
+/// be migrated fails and leaves the store as it was (LightweightMigrationTests' versions of the
+/// journal model, COREDATA-SEMANTICS.md: inference applies when migration is also on).
+@Suite(.needsPostgres) struct PostgresMigrationTests {
+    typealias Journal = LightweightMigrationTests
+
+    /// Every row of every table of the store's schema, for comparing before and after.
+    private static func contents(of schema: PostgresTestSchema) throws -> [String: [[SQLValue]]] {
+        let connection = try schema.connect()
+        let tables = try connection.query("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY 1").rows
+        var contents: [String: [[SQLValue]]] = [:]
+        for table in tables.compactMap({ $0.first?.stringValue }) {
+            contents[table] = try connection.query("SELECT * FROM \(table) ORDER BY 1").rows
+        }
+        return contents
+    }
+
+    @Test func theNextVersionOpensTheStoreWithItsData() throws {
+        let directory = TemporaryDirectory()
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let url = URL(string: schema.url)!
+        let (bundle, _) = try Journal.version1Store(upgradingTo: Journal.entryV2, in: directory, at: url)
+        let keysBefore = try schema.connect().query("SELECT max(Z_PK) FROM ZENTRY").int64(0, 0)
+
+        try bundle.makeCurrent("Journal 2")
+        let (container, error) = Journal.container(try bundle.model(), at: url)
+        #expect(error == nil)
+        let entries = try Journal.entries(in: container.viewContext)
+        #expect(entries.count == 3)
+        #expect(entries.map { $0.value(forKey: "text") as? String } == ["note 0", "note 1", nil])
+        #expect(entries.map { ($0.value(forKey: "stars") as? NSNumber)?.doubleValue } == [3, 4, 1])
+        #expect(entries.allSatisfy { $0.value(forKey: "mood") == nil })
+        #expect(entries.allSatisfy { ($0.value(forKey: "pinned") as? Bool) == true })
+        #expect(entries.map { $0.value(forKey: "time") as? Date } == (0..<3).map { Journal.start.addingTimeInterval(Double($0)) })
+        let tags = (entries[0].value(forKey: "tags") as? Set<NSManagedObject>) ?? []
+        #expect(Set(tags.compactMap { $0.value(forKey: "name") as? String }) == ["work", "home"])
+        #expect((entries[0].value(forKey: "journal") as? NSManagedObject)?.value(forKey: "title") as? String == "Diary")
+        #expect(entries[2].value(forKey: "journal") == nil)
+        let place = NSEntityDescription.insertNewObject(forEntityName: "Place", into: container.viewContext)
+        place.setValue("Home", forKey: "name")
+        entries[2].setValue(place, forKey: "place")
+        // Keys continue after the old ones: a new entry never takes an old entry's key.
+        let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: container.viewContext)
+        entry.setValue(Journal.start.addingTimeInterval(10), forKey: "time")
+        try container.viewContext.save()
+        #expect(try container.viewContext.obtainedKey(of: entry) > keysBefore)
+        try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
+
+        // Reopened without migrating, it fits version 2 as it is.
+        let model = try bundle.model()
+        let metadata = try NSPersistentStoreCoordinator.metadataForPersistentStore(ofType: OCDPostgreSQLStoreType, at: url, options: nil)
+        #expect(model.isConfiguration(withName: nil, compatibleWithStoreMetadata: metadata))
+        let (reopened, reopenError) = Journal.container(model, at: url) { $0.shouldMigrateStoreAutomatically = false }
+        #expect(reopenError == nil)
+        let again = try Journal.entries(in: reopened.viewContext)
+        #expect(again.count == 4)
+        #expect((again[2].value(forKey: "place") as? NSManagedObject)?.value(forKey: "name") as? String == "Home")
+        let raw = try schema.connect()
+        #expect(try !raw.tableExists("ZSCRATCH") && !raw.tableExists("ZBOOK") && raw.tableExists("ZJOURNAL"))
+        #expect(try raw.query("SELECT Z_NAME FROM Z_PRIMARYKEY ORDER BY Z_NAME").rows.compactMap { $0[0].stringValue }
+                == ["Entry", "Journal", "Place", "Tag"])
+        // Nothing of the migration is left behind.
+        #expect(try raw.query("SELECT tablename FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'zocd_migrating%'").rowCount == 0)
+    }
+
+    /// A to-one becoming a many-to-many keeps its links: the key column fills the join table.
+    @Test func aToOneBecomingAToManyKeepsItsLinks() throws {
+        let directory = TemporaryDirectory()
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let manyToMany = Journal.entryV1(
+            book: "<relationship name=\"books\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Book\" inverseName=\"entries\" inverseEntity=\"Book\" elementID=\"book\"/>",
+            bookEntries: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" ordered=\"YES\" destinationEntity=\"Entry\" inverseName=\"books\" inverseEntity=\"Entry\"/>")
+        let (container, entries, books) = try Journal.booksOfEntries(afterMigratingTo: manyToMany, in: directory, at: URL(string: schema.url)!)
+        let diary = try #require(books[0].first)
+        let members = try #require(diary.value(forKey: "entries") as? NSOrderedSet)
+        #expect(members.array.compactMap { ($0 as? NSManagedObject)?.value(forKey: "note") as? String } == ["note 0", "note 1"])
+        let other = NSEntityDescription.insertNewObject(forEntityName: "Book", into: container.viewContext)
+        other.setValue(NSOrderedSet(array: [entries[0]]), forKey: "entries")
+        try container.viewContext.save()
+        container.viewContext.reset()
+        #expect((try Journal.entries(in: container.viewContext)[0].value(forKey: "books") as? Set<NSManagedObject>)?.count == 2)
+    }
+
+    /// A migration that fails — a required attribute the rows have no value for (134110), a new
+    /// uniqueness constraint the rows break (134111) — leaves every table and row as it was, and
+    /// the older version still opens the store.
+    @Test func aFailedMigrationLeavesTheStoreAsItWas() throws {
+        let required = Journal.entryV1.replacingOccurrences(of: "<attribute name=\"note\" optional=\"YES\" attributeType=\"String\"/>",
+                                                            with: "<attribute name=\"note\" attributeType=\"String\"/>")
+        let unique = Journal.entryV1.replacingOccurrences(
+            of: "<attribute name=\"name\" attributeType=\"String\"/>",
+            with: "<attribute name=\"name\" attributeType=\"String\"/><uniquenessConstraints><uniquenessConstraint><constraint value=\"name\"/></uniquenessConstraint></uniquenessConstraints>")
+        for (next, code) in [(required, 134110), (unique, 134111)] {
+            let directory = TemporaryDirectory()
+            let schema = try PostgresTestSchema()
+            defer { schema.drop() }
+            let url = URL(string: schema.url)!
+            let (bundle, _) = try Journal.version1Store(upgradingTo: next, in: directory, at: url)
+            do {
+                // A second tag named "work", which the new constraint refuses.
+                let (container, _) = Journal.container(try bundle.model(), at: url)
+                NSEntityDescription.insertNewObject(forEntityName: "Tag", into: container.viewContext).setValue("work", forKey: "name")
+                try container.viewContext.save()
+                try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
+            }
+            let before = try Self.contents(of: schema)
+            try bundle.makeCurrent("Journal 2")
+            let (_, error) = Journal.container(try bundle.model(), at: url)
+            let failure = try #require(error as? CocoaError)
+            #expect(failure.code.rawValue == code)
+            if code == 134110 {
+                #expect(failure.userInfo["NSEntityNameKey"] as? String == "Entry")
+                #expect(failure.message.contains("no value for the required attribute 'note'"))
+            }
+            #expect(try Self.contents(of: schema) == before)
+            try Journal.expectVersion1StillOpens(url, bundle)
+        }
+    }
+
+    /// Without the options the store is refused (134100), and a change inference cannot map (a
+    /// string becoming a number) is 134140; either way nothing of the store is written.
+    @Test func whatIsNotAskedForOrCannotBeMappedLeavesTheStoreAlone() throws {
+        let directory = TemporaryDirectory()
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let url = URL(string: schema.url)!
+        let (bundle, _) = try Journal.version1Store(upgradingTo: Journal.entryV2, in: directory, at: url)
+        let before = try Self.contents(of: schema)
+        try bundle.makeCurrent("Journal 2")
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try bundle.model())
+        let refused = try #require(throws: CocoaError.self) {
+            try coordinator.addPersistentStore(ofType: OCDPostgreSQLStoreType, configurationName: nil, at: url, options: nil)
+        }
+        #expect(refused.code.rawValue == 134100)
+        #expect(try Self.contents(of: schema) == before)
+
+        let numberNote = Journal.entryV1.replacingOccurrences(of: "<attribute name=\"note\" optional=\"YES\" attributeType=\"String\"/>",
+                                                              with: "<attribute name=\"note\" optional=\"YES\" attributeType=\"Integer 64\" usesScalarValueType=\"NO\"/>")
+        let other = try ModelBundle(in: directory, name: "Other", versions: [("Journal", Journal.entryV1), ("Journal 2", numberNote)], current: "Journal 2")
+        let (_, error) = Journal.container(try other.model(), at: url)
+        let failure = try #require(error as? CocoaError)
+        #expect(failure.code.rawValue == 134140)
+        #expect(failure.message.contains("attribute 'note' of entity 'Entry' changes type"))
+        #expect(try Self.contents(of: schema) == before)
+    }
+
+    /// History recorded before a migration is still read after it: entities keep their numbers.
+    @Test func historyRecordedBeforeAMigrationIsReadAfterIt() throws {
+        let directory = TemporaryDirectory()
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let url = URL(string: schema.url)!
+        let bundle = try ModelBundle(in: directory, versions: [("Journal", Journal.entryV1), ("Journal 2", Journal.entryV2)], current: "Journal")
+        let tracking: (NSPersistentStoreDescription) -> Void = { $0.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey) }
+        do {
+            let (container, error) = Journal.container(try bundle.model(), at: url, configure: tracking)
+            #expect(error == nil)
+            let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: container.viewContext)
+            entry.setValue(Journal.start, forKey: "time")
+            entry.setValue("kept", forKey: "note")
+            try container.viewContext.save()
+            try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
+        }
+        try bundle.makeCurrent("Journal 2")
+        let (container, error) = Journal.container(try bundle.model(), at: url, configure: tracking)
+        #expect(error == nil)
+        let result = try container.viewContext.execute(NSPersistentHistoryChangeRequest.fetchHistory(after: nil as NSPersistentHistoryToken?))
+        let transactions = try #require((result as? NSPersistentHistoryResult)?.result as? [NSPersistentHistoryTransaction])
+        #expect(transactions.count == 1)
+        let change = try #require(transactions.first?.changes?.first)
+        #expect(change.changedObjectID.entity.name == "Entry")
+        #expect(try container.viewContext.existingObject(with: change.changedObjectID).value(forKey: "text") as? String == "kept")
+    }
+}
+
+private extension NSManagedObjectContext {
+    /// The key of a saved object's permanent ID.
+    func obtainedKey(of object: NSManagedObject) throws -> Int64 {
+        try #require(object.objectID.primaryKey)
+    }
+}
