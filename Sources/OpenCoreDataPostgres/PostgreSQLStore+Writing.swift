@@ -101,6 +101,7 @@ extension PostgreSQLStore {
             try translatingConflicts {
                 notice.transaction = try recordHistory(of: changes, insertedIDs: outcome.insertedIDs, tombstones: tombstones,
                                                        resolve: resolve, on: connection)
+                preparedHistory = notice.transaction
                 _ = try connection.runBatch(notice.statements)
             }
         }
@@ -139,6 +140,7 @@ extension PostgreSQLStore {
                 throw CoreDataError.store(.persistentStoreSave, "No save is prepared on the store in \(place)", url: url)
             }
             savePrepared = false
+            defer { preparedHistory = nil }
             do {
                 try connection.commit()
             } catch let error as PostgresError where error.sqlState == "23P01" {
@@ -156,12 +158,15 @@ extension PostgreSQLStore {
                                           url: url, underlying: error)
             }
             metadataNeedsWriting = false
+            if let number = preparedHistory { changeListener?.committedOwn(number) }
+            preparedHistory = nil
         }
     }
 
     func rollbackChanges() {
         lock.withLock {
             savePrepared = false
+            preparedHistory = nil
             if let connection, connection.isOpen, connection.isInTransaction { try? connection.execute("ROLLBACK") }
         }
     }

@@ -51,7 +51,9 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     private var readers: PostgresReaderPool?
     /// Tells the coordinator of other connections' saves, when the store was asked to
     /// (`NSPersistentStoreRemoteChangeNotificationPostOptionKey`); set once, while the store loads.
-    private var changeListener: PostgresChangeListener?
+    private(set) var changeListener: PostgresChangeListener?
+    /// The history transaction of the save prepared on `connection`, if it records one; under `lock`.
+    var preparedHistory: Int64?
     /// The reader whose snapshot a history request reads (`readingHistoryConsistently`); under `lock`.
     var historyReader: PostgresConnection?
     /// How many `ZTOMBSTONE<n>` columns `ACHANGE` had when a save last counted them; under `lock`.
@@ -114,8 +116,10 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
             self.connection = connection
             readers = readerPool(url: url)
             if StoreOptionFlag.isOn(options?[NSPersistentStoreRemoteChangeNotificationPostOptionKey]) {
+                let lastTransaction = tracksHistory ? try historyBounds().last : nil
                 let listener = try failing(.persistentStoreOpen) {
-                    try PostgresChangeListener(url: url, storeID: identifier, store: self, coordinator: persistentStoreCoordinator)
+                    try PostgresChangeListener(url: url, storeID: identifier, store: self, coordinator: persistentStoreCoordinator,
+                                               lastTransaction: lastTransaction)
                 }
                 listener.start()
                 changeListener = listener

@@ -10,22 +10,51 @@ import Synchronization
 /// commits; a connection of this listener's own receives them and posts
 /// `.NSPersistentStoreRemoteChange` with their object IDs, which contexts with
 /// `automaticallyMergesChangesFromParent` merge. Saves of the store's own writer are not told.
+///
+/// `NOTIFY` reaches only connections listening when the save commits. For a store that records
+/// persistent history, the history is the durable record: when the listener connects again
+/// after losing its connection (a server restart, a network failure), it reads the
+/// transactions committed since the last one it was told of, and tells them.
 final class PostgresChangeListener: @unchecked Sendable {
-    // @unchecked Sendable: `connection` is used only by the listening thread; `stopped` is
-    // atomic; the store and coordinator are weak references; the rest is immutable.
+    // @unchecked Sendable: `connection` and `needsCatchUp` are used only by the listening thread;
+    // `stopped`, `holdsReconnecting` and `history` synchronise themselves; the store and
+    // coordinator are weak references; the rest is immutable.
     private let url: URL
     private let storeID: String
     private weak var store: PostgreSQLStore?
     private weak var coordinator: NSPersistentStoreCoordinator?
     private let stopped = Atomic<Bool>(false)
+    /// While set, a lost connection is not made anew (for tests of what is missed meanwhile).
+    let holdsReconnecting = Atomic<Bool>(false)
     private var connection: PostgresConnection?
+    /// Set when the connection was lost: what was committed meanwhile is read from the history.
+    private var needsCatchUp = false
 
-    init(url: URL, storeID: String, store: PostgreSQLStore, coordinator: NSPersistentStoreCoordinator?) throws {
+    /// Where the listener is in the store's history (only for a store that records it).
+    private struct HistoryPosition {
+        /// The last transaction told (by a notice, or by reading the history).
+        var lastSeen: Int64
+        /// Transactions up to this one were read from the history: their notices are not told again.
+        var caughtUpThrough: Int64
+        /// Transactions the store's own writer committed whose notices have not come yet: not
+        /// told when read from the history.
+        var own: Set<Int64> = []
+    }
+    private let history: Mutex<HistoryPosition>
+    /// Whether the store records history (a catch-up reads it).
+    private let tracksHistory: Bool
+
+    /// `lastTransaction`: the store's last history transaction when it records history (nil:
+    /// it does not), so that a catch-up starts there.
+    init(url: URL, storeID: String, store: PostgreSQLStore, coordinator: NSPersistentStoreCoordinator?, lastTransaction: Int64?) throws {
         self.url = url
         self.storeID = storeID
         self.store = store
         self.coordinator = coordinator
+        history = Mutex(HistoryPosition(lastSeen: lastTransaction ?? 0, caughtUpThrough: lastTransaction ?? 0))
+        tracksHistory = lastTransaction != nil
         connection = try Self.listeningConnection(url)
+        listeningProcessID.store(connection?.backendProcessID ?? 0, ordering: .sequentiallyConsistent)
     }
 
     private static func listeningConnection(_ url: URL) throws -> PostgresConnection {
@@ -45,17 +74,37 @@ final class PostgresChangeListener: @unchecked Sendable {
         stopped.store(true, ordering: .sequentiallyConsistent)
     }
 
+    /// The store's writer committed history transaction `number`: not to be told, should it be
+    /// read from the history rather than its notice come.
+    func committedOwn(_ number: Int64) {
+        guard tracksHistory else { return }
+        history.withLock { position in
+            if number > position.lastSeen { position.own.insert(number) }
+        }
+    }
+
+    /// The server process of the listening connection, 0 while there is none (for tests that
+    /// cut it).
+    let listeningProcessID = Atomic<Int32>(0)
+
     private func run() {
         while !stopped.load(ordering: .sequentiallyConsistent) {
             guard store != nil, coordinator != nil else { return }
             do {
                 if connection == nil || connection?.isOpen == false {
-                    // The server went away: listen again once it is back (saves made meanwhile
-                    // are not told; contexts read them when they next fetch).
+                    needsCatchUp = true
+                    if holdsReconnecting.load(ordering: .sequentiallyConsistent) {
+                        Thread.sleep(forTimeInterval: 0.02)
+                        continue
+                    }
+                    // The server went away: listen again once it is back.
                     connection = try? Self.listeningConnection(url)
+                    listeningProcessID.store(connection?.backendProcessID ?? 0, ordering: .sequentiallyConsistent)
                     if connection == nil { Thread.sleep(forTimeInterval: 0.5) }
                     continue
                 }
+                // Listening again first, then reading what was missed: nothing falls between.
+                if needsCatchUp { needsCatchUp = !catchUp() }
                 for notification in try connection!.notifications(waitingUpTo: 0.1) { deliver(notification) }
             } catch {
                 connection = nil
@@ -63,17 +112,65 @@ final class PostgresChangeListener: @unchecked Sendable {
         }
     }
 
+    /// Tells the transactions other connections committed since the last one told, read from
+    /// the store's history; false when they could not be read (tried again).
+    private func catchUp() -> Bool {
+        guard tracksHistory, let store, let coordinator else { return true }
+        let after = history.withLock { $0.lastSeen }
+        guard let transactions = try? store.lock.withLock({
+            try store.historyTransactions(afterNumber: after, after: nil, includingChanges: true)
+        }) else { return false }
+        guard let last = transactions.last?.transactionNumber else { return true }
+        let own = history.withLock { position in
+            defer {
+                position.lastSeen = max(position.lastSeen, last)
+                position.caughtUpThrough = max(position.caughtUpThrough, last)
+                position.own = position.own.filter { $0 > last }
+            }
+            return position.own
+        }
+        var inserted: Set<NSManagedObjectID> = [], updated: Set<NSManagedObjectID> = [], deleted: Set<NSManagedObjectID> = []
+        for transaction in transactions where !own.contains(transaction.transactionNumber) {
+            for change in transaction.changes ?? [] {
+                switch change.changeType {
+                case .insert: inserted.insert(change.changedObjectID)
+                case .update: updated.insert(change.changedObjectID)
+                case .delete: deleted.insert(change.changedObjectID)
+                @unknown default: break
+                }
+            }
+        }
+        if !(inserted.isEmpty && updated.isEmpty && deleted.isEmpty) {
+            post(to: coordinator, inserted: inserted, updated: updated, deleted: deleted, transaction: last)
+        }
+        return true
+    }
+
     private func deliver(_ notification: PostgresConnection.Notification) {
         guard let store, let coordinator, notification.channel == PostgresChangeNotice.channel,
-              notification.senderProcessID != store.writerProcessID,
               let notice = PostgresChangeNotice(payload: notification.payload), notice.storeID == storeID else { return }
+        let own = notification.senderProcessID == store.writerProcessID
+        if let number = notice.transaction, tracksHistory {
+            let alreadyTold = history.withLock { position in
+                position.lastSeen = max(position.lastSeen, number)
+                position.own.remove(number)
+                return number <= position.caughtUpThrough
+            }
+            if alreadyTold { return }
+        }
+        guard !own else { return }
         let ids = notice.objectIDs(in: store)
+        post(to: coordinator, inserted: ids.inserted, updated: ids.updated, deleted: ids.deleted, transaction: notice.transaction)
+    }
+
+    private func post(to coordinator: NSPersistentStoreCoordinator, inserted: Set<NSManagedObjectID>, updated: Set<NSManagedObjectID>,
+                      deleted: Set<NSManagedObjectID>, transaction: Int64?) {
         var userInfo: [AnyHashable: Any] = [
             NSPersistentStoreURLKey: url, NSStoreUUIDKey: storeID,
-            NSInsertedObjectIDsKey: ids.inserted, NSUpdatedObjectIDsKey: ids.updated, NSDeletedObjectIDsKey: ids.deleted,
+            NSInsertedObjectIDsKey: inserted, NSUpdatedObjectIDsKey: updated, NSDeletedObjectIDsKey: deleted,
         ]
-        if let number = notice.transaction {
-            userInfo[NSPersistentHistoryTokenKey] = NSPersistentHistoryToken(transactionNumbers: [storeID: number])
+        if let transaction {
+            userInfo[NSPersistentHistoryTokenKey] = NSPersistentHistoryToken(transactionNumbers: [storeID: transaction])
         }
         NotificationCenter.default.post(name: .NSPersistentStoreRemoteChange, object: coordinator, userInfo: userInfo)
     }

@@ -316,6 +316,57 @@ import OpenCoreData
         #expect(mergedWithin(0.3) { ada.changedValues().isEmpty && ada.value(forKey: "age") as? Int != 60 } == nil)
     }
 
+    /// `NOTIFY` reaches only a listener connected when the save commits; for a store that
+    /// records history, the history is the durable record: a listener that lost its connection
+    /// reads what other servers committed meanwhile once it is back, and tells it (not its own
+    /// store's saves).
+    @Test func savesMissedWhileTheListenerWasCutOffAreReadFromTheHistory() throws {
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let url = URL(string: schema.url)!
+        let watcher = try Server(url, options: [NSPersistentHistoryTrackingKey: true, NSPersistentStoreRemoteChangeNotificationPostOptionKey: true])
+        watcher.context.automaticallyMergesChangesFromParent = true
+        let writer = try Server(url, options: [NSPersistentHistoryTrackingKey: true])
+        writer.insertPerson("Ada", ["age": 30])
+        try writer.context.save()
+        let ada = try #require(try watcher.people().first)
+        let notes = PersistentHistoryTests.RemoteChanges(of: watcher.coordinator)
+
+        let listener = try #require((watcher.store as? PostgreSQLStore)?.changeListener)
+        listener.holdsReconnecting.store(true, ordering: .sequentiallyConsistent)
+        let pid = listener.listeningProcessID.load(ordering: .sequentiallyConsistent)
+        try #require(pid != 0)
+        _ = try schema.connect().query("SELECT pg_terminate_backend(CAST(? AS integer))", [.integer(Int64(pid))])
+        try #require(try writer.people("name == 'Ada'").first).setValue(41, forKey: "age")
+        writer.insertPerson("Bob")
+        try writer.context.save()
+        watcher.insertPerson("Cy")
+        try watcher.context.save()
+        let cy = try #require(try watcher.people("name == 'Cy'").first).objectID
+
+        // Nothing reaches the watcher while its listener is cut off.
+        Thread.sleep(forTimeInterval: 0.3)
+        watcher.context.processPendingChanges()
+        #expect(notes.received.isEmpty)
+        #expect(ada.value(forKey: "age") as? Int == 30)
+
+        listener.holdsReconnecting.store(false, ordering: .sequentiallyConsistent)
+        let note = try #require(notes.wait(forTransaction: 2, seconds: 10))
+        let inserted = note.userInfo?[NSInsertedObjectIDsKey] as? Set<NSManagedObjectID> ?? []
+        let updated = note.userInfo?[NSUpdatedObjectIDsKey] as? Set<NSManagedObjectID> ?? []
+        #expect(updated == [ada.objectID])
+        #expect(inserted.count == 1 && !inserted.contains(cy))
+        let deadline = Date().addingTimeInterval(5)
+        while ada.value(forKey: "age") as? Int != 41, Date() < deadline {
+            watcher.context.processPendingChanges()
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        #expect(ada.value(forKey: "age") as? Int == 41)
+        // Told once: the watcher's own save is not told, and nothing is told twice.
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(notes.received.count == 1)
+    }
+
     /// What the other process of `anotherServersSavesAreMergedIntoContextsThatMergeChanges` does.
     static func changeAdasAge(to age: Int, storeURL: String) throws {
         let server = try Server(URL(string: storeURL)!)
