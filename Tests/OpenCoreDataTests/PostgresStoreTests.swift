@@ -100,9 +100,13 @@ import OpenCoreData
     }
 
     /// Two servers change Ada's age; the second to save meets the first's change (its `Z_OPT`
-    /// moved on) and settles it as its merge policy says.
-    @Test(arguments: [("error", nil), ("objectTrump", 50), ("storeTrump", 41), ("overwrite", 50), ("rollback", 41)] as [(String, Int?)])
-    func aConflictBetweenTwoServersIsSettledByTheMergePolicy(policy: String, expectedAge: Int?) throws {
+    /// moved on) and settles it as its merge policy says. The other server is another
+    /// coordinator of this process, or another OS process (a Swift Testing exit test with a
+    /// stack of its own).
+    @Test(arguments: [("error", nil), ("objectTrump", 50), ("storeTrump", 41), ("overwrite", 50), ("rollback", 41)] as [(String, Int?)],
+          [false, true])
+    func aConflictBetweenTwoServersIsSettledByTheMergePolicy(policy: (name: String, expectedAge: Int?), inAnotherProcess: Bool) async throws {
+        let (policy, expectedAge) = policy
         let schema = try PostgresTestSchema()
         defer { schema.drop() }
         let url = URL(string: schema.url)!
@@ -110,13 +114,20 @@ import OpenCoreData
             "error": NSErrorMergePolicy, "objectTrump": NSMergeByPropertyObjectTrumpMergePolicy,
             "storeTrump": NSMergeByPropertyStoreTrumpMergePolicy, "overwrite": NSOverwriteMergePolicy, "rollback": NSRollbackMergePolicy,
         ]
-        let first = try Server(url, policy: policies[policy]!), second = try Server(url)
+        let first = try Server(url, policy: policies[policy]!)
         first.insertPerson("Ada", ["age": 30, "email": "ada@example.com"])
         try first.context.save()
         let mine = try #require(try first.people().first)
-        let theirs = try #require(try second.people().first)
-        theirs.setValue(41, forKey: "age")
-        try second.context.save()
+        if inAnotherProcess {
+            let storeURL: String = schema.url
+            await #expect(processExitsWith: .success) { [storeURL = storeURL as String] in
+                try PostgresStoreTests.changeAdasAge(to: 41, storeURL: storeURL)
+            }
+        } else {
+            let second = try Server(url)
+            try #require(try second.people().first).setValue(41, forKey: "age")
+            try second.context.save()
+        }
 
         mine.setValue(50, forKey: "age")
         if let expectedAge {
