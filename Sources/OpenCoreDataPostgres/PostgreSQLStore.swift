@@ -56,6 +56,9 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     var preparedHistory: Int64?
     /// The reader whose snapshot a history request reads (`readingHistoryConsistently`); under `lock`.
     var historyReader: PostgresConnection?
+    /// The query generations' connections, closed when the store is removed; under `lock`.
+    private var pinnedReaders: [WeakPinnedReader] = []
+    private struct WeakPinnedReader { weak var reader: PostgresPinnedReader? }
     /// How many `ZTOMBSTONE<n>` columns `ACHANGE` had when a save last counted them; under `lock`.
     var tombstoneColumnsSeen = 0
 
@@ -97,8 +100,12 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                         }
                         schema = SQLiteSchema(entities: entities, storedNumbers: model.storedEntityNumbers)
                         try createStore(on: connection, model: model)
+                        try prepareHistory(on: connection)
                     case .coreDataStore:
                         try readMetadata(from: connection)
+                        // First: a store with history added without tracking is read-only, and
+                        // then not migrated.
+                        try prepareHistory(on: connection)
                         schema = try migratedIfAsked(to: model, entities: entities, on: connection)
                             ?? SQLiteSchema(entities: entities, storedNumbers: try storedNumbers(of: entities, on: connection))
                         try checkTables(on: connection)
@@ -107,7 +114,6 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                                                   "The \(place) is not an OpenCoreData store: it has tables (\(tables.prefix(5).joined(separator: ", "))) but no Z_METADATA and Z_PRIMARYKEY",
                                                   url: url)
                     }
-                    try prepareHistory(on: connection)
                 }
             } catch let error as PostgresError {
                 throw CoreDataError.store(.persistentStoreOpen, "The store in \(place) could not be opened: \(error)", url: url, underlying: error)
@@ -129,12 +135,17 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
 
     func unload() {
         changeListener?.stop()
-        let readers = lock.withLock {
+        let (readers, pins) = lock.withLock {
             connection = nil
-            defer { self.readers = nil }
-            return self.readers
+            defer {
+                self.readers = nil
+                pinnedReaders = []
+            }
+            return (self.readers, pinnedReaders.compactMap(\.reader))
         }
         readers?.close()
+        // Outside the store's lock: a read through a pin takes the pin's lock, then the store's.
+        for pin in pins { pin.close() }
     }
 
     /// A connection to the database `url` names, or 134080-style error naming the server.
@@ -248,9 +259,13 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
         let migration = PostgresLightweightMigration(
             connection: connection, source: source, destinationModel: model, destinationEntities: entities, mapping: mapping,
             storedNumbers: try allStoredNumbers(on: connection), place: place, url: url)
-        let (migrated, destination) = try migration.run(metadata: metadata, uuid: identifier)
-        storedMetadata = migrated
-        return destination
+        do {
+            let (migrated, destination) = try migration.run(metadata: metadata, uuid: identifier)
+            storedMetadata = migrated
+            return destination
+        } catch let error as PostgresError where !error.isConnectionFailure {
+            throw CoreDataError.store(.migration, "The store in \(place) could not be migrated: \(error)", url: url, underlying: error)
+        }
     }
 
     /// The entities a store of `configuration` holds in `model`, with their sub-entities.
@@ -397,7 +412,7 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
     func pinCurrentGeneration() throws -> (any StoreGenerationPin)? {
         guard let url, lock.withLock({ readers }) != nil else { return nil }
         let place = self.place
-        return try failing(.persistentStoreOperation) {
+        let pin = try failing(.persistentStoreOperation) {
             try PostgresPinnedReader(connect: {
                 let connection = try PostgresConnection(url: url.absoluteString)
                 try applyStatementTimeout(on: connection)
@@ -407,6 +422,11 @@ final class PostgreSQLStore: NSPersistentStore, StoreSeam, @unchecked Sendable {
                     ? CoreDataError.make(.persistentStoreOperation, "The store in \(place) has been removed from its coordinator") : nil
             })
         }
+        lock.withLock {
+            pinnedReaders.removeAll { $0.reader == nil }
+            pinnedReaders.append(WeakPinnedReader(reader: pin))
+        }
+        return pin
     }
 
     /// Runs a read of `context`: on its query generation's snapshot when it is pinned to one,

@@ -31,11 +31,14 @@ struct PostgresLightweightMigration {
     let storedNumbers: [String: Int64]
     let place: String
     let url: URL?
+    /// How long the migration waits for other connections to let go of the store's tables.
+    static let lockWait: Double = 30
 
     /// Migrates the tables and returns the store's new metadata (written) and layout.
     func run(metadata: [String: Any], uuid: String) throws -> (metadata: [String: Any], schema: SQLiteSchema) {
         let destination = SQLiteSchema(entities: destinationEntities, storedNumbers: destinationNumbers())
         var work = Work(migration: self, destination: destination)
+        try work.lockSourceTables()
         try work.buildTables()
         try work.buildJoinTables()
         let lastKeys = try work.lastKeysOfSourceSequences()
@@ -127,6 +130,22 @@ extension PostgresLightweightMigration {
             let name = "ZOCD_MIGRATING_\(built.count)"
             built.append((name, final))
             return name
+        }
+
+        /// Locks the store's tables against every other connection until the migration commits:
+        /// a save of a server still on the old version must not commit between the copy and the
+        /// drop (it would be lost), nor take a key the new sequences would hand out again. Waits
+        /// for other connections' transactions on them at most `lockWait`.
+        func lockSourceTables() throws {
+            let tables = source.tables.map(\.name) + source.distinctJoinTables.map(\.name)
+            guard !tables.isEmpty else { return }
+            try connection.execute("SET LOCAL lock_timeout = '\(Int(PostgresLightweightMigration.lockWait * 1000))ms'")
+            do {
+                try connection.execute("LOCK TABLE \(tables.joined(separator: ", ")) IN ACCESS EXCLUSIVE MODE")
+            } catch let error as PostgresError where error.sqlState == "55P03" {
+                throw migration.error("other connections kept the store's tables busy for \(Int(PostgresLightweightMigration.lockWait)) seconds (a long transaction, or a query generation a context keeps): \(error.message)",
+                                      entity: nil)
+            }
         }
 
         // MARK: Entity tables
@@ -251,7 +270,9 @@ extension PostgresLightweightMigration {
 
         /// A bound value as the column's type (an argument of a `SELECT` has none of its own).
         private static func typed(_ expression: String, _ attribute: NSAttributeDescription) -> String {
-            "CAST(\(expression) AS \(PostgresSchemaDefinition.columnType(SQLiteSchema.sqlType(of: attribute.attributeType))))"
+            // The type's name only: a column's collation is applied when the value is stored.
+            let type = PostgresSchemaDefinition.columnType(SQLiteSchema.sqlType(of: attribute.attributeType))
+            return "CAST(\(expression) AS \(type.replacingOccurrences(of: " COLLATE \"C\"", with: "")))"
         }
 
         /// The stored value of an attribute's default, if it has one.
@@ -378,21 +399,52 @@ extension PostgresLightweightMigration {
             return found.flatMap { join in source.distinctJoinTables.first { $0.name == join.name } }.map { ($0, columnSources) }
         }
 
-        /// For a join table one of whose relationships was a to-one: the source table with the
-        /// to-one's key column, the rows that have a destination, and each join column's source.
+        /// For a join table whose relationship was a to-one, or a to-many with a to-one inverse:
+        /// the source table with the to-one's key column, the rows that have a destination, and
+        /// the source of each join column.
         private func sourceForeignKey(for sides: [(NSRelationshipDescription, SQLiteSchema.JoinTable)]) throws -> (String, String, [String: String])? {
+            var toManySides: [(NSRelationshipDescription, SQLiteSchema.JoinTable)] = []
+            var hadToOne = false
             for (relationship, side) in sides {
-                guard let old = try sourceProperty(of: relationship) as? NSRelationshipDescription, !old.isToMany,
-                      let owner = old.entity.flatMap({ source.mapping(for: $0) }), let key = owner.toOneColumns[old.relationshipSlot] else { continue }
+                guard let old = try sourceProperty(of: relationship) as? NSRelationshipDescription else { continue }
+                if old.isToMany {
+                    toManySides.append((old, side))
+                    continue
+                }
+                hadToOne = true
+                guard let owner = old.entity.flatMap({ source.mapping(for: $0) }), let key = owner.toOneColumns[old.relationshipSlot] else { continue }
                 var columnSources = [side.sourceColumn: "Z_PK", side.destinationColumn: key]
                 if let order = side.orderColumn { columnSources[order] = "1" }
                 if let inverse = relationship.inverseRelationship, let inverseSide = destination.joinTables[ObjectIdentifier(inverse)],
                    let order = inverseSide.orderColumn {
+                    // The to-one's inverse kept its order in the key's row.
                     columnSources[order] = old.inverseRelationship.flatMap { owner.table.orderColumns[ObjectIdentifier($0)] } ?? "Z_PK"
                 }
                 return (owner.table.name, "\(key) IS NOT NULL AND \(owner.subtreeCondition(on: "Z_ENT"))", columnSources)
             }
-            return nil
+            // No side was a to-one: a to-many whose to-one inverse is gone.
+            guard !hadToOne else { return nil }
+            let found = toManySides.compactMap { old, side in sourceInverseForeignKey(of: old, for: side).map { (old, $0) } }
+            if found.count > 1, let relationship = sides.first?.0 {
+                // Two one-to-manys become the two sides of one many-to-many: their links would
+                // have to be gathered into one join table.
+                throw migration.error("relationship '\(relationship.name)' of entity '\(relationship.entity?.name ?? "")' would gather the links of several relationships (\(found.map { "\($0.0.entity?.name ?? "").\($0.0.name)" }.joined(separator: ", "))), which a lightweight migration does not do yet",
+                                      entity: relationship.entity?.name)
+            }
+            return found.first?.1
+        }
+
+        /// For a join table whose relationship `old` was a to-many with a to-one inverse (a
+        /// one-to-many that lost its inverse): the members' table with the inverse's key column,
+        /// the members that have an owner, and the source of each join column. An ordered side
+        /// keeps the members' positions, or takes them in key order.
+        private func sourceInverseForeignKey(of old: NSRelationshipDescription, for side: SQLiteSchema.JoinTable) -> (String, String, [String: String])? {
+            guard let inverse = old.inverseRelationship, !inverse.isToMany,
+                  let member = inverse.entity.flatMap({ source.mapping(for: $0) }),
+                  let key = member.toOneColumns[inverse.relationshipSlot] else { return nil }
+            var columnSources = [side.sourceColumn: key, side.destinationColumn: "Z_PK"]
+            if let order = side.orderColumn { columnSources[order] = member.table.orderColumns[ObjectIdentifier(old)] ?? "Z_PK" }
+            return (member.table.name, "\(key) IS NOT NULL AND \(member.subtreeCondition(on: "Z_ENT"))", columnSources)
         }
 
         private func relationship(identifiedBy id: ObjectIdentifier) -> NSRelationshipDescription? {

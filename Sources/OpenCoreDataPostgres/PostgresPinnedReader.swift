@@ -28,6 +28,12 @@ final class PostgresPinnedReader: StoreGenerationPin, @unchecked Sendable {
         self.connection = connection
     }
 
+    /// Closes the connection (the store is being removed): its snapshot holds back no vacuum
+    /// and no lock from then on, and reads through it fail.
+    func close() {
+        lock.withLock { connection = nil }
+    }
+
     /// Runs `body` on the generation's connection. Throws once the store has been removed, and
     /// when the transaction has ended (the server dropped the connection): reads must not
     /// quietly move on to the newest state.

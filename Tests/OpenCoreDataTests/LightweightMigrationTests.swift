@@ -274,8 +274,9 @@ struct ModelBundle {
 
     /// Version 1's store opened with `next` as version 2: its container and the entries'
     /// notes of the book "Diary", in the order the book's `entries` give them.
-    static func diaryEntryNotes(afterMigratingTo next: String, in directory: TemporaryDirectory) throws -> (NSPersistentContainer, NSManagedObject, [String]) {
-        let (bundle, url) = try version1Store(upgradingTo: next, in: directory)
+    static func diaryEntryNotes(afterMigratingTo next: String, in directory: TemporaryDirectory, at place: URL? = nil) throws
+        -> (NSPersistentContainer, NSManagedObject, [String]) {
+        let (bundle, url) = try version1Store(upgradingTo: next, in: directory, at: place)
         try bundle.makeCurrent("Journal 2")
         let (container, error) = container(try bundle.model(), at: url)
         #expect(error == nil)

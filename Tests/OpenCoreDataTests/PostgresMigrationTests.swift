@@ -92,6 +92,75 @@ import OpenCoreDataPostgres
         #expect((try Journal.entries(in: container.viewContext)[0].value(forKey: "books") as? Set<NSManagedObject>)?.count == 2)
     }
 
+    /// A one-to-many that loses its to-one inverse keeps every link (the inverse's key column
+    /// fills the join table of the to-many without inverse), ordered ones in their order.
+    @Test func aToManyThatLosesItsToOneInverseKeepsItsLinksInTheirOrder() throws {
+        let withoutInverse = Journal.entryV1(
+            book: "", bookEntries: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" destinationEntity=\"Entry\"/>")
+        let orderedWithoutInverse = Journal.entryV1(
+            book: "", bookEntries: "<relationship name=\"entries\" optional=\"YES\" toMany=\"YES\" deletionRule=\"Nullify\" ordered=\"YES\" destinationEntity=\"Entry\"/>")
+        for next in [withoutInverse, orderedWithoutInverse] {
+            let directory = TemporaryDirectory()
+            let schema = try PostgresTestSchema()
+            defer { schema.drop() }
+            let (container, diary, notes) = try Journal.diaryEntryNotes(afterMigratingTo: next, in: directory, at: URL(string: schema.url)!)
+            #expect(next == withoutInverse ? notes.sorted() == ["note 0", "note 1"] : notes == ["note 0", "note 1"])
+            #expect(diary.value(forKey: "title") as? String == "Diary")
+            withExtendedLifetime(container) {}
+        }
+    }
+
+    /// A new attribute of every kind with a default gets it in every row (a string's default
+    /// is bound as text, whatever the column's collation).
+    @Test func newAttributesWithDefaultsTakeThemInEveryRow() throws {
+        let directory = TemporaryDirectory()
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let url = URL(string: schema.url)!
+        let added = Journal.entryV1.replacingOccurrences(
+            of: "<attribute name=\"draft\" optional=\"YES\" attributeType=\"String\"/>",
+            with: """
+                <attribute name="draft" optional="YES" attributeType="String"/>
+                <attribute name="mood" attributeType="String" defaultValueString="calm"/>
+                <attribute name="link" optional="YES" attributeType="URI" defaultValueString="https://example.com"/>
+                <attribute name="words" attributeType="Integer 64" defaultValueString="12" usesScalarValueType="YES"/>
+                <attribute name="weight" attributeType="Double" defaultValueString="0.5" usesScalarValueType="YES"/>
+                <attribute name="kept" attributeType="Boolean" defaultValueString="YES" usesScalarValueType="YES"/>
+                """)
+        let (bundle, _) = try Journal.version1Store(upgradingTo: added, in: directory, at: url)
+        try bundle.makeCurrent("Journal 2")
+        let (container, error) = Journal.container(try bundle.model(), at: url)
+        #expect(error == nil)
+        let entries = try Journal.entries(in: container.viewContext)
+        #expect(entries.count == 3)
+        #expect(entries.allSatisfy { $0.value(forKey: "mood") as? String == "calm" })
+        #expect(entries.allSatisfy { ($0.value(forKey: "link") as? URL)?.absoluteString == "https://example.com" })
+        #expect(entries.allSatisfy { ($0.value(forKey: "words") as? NSNumber)?.int64Value == 12 })
+        #expect(entries.allSatisfy { ($0.value(forKey: "weight") as? NSNumber)?.doubleValue == 0.5 })
+        #expect(entries.allSatisfy { $0.value(forKey: "kept") as? Bool == true })
+    }
+
+    /// A server still running the old version when another migrates the store fails its next
+    /// save with an error: it is never told a save succeeded that the migrated store lacks.
+    @Test func aServerOfTheOldVersionCannotSaveIntoTheMigratedStore() throws {
+        let directory = TemporaryDirectory()
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let url = URL(string: schema.url)!
+        let (bundle, _) = try Journal.version1Store(upgradingTo: Journal.entryV2, in: directory, at: url)
+        let (old, oldError) = Journal.container(try bundle.model(), at: url)
+        #expect(oldError == nil)
+        #expect(try Journal.entries(in: old.viewContext).count == 3)
+
+        try bundle.makeCurrent("Journal 2")
+        let (migrated, error) = Journal.container(try bundle.model(), at: url)
+        #expect(error == nil)
+        let late = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: old.viewContext)
+        late.setValue(Journal.start, forKey: "time")
+        #expect(throws: CocoaError.self) { try old.viewContext.save() }
+        #expect(try Journal.entries(in: migrated.viewContext).count == 3)
+    }
+
     /// A migration that fails — a required attribute the rows have no value for (134110), a new
     /// uniqueness constraint the rows break (134111) — leaves every table and row as it was, and
     /// the older version still opens the store.
