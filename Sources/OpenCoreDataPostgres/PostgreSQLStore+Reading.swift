@@ -66,14 +66,14 @@ extension PostgreSQLStore {
     }
 
     /// Answers a fetch whose predicate or order PostgreSQL's SQL cannot compute as memory does:
-    /// every row of the entity is read in one query, then the predicate, order, offset and limit
-    /// are applied in memory by the same code as for objects in a context. Its cost: the whole
-    /// table crosses the network, and each to-one or to-many the predicate or order follows is
-    /// read with a query of its own the first time a row needs it.
+    /// the candidate rows are read in one query — those that meet the conditions of an `AND`
+    /// that SQL computes exactly (`status == 'open' AND title CONTAINS[c] 'x'` reads the open
+    /// ones), else every row of the entity — then the predicate, order, offset and limit are
+    /// applied in memory by the same code as for objects in a context. Its cost: the candidates
+    /// cross the network, and each to-one or to-many the predicate or order follows is read with
+    /// a query of its own the first time a row needs it.
     private func answerInMemory(_ fetch: StoreFetch, on connection: PostgresConnection) throws -> StoreFetchResult {
-        let everyRow = StoreFetch(entity: fetch.entity, includesSubentities: fetch.includesSubentities, predicate: nil,
-                                  sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, returnsDistinctResults: false, result: .snapshots)
-        guard case .snapshots(var candidates) = try executeFetch(everyRow, on: connection) else { return .snapshots([]) }
+        var candidates = try candidateRows(of: fetch, on: connection)
         // In key order, as the other stores hold them, so that ties under the sort descriptors
         // fall as they do there (the server returns rows in the order it reads them).
         candidates.sort { $0.primaryKey < $1.primaryKey }
@@ -81,6 +81,43 @@ extension PostgreSQLStore {
         let answer = try InMemoryFetch.answer(fetch, candidates: candidates, rows: rows)
         if let failure = rows.failure { throw failure }
         return answer
+    }
+
+    /// The rows of `fetch`'s entity that may meet its predicate: those that meet the conjuncts
+    /// of a top-level `AND` that PostgreSQL computes as memory does (memory then checks the
+    /// whole predicate over them), or every row.
+    private func candidateRows(of fetch: StoreFetch, on connection: PostgresConnection) throws -> [RowSnapshot] {
+        func rows(meeting predicate: NSPredicate?) throws -> [RowSnapshot]? {
+            let superset = StoreFetch(entity: fetch.entity, includesSubentities: fetch.includesSubentities, predicate: predicate,
+                                      sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, returnsDistinctResults: false, result: .snapshots)
+            guard let select = try? SQLFetchStatement<PostgresDialect>(superset, schema: schema) else { return nil }
+            let result: PostgresResult
+            do {
+                result = try Self.undoingFailure(on: connection) { try connection.query(select.sql) }
+            } catch let error as PostgresError where predicate != nil && Self.isComputedOtherwiseInMemory(error) {
+                return nil
+            }
+            let decoder = PostgresRowDecoder(store: self, schema: schema)
+            return (0..<result.rowCount).map { decoder.snapshot(result, $0) }
+        }
+        if let narrowing = Self.computableConjuncts(of: fetch.predicate, fetch: fetch, schema: schema),
+           let rows = try rows(meeting: narrowing) {
+            return rows
+        }
+        return try rows(meeting: nil) ?? []
+    }
+
+    /// The conjuncts of `predicate` (a top-level `AND`) that PostgreSQL computes exactly, as one
+    /// predicate; nil when there are none.
+    private static func computableConjuncts(of predicate: NSPredicate?, fetch: StoreFetch, schema: SQLiteSchema) -> NSPredicate? {
+        guard let compound = predicate as? NSCompoundPredicate, compound.compoundPredicateType == .and else { return nil }
+        let computable = compound.subpredicates.filter { conjunct in
+            let alone = StoreFetch(entity: fetch.entity, includesSubentities: fetch.includesSubentities, predicate: conjunct,
+                                   sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, returnsDistinctResults: false, result: .snapshots)
+            return (try? SQLFetchStatement<PostgresDialect>(alone, schema: schema)) != nil
+        }
+        guard !computable.isEmpty else { return nil }
+        return computable.count == 1 ? computable[0] : NSCompoundPredicate(andPredicateWithSubpredicates: computable)
     }
 
     /// Whether PostgreSQL refused a fetch's SQL for what memory answers otherwise: arithmetic

@@ -114,6 +114,10 @@ extension PostgresLightweightMigration {
         var source: SQLiteSchema { migration.source }
         /// Tables built under a temporary name: temporary name → final name.
         var built: [(temporary: String, final: String)] = []
+        /// Source tables (entity and join tables) kept in place under their name.
+        var keptInPlace: Set<String> = []
+        /// Columns of tables kept in place that the new model does not have.
+        var columnsToDrop: [(table: String, column: String)] = []
         /// Destination tables that did not keep every row of their source table.
         var tablesWithRemovedRows: Set<String> = []
         /// The source root tables whose rows each destination table took, by destination name.
@@ -154,14 +158,76 @@ extension PostgresLightweightMigration {
             for table in destination.tables {
                 let sources = Set(table.entities.compactMap { migration.sourceEntity(for: $0.entity) }
                     .compactMap { source.mapping(for: $0)?.table.name })
-                let temporary = temporaryName(for: table.name)
-                try connection.execute(PostgresSchemaDefinition.createStatement(for: table, named: temporary))
-                guard let sourceName = sources.first else { continue }
-                guard sources.count == 1, let sourceTable = source.tables.first(where: { $0.name == sourceName }) else {
+                guard sources.count <= 1 else {
                     throw migration.error("entity '\(table.root.name ?? "")' would gather rows of several tables (\(sources.sorted().joined(separator: ", "))), which a lightweight migration does not do",
                                           entity: table.root.name)
                 }
-                try fill(temporary, of: table, from: sourceTable)
+                let sourceTable = sources.first.flatMap { name in source.tables.first { $0.name == name } }
+                if let sourceTable, try alterInPlace(table, from: sourceTable) { continue }
+                let temporary = temporaryName(for: table.name)
+                try connection.execute(PostgresSchemaDefinition.createStatement(for: table, named: temporary))
+                if let sourceTable { try fill(temporary, of: table, from: sourceTable) }
+            }
+        }
+
+        /// Changes a table whose rows all stay and whose columns are only added (empty, or with
+        /// their default) or removed in place, with `ALTER TABLE`, which reads no row: PostgreSQL
+        /// keeps an added column's default for the rows already there without writing them.
+        /// False when the table must be built anew.
+        private mutating func alterInPlace(_ table: SQLiteSchema.TableMapping, from sourceTable: SQLiteSchema.TableMapping) throws -> Bool {
+            guard table.name == sourceTable.name else { return false }
+            let kept = Set(table.entities.compactMap { migration.sourceEntity(for: $0.entity).flatMap { source.mapping(for: $0)?.number } })
+            guard sourceTable.entities.allSatisfy({ kept.contains($0.number) }) else { return false }
+            let checksBefore = requiredChecks.count
+            let plan = try columnPlan(for: table, from: sourceTable)
+            let sourceTypes = Dictionary(sourceTable.columns.map { ($0.name, $0.type) }, uniquingKeysWith: { first, _ in first })
+            let sourceOpaque = PostgresSchemaDefinition.opaqueCompositeColumns(of: sourceTable)
+            let opaque = PostgresSchemaDefinition.opaqueCompositeColumns(of: table)
+            func storedType(_ column: String, _ type: String, opaque: Set<String>) -> String {
+                opaque.contains(column) ? "bytea" : PostgresSchemaDefinition.columnType(type)
+            }
+            let destinationTypes = Dictionary(table.columns.map { ($0.name, $0.type) }, uniquingKeysWith: { first, _ in first })
+            var added: [(column: String, type: String, value: SQLValue)] = []
+            for entry in plan {
+                let type = storedType(entry.column, destinationTypes[entry.column] ?? "BLOB", opaque: opaque)
+                if let old = sourceTypes[entry.column] {
+                    guard entry.expression == entry.column, storedType(entry.column, old, opaque: sourceOpaque) == type else {
+                        requiredChecks.removeSubrange(checksBefore...)
+                        return false
+                    }
+                } else if let value = entry.constant {
+                    added.append((entry.column, type, value))
+                } else {
+                    requiredChecks.removeSubrange(checksBefore...)
+                    return false
+                }
+            }
+            // Dropped once the join tables have read them (a to-one that became a to-many).
+            columnsToDrop += Set(sourceTypes.keys).subtracting(plan.map(\.column)).sorted().map { (table.name, $0) }
+            for (column, type, value) in added {
+                guard case .null = value else {
+                    try connection.execute("ALTER TABLE \(table.name) ADD COLUMN \(column) \(type) DEFAULT \(Self.literal(value))")
+                    // The rows there keep the value; later rows are written whole by the store.
+                    try connection.execute("ALTER TABLE \(table.name) ALTER COLUMN \(column) DROP DEFAULT")
+                    continue
+                }
+                try connection.execute("ALTER TABLE \(table.name) ADD COLUMN \(column) \(type)")
+            }
+            keptInPlace.insert(table.name)
+            feeders[table.name] = sourceTable.name
+            return true
+        }
+
+        /// `value` as a SQL literal, for DDL (which takes no bound value).
+        private static func literal(_ value: SQLValue) -> String {
+            switch value {
+            case .null: return "NULL"
+            case .integer(let integer): return String(integer)
+            case .real(let real):
+                guard real.isFinite else { return real.isNaN ? "'NaN'::double precision" : real > 0 ? "'Infinity'::double precision" : "'-Infinity'::double precision" }
+                return "'\(real)'::double precision"
+            case .text(let text): return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+            case .blob(let data): return "'\\x" + data.map { String(format: "%02x", $0) }.joined() + "'::bytea"
             }
         }
 
@@ -219,7 +285,11 @@ extension PostgresLightweightMigration {
                 }
             }
             var plan: [String: ColumnSource] = [:]
-            for (column, entries) in sources { plan[column] = Self.combine(entries, column: column, allEntities: table.entities.count) }
+            for (column, entries) in sources {
+                var combined = Self.combine(entries, column: column, allEntities: table.entities.count)
+                if combined.expression == "NULL" { combined.constant = .null }
+                plan[column] = combined
+            }
             for (id, column) in table.orderColumns where plan[column] == nil {
                 // A relationship that becomes ordered is ordered by key.
                 plan[column] = ColumnSource(column: column, expression: try sourceOrderColumn(forDestinationRelationship: id, in: sourceTable) ?? "Z_PK")
@@ -248,8 +318,8 @@ extension PostgresLightweightMigration {
             let defaultValue = try Self.defaultValue(of: attribute)
             guard let old = sourceProperty(of: attribute, in: owner.entity) as? NSAttributeDescription else {
                 if !attribute.isOptional && defaultValue == nil { requiredChecks.append((column, owner, attribute.name)) }
-                return defaultValue.map { ColumnSource(column: column, expression: Self.typed("?", attribute), arguments: [$0]) }
-                    ?? ColumnSource(column: column, expression: "NULL")
+                return defaultValue.map { ColumnSource(column: column, expression: Self.typed("?", attribute), arguments: [$0], constant: $0) }
+                    ?? ColumnSource(column: column, expression: "NULL", constant: .null)
             }
             guard let oldOwner = old.entity.flatMap({ source.mapping(for: $0) }), oldOwner.table === sourceTable,
                   let oldColumn = oldOwner.attributeColumns[old.attributeSlot] else {
@@ -369,10 +439,16 @@ extension PostgresLightweightMigration {
                 let sides = destination.joinTables.filter { $0.value.name == join.name }
                     .compactMap { id, side in relationship(identifiedBy: id).map { ($0, side) } }
                     .sorted { $0.0.name < $1.0.name }
+                let columns = [join.sourceColumn, join.destinationColumn] + destination.orderColumns(of: join)
+                let found = try sourceJoinTable(for: sides)
+                if let (sourceJoin, columnSources) = found, sourceJoin.name == join.name, columns.allSatisfy({ columnSources[$0] == $0 }),
+                   Set([sourceJoin.sourceColumn, sourceJoin.destinationColumn] + source.orderColumns(of: sourceJoin)) == Set(columns) {
+                    keptInPlace.insert(join.name)
+                    continue
+                }
                 let temporary = temporaryName(for: join.name)
                 try connection.execute(PostgresSchemaDefinition.createStatement(for: join, named: temporary, in: destination))
-                let columns = [join.sourceColumn, join.destinationColumn] + destination.orderColumns(of: join)
-                if let (sourceJoin, columnSources) = try sourceJoinTable(for: sides) {
+                if let (sourceJoin, columnSources) = found {
                     try copyRows(into: temporary, columns: columns, values: columns.map { columnSources[$0] ?? "NULL" }, arguments: [],
                                  from: sourceJoin.name, where: "TRUE", entity: nil)
                 } else if let (table, filter, columnSources) = try sourceForeignKey(for: sides) {
@@ -465,13 +541,17 @@ extension PostgresLightweightMigration {
             return keys
         }
 
-        /// Drops the source tables and their sequences, and renames the new tables into place.
+        /// Drops the source tables and their sequences, and the columns the tables kept in place
+        /// lost, and renames the new tables into place.
         func replaceSourceTables() throws {
-            for table in source.tables {
+            for (table, column) in columnsToDrop { try connection.execute("ALTER TABLE \(table) DROP COLUMN \(column)") }
+            for table in source.tables where !keptInPlace.contains(table.name) {
                 try connection.execute("DROP TABLE IF EXISTS \(table.name)")
                 try connection.execute("DROP SEQUENCE IF EXISTS \(PostgresSchemaDefinition.sequence(of: table))")
             }
-            for join in source.distinctJoinTables { try connection.execute("DROP TABLE IF EXISTS \(join.name)") }
+            for join in source.distinctJoinTables where !keptInPlace.contains(join.name) {
+                try connection.execute("DROP TABLE IF EXISTS \(join.name)")
+            }
             for (temporary, final) in built { try connection.execute("ALTER TABLE \(temporary) RENAME TO \(final)") }
         }
 
@@ -479,7 +559,7 @@ extension PostgresLightweightMigration {
         /// sequence handed out and after every key the table holds: no key is handed out twice,
         /// even one a save in flight when the migration began took and never wrote.
         func createSequences(continuingAfter lastKeys: [String: Int64]) throws {
-            for table in destination.tables {
+            for table in destination.tables where !keptInPlace.contains(table.name) {
                 let sequence = PostgresSchemaDefinition.sequence(of: table)
                 try connection.execute("CREATE SEQUENCE \(sequence) AS bigint")
                 let held = try connection.scalar("SELECT coalesce(max(Z_PK), 0) FROM \(table.name)").int64Value ?? 0
@@ -522,9 +602,34 @@ extension PostgresLightweightMigration {
         }
 
         /// The new model's indexes and uniqueness constraints; rows that break a new
-        /// constraint are 134111.
+        /// constraint are 134111. A table kept in place keeps those it has already (by name) and
+        /// loses those the new model does not have.
         func createIndexesAndConstraints() throws {
-            for statement in PostgresSchemaDefinition.indexAndConstraintStatements(for: destination) {
+            let statements = PostgresSchemaDefinition.indexAndConstraintStatements(for: destination)
+            let wanted = Set(statements.compactMap(Self.createdName))
+            var existing: Set<String> = []
+            for table in keptInPlace.sorted() {
+                let constraints = try connection.query("""
+                    SELECT conname FROM pg_constraint WHERE conrelid = to_regclass(?) AND contype = 'x'
+                    """, [.text(table)]).rows.compactMap { $0.first?.stringValue }
+                for name in constraints {
+                    if wanted.contains(name.lowercased()) { existing.insert(name.lowercased()) } else {
+                        try connection.execute("ALTER TABLE \(table) DROP CONSTRAINT \(name)")
+                    }
+                }
+                // Indexes of their own (not a key's or a constraint's).
+                let indexes = try connection.query("""
+                    SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+                    WHERE x.indrelid = to_regclass(?) AND NOT x.indisprimary
+                    AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)
+                    """, [.text(table)]).rows.compactMap { $0.first?.stringValue }
+                for name in indexes {
+                    if wanted.contains(name.lowercased()) { existing.insert(name.lowercased()) } else {
+                        try connection.execute("DROP INDEX \(name)")
+                    }
+                }
+            }
+            for statement in statements where !(Self.createdName(statement).map(existing.contains) ?? false) {
                 do {
                     try connection.execute(statement)
                 } catch let error as PostgresError where error.sqlState == "23P01" || error.isUniqueViolation {
@@ -535,6 +640,14 @@ extension PostgresLightweightMigration {
                 }
             }
         }
+
+        /// The name an index or constraint statement creates, as PostgreSQL keeps it (lower case).
+        private static func createdName(_ statement: String) -> String? {
+            let words = statement.split(separator: " ")
+            if let index = words.firstIndex(of: "INDEX"), index + 1 < words.count { return words[index + 1].lowercased() }
+            if let index = words.firstIndex(of: "CONSTRAINT"), index + 1 < words.count { return words[index + 1].lowercased() }
+            return nil
+        }
     }
 
     /// Where one destination column takes its value: a SQL expression over the source row.
@@ -542,5 +655,7 @@ extension PostgresLightweightMigration {
         let column: String
         let expression: String
         var arguments: [SQLValue] = []
+        /// The value of every row when it reads nothing of the source row (a default, or NULL).
+        var constant: SQLValue? = nil
     }
 }

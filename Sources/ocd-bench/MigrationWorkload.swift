@@ -1,5 +1,6 @@
 import Foundation
 import OpenCoreData
+import OpenCoreDataPostgres
 
 /// W8 of WORKLOAD.md: open a 1,000,000-object store whose model gained one optional attribute
 /// (lightweight migration), then open it again unchanged; against `ALTER TABLE … ADD COLUMN`
@@ -170,6 +171,55 @@ enum MigrationWorkload {
         let db = try RawDatabase(path: migrated)
         let count = try db.queryText("SELECT count(*) FROM item WHERE remark IS NOT NULL")
         guard count == String(customRows / 2) else { throw BenchCheckError(workload: "W8c", detail: "\(count ?? "nil") raw rows with a remark") }
+        return seconds
+    }
+
+    // MARK: PostgreSQL
+
+    /// W8p: the timed add of a PostgreSQL store of N items whose model gained an optional
+    /// attribute (lightweight migration, in place: `ALTER TABLE … ADD COLUMN`).
+    static func frameworkMigratePostgres(directory: URL, n: Int) throws -> Double {
+        let bundle = try writeBundle(in: directory, current: "Items 2")
+        let url = URL(string: try BenchPostgres.url(for: directory))!
+        let oldModel = try NSManagedObjectModel(validatingContentsOf: bundle.appendingPathComponent("Items.xcdatamodel"))
+        oldModel.entitiesByName["Item"]?.managedObjectClass = Item.self
+        do {
+            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: oldModel)
+            try coordinator.addPersistentStore(ofType: OCDPostgreSQLStoreType, configurationName: nil, at: url)
+            let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+            context.persistentStoreCoordinator = coordinator
+            for start in stride(from: 0, to: n, by: 100_000) {
+                try FrameworkWorkloads.insertItems(start..<min(start + 100_000, n), into: context)
+                try context.save()
+                context.reset()
+            }
+            try coordinator.remove(coordinator.persistentStores[0])
+        }
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try newModel(in: directory))
+        let seconds = try Stopwatch.time {
+            try coordinator.addPersistentStore(ofType: OCDPostgreSQLStoreType, configurationName: nil, at: url, options: migrationOptions)
+        }
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        let untagged = NSFetchRequest<NSManagedObject>(entityName: "Item")
+        untagged.predicate = NSPredicate(format: "tag == nil")
+        let found = try context.count(for: untagged)
+        guard found == n else { throw BenchCheckError(workload: "W8p", detail: "\(found) items without a tag, expected \(n)") }
+        try coordinator.remove(coordinator.persistentStores[0])
+        return seconds
+    }
+
+    /// W8p raw: connect and add the column, in a transaction.
+    static func rawMigratePostgres(directory: URL, n: Int) throws -> Double {
+        let url = try BenchPostgres.url(for: directory)
+        try RawPostgresWorkloads.fillItemStore(url: url, n: n)
+        let seconds = try Stopwatch.time {
+            let db = try RawPostgres(url: url)
+            try db.execute("BEGIN")
+            try db.execute("ALTER TABLE item ADD COLUMN tag text")
+            try db.execute("COMMIT")
+        }
+        try RawPostgresWorkloads.expectCount(try RawPostgres(url: url), "SELECT count(*) FROM item WHERE tag IS NULL", n, "W8p")
         return seconds
     }
 

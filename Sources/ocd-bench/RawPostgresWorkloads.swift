@@ -152,7 +152,7 @@ enum RawPostgresWorkloads {
         try db.execute("COMMIT")
     }
 
-    private static func fillItemStore(url: String, n: Int) throws {
+    static func fillItemStore(url: String, n: Int) throws {
         let db = try RawPostgres(url: url)
         try createItemSchema(db)
         try insertItems(n: n, into: db)
@@ -169,7 +169,7 @@ enum RawPostgresWorkloads {
         return rows
     }
 
-    private static func expectCount(_ db: RawPostgres, _ sql: String, _ expected: Int, _ workload: String) throws {
+    static func expectCount(_ db: RawPostgres, _ sql: String, _ expected: Int, _ workload: String) throws {
         try db.prepare("count", sql, types: [])
         let count = Int(try db.query("count").int64(0, 0))
         try RawWorkloads.expect(count == expected, workload, "\(count) rows, expected \(expected)")

@@ -171,6 +171,15 @@ extension Workload {
         Workload(id: "W6p", title: "object graph, PostgreSQL", size: { _ in "\(BenchData.ownerCount)x\(BenchData.petsPerOwner)" },
                  framework: { try FrameworkWorkloads.w6(directory: $0, n: $1, storeType: OCDPostgreSQLStoreType) },
                  raw: { try RawPostgresWorkloads.w6(directory: $0, n: $1) }, baseline: "libpq"),
+        Workload(id: "W1hp", title: "insert, history, PostgreSQL", size: { "\($0)" },
+                 framework: { try FrameworkWorkloads.w1(directory: $0, n: $1, tracksHistory: true, storeType: OCDPostgreSQLStoreType) },
+                 raw: { try FrameworkWorkloads.w1(directory: $0, n: $1, storeType: OCDPostgreSQLStoreType) }, baseline: "W1p"),
+        Workload(id: "W4hp", title: "update, history, PostgreSQL", size: { "\($0)" },
+                 framework: { try FrameworkWorkloads.w4(directory: $0, n: $1, tracksHistory: true, storeType: OCDPostgreSQLStoreType) },
+                 raw: { try FrameworkWorkloads.w4(directory: $0, n: $1, storeType: OCDPostgreSQLStoreType) }, baseline: "W4p"),
+        Workload(id: "W8p", title: "launch and migrate, PostgreSQL", size: { "\($0)" },
+                 framework: { try MigrationWorkload.frameworkMigratePostgres(directory: $0, n: $1) },
+                 raw: { try MigrationWorkload.rawMigratePostgres(directory: $0, n: $1) }, baseline: "libpq"),
     ]
 
     /// The workload with the given id (case-insensitive), or nil.

@@ -46,7 +46,10 @@ struct Options {
                      names; W1p–W6p are W1–W6 through the PostgreSQL store against libpq
                      called directly (statements prepared once, binary format, writes
                      pipelined), on the server OCD_POSTGRES_URL names (run by default when
-                     it is set)
+                     it is set); W1hp and W4hp are W1p and W4p recording persistent history,
+                     against W1p and W4p without; W8p opens a PostgreSQL store of N items
+                     whose model gained an optional attribute (lightweight migration),
+                     against ALTER TABLE … ADD COLUMN through libpq
         Set OCD_BENCH_PHASES=1 to print the framework side's phases (W1, W2, W6) to standard error.
         """
 

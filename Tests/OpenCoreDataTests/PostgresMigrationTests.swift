@@ -92,6 +92,53 @@ import OpenCoreDataPostgres
         #expect((try Journal.entries(in: container.viewContext)[0].value(forKey: "books") as? Set<NSManagedObject>)?.count == 2)
     }
 
+    /// A table whose attributes are only added (empty or with a default) or removed changes in
+    /// place, without its rows being rewritten: the same table, its indexes and links kept.
+    @Test func addedAndRemovedAttributesChangeTheTableInPlace() throws {
+        let directory = TemporaryDirectory()
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let url = URL(string: schema.url)!
+        let changed = Journal.entryV1.replacingOccurrences(
+            of: "<attribute name=\"draft\" optional=\"YES\" attributeType=\"String\"/>",
+            with: """
+                <attribute name="mood" optional="YES" attributeType="String"/>
+                <attribute name="kept" attributeType="Boolean" defaultValueString="YES" usesScalarValueType="YES"/>
+                <attribute name="label" attributeType="String" defaultValueString="it's new"/>
+                """)
+        let (bundle, _) = try Journal.version1Store(upgradingTo: changed, in: directory, at: url)
+        let raw = try schema.connect()
+        func tableIdentity(_ table: String) throws -> Int64 {
+            try raw.query("SELECT CAST(oid AS bigint) FROM pg_class WHERE oid = to_regclass(?)", [.text(table)]).int64(0, 0)
+        }
+        let before = try ["ZENTRY", "ZTAG", "ZBOOK"].map(tableIdentity)
+        let lastKey = try raw.query("SELECT max(Z_PK) FROM ZENTRY").int64(0, 0)
+
+        try bundle.makeCurrent("Journal 2")
+        let (container, error) = Journal.container(try bundle.model(), at: url)
+        #expect(error == nil)
+        #expect(try ["ZENTRY", "ZTAG", "ZBOOK"].map(tableIdentity) == before)
+        let columns = try raw.query("""
+            SELECT upper(column_name) FROM information_schema.columns WHERE table_schema = current_schema() AND upper(table_name) = 'ZENTRY'
+            """).rows.compactMap { $0.first?.stringValue }
+        #expect(!columns.contains("ZDRAFT") && columns.contains("ZMOOD") && columns.contains("ZKEPT"))
+        let entries = try Journal.entries(in: container.viewContext)
+        #expect(entries.map { $0.value(forKey: "note") as? String } == ["note 0", "note 1", nil])
+        #expect(entries.allSatisfy { $0.value(forKey: "mood") == nil && $0.value(forKey: "kept") as? Bool == true })
+        #expect(entries.allSatisfy { $0.value(forKey: "label") as? String == "it's new" })
+        #expect(((entries[0].value(forKey: "tags") as? Set<NSManagedObject>) ?? []).count == 2)
+        #expect((entries[0].value(forKey: "book") as? NSManagedObject)?.value(forKey: "title") as? String == "Diary")
+        // The key sequence goes on; a row written now has every column, no table default.
+        let entry = NSEntityDescription.insertNewObject(forEntityName: "Entry", into: container.viewContext)
+        entry.setValue(Journal.start.addingTimeInterval(9), forKey: "time")
+        try container.viewContext.save()
+        #expect(try #require(entry.objectID.primaryKey) > lastKey)
+        #expect(try raw.query("SELECT count(*) FROM ZENTRY WHERE ZKEPT = 1 AND ZLABEL = 'it''s new'").int64(0, 0) == 4)
+        #expect(try raw.query("""
+            SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema() AND column_default IS NOT NULL
+            """).int64(0, 0) == 0)
+    }
+
     /// A one-to-many that loses its to-one inverse keeps every link (the inverse's key column
     /// fills the join table of the to-many without inverse), ordered ones in their order.
     @Test func aToManyThatLosesItsToOneInverseKeepsItsLinksInTheirOrder() throws {
@@ -138,6 +185,67 @@ import OpenCoreDataPostgres
         #expect(entries.allSatisfy { ($0.value(forKey: "words") as? NSNumber)?.int64Value == 12 })
         #expect(entries.allSatisfy { ($0.value(forKey: "weight") as? NSNumber)?.doubleValue == 0.5 })
         #expect(entries.allSatisfy { $0.value(forKey: "kept") as? Bool == true })
+    }
+
+    /// A migration whose connection is cut in the middle of copying rows (its process killed,
+    /// as the server sees it) leaves the store as it was — PostgreSQL rolls the transaction
+    /// back, DDL and all — and the next opening migrates it whole.
+    @Test func aMigrationCutOffMidwayLeavesTheOldStoreWhole() throws {
+        let directory = TemporaryDirectory()
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let url = URL(string: schema.url)!
+        let crashy = { (note: String) in
+            "<entity name=\"Crashy\" representedClassName=\"Crashy\" syncable=\"YES\">\(note)</entity>"
+        }
+        let bundle = try ModelBundle(in: directory, name: "Crashy", versions: [
+            ("Crashy", crashy("<attribute name=\"note\" optional=\"YES\" attributeType=\"String\"/>")),
+            // Renamed: the table is built anew, its rows copied.
+            ("Crashy 2", crashy("<attribute name=\"remark\" optional=\"YES\" attributeType=\"String\" elementID=\"note\"/>")),
+        ], current: "Crashy")
+        do {
+            let (container, error) = Journal.container(try bundle.model(), at: url)
+            #expect(error == nil)
+            NSEntityDescription.insertNewObject(forEntityName: "Crashy", into: container.viewContext).setValue("first", forKey: "note")
+            try container.viewContext.save()
+            try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
+        }
+        let raw = try schema.connect()
+        let rows: Int64 = 300_000
+        try raw.execute("INSERT INTO ZCRASHY (Z_PK, Z_ENT, Z_OPT, ZNOTE) SELECT g, 1, 1, 'note ' || g FROM generate_series(2, \(rows)) g")
+        _ = try raw.query("SELECT setval('ZCRASHY_Z_PK_SEQ', \(rows))")
+        let fingerprint = "SELECT count(*), sum(hashtext(ZNOTE)) FROM ZCRASHY"
+        let before = try raw.query(fingerprint).rows
+        let metadataBefore = try raw.query("SELECT Z_PLIST FROM Z_METADATA").rows
+
+        // Cuts the migrating connection once it is copying the rows.
+        let cut = LockedBox(false)
+        let schemaURL: String = schema.url
+        let watching = Thread {
+            guard let cutter = try? PostgresConnection(url: schemaURL) else { return }
+            let deadline = Date().addingTimeInterval(20)
+            while Date() < deadline, !cut.value {
+                let found = try? cutter.query("""
+                    SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+                    WHERE query LIKE 'INSERT INTO ZOCD_MIGRATING%' AND query LIKE '%ZCRASHY%' AND pid <> pg_backend_pid()
+                    """).rowCount
+                if let found, found > 0 { cut.mutate { $0 = true } } else { Thread.sleep(forTimeInterval: 0.001) }
+            }
+        }
+        watching.start()
+        try bundle.makeCurrent("Crashy 2")
+        let (_, error) = Journal.container(try bundle.model(), at: url)
+        try #require(cut.value, "the migration finished before it could be cut; make the store larger")
+        #expect(error != nil)
+        #expect(try raw.query(fingerprint).rows == before)
+        #expect(try raw.query("SELECT Z_PLIST FROM Z_METADATA").rows == metadataBefore)
+        #expect(try raw.query("SELECT count(*) FROM pg_tables WHERE schemaname = current_schema() AND tablename LIKE 'zocd%'").int64(0, 0) == 0)
+
+        let (container, again) = Journal.container(try bundle.model(), at: url)
+        #expect(again == nil)
+        let remarked = NSFetchRequest<NSManagedObject>(entityName: "Crashy")
+        remarked.predicate = NSPredicate(format: "remark != nil")
+        #expect(try container.viewContext.count(for: remarked) == Int(rows))
     }
 
     /// A server still running the old version when another migrates the store fails its next
