@@ -90,7 +90,9 @@ extension PostgreSQLStore {
         func rows(meeting predicate: NSPredicate?) throws -> [RowSnapshot]? {
             let superset = StoreFetch(entity: fetch.entity, includesSubentities: fetch.includesSubentities, predicate: predicate,
                                       sortDescriptors: [], fetchLimit: 0, fetchOffset: 0, returnsDistinctResults: false, result: .snapshots)
-            guard let select = try? SQLFetchStatement<PostgresDialect>(superset, schema: schema) else { return nil }
+            // Every row is always a statement; a narrowed one may not be.
+            guard let select = predicate == nil ? try SQLFetchStatement<PostgresDialect>(superset, schema: schema)
+                : try? SQLFetchStatement<PostgresDialect>(superset, schema: schema) else { return nil }
             let result: PostgresResult
             do {
                 result = try Self.undoingFailure(on: connection) { try connection.query(select.sql) }
@@ -104,7 +106,7 @@ extension PostgreSQLStore {
            let rows = try rows(meeting: narrowing) {
             return rows
         }
-        return try rows(meeting: nil) ?? []
+        return try rows(meeting: nil)!
     }
 
     /// The conjuncts of `predicate` (a top-level `AND`) that PostgreSQL computes exactly, as one

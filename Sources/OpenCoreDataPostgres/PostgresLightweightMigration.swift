@@ -144,6 +144,8 @@ extension PostgresLightweightMigration {
             let tables = source.tables.map(\.name) + source.distinctJoinTables.map(\.name)
             guard !tables.isEmpty else { return }
             try connection.execute("SET LOCAL lock_timeout = '\(Int(PostgresLightweightMigration.lockWait * 1000))ms'")
+            // The DDL's literals (`literal(_:)`) are written for standard strings.
+            try connection.execute("SET LOCAL standard_conforming_strings = on")
             do {
                 try connection.execute("LOCK TABLE \(tables.joined(separator: ", ")) IN ACCESS EXCLUSIVE MODE")
             } catch let error as PostgresError where error.sqlState == "55P03" {
@@ -602,34 +604,38 @@ extension PostgresLightweightMigration {
         }
 
         /// The new model's indexes and uniqueness constraints; rows that break a new
-        /// constraint are 134111. A table kept in place keeps those it has already (by name) and
-        /// loses those the new model does not have.
+        /// constraint are 134111. A table kept in place keeps each index it has already that
+        /// covers the same columns under the same name, and loses the others; its uniqueness
+        /// constraints are made anew (their scope follows the entities' numbers, which a
+        /// name does not show).
         func createIndexesAndConstraints() throws {
             let statements = PostgresSchemaDefinition.indexAndConstraintStatements(for: destination)
-            let wanted = Set(statements.compactMap(Self.createdName))
-            var existing: Set<String> = []
+            var wantedIndexes: [String: String] = [:]
+            for statement in statements where statement.hasPrefix("CREATE INDEX") {
+                if let name = Self.createdName(statement) { wantedIndexes[name] = Self.columnList(of: statement) }
+            }
+            var kept: Set<String> = []
             for table in keptInPlace.sorted() {
                 let constraints = try connection.query("""
                     SELECT conname FROM pg_constraint WHERE conrelid = to_regclass(?) AND contype = 'x'
                     """, [.text(table)]).rows.compactMap { $0.first?.stringValue }
-                for name in constraints {
-                    if wanted.contains(name.lowercased()) { existing.insert(name.lowercased()) } else {
-                        try connection.execute("ALTER TABLE \(table) DROP CONSTRAINT \(name)")
-                    }
-                }
-                // Indexes of their own (not a key's or a constraint's).
+                for name in constraints { try connection.execute("ALTER TABLE \(table) DROP CONSTRAINT \(name)") }
+                // Indexes of their own (not a key's or a constraint's), with their definitions.
                 let indexes = try connection.query("""
-                    SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
+                    SELECT i.relname, pg_get_indexdef(x.indexrelid) FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
                     WHERE x.indrelid = to_regclass(?) AND NOT x.indisprimary
                     AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conindid = x.indexrelid)
-                    """, [.text(table)]).rows.compactMap { $0.first?.stringValue }
-                for name in indexes {
-                    if wanted.contains(name.lowercased()) { existing.insert(name.lowercased()) } else {
+                    """, [.text(table)]).rows
+                for row in indexes {
+                    guard let name = row[0].stringValue else { continue }
+                    if let columns = wantedIndexes[name.lowercased()], columns == row[1].stringValue.map(Self.columnList) {
+                        kept.insert(name.lowercased())
+                    } else {
                         try connection.execute("DROP INDEX \(name)")
                     }
                 }
             }
-            for statement in statements where !(Self.createdName(statement).map(existing.contains) ?? false) {
+            for statement in statements where !(Self.createdName(statement).map(kept.contains) ?? false) {
                 do {
                     try connection.execute(statement)
                 } catch let error as PostgresError where error.sqlState == "23P01" || error.isUniqueViolation {
@@ -639,6 +645,13 @@ extension PostgresLightweightMigration {
                                              "The rows of the store in \(migration.place) break a uniqueness constraint of the new model: \(error.message)", info)
                 }
             }
+        }
+
+        /// The columns an index covers, as `CREATE INDEX … ON table (…)` or PostgreSQL's own
+        /// definition (`… USING btree (…)`) spell them: lower case, without spaces.
+        private static func columnList(of definition: String) -> String {
+            guard let open = definition.firstIndex(of: "(") else { return "" }
+            return String(definition[open...]).lowercased().filter { !$0.isWhitespace }
         }
 
         /// The name an index or constraint statement creates, as PostgreSQL keeps it (lower case).

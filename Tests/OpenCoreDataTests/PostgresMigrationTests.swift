@@ -220,21 +220,29 @@ import OpenCoreDataPostgres
 
         // Cuts the migrating connection once it is copying the rows.
         let cut = LockedBox(false)
+        let watched = DispatchSemaphore(value: 0)
         let schemaURL: String = schema.url
         let watching = Thread {
+            defer { watched.signal() }
             guard let cutter = try? PostgresConnection(url: schemaURL) else { return }
             let deadline = Date().addingTimeInterval(20)
-            while Date() < deadline, !cut.value {
-                let found = try? cutter.query("""
-                    SELECT pg_terminate_backend(pid) FROM pg_stat_activity
-                    WHERE query LIKE 'INSERT INTO ZOCD_MIGRATING%' AND query LIKE '%ZCRASHY%' AND pid <> pg_backend_pid()
-                    """).rowCount
-                if let found, found > 0 { cut.mutate { $0 = true } } else { Thread.sleep(forTimeInterval: 0.001) }
+            while Date() < deadline {
+                let killed = try? cutter.query("""
+                    SELECT count(*) FROM (SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity
+                    WHERE query LIKE 'INSERT INTO ZOCD_MIGRATING%' AND query LIKE '%ZCRASHY%' AND pid <> pg_backend_pid()) cut WHERE killed
+                    """).int64(0, 0)
+                if let killed, killed > 0 {
+                    cut.mutate { $0 = true }
+                    return
+                }
+                Thread.sleep(forTimeInterval: 0.001)
             }
         }
         watching.start()
         try bundle.makeCurrent("Crashy 2")
         let (_, error) = Journal.container(try bundle.model(), at: url)
+        // The watcher stops once it has cut the migration (or given up, failing the test).
+        watched.wait()
         try #require(cut.value, "the migration finished before it could be cut; make the store larger")
         #expect(error != nil)
         #expect(try raw.query(fingerprint).rows == before)
