@@ -236,10 +236,8 @@ extension PostgresLightweightMigration {
         /// Copies the rows of `sourceTable` whose entities `table` keeps, keys unchanged.
         private mutating func fill(_ temporary: String, of table: SQLiteSchema.TableMapping, from sourceTable: SQLiteSchema.TableMapping) throws {
             let kept = Set(table.entities.compactMap { migration.sourceEntity(for: $0.entity).flatMap { source.mapping(for: $0)?.number } })
-            for mapping in sourceTable.entities where !kept.contains(mapping.number) && destinationKeeps(mapping.entity) {
-                throw migration.error("the rows of entity '\(mapping.entity.name ?? "")' would move to another table, which a lightweight migration of the PostgreSQL store does not do",
-                                      entity: mapping.entity.name)
-            }
+            // Rows of entities another table keeps (a sub-entity that left the tree) are copied
+            // there from the same source table; those no table keeps go with it.
             if sourceTable.entities.contains(where: { !kept.contains($0.number) }) { tablesWithRemovedRows.insert(table.name) }
             feeders[table.name] = sourceTable.name
             let plan = try columnPlan(for: table, from: sourceTable)
@@ -248,11 +246,6 @@ extension PostgresLightweightMigration {
             let filter = kept.isEmpty ? "FALSE" : "Z_ENT IN (\(kept.sorted().map(String.init).joined(separator: ", ")))"
             try copyRows(into: temporary, columns: columns, values: values, arguments: plan.flatMap(\.arguments), from: sourceTable.name,
                          where: filter, entity: table.root.name)
-        }
-
-        /// Whether some destination table keeps the rows of the source entity `entity`.
-        private func destinationKeeps(_ entity: NSEntityDescription) -> Bool {
-            destination.orderedEntities.contains { migration.sourceEntity(for: $0) === entity && destination.mapping(for: $0) != nil }
         }
 
         private func copyRows(into target: String, columns: [String], values: [String], arguments: [SQLValue],

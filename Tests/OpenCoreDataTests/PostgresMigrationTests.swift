@@ -139,6 +139,36 @@ import OpenCoreDataPostgres
             """).int64(0, 0) == 0)
     }
 
+    /// Changes in inheritance (InheritanceMigrationTests' zoo): a sub-entity leaves its tree
+    /// for a table of its own, a root gets a new parent, a sub-entity moves up — rows move
+    /// between tables with their keys, values and links, and new objects get keys no object had.
+    @Test func rowsMoveBetweenTreesWithTheirValuesAndLinks() throws {
+        let directory = TemporaryDirectory()
+        let schema = try PostgresTestSchema()
+        defer { schema.drop() }
+        let url = URL(string: schema.url)!
+        typealias Zoo = InheritanceMigrationTests
+        let bundle = try ModelBundle(in: directory, name: "Zoo", versions: [("Zoo", Zoo.zooV1), ("Zoo 2", Zoo.zooV2)], current: "Zoo")
+        try Zoo.writeZoo(at: url, bundle: bundle)
+        let raw = try schema.connect()
+        let animalsLastKey = try raw.query("SELECT last_value FROM ZANIMAL_Z_PK_SEQ").int64(0, 0)
+        try bundle.makeCurrent("Zoo 2")
+        let (container, error) = Journal.container(try bundle.model(), at: url)
+        #expect(error == nil)
+        try Zoo.expectZooV2(in: container.viewContext)
+        let tables = Set(try raw.query("SELECT upper(tablename) FROM pg_tables WHERE schemaname = current_schema() AND tablename ~ '^z[a-z]'")
+            .rows.compactMap { $0.first?.stringValue })
+        #expect(tables == ["ZANIMAL", "ZBIRD", "ZPERSON", "ZTAG"])
+        // Bird's keys came from Animal's tree: its sequence goes on after Animal's last key.
+        #expect(try raw.query("SELECT last_value FROM ZBIRD_Z_PK_SEQ").int64(0, 0) >= animalsLastKey)
+        try Zoo.expectNewObjectsFit(container)
+        try container.persistentStoreCoordinator.remove(container.persistentStoreCoordinator.persistentStores[0])
+        let (reopened, reopenError) = Journal.container(try bundle.model(), at: url)
+        #expect(reopenError == nil)
+        #expect(try Zoo.fetch("Animal", in: reopened.viewContext).count == 6)
+        #expect(try Zoo.fetch("Bird", in: reopened.viewContext).compactMap { $0.value(forKey: "name") as? String } == ["Polly", "Tweety"])
+    }
+
     /// A one-to-many that loses its to-one inverse keeps every link (the inverse's key column
     /// fills the join table of the to-many without inverse), ordered ones in their order.
     @Test func aToManyThatLosesItsToOneInverseKeepsItsLinksInTheirOrder() throws {
