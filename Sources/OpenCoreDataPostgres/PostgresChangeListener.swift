@@ -53,6 +53,9 @@ final class PostgresChangeListener: @unchecked Sendable {
         self.coordinator = coordinator
         history = Mutex(HistoryPosition(lastSeen: lastTransaction ?? 0, caughtUpThrough: lastTransaction ?? 0))
         tracksHistory = lastTransaction != nil
+        // What was committed between reading the last transaction and listening is read once
+        // the listening starts.
+        needsCatchUp = tracksHistory
         connection = try Self.listeningConnection(url)
         listeningProcessID.store(connection?.backendProcessID ?? 0, ordering: .sequentiallyConsistent)
     }
