@@ -77,6 +77,35 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
 
     public override init() {}
 
+    /// Decodes a model archived with `encode(with:)` (`NSKeyedUnarchiver`, `NSSecureCoding`):
+    /// the model's compiled archive, as a `.mom` holds it, under one key. Nil when the coder
+    /// holds none, or one that does not decode (the coder's `error` says why, when its
+    /// `decodingFailurePolicy` is `.setErrorAndReturn`).
+    ///
+    /// ```swift
+    /// let data = try NSKeyedArchiver.archivedData(withRootObject: model, requiringSecureCoding: true)
+    /// let copy = try NSKeyedUnarchiver.unarchivedObject(ofClass: NSManagedObjectModel.self, from: data)
+    /// ```
+    ///
+    /// Difference from Core Data: Apple's archive of a model is the model's keyed archive itself
+    /// (what a `.mom` file holds); here it is that archive, as data, inside the coder's own.
+    /// Load `.mom` files with `init(contentsOf:)`.
+    public required convenience init?(coder: NSCoder) {
+        guard let archive = coder.decodeObject(of: NSData.self, forKey: Self.archiveKey) else { return nil }
+        self.init()
+        do {
+            try CompiledModel.decode(archive: Data(archive), source: URL(fileURLWithPath: "NSCoder"), into: self)
+        } catch {
+            // Told to the coder when it collects errors; one that raises would end the process
+            // (Foundation on Linux has no exceptions to catch).
+            if coder.decodingFailurePolicy == .setErrorAndReturn { coder.failWithError(error) }
+            return nil
+        }
+    }
+
+    /// The coder key of the model's compiled archive (`init?(coder:)`, `encode(with:)`).
+    static let archiveKey = "OCDManagedObjectModelArchive"
+
     /// Every entity of the model, sub-entities included.
     public var entities: [NSEntityDescription] {
         get { ownEntities }

@@ -7,6 +7,13 @@ extension APISignatures {
             let _: (NSManagedObjectModel) -> (NSZone?) -> Any = NSManagedObjectModel.copy(with:)
             let _: any NSCopying.Type = NSManagedObjectModel.self
         }
+        check("NSManagedObjectModel.init(coder:)") {
+            let _: (NSCoder) -> NSManagedObjectModel? = NSManagedObjectModel.init(coder:)
+            let _: any NSSecureCoding.Type = NSManagedObjectModel.self
+        }
+        check("NSManagedObjectModel.encode(with:)") {
+            let _: (NSManagedObjectModel) -> (NSCoder) -> Void = NSManagedObjectModel.encode(with:)
+        }
         check("NSManagedObjectModel") {
             let _: NSObject = NSManagedObjectModel()
         }
