@@ -181,20 +181,7 @@ enum MigrationWorkload {
     static func frameworkMigratePostgres(directory: URL, n: Int) throws -> Double {
         let bundle = try writeBundle(in: directory, current: "Items 2")
         let url = URL(string: try BenchPostgres.url(for: directory))!
-        let oldModel = try NSManagedObjectModel(validatingContentsOf: bundle.appendingPathComponent("Items.xcdatamodel"))
-        oldModel.entitiesByName["Item"]?.managedObjectClass = Item.self
-        do {
-            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: oldModel)
-            try coordinator.addPersistentStore(ofType: OCDPostgreSQLStoreType, configurationName: nil, at: url)
-            let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
-            context.persistentStoreCoordinator = coordinator
-            for start in stride(from: 0, to: n, by: 100_000) {
-                try FrameworkWorkloads.insertItems(start..<min(start + 100_000, n), into: context)
-                try context.save()
-                context.reset()
-            }
-            try coordinator.remove(coordinator.persistentStores[0])
-        }
+        try fillWithVersion1(bundle: bundle, type: OCDPostgreSQLStoreType, at: url, rows: n)
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: try newModel(in: directory))
         let seconds = try Stopwatch.time {
             try coordinator.addPersistentStore(ofType: OCDPostgreSQLStoreType, configurationName: nil, at: url, options: migrationOptions)
@@ -233,23 +220,28 @@ enum MigrationWorkload {
     private static func fillOldStore(in directory: URL, current: String = "Items 2", rows: Int = rows) throws -> URL {
         let bundle = try writeBundle(in: directory, current: current)
         try FilledStores.copy("framework-\(rows)", files: "framework.sqlite", into: directory) { template in
-            let oldModel = try NSManagedObjectModel(validatingContentsOf: bundle.appendingPathComponent("Items.xcdatamodel"))
-            oldModel.entitiesByName["Item"]?.managedObjectClass = Item.self
-            let coordinator = NSPersistentStoreCoordinator(managedObjectModel: oldModel)
-            try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil,
-                                               at: template.appendingPathComponent("framework.sqlite"))
-            let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
-            context.persistentStoreCoordinator = coordinator
-            // In slices, as an app that filled its store over time, and to keep the setup's memory low.
-            for start in stride(from: 0, to: rows, by: 100_000) {
-                try FrameworkWorkloads.insertItems(start..<min(start + 100_000, rows), into: context)
-                try context.save()
-                context.reset()
-            }
-            try coordinator.remove(coordinator.persistentStores[0])
+            try fillWithVersion1(bundle: bundle, type: NSSQLiteStoreType, at: template.appendingPathComponent("framework.sqlite"), rows: rows)
         }
         settleDisk()
         return directory.appendingPathComponent("framework.sqlite")
+    }
+
+    /// Fills the store of `type` at `url` with `rows` items through version 1 of `bundle`,
+    /// then closes it.
+    private static func fillWithVersion1(bundle: URL, type: String, at url: URL, rows: Int) throws {
+        let oldModel = try NSManagedObjectModel(validatingContentsOf: bundle.appendingPathComponent("Items.xcdatamodel"))
+        oldModel.entitiesByName["Item"]?.managedObjectClass = Item.self
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: oldModel)
+        try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        // In slices, as an app that filled its store over time, and to keep the setup's memory low.
+        for start in stride(from: 0, to: rows, by: 100_000) {
+            try FrameworkWorkloads.insertItems(start..<min(start + 100_000, rows), into: context)
+            try context.save()
+            context.reset()
+        }
+        try coordinator.remove(coordinator.persistentStores[0])
     }
 
     /// The raw side's store, filled as W1 fills it (once per program run, then copied), its
