@@ -305,6 +305,67 @@ import OCDSQLite
         #expect(error?.message.contains("another persistent store coordinator") == true)
     }
 
+    // MARK: Archived tokens
+
+    private func archived(_ token: NSQueryGenerationToken) throws -> Data {
+        try NSKeyedArchiver.archivedData(withRootObject: token, requiringSecureCoding: true)
+    }
+
+    private func unarchived(_ data: Data) throws -> NSQueryGenerationToken {
+        try #require(try NSKeyedUnarchiver.unarchivedObject(ofClass: NSQueryGenerationToken.self, from: data))
+    }
+
+    @Test func anArchivedTokenNamesTheSameGenerationWhileItIsAlive() throws {
+        let stack = try stackWithAnnAndBob()
+        let viewer = stack.newContext()
+        try viewer.setQueryGenerationFrom(.current)
+        let token = try #require(viewer.queryGenerationToken)
+        let data = try archived(token)
+        try changeEveryone(in: stack.newContext())
+
+        let decoded = try unarchived(data)
+        #expect(decoded == token)
+        #expect(decoded.hash == token.hash)
+        let reader = stack.newContext()
+        try reader.setQueryGenerationFrom(decoded)
+        #expect(try names(in: reader) == ["Ann", "Bob"])
+    }
+
+    /// A token whose generation every context and token let go: archived, it names a generation
+    /// that is gone, and pinning to it fails as Core Data's does for a generation no longer kept.
+    @Test func anArchivedTokenWhoseGenerationIsGoneIsRefused() throws {
+        let stack = try stackWithAnnAndBob()
+        let data = try {
+            let viewer = stack.newContext()
+            try viewer.setQueryGenerationFrom(.current)
+            let data = try archived(try #require(viewer.queryGenerationToken))
+            try viewer.setQueryGenerationFrom(nil)
+            return data
+        }()
+        let decoded = try unarchived(data)
+        #expect(decoded != NSQueryGenerationToken.current)
+        #expect(decoded.description.contains("no longer available"))
+        let reader = stack.newContext()
+        let error = #expect(throws: CocoaError.self) { try reader.setQueryGenerationFrom(decoded) }
+        #expect(error?.code.rawValue == NSPersistentStoreOperationError)
+        #expect(error?.message.contains("no longer available") == true)
+        // The context stays unpinned and reads the newest state.
+        try changeEveryone(in: stack.newContext())
+        #expect(try names(in: reader) == ["Ann", "Cy"])
+    }
+
+    @Test func anArchivedCurrentTokenIsCurrent() throws {
+        let decoded = try unarchived(try archived(.current))
+        #expect(decoded == NSQueryGenerationToken.current)
+        #expect(decoded !== NSQueryGenerationToken.current)
+        let stack = try stackWithAnnAndBob()
+        let viewer = stack.newContext()
+        try viewer.setQueryGenerationFrom(decoded)
+        #expect(try names(in: viewer) == ["Ann", "Bob"])
+        try changeEveryone(in: stack.newContext())
+        #expect(try names(in: viewer) == ["Ann", "Bob"])
+    }
+
     @Test func removingTheStoreReleasesItsPinnedReaders() throws {
         let stack = try stackWithAnnAndBob()
         let viewer = stack.newContext()

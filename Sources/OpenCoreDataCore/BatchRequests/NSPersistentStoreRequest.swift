@@ -46,8 +46,8 @@ extension NSPersistentStoreRequest: NSCopying {}
 extension NSPersistentStoreRequest: Sendable {}
 
 /// What executing a `NSPersistentStoreRequest` returns.
-open class NSPersistentStoreResult {
-    public init() {}
+open class NSPersistentStoreResult: NSObject {
+    public override init() {}
 }
 
 @available(*, unavailable)

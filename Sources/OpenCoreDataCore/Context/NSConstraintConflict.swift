@@ -9,7 +9,7 @@ import Foundation
 ///     print(conflict.constraint, conflict.conflictingObjects, conflict.databaseObject as Any)
 /// }
 /// ```
-open class NSConstraintConflict {
+open class NSConstraintConflict: NSObject {
     /// The constraint's property names.
     open private(set) var constraint: [String]
     /// The values the conflicting objects share, by property name.

@@ -37,8 +37,8 @@ extension NSManagedObjectContext {
     /// mode keep generations; the others are read at their newest state.
     ///
     /// Throws 134070 (`NSPersistentStoreOperationError`) for a child context, which reads through
-    /// its parent's generation (pin the root context), and for a token of another coordinator's
-    /// stores. A pinned generation holds back WAL checkpoints until it is released.
+    /// its parent's generation (pin the root context), for a token of another coordinator's
+    /// stores, and for a token decoded from an archive whose generation is no longer available. A pinned generation holds back WAL checkpoints until it is released.
     public func setQueryGenerationFrom(_ generation: NSQueryGenerationToken?) throws {
         guard let generation else {
             queryGenerationSetting.unpin()
@@ -47,6 +47,10 @@ extension NSManagedObjectContext {
         guard parent == nil else {
             throw CoreDataError.make(.persistentStoreOperation,
                                      "A child context reads through its parent's query generation: pin the context at the root of the chain")
+        }
+        if let number = generation.unavailableNumber {
+            throw CoreDataError.make(.persistentStoreOperation,
+                                     "The query generation token names generation \(number), which is no longer available (a token decoded in another process, or after every context and token that held it let it go)")
         }
         if let pinned = generation.generation {
             guard let coordinator = persistentStoreCoordinator, pinned.coordinator == ObjectIdentifier(coordinator) else {

@@ -13,7 +13,7 @@ import Foundation
 /// ```
 /// Snapshots map property names to values: attributes as the object reads them, to-ones as
 /// `NSManagedObjectID`s, `NSNull` for no value; to-manys are left out.
-open class NSMergeConflict {
+open class NSMergeConflict: NSObject {
     /// The object the context tried to save.
     open private(set) var sourceObject: NSManagedObject
     /// The object's values as the context was about to save them.

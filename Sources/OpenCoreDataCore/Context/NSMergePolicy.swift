@@ -28,7 +28,7 @@ public enum NSMergePolicyType: UInt, Sendable {
 /// Subclass it to settle conflicts your own way: override `resolve(optimisticLockingConflicts:)`
 /// or `resolve(constraintConflicts:)`, change the objects, and call `super`.
 ///
-/// Differences from Apple: not an `NSObject`. A uniqueness clash involving a saved object that
+/// Differences from Apple: a uniqueness clash involving a saved object that
 /// was changed into another's values (not a new one) is not settled (133021). A row deleted in
 /// the store since the context read it is not brought back by any policy: the context's change
 /// to it is dropped and the object is left as a fault of a row that is gone.

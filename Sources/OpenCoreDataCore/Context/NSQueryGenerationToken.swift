@@ -11,31 +11,90 @@ import Foundation
 /// their read transactions open, which holds back WAL checkpoints (the `-wal` file grows until
 /// every pinned context moves on and every token goes away).
 ///
-/// Differences from Core Data: not an `NSObject`, and not `NSSecureCoding` (the
-/// `import CoreData` work covers the class hierarchy); Core Data's token can outlive the
-/// generation it names, after which pinning it fails, where ours keeps it alive.
-public final class NSQueryGenerationToken: Hashable, CustomStringConvertible, Sendable {
-    /// The generation named, or nil for `current`.
+/// Tokens are `NSSecureCoding`. An archived token decoded in the same process names the same
+/// generation while it is alive (a context or another token keeps it); decoded in another
+/// process, or after its generation was let go, it names a generation that is no longer
+/// available, and `setQueryGenerationFrom(_:)` refuses it (134070). `current` decodes as
+/// `current`.
+///
+/// Difference from Core Data: a token keeps its generation alive for as long as the token
+/// exists (Core Data's can outlive the generation it names).
+public final class NSQueryGenerationToken: NSObject, NSSecureCoding, @unchecked Sendable {
+    // @unchecked Sendable: immutable (a final class of `let`s; `QueryGeneration` is Sendable).
+
+    /// The generation named, or nil for `current` and for a generation no longer available.
     let generation: QueryGeneration?
+    /// The number of a generation that was named but is no longer available (decoded from an
+    /// archive in another process, or after it was let go); nil otherwise.
+    let unavailableNumber: Int?
 
     init(generation: QueryGeneration?) {
         self.generation = generation
+        unavailableNumber = nil
+    }
+
+    private init(unavailableNumber: Int) {
+        generation = nil
+        self.unavailableNumber = unavailableNumber
     }
 
     /// The token that pins a context to the newest generation, from its next read on.
     public static let current = NSQueryGenerationToken(generation: nil)
 
-    public static func == (lhs: NSQueryGenerationToken, rhs: NSQueryGenerationToken) -> Bool {
-        lhs === rhs || (lhs.generation != nil && lhs.generation === rhs.generation)
+    /// Whether this is `current` (or a copy of it decoded from an archive).
+    var isCurrent: Bool { generation == nil && unavailableNumber == nil }
+
+    public override func isEqual(_ object: Any?) -> Bool {
+        guard let other = object as? NSQueryGenerationToken else { return false }
+        if let generation { return generation === other.generation }
+        return other.generation == nil && unavailableNumber == other.unavailableNumber
     }
 
-    public func hash(into hasher: inout Hasher) {
-        if let generation { hasher.combine(ObjectIdentifier(generation)) } else { hasher.combine(ObjectIdentifier(self)) }
+    public override var hash: Int {
+        if let generation { return ObjectIdentifier(generation).hashValue }
+        return unavailableNumber ?? -1
     }
 
-    public var description: String {
-        guard let generation else { return "NSQueryGenerationToken(current)" }
-        return "NSQueryGenerationToken(generation \(generation.number))"
+    public override var description: String {
+        if let generation { return "NSQueryGenerationToken(generation \(generation.number))" }
+        if let unavailableNumber { return "NSQueryGenerationToken(generation \(unavailableNumber), no longer available)" }
+        return "NSQueryGenerationToken(current)"
+    }
+
+    // MARK: Archiving
+
+    public static var supportsSecureCoding: Bool { true }
+
+    private static let numberKey = "OCDGeneration"
+    private static let processKey = "OCDProcess"
+
+    /// Encodes the generation's number and this process's identity; `current` encodes neither.
+    public func encode(with coder: NSCoder) {
+        if let generation {
+            coder.encode(generation.number, forKey: Self.numberKey)
+            coder.encode(QueryGeneration.processIdentifier as NSString, forKey: Self.processKey)
+        } else if let unavailableNumber {
+            coder.encode(unavailableNumber, forKey: Self.numberKey)
+        }
+    }
+
+    public init?(coder: NSCoder) {
+        guard coder.containsValue(forKey: Self.numberKey) else {
+            generation = nil
+            unavailableNumber = nil
+            super.init()
+            return
+        }
+        let number = coder.decodeInteger(forKey: Self.numberKey)
+        let process = coder.decodeObject(of: NSString.self, forKey: Self.processKey).map(String.init) ?? ""
+        if let alive = QueryGeneration.alive(number: number, process: process) {
+            generation = alive
+            unavailableNumber = nil
+        } else {
+            generation = nil
+            unavailableNumber = number
+        }
+        super.init()
     }
 }
 

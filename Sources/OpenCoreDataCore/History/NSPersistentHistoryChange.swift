@@ -14,7 +14,7 @@ public enum NSPersistentHistoryChangeType: Int, Sendable {
 ///     print(change.changedObjectID, change.updatedProperties?.map(\.name) ?? [])
 /// }
 /// ```
-public final class NSPersistentHistoryChange: CustomStringConvertible {
+public final class NSPersistentHistoryChange: NSObject {
     /// The change's number in the store (unique across transactions).
     public let changeID: Int64
     /// The object that changed (for a deletion, the ID it had).
@@ -59,7 +59,7 @@ public final class NSPersistentHistoryChange: CustomStringConvertible {
         return request
     }
 
-    public var description: String {
+    public override var description: String {
         "<NSPersistentHistoryChange \(changeID) \(changeType) \(changedObjectID.uriRepresentation().absoluteString)>"
     }
 }

@@ -9,7 +9,7 @@ import Foundation
 ///     lastToken = transaction.token
 /// }
 /// ```
-public final class NSPersistentHistoryTransaction: CustomStringConvertible {
+public final class NSPersistentHistoryTransaction: NSObject {
     /// When the save was written.
     public let timestamp: Date
     /// The transaction's changes; nil when the request asked for transactions only.
@@ -38,6 +38,7 @@ public final class NSPersistentHistoryTransaction: CustomStringConvertible {
         self.processID = processID
         self.contextName = contextName
         self.author = author
+        super.init()
         let header = Header(timestamp: timestamp, transactionNumber: transactionNumber, storeID: storeID,
                             bundleID: bundleID, processID: processID, contextName: contextName, author: author)
         for change in changes ?? [] {
@@ -99,7 +100,7 @@ public final class NSPersistentHistoryTransaction: CustomStringConvertible {
         return request
     }
 
-    public var description: String {
+    public override var description: String {
         "<NSPersistentHistoryTransaction \(transactionNumber) of \(storeID) at \(timestamp), author \(author ?? "nil"), \(changes?.count ?? 0) changes>"
     }
 }

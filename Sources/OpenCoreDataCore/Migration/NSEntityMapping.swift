@@ -8,7 +8,7 @@ import Foundation
 ///     print(entityMapping.name ?? "", entityMapping.mappingType)   // "NoteToNote" copyEntityMappingType …
 /// }
 /// ```
-open class NSEntityMapping {
+open class NSEntityMapping: NSObject {
 
     /// The mapping's name; an inferred one is `<Source>To<Destination>` (`Add<Destination>`,
     /// `Remove<Source>` for an added or removed entity).
@@ -30,7 +30,7 @@ open class NSEntityMapping {
     open var entityMigrationPolicyClassName: String?
     open var userInfo: [AnyHashable: Any]?
 
-    public init() {}
+    public override init() {}
 
     /// The attribute mapping of the destination property `name`.
     package func attributeMapping(named name: String) -> NSPropertyMapping? {

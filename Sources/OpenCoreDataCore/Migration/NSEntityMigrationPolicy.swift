@@ -38,12 +38,12 @@ public let NSMigrationEntityPolicyKey = "entityPolicy"
 /// subclass overrides to answer its selectors; and a policy class named in a mapping is found
 /// by `NSClassFromString` with the module-qualified name (`"MyApp.SplitNamePolicy"`, what
 /// `NSStringFromClass` gives) or registered with `NSEntityMigrationPolicy.register(_:)`.
-open class NSEntityMigrationPolicy {
+open class NSEntityMigrationPolicy: NSObject {
     /// The manager running the migration, while it runs: where a function's failure is
     /// recorded. Weak: the manager owns the policies.
     weak var runningManager: NSMigrationManager?
 
-    public required init() {}
+    public required override init() {}
 
     /// Called before any instance of `mapping` is created.
     open func begin(_ mapping: NSEntityMapping, with manager: NSMigrationManager) throws {}

@@ -19,7 +19,7 @@ import Foundation
 /// model rather than a crash; the migration reports the reason. A model whose version hashes
 /// OpenCoreData cannot reproduce exactly (derived attributes) is accepted by a reference to its
 /// single file without the checksum check.
-public final class NSManagedObjectModelReference: @unchecked Sendable, CustomStringConvertible {
+public final class NSManagedObjectModelReference: NSObject, @unchecked Sendable {
     // @unchecked Sendable: `resolution` is guarded by `lock`; the rest is immutable.
 
     /// Where the model is to be found.
@@ -74,7 +74,7 @@ public final class NSManagedObjectModelReference: @unchecked Sendable, CustomStr
         (try? resolve()) ?? NSManagedObjectModel()
     }
 
-    public var description: String {
+    public override var description: String {
         switch source {
         case .model: "the model given (checksum \(versionChecksum))"
         case .file(let url): "the model at \(url.path) (checksum \(versionChecksum))"

@@ -2,20 +2,21 @@ import Foundation
 
 /// One stage of a staged migration: use `NSLightweightMigrationStage` or
 /// `NSCustomMigrationStage`, never this class itself.
-open class NSMigrationStage: @unchecked Sendable, CustomStringConvertible {
+open class NSMigrationStage: NSObject, @unchecked Sendable {
     // @unchecked Sendable: a stage is set up before the store is added and only read while the
     // migration runs.
 
     /// What the stage is for, as it appears in errors and logs.
     open var label: String?
 
-    package init() {}
+    /// Apple says not to make instances of this class itself; make its subclasses'.
+    public override init() {}
 
     /// The models the stage leads through, in order: a lightweight stage's versions, a custom
     /// stage's current and next model.
     package func modelReferences() -> [NSManagedObjectModelReference] { [] }
 
-    open var description: String { label.map { "stage \"\($0)\"" } ?? "\(type(of: self))" }
+    open override var description: String { label.map { "stage \"\($0)\"" } ?? "\(type(of: self))" }
 }
 
 /// A stage of versions a store moves through by lightweight (inferred) migration, one version

@@ -11,7 +11,7 @@ import Foundation
 /// (`FUNCTION($source, "valueForKey:", "oldName")` for an attribute, and
 /// `FUNCTION($manager, "destinationInstancesForSourceRelationshipNamed:sourceInstances:", "oldName", $source.oldName)`
 /// for a relationship); a property new in the model has no expression.
-open class NSPropertyMapping {
+open class NSPropertyMapping: NSObject {
 
     /// The destination property's name.
     open var name: String?
@@ -24,7 +24,7 @@ open class NSPropertyMapping {
     private var cachedSourceKey: String??
     open var userInfo: [AnyHashable: Any]?
 
-    public init() {}
+    public override init() {}
 
     /// The source property an inferred (or equally simple) expression reads: the key of
     /// `FUNCTION($source, "valueForKey:", key)`, of `$source.key`, or the relationship named by

@@ -11,7 +11,7 @@ import Foundation
 /// To-many relationships are not part of a node; the store returns them from
 /// `newValue(forRelationship:forObjectWith:with:)`, which is also asked for a to-one the node
 /// leaves out (a key holding `NSNull` means no destination). A missing attribute reads as nil.
-open class NSIncrementalStoreNode {
+open class NSIncrementalStoreNode: NSObject {
     /// The object the values belong to.
     open private(set) var objectID: NSManagedObjectID
     /// The version of the values (Core Data's optimistic-locking version).

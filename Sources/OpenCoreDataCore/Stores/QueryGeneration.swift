@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// A generation of a coordinator's stores: for each store that can keep one (a SQLite store in
@@ -27,6 +28,27 @@ package final class QueryGeneration: Sendable {
         self.pins = pins
         self.coordinator = ObjectIdentifier(coordinator)
         number = Self.counter.add(1, ordering: .relaxed).newValue
+        Self.living.withLock { $0[number] = WeakGeneration(generation: self) }
+    }
+
+    deinit {
+        let number = number
+        Self.living.withLock { _ = $0.removeValue(forKey: number) }
+    }
+
+    // MARK: Finding a generation by number (for tokens decoded from an archive)
+
+    /// Names this process, so that an archived token decoded in another process is not taken
+    /// for a generation of this one that has the same number.
+    static let processIdentifier = UUID().uuidString
+
+    /// The generations alive in this process, by number.
+    private static let living = Mutex<[Int: WeakGeneration]>([:])
+
+    /// The generation numbered `number` in the process `process`, if it is still alive here.
+    static func alive(number: Int, process: String) -> QueryGeneration? {
+        guard process == processIdentifier else { return nil }
+        return living.withLock { $0[number]?.generation }
     }
 
     /// The reader of `store`'s state in this generation, or nil when the store keeps none.
@@ -36,6 +58,10 @@ package final class QueryGeneration: Sendable {
 
     /// Whether any store keeps this generation (when none does, pinning changes nothing).
     var pinsAnyStore: Bool { !pins.isEmpty }
+}
+
+private struct WeakGeneration: Sendable {
+    weak var generation: QueryGeneration?
 }
 
 /// A store's reader of a generation.

@@ -27,8 +27,7 @@ extension APISignatures {
             let _: NSEntityMappingType = .transformEntityMappingType
         }
         check("NSEntityMapping") {
-            // Apple's is an `NSObject` subclass.
-            let _: AnyObject = NSEntityMapping()
+            let _: NSObject = NSEntityMapping()
         }
         check("NSEntityMapping.init()") {
             let _: NSEntityMapping = NSEntityMapping()

@@ -10,7 +10,7 @@ extension APISignatures {
         check("NSMigrationPropertyMappingKey") { let _: String = NSMigrationPropertyMappingKey }
         check("NSMigrationEntityPolicyKey") { let _: String = NSMigrationEntityPolicyKey }
         check("NSEntityMigrationPolicy") {
-            // Apple's is an `NSObject` subclass; subclasses override its steps.
+            // An `NSObject` subclass, as Apple's; subclasses override its steps.
             final class SplitPolicy: NSEntityMigrationPolicy {
                 override func createDestinationInstances(forSource sInstance: NSManagedObject, in mapping: NSEntityMapping,
                                                          manager: NSMigrationManager) throws {
@@ -18,7 +18,7 @@ extension APISignatures {
                 }
                 override func end(_ mapping: NSEntityMapping, manager: NSMigrationManager) throws {}
             }
-            let _: AnyObject = SplitPolicy()
+            let _: NSObject = SplitPolicy()
         }
         check("NSEntityMigrationPolicy.init()") {
             let _: NSEntityMigrationPolicy = NSEntityMigrationPolicy()

@@ -4,8 +4,7 @@ import CoreData
 extension APISignatures {
     static func nsIncrementalStoreNode(_ check: inout Checks) {
         check("NSIncrementalStoreNode") {
-            // Apple's is an NSObject subclass; OpenCoreData's is a root class.
-            let _: (NSIncrementalStoreNode) -> AnyObject = { $0 }
+            let _: (NSIncrementalStoreNode) -> NSObject = { $0 }
         }
         check("NSIncrementalStoreNode.init(objectID:withValues:version:)") {
             let _: (NSManagedObjectID, [String: Any], UInt64) -> NSIncrementalStoreNode = NSIncrementalStoreNode.init(objectID:withValues:version:)

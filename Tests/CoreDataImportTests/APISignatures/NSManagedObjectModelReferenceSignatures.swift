@@ -4,7 +4,7 @@ import CoreData
 extension APISignatures {
     static func nsManagedObjectModelReference(_ check: inout Checks) {
         check("NSManagedObjectModelReference") {
-            let _: NSManagedObjectModelReference = NSManagedObjectModelReference(model: NSManagedObjectModel(), versionChecksum: "x")
+            let _: NSObject = NSManagedObjectModelReference(model: NSManagedObjectModel(), versionChecksum: "x")
         }
         check("NSManagedObjectModelReference.resolvedModel") {
             let _: KeyPath<NSManagedObjectModelReference, NSManagedObjectModel> = \.resolvedModel

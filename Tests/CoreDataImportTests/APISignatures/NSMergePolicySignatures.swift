@@ -29,7 +29,7 @@ extension APISignatures {
             let _: NSMergePolicyType = .rollbackMergePolicyType
         }
         check("NSMergeConflict") {
-            let _: (NSMergeConflict) -> AnyObject = { $0 }
+            let _: (NSMergeConflict) -> NSObject = { $0 }
         }
         check("NSMergeConflict.sourceObject") {
             let _: KeyPath<NSMergeConflict, NSManagedObject> = \.sourceObject
@@ -54,7 +54,7 @@ extension APISignatures {
             let _: NSMergeConflict = NSMergeConflict(source: object, newVersion: 2, oldVersion: 1, cachedSnapshot: nil, persistedSnapshot: ["a": 1])
         }
         check("NSConstraintConflict") {
-            let _: (NSConstraintConflict) -> AnyObject = { $0 }
+            let _: (NSConstraintConflict) -> NSObject = { $0 }
         }
         check("NSConstraintConflict.constraint") {
             let _: KeyPath<NSConstraintConflict, [String]> = \.constraint

@@ -4,9 +4,11 @@ import CoreData
 extension APISignatures {
     static func nsMigrationStage(_ check: inout Checks) {
         check("NSMigrationStage") {
-            // Apple's is an `NSObject` subclass.
             let _: NSMigrationStage = NSLightweightMigrationStage(["a"])
-            let _: (NSMigrationStage) -> AnyObject = { $0 }
+            let _: (NSMigrationStage) -> NSObject = { $0 }
+        }
+        check("NSMigrationStage.init()") {
+            let _: NSMigrationStage = NSMigrationStage()
         }
         check("NSMigrationStage.label") {
             // Apple's is `String!`.

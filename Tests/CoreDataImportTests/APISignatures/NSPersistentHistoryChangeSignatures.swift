@@ -21,7 +21,7 @@ extension APISignatures {
             let _: NSPersistentHistoryChangeType = .delete
         }
         check("NSPersistentHistoryChange") {
-            let _: KeyPath<NSPersistentHistoryChange, String> = \.description
+            let _: (NSPersistentHistoryChange) -> NSObject = { $0 }
         }
         check("NSPersistentHistoryChange.entityDescription(with:)") {
             let _: (NSManagedObjectContext) -> NSEntityDescription? = NSPersistentHistoryChange.entityDescription(with:)

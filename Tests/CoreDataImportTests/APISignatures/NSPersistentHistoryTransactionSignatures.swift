@@ -7,7 +7,7 @@ extension APISignatures {
             let _: (NSPersistentHistoryTransaction) -> (NSZone?) -> Any = NSPersistentHistoryTransaction.copy(with:)
         }
         check("NSPersistentHistoryTransaction") {
-            let _: KeyPath<NSPersistentHistoryTransaction, String> = \.description
+            let _: (NSPersistentHistoryTransaction) -> NSObject = { $0 }
         }
         check("NSPersistentHistoryTransaction.entityDescription(with:)") {
             let _: (NSManagedObjectContext) -> NSEntityDescription? = NSPersistentHistoryTransaction.entityDescription(with:)

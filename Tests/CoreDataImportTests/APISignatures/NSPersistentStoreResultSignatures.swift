@@ -69,8 +69,7 @@ extension APISignatures {
             let _: NSPersistentHistoryResultType = .transactionsAndChanges
         }
         check("NSPersistentStoreResult") {
-            // Apple's is an NSObject subclass; OpenCoreData's is a root class.
-            let _: (NSPersistentStoreResult) -> AnyObject = { $0 }
+            let _: (NSPersistentStoreResult) -> NSObject = { $0 }
         }
         check("NSBatchInsertResult") {
             let _: (NSBatchInsertResult) -> NSPersistentStoreResult = { $0 }

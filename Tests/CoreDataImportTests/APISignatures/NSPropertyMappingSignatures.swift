@@ -4,8 +4,7 @@ import CoreData
 extension APISignatures {
     static func nsPropertyMapping(_ check: inout Checks) {
         check("NSPropertyMapping") {
-            // Apple's is an `NSObject` subclass.
-            let _: AnyObject = NSPropertyMapping()
+            let _: NSObject = NSPropertyMapping()
         }
         check("NSPropertyMapping.init()") {
             let _: NSPropertyMapping = NSPropertyMapping()
