@@ -8,14 +8,15 @@ import Foundation
 /// ```
 /// A coordinator is shared by every context of a stack, across threads.
 open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
-    // @unchecked Sendable: `stores` is guarded by `lock`; the model is frozen.
+    // @unchecked Sendable: `stores` is guarded by `storesLock`; the model is frozen.
 
     /// The model the coordinator's stores hold objects of.
     public let managedObjectModel: NSManagedObjectModel
     /// A name for debugging.
     public var name: String?
-    private let lock = NSLock()
-    /// Held by a context's save while it writes and settles conflicts (`withSavesSerialized`).
+    private let storesLock = NSLock()
+    /// Held by a context's save while it writes and settles conflicts (`withSavesSerialized`),
+    /// and by the deprecated `lock()`.
     let saveSerialization = NSRecursiveLock()
     private var stores: [NSPersistentStore] = []
     /// Where `perform(_:)` and `performAndWait(_:)` run their blocks, one at a time.
@@ -31,7 +32,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     }
 
     /// The stores added so far, in order.
-    public var persistentStores: [NSPersistentStore] { lock.withLock { stores } }
+    public var persistentStores: [NSPersistentStore] { storesLock.withLock { stores } }
 
     /// Adds and opens a store of `storeType` at `url`.
     ///
@@ -72,7 +73,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
         }
         let store = try StoreOpening(coordinator: self, storeClass: storeClass, storeType: storeType, configurationName: configurationName,
                                      storeURL: storeURL, options: options).open()
-        lock.withLock { stores.append(store) }
+        storesLock.withLock { stores.append(store) }
         store.didAdd(to: self)
         postStoresDidChange(NSAddedPersistentStoresKey, store)
         return store
@@ -130,7 +131,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     /// Takes a loaded store of another coordinator (with the same model) as one of this one's.
     func adopt(_ store: NSPersistentStore) {
         store.persistentStoreCoordinator = self
-        lock.withLock { stores.append(store) }
+        storesLock.withLock { stores.append(store) }
         store.didAdd(to: self)
         postStoresDidChange(NSAddedPersistentStoresKey, store)
     }
@@ -143,7 +144,7 @@ open class NSPersistentStoreCoordinator: NSObject, @unchecked Sendable {
     open func remove(_ store: NSPersistentStore) throws {
         NotificationCenter.default.post(name: .NSPersistentStoreCoordinatorWillRemoveStore, object: store)
         store.willRemove(from: self)
-        lock.withLock { stores.removeAll { $0 === store } }
+        storesLock.withLock { stores.removeAll { $0 === store } }
         store.seam.unload()
         postStoresDidChange(NSRemovedPersistentStoresKey, store)
     }

@@ -62,11 +62,14 @@ extension APISignatures {
         check("NSPersistentStoreURLKey") { let _: String = NSPersistentStoreURLKey }
         check("NSPersistentHistoryTokenKey") { let _: String = NSPersistentHistoryTokenKey }
         check("NSPersistentStoreCoordinator") {
-            // differs: no `NSLocking` conformance in OpenCoreData.
             let coordinator = NSPersistentStoreCoordinator(managedObjectModel: NSManagedObjectModel())
             let _: NSObject = coordinator
             let _: any Sendable = coordinator
+            let _: any NSLocking = coordinator
         }
+        check("NSPersistentStoreCoordinator.lock()") { let _: (NSPersistentStoreCoordinator) -> () -> Void = NSPersistentStoreCoordinator.lock }
+        check("NSPersistentStoreCoordinator.unlock()") { let _: (NSPersistentStoreCoordinator) -> () -> Void = NSPersistentStoreCoordinator.unlock }
+        check("NSPersistentStoreCoordinator.tryLock()") { let _: (NSPersistentStoreCoordinator) -> () -> Bool = NSPersistentStoreCoordinator.tryLock }
         check("NSPersistentStoreCoordinator.init(managedObjectModel:)") {
             let _: (NSManagedObjectModel) -> NSPersistentStoreCoordinator = NSPersistentStoreCoordinator.init(managedObjectModel:)
         }
