@@ -18,7 +18,25 @@ final class BinaryStore: NSAtomicStore, AtomicStoreFile, @unchecked Sendable {
     }
 
     func readGraph(at url: URL, model: NSManagedObjectModel, store: NSPersistentStore) throws -> StoredGraph {
-        try BinaryStoreReader(url: url).graph(model: model, store: store)
+        try BinaryStoreReader(url: url, transformables: transformableDecoding).graph(model: model, store: store)
+    }
+
+    /// How the store's options say to decode transformable values (securely unless
+    /// `NSBinaryStoreInsecureDecodingCompatibilityOption` says otherwise).
+    private var transformableDecoding: BinaryStoreReader.TransformableDecoding {
+        let insecure = options?[NSBinaryStoreInsecureDecodingCompatibilityOption]
+        if (insecure as? Bool) ?? (insecure as? NSNumber)?.boolValue ?? false { return .insecure }
+        return .secure(allowing: Self.classes(in: options?[NSBinaryStoreSecureDecodingClasses]))
+    }
+
+    /// The classes an option names: an array or a set of classes.
+    private static func classes(in option: Any?) -> [AnyClass] {
+        switch option {
+        case let classes as [AnyClass]: classes
+        case let set as NSSet: set.allObjects.compactMap { $0 as? AnyClass }
+        case let values as [Any]: values.compactMap { $0 as? AnyClass }
+        default: []
+        }
     }
 
     func writeGraph(_ graph: StoredGraph, metadata: [String: Any], to url: URL) throws {

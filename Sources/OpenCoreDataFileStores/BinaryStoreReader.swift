@@ -8,9 +8,20 @@ import OpenCoreDataCore
 struct BinaryStoreReader {
     let url: URL
     private let file: Data
+    /// How transformable values' keyed archives are decoded.
+    let transformables: TransformableDecoding
 
-    init(url: URL) throws {
+    /// Securely, with Foundation's property-list classes, the attribute's value class and these
+    /// (`NSBinaryStoreSecureDecodingClasses`); or without checking classes
+    /// (`NSBinaryStoreInsecureDecodingCompatibilityOption`).
+    enum TransformableDecoding {
+        case secure(allowing: [AnyClass])
+        case insecure
+    }
+
+    init(url: URL, transformables: TransformableDecoding = .secure(allowing: [])) throws {
         self.url = url
+        self.transformables = transformables
         do {
             file = try Data(contentsOf: url, options: .mappedIfSafe)
         } catch {
@@ -48,9 +59,10 @@ struct BinaryStoreReader {
         return T(littleEndian: value)
     }
 
-    init(url: URL, file: Data) {
+    init(url: URL, file: Data, transformables: TransformableDecoding = .secure(allowing: [])) {
         self.url = url
         self.file = file
+        self.transformables = transformables
     }
 
     func metadata() throws -> [String: Any] {
@@ -130,6 +142,16 @@ struct BinaryStoreReader {
     /// A file that is not a binary store at all (as Core Data answers for a file of another type).
     func notAStore() -> CocoaError {
         CoreDataError.store(.persistentStoreInvalidType, "The file \(url.path) is not a binary store (it does not begin with OCDBIN)", url: url)
+    }
+
+    /// A transformable value decoded securely; one holding a class not allowed stops the store
+    /// from opening, with an error naming the file, the entity and the attribute.
+    func decodeSecurely(_ data: Data, for attribute: NSAttributeDescription, allowing classes: [AnyClass]) throws -> Any? {
+        do {
+            return try TransformableCoding.decodeSecurely(data, for: attribute, allowing: classes)
+        } catch let error as TransformableCodingError {
+            throw CoreDataError.store(.persistentStoreOpen, "The binary store \(url.path) can't be read: \(error)", url: url, underlying: error)
+        }
     }
 
     func corrupt(_ reason: String) -> CocoaError {
@@ -296,7 +318,12 @@ private struct Cursor {
             guard let attribute else { return .null }
             // Bytes that cannot be decoded now (a transformer not registered yet) are kept as
             // they are, so that the next save does not lose them.
-            return .transformable(TransformableValue(value: TransformableCoding.decode(data, for: attribute) ?? data))
+            let value = switch reader.transformables {
+            case .insecure: TransformableCoding.decode(data, for: attribute)
+            case .secure(let classes):
+                try reader.decodeSecurely(data, for: attribute, allowing: classes)
+            }
+            return .transformable(TransformableValue(value: value ?? data))
         }
     }
 

@@ -74,6 +74,15 @@ import Testing
         #expect(ran)
     }
 
+    @Test func aTransformerInAppleSampleStyleRegistersAndRoundTrips() throws {
+        TagListTransformer.register()
+        let transformer = try #require(ValueTransformer(forName: TagListTransformer.name))
+        #expect(transformer is TagListTransformer)
+        let data = try #require(transformer.reverseTransformedValue(["new", "sale"]) as? Data)
+        #expect(transformer.transformedValue(data) as? [String] == ["new", "sale"])
+        #expect(ValueTransformer.valueTransformerNames().contains(.secureUnarchiveFromDataTransformerName))
+    }
+
     @Test func selfInitOfACoordinatorSubclassWorksInAClassMethod() {
         let coordinator = CountingCoordinator.make(model: PersistenceController.model())
         #expect(type(of: coordinator) == CountingCoordinator.self)

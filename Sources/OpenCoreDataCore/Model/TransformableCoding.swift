@@ -18,7 +18,10 @@ package enum TransformableCoding {
             guard let transformer = ValueTransformer.valueTransformer(forName: NSValueTransformerName(rawValue: name)) else {
                 throw TransformableCodingError(attribute: attribute, reason: "no ValueTransformer is registered under the name '\(name)'")
             }
-            guard let data = transformer.transformedValue(value) as? Data else {
+            // Foundation's unarchive-from-data transformers run backwards for an attribute.
+            let transformed = transformer is any UnarchivingTransformer
+                ? transformer.reverseTransformedValue(value) : transformer.transformedValue(value)
+            guard let data = transformed as? Data else {
                 throw TransformableCodingError(attribute: attribute, reason: "the transformer '\(name)' did not produce Data")
             }
             return data
@@ -35,14 +38,50 @@ package enum TransformableCoding {
         if let composite = attribute as? NSCompositeAttributeDescription {
             return CompositeValue.value(fromJSON: String(decoding: data, as: UTF8.self), for: composite)
         }
-        if let name = attribute.valueTransformerName, !name.isEmpty, !isDefaultTransformer(name) {
-            return ValueTransformer.valueTransformer(forName: NSValueTransformerName(rawValue: name))?.reverseTransformedValue(data)
+        if let name = transformerName(of: attribute) {
+            guard let transformer = ValueTransformer.valueTransformer(forName: name) else { return nil }
+            return transformer is any UnarchivingTransformer
+                ? transformer.transformedValue(data) : transformer.reverseTransformedValue(data)
         }
-        if data.starts(with: Array("bplist00".utf8)),
-           let object = try? NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(data) {
+        if isKeyedArchive(data), let object = try? NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(data) {
             return object
         }
         return data
+    }
+
+    /// Decodes as `decode(_:for:)` does, but a keyed archive that no transformer of the app's own
+    /// reads may hold only Foundation's property-list classes, the attribute's
+    /// `attributeValueClassName` and `allowedClasses`; one that holds another class throws,
+    /// naming the attribute. What a store that decodes securely (the binary store) uses.
+    package static func decodeSecurely(_ data: Data, for attribute: NSAttributeDescription,
+                                       allowing allowedClasses: [AnyClass]) throws -> Any? {
+        guard !(attribute is NSCompositeAttributeDescription), transformerName(of: attribute) == nil, isKeyedArchive(data) else {
+            return decode(data, for: attribute)
+        }
+        var classes = NSSecureUnarchiveFromDataTransformer.allowedTopLevelClasses + allowedClasses
+        if let name = attribute.attributeValueClassName, let valueClass = NSClassFromString(name) { classes.append(valueClass) }
+        do {
+            guard let object = try SecureUnarchiving.object(from: data, allowing: classes) else {
+                throw TransformableCodingError(attribute: attribute, reason: "the stored archive holds no value")
+            }
+            return object
+        } catch let error as TransformableCodingError {
+            throw error
+        } catch {
+            throw TransformableCodingError(attribute: attribute, reason: "the stored value can't be decoded securely "
+                + "(\(error)); name its class in NSBinaryStoreSecureDecodingClasses")
+        }
+    }
+
+    /// The name of the app's own transformer the attribute uses; nil for none and for Core
+    /// Data's default names.
+    private static func transformerName(of attribute: NSAttributeDescription) -> NSValueTransformerName? {
+        guard let name = attribute.valueTransformerName, !name.isEmpty, !isDefaultTransformer(name) else { return nil }
+        return NSValueTransformerName(rawValue: name)
+    }
+
+    private static func isKeyedArchive(_ data: Data) -> Bool {
+        data.starts(with: Array("bplist00".utf8))
     }
 
     private static func isDefaultTransformer(_ name: String) -> Bool {

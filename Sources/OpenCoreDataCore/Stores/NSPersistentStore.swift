@@ -18,6 +18,30 @@ public let NSReadOnlyPersistentStoreOption = "NSReadOnlyPersistentStoreOption"
 /// and `-shm` files are created beside it. Only for stores nobody writes while it is open (the
 /// `ocd` tool uses it to inspect files). An OpenCoreData extension.
 public let OCDSQLiteReadImmutableOption = "OCDSQLiteReadImmutableOption"
+/// The classes, besides Foundation's property-list classes and an attribute's
+/// `attributeValueClassName`, that the binary store may find in the keyed archives of
+/// transformable values when it reads its file (an array or set of classes in the options of
+/// `addPersistentStore`). Preferable to `NSBinaryStoreInsecureDecodingCompatibilityOption`.
+///
+/// ```swift
+/// try coordinator.addPersistentStore(ofType: NSBinaryStoreType, configurationName: nil, at: url,
+///                                    options: [NSBinaryStoreSecureDecodingClasses: [Palette.self]])
+/// ```
+/// As in Core Data, the binary store decodes securely: an archive holding a class not allowed
+/// stops the store from loading, with an error naming the entity and attribute. Values of an
+/// attribute whose transformer is of the app's own are decoded by that transformer.
+public let NSBinaryStoreSecureDecodingClasses = "NSBinaryStoreSecureDecodingClasses"
+/// Lets the binary store decode the keyed archives of transformable values without checking
+/// their classes (a `Bool` or `NSNumber` in the options of `addPersistentStore`); use
+/// `NSBinaryStoreSecureDecodingClasses` instead where you can.
+///
+/// ```swift
+/// try coordinator.addPersistentStore(ofType: NSBinaryStoreType, configurationName: nil, at: url,
+///                                    options: [NSBinaryStoreInsecureDecodingCompatibilityOption: true])
+/// ```
+/// Difference from Core Data: the binary store's file is OpenCoreData's own format, whose
+/// metadata holds property-list values only, so the option concerns transformable values alone.
+public let NSBinaryStoreInsecureDecodingCompatibilityOption = "NSBinaryStoreInsecureDecodingCompatibilityOption"
 public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
 public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
 /// Opens a store without comparing the version hashes in its metadata with the model's (a

@@ -9,6 +9,8 @@ extension APISignatures {
         check("NSSQLiteStoreType") { let _: String = NSSQLiteStoreType }
         check("NSXMLStoreType") { let _: String = NSXMLStoreType }
         check("NSBinaryStoreType") { let _: String = NSBinaryStoreType }
+        check("NSBinaryStoreSecureDecodingClasses") { let _: String = NSBinaryStoreSecureDecodingClasses }
+        check("NSBinaryStoreInsecureDecodingCompatibilityOption") { let _: String = NSBinaryStoreInsecureDecodingCompatibilityOption }
         check("NSInMemoryStoreType") { let _: String = NSInMemoryStoreType }
         check("NSStoreTypeKey") { let _: String = NSStoreTypeKey }
         check("NSStoreUUIDKey") { let _: String = NSStoreUUIDKey }

@@ -1,0 +1,166 @@
+import Foundation
+import Testing
+import OpenCoreData
+
+/// A class of the app's own kept in a transformable attribute: `NSSecureCoding`, as secure
+/// unarchiving needs.
+final class Palette: NSObject, NSSecureCoding {
+    static var supportsSecureCoding: Bool { true }
+    let colors: [String]
+
+    init(colors: [String]) {
+        self.colors = colors
+    }
+
+    init?(coder: NSCoder) {
+        guard let colors = coder.decodeObject(of: [NSArray.self, NSString.self], forKey: "colors") as? [String] else { return nil }
+        self.colors = colors
+    }
+
+    func encode(with coder: NSCoder) {
+        coder.encode(colors as NSArray, forKey: "colors")
+    }
+}
+
+/// The transformer Xcode's templates and Apple's sample code write for such a class.
+final class PaletteTransformer: NSSecureUnarchiveFromDataTransformer {
+    static let name = NSValueTransformerName(rawValue: "PaletteTransformer")
+    override class var allowedTopLevelClasses: [AnyClass] { [Palette.self, NSArray.self, NSString.self] }
+}
+
+/// `ValueTransformer` with Foundation's API (Foundation on Linux has none: issue 18, item 3):
+/// the named registry and its built-in transformers, `ValueTransformer(forName:)`,
+/// `NSSecureUnarchiveFromDataTransformer` in a store, and the binary store's secure decoding
+/// options.
+@Suite(.serialized) struct ValueTransformerTests {
+    // MARK: The registry
+
+    @Test func foundationsBuiltInTransformersAreRegistered() throws {
+        let names = ValueTransformer.valueTransformerNames()
+        for name: NSValueTransformerName in [.negateBooleanTransformerName, .isNilTransformerName, .isNotNilTransformerName,
+                                             .keyedUnarchiveFromDataTransformerName, .secureUnarchiveFromDataTransformerName] {
+            #expect(names.contains(name), "\(name.rawValue)")
+        }
+        let negate = try #require(ValueTransformer(forName: .negateBooleanTransformerName))
+        #expect((negate.transformedValue(NSNumber(value: true)) as? NSNumber)?.boolValue == false)
+        #expect((negate.reverseTransformedValue(NSNumber(value: false)) as? NSNumber)?.boolValue == true)
+        let isNil = try #require(ValueTransformer(forName: .isNilTransformerName))
+        #expect((isNil.transformedValue(nil) as? NSNumber)?.boolValue == true)
+        #expect((isNil.transformedValue("x") as? NSNumber)?.boolValue == false)
+        #expect(type(of: isNil).allowsReverseTransformation() == false)
+        let isNotNil = try #require(ValueTransformer(forName: .isNotNilTransformerName))
+        #expect((isNotNil.transformedValue("x") as? NSNumber)?.boolValue == true)
+        #expect(ValueTransformer(forName: .secureUnarchiveFromDataTransformerName) is NSSecureUnarchiveFromDataTransformer)
+    }
+
+    @Test func forNameAnswersTheRegisteredTransformerItself() throws {
+        let name = NSValueTransformerName("ValueTransformerTests.palette")
+        #expect(ValueTransformer(forName: name) == nil)
+        let transformer = PaletteTransformer()
+        ValueTransformer.setValueTransformer(transformer, forName: name)
+        defer { ValueTransformer.setValueTransformer(nil, forName: name) }
+        #expect(ValueTransformer(forName: name) === transformer)
+        #expect(PaletteTransformer(forName: name) === transformer)
+        // A lookup through another class answers nil for a transformer not of that class.
+        #expect(PaletteTransformer(forName: .negateBooleanTransformerName) == nil)
+        ValueTransformer.setValueTransformer(nil, forName: name)
+        #expect(ValueTransformer(forName: name) == nil)
+    }
+
+    @Test func theSecureTransformerUnarchivesOnlyItsAllowedClasses() throws {
+        let palette = Palette(colors: ["red", "teal"])
+        let data = try #require(PaletteTransformer().reverseTransformedValue(palette) as? Data)
+        #expect((PaletteTransformer().transformedValue(data) as? Palette)?.colors == ["red", "teal"])
+        // Foundation's own allows property-list classes only.
+        #expect(NSSecureUnarchiveFromDataTransformer().transformedValue(data) == nil)
+        let list = try #require(NSSecureUnarchiveFromDataTransformer().reverseTransformedValue(["a", "b"]) as? Data)
+        #expect(NSSecureUnarchiveFromDataTransformer().transformedValue(list) as? [String] == ["a", "b"])
+        #expect(NSSecureUnarchiveFromDataTransformer().transformedValue("not data") == nil)
+    }
+
+    // MARK: In a store
+
+    private static func model(transformerName: String?) -> NSManagedObjectModel {
+        let room = NSEntityDescription(name: "Room")
+        let palette = NSAttributeDescription(name: "palette", type: .transformableAttributeType)
+        palette.valueTransformerName = transformerName
+        room.properties = [NSAttributeDescription(name: "name", type: .stringAttributeType), palette,
+                           NSAttributeDescription(name: "tags", type: .transformableAttributeType)]
+        let model = NSManagedObjectModel()
+        model.entities = [room]
+        return model
+    }
+
+    /// Saves one room with a palette and tags into a new store of `type` at `url`.
+    private static func saveRoom(_ model: NSManagedObjectModel, type: String, at url: URL) throws {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            let room = NSEntityDescription.insertNewObject(forEntityName: "Room", into: context)
+            room.setValue("Hall", forKey: "name")
+            room.setValue(Palette(colors: ["red", "teal"]), forKey: "palette")
+            room.setValue(["quiet", "north"], forKey: "tags")
+            try context.save()
+        }
+    }
+
+    /// The room read back from a new coordinator opening the store with `options`.
+    private static func readRoom(_ model: NSManagedObjectModel, type: String, at url: URL,
+                                 options: [AnyHashable: Any]? = nil) throws -> NSManagedObject {
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url, options: options)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        return try #require(try context.performAndWait { try context.fetch(NSFetchRequest<NSManagedObject>(entityName: "Room")).first })
+    }
+
+    @Test func anAttributeNamingASecureTransformerRoundTripsThroughTheSQLiteStore() throws {
+        ValueTransformer.setValueTransformer(PaletteTransformer(), forName: PaletteTransformer.name)
+        let directory = TemporaryDirectory()
+        let model = Self.model(transformerName: PaletteTransformer.name.rawValue)
+        let url = directory.file("Rooms.sqlite")
+        try Self.saveRoom(model, type: NSSQLiteStoreType, at: url)
+        let room = try Self.readRoom(model, type: NSSQLiteStoreType, at: url)
+        #expect((room.value(forKey: "palette") as? Palette)?.colors == ["red", "teal"])
+        #expect(room.value(forKey: "tags") as? [String] == ["quiet", "north"])
+    }
+
+    @Test func theBinaryStoreRefusesAClassItWasNotToldOf() throws {
+        let directory = TemporaryDirectory()
+        let model = Self.model(transformerName: nil)
+        let url = directory.file("Rooms.ocdbin")
+        try Self.saveRoom(model, type: NSBinaryStoreType, at: url)
+        let error = #expect(throws: (any Error).self) { try Self.readRoom(model, type: NSBinaryStoreType, at: url) }
+        let message = "\(error.map { ($0 as NSError).localizedDescription } ?? "")"
+        #expect(message.contains("Room.palette"), "\(message)")
+        #expect(message.contains("NSBinaryStoreSecureDecodingClasses"), "\(message)")
+    }
+
+    @Test func theBinaryStoreDecodesTheClassesItIsToldOf() throws {
+        let directory = TemporaryDirectory()
+        let model = Self.model(transformerName: nil)
+        let url = directory.file("Rooms.ocdbin")
+        try Self.saveRoom(model, type: NSBinaryStoreType, at: url)
+        let room = try Self.readRoom(model, type: NSBinaryStoreType, at: url,
+                                     options: [NSBinaryStoreSecureDecodingClasses: [Palette.self]])
+        #expect((room.value(forKey: "palette") as? Palette)?.colors == ["red", "teal"])
+        #expect(room.value(forKey: "tags") as? [String] == ["quiet", "north"])
+        let insecure = try Self.readRoom(model, type: NSBinaryStoreType, at: url,
+                                         options: [NSBinaryStoreInsecureDecodingCompatibilityOption: true])
+        #expect((insecure.value(forKey: "palette") as? Palette)?.colors == ["red", "teal"])
+    }
+
+    @Test func theBinaryStoreDecodesPropertyListValuesAndItsAttributesValueClassWithoutOptions() throws {
+        let directory = TemporaryDirectory()
+        let model = Self.model(transformerName: nil)
+        let palette = try #require(model.entitiesByName["Room"]?.attributesByName["palette"])
+        palette.attributeValueClassName = NSStringFromClass(Palette.self)
+        let url = directory.file("Rooms.ocdbin")
+        try Self.saveRoom(model, type: NSBinaryStoreType, at: url)
+        let room = try Self.readRoom(model, type: NSBinaryStoreType, at: url)
+        #expect((room.value(forKey: "palette") as? Palette)?.colors == ["red", "teal"])
+        #expect(room.value(forKey: "tags") as? [String] == ["quiet", "north"])
+    }
+}
