@@ -57,6 +57,15 @@ import OpenCoreData
         #expect(FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue)
     }
 
+    /// The class property answers what the class method does, a subclass's override included.
+    @Test func theDefaultDirectoryPropertyIsTheMethodsAnswer() {
+        final class ProjectContainer: NSPersistentContainer, @unchecked Sendable {
+            override class func defaultDirectoryURL() -> URL { URL(fileURLWithPath: "/srv/projects", isDirectory: true) }
+        }
+        #expect(NSPersistentContainer.defaultDirectoryURL == NSPersistentContainer.defaultDirectoryURL())
+        #expect(ProjectContainer.defaultDirectoryURL.path == "/srv/projects")
+    }
+
     @Test func loadPersistentStoresCallsTheCompletionOncePerStore() throws {
         let directory = TemporaryDirectory()
         let container = container(in: directory)

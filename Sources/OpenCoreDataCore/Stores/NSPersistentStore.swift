@@ -42,6 +42,17 @@ public let NSBinaryStoreSecureDecodingClasses = "NSBinaryStoreSecureDecodingClas
 /// Difference from Core Data: the binary store's file is OpenCoreData's own format, whose
 /// metadata holds property-list values only, so the option concerns transformable values alone.
 public let NSBinaryStoreInsecureDecodingCompatibilityOption = "NSBinaryStoreInsecureDecodingCompatibilityOption"
+/// The oldest operating system release a store must stay readable on (an `NSNumber` such as
+/// `101300` for macOS 10.13 or `110000` for iOS 11, in the options of `addPersistentStore`),
+/// from which Core Data decides which of its file format's features a new store may use.
+///
+/// ```swift
+/// try coordinator.addPersistentStore(ofType: NSSQLiteStoreType, configurationName: nil, at: url,
+///                                    options: [NSPersistentStoreOSCompatibility: 101300])
+/// ```
+/// Difference from Core Data: accepted and without effect — OpenCoreData writes one layout,
+/// Core Data's current one, for every store.
+public let NSPersistentStoreOSCompatibility = "NSPersistentStoreOSCompatibility"
 public let NSMigratePersistentStoresAutomaticallyOption = "NSMigratePersistentStoresAutomaticallyOption"
 public let NSInferMappingModelAutomaticallyOption = "NSInferMappingModelAutomaticallyOption"
 /// Opens a store without comparing the version hashes in its metadata with the model's (a

@@ -8,6 +8,9 @@ extension APISignatures {
             let _: NSObject = container
             let _: any Sendable = container
         }
+        check("NSPersistentContainer.defaultDirectoryURL") {
+            let _: URL = NSPersistentContainer.defaultDirectoryURL
+        }
         check("NSPersistentContainer.defaultDirectoryURL()") {
             let _: () -> URL = NSPersistentContainer.defaultDirectoryURL
         }

@@ -9,6 +9,7 @@ extension APISignatures {
         check("NSSQLiteStoreType") { let _: String = NSSQLiteStoreType }
         check("NSXMLStoreType") { let _: String = NSXMLStoreType }
         check("NSBinaryStoreType") { let _: String = NSBinaryStoreType }
+        check("NSPersistentStoreOSCompatibility") { let _: String = NSPersistentStoreOSCompatibility }
         check("NSBinaryStoreSecureDecodingClasses") { let _: String = NSBinaryStoreSecureDecodingClasses }
         check("NSBinaryStoreInsecureDecodingCompatibilityOption") { let _: String = NSBinaryStoreInsecureDecodingCompatibilityOption }
         check("NSInMemoryStoreType") { let _: String = NSInMemoryStoreType }
