@@ -22,10 +22,18 @@ final class Palette: NSObject, NSSecureCoding {
     }
 }
 
-/// The transformer Xcode's templates and Apple's sample code write for such a class.
+/// The transformer Apple's sample code writes for such a class: only the class itself listed.
 final class PaletteTransformer: NSSecureUnarchiveFromDataTransformer {
     static let name = NSValueTransformerName(rawValue: "PaletteTransformer")
-    override class var allowedTopLevelClasses: [AnyClass] { [Palette.self, NSArray.self, NSString.self] }
+    override class var allowedTopLevelClasses: [AnyClass] { [Palette.self] }
+}
+
+/// A class that is `NSCoding` but not `NSSecureCoding`.
+final class LegacySketch: NSObject, NSCoding {
+    init(title: String) { self.title = title }
+    let title: String
+    init?(coder: NSCoder) { title = coder.decodeObject(forKey: "title") as? String ?? "" }
+    func encode(with coder: NSCoder) { coder.encode(title as NSString, forKey: "title") }
 }
 
 /// `ValueTransformer` with Foundation's API (Foundation on Linux has none: issue 18, item 3):
@@ -65,6 +73,34 @@ final class PaletteTransformer: NSSecureUnarchiveFromDataTransformer {
         #expect(PaletteTransformer(forName: .negateBooleanTransformerName) == nil)
         ValueTransformer.setValueTransformer(nil, forName: name)
         #expect(ValueTransformer(forName: name) == nil)
+    }
+
+    @Test func theSecureTransformerRefusesToArchiveWhatIsNotSecureCoding() {
+        #expect(NSSecureUnarchiveFromDataTransformer().reverseTransformedValue(LegacySketch(title: "old")) == nil)
+        #expect(NSSecureUnarchiveFromDataTransformer().reverseTransformedValue(BookSettings(theme: "dark", fontSize: 12)) == nil)
+        #expect(NSSecureUnarchiveFromDataTransformer().reverseTransformedValue(nil) == nil)
+    }
+
+    /// An archive that describes its classes falsely: a `$classes` list claiming `NSArray` for a
+    /// class that is not one, or `$classhints` the unarchiver would fall back to, is refused
+    /// before anything is decoded.
+    @Test(arguments: ["classes", "hints", "unknown"])
+    func anArchiveThatMisdescribesItsClassesIsRefused(forgery: String) throws {
+        let data = try NSKeyedArchiver.archivedData(withRootObject: LegacySketch(title: "x"), requiringSecureCoding: false)
+        var plist = try #require(try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
+        var objects = try #require(plist["$objects"] as? [Any])
+        let index = try #require(objects.firstIndex { ($0 as? [String: Any])?["$classname"] != nil })
+        var descriptor = try #require(objects[index] as? [String: Any])
+        switch forgery {
+        case "classes": descriptor["$classes"] = [NSStringFromClass(LegacySketch.self), "NSArray", "NSObject"]
+        case "hints": descriptor["$classhints"] = ["NSArray"]
+        default: descriptor["$classname"] = "NoSuchModule.NoSuchClass"
+        }
+        objects[index] = descriptor
+        plist["$objects"] = objects
+        let forged = try PropertyListSerialization.data(fromPropertyList: plist, format: .binary, options: 0)
+        #expect(NSSecureUnarchiveFromDataTransformer().transformedValue(forged) == nil)
+        #expect(PaletteTransformer().transformedValue(forged) == nil)
     }
 
     @Test func theSecureTransformerUnarchivesOnlyItsAllowedClasses() throws {
@@ -118,6 +154,7 @@ final class PaletteTransformer: NSSecureUnarchiveFromDataTransformer {
 
     @Test func anAttributeNamingASecureTransformerRoundTripsThroughTheSQLiteStore() throws {
         ValueTransformer.setValueTransformer(PaletteTransformer(), forName: PaletteTransformer.name)
+        defer { ValueTransformer.setValueTransformer(nil, forName: PaletteTransformer.name) }
         let directory = TemporaryDirectory()
         let model = Self.model(transformerName: PaletteTransformer.name.rawValue)
         let url = directory.file("Rooms.sqlite")
@@ -150,6 +187,26 @@ final class PaletteTransformer: NSSecureUnarchiveFromDataTransformer {
         let insecure = try Self.readRoom(model, type: NSBinaryStoreType, at: url,
                                          options: [NSBinaryStoreInsecureDecodingCompatibilityOption: true])
         #expect((insecure.value(forKey: "palette") as? Palette)?.colors == ["red", "teal"])
+    }
+
+    /// A transformable attribute holding bytes of its own — a property list that is no keyed
+    /// archive — reads them back as they are, with secure decoding on.
+    @Test func theBinaryStoreKeepsBytesThatAreNoArchive() throws {
+        let directory = TemporaryDirectory()
+        let model = Self.model(transformerName: nil)
+        let url = directory.file("Rooms.ocdbin")
+        let bytes = try PropertyListSerialization.data(fromPropertyList: ["plain": 1], format: .binary, options: 0)
+        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
+        try coordinator.addPersistentStore(ofType: NSBinaryStoreType, configurationName: nil, at: url)
+        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
+        context.persistentStoreCoordinator = coordinator
+        try context.performAndWait {
+            let room = NSEntityDescription.insertNewObject(forEntityName: "Room", into: context)
+            room.setValue(bytes, forKey: "palette")
+            try context.save()
+        }
+        let room = try Self.readRoom(model, type: NSBinaryStoreType, at: url)
+        #expect(room.value(forKey: "palette") as? Data == bytes)
     }
 
     @Test func theBinaryStoreDecodesPropertyListValuesAndItsAttributesValueClassWithoutOptions() throws {

@@ -33,6 +33,44 @@ public struct NSManagedObjectSet: Sequence {
     public func makeIterator() -> Set<NSManagedObject>.Iterator { members.makeIterator() }
 
     private var members: Set<NSManagedObject> { owner.toManyMembers(relationship).members }
+
+    // MARK: `NSMutableSet`'s signatures, for code written against Core Data's proxy
+
+    /// Adds `object`; a value that is not a managed object is not added, and the owner then
+    /// fails validation at save with code 1550 naming the relationship (Core Data raises here).
+    ///
+    /// ```swift
+    /// for tag in tags as NSSet { item.mutableSetValue(forKey: "tags").add(tag) }
+    /// ```
+    public func add(_ object: Any) {
+        guard let managed = owner.managedObject(object, for: relationship) else { return }
+        add(managed)
+    }
+
+    /// Adds every object of `objects` (see `add(_:)`).
+    public func addObjects(from objects: [Any]) {
+        for object in objects { add(object) }
+    }
+
+    /// Removes `object`; a value that is not a member changes nothing.
+    public func remove(_ object: Any) {
+        if let managed = object as? NSManagedObject { remove(managed) }
+    }
+
+    /// Whether `object` is a member.
+    public func contains(_ object: Any) -> Bool {
+        (object as? NSManagedObject).map { contains($0) } ?? false
+    }
+
+    /// Adds the members of `other`, as `NSMutableSet.union(_:)` does.
+    public func union(_ other: Set<AnyHashable>) {
+        for object in other { add(object.base) }
+    }
+
+    /// Removes the members of `other`, as `NSMutableSet.minus(_:)` does.
+    public func minus(_ other: Set<AnyHashable>) {
+        for object in other { remove(object.base) }
+    }
 }
 
 /// A live, mutable, ordered view of an ordered to-many relationship, returned by
@@ -125,10 +163,45 @@ public struct NSManagedObjectOrderedSet: RandomAccessCollection {
 
     public var array: [NSManagedObject] { ordered }
 
+    // MARK: `NSMutableOrderedSet`'s signatures, for code written against Core Data's proxy
+
+    /// Appends `object`; a value that is not a managed object is not added, and the owner then
+    /// fails validation at save with code 1550 naming the relationship (Core Data raises here).
+    public func add(_ object: Any) {
+        guard let managed = owner.managedObject(object, for: relationship) else { return }
+        add(managed)
+    }
+
+    /// Appends every object of `objects` (see `add(_:)`).
+    public func addObjects(from objects: [Any]) {
+        for object in objects { add(object) }
+    }
+
+    /// Removes `object`; a value that is not a member changes nothing.
+    public func remove(_ object: Any) {
+        if let managed = object as? NSManagedObject { remove(managed) }
+    }
+
+    /// Whether `object` is a member.
+    public func contains(_ object: Any) -> Bool {
+        (object as? NSManagedObject).map { contains($0) } ?? false
+    }
+
     private var ordered: [NSManagedObject] { owner.toManyMembers(relationship).orderedMembers }
 }
 
 private extension NSManagedObject {
+    /// `value` as a managed object to add to `relationship`; a value of another kind is recorded
+    /// and reported at save as 1550, as an object of the wrong entity is.
+    func managedObject(_ value: Any, for relationship: NSRelationshipDescription) -> NSManagedObject? {
+        if let managed = value as? NSManagedObject { return managed }
+        contents.rejectedValues[relationship.name] =
+            "A \(type(of: value)) can't be a member of the relationship \(relationship.name), which holds \(relationship.destinationEntity?.name ?? "?") objects"
+        // Changed, so that its next save validates it and reports the value.
+        markUpdated()
+        return nil
+    }
+
     /// Whether `object` may join `relationship`. One that may not (wrong entity or context) is
     /// recorded and reported at save as 1550, as with `setValue` (Core Data raises here).
     func acceptsDestination(_ object: NSManagedObject, of relationship: NSRelationshipDescription) -> Bool {
@@ -137,6 +210,7 @@ private extension NSManagedObject {
             return true
         } catch {
             contents.rejectedValues[relationship.name] = (error as NSError).localizedDescription
+            markUpdated()
             return false
         }
     }

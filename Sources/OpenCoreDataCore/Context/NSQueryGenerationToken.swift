@@ -24,35 +24,39 @@ public final class NSQueryGenerationToken: NSObject, NSSecureCoding, @unchecked 
 
     /// The generation named, or nil for `current` and for a generation no longer available.
     let generation: QueryGeneration?
-    /// The number of a generation that was named but is no longer available (decoded from an
-    /// archive in another process, or after it was let go); nil otherwise.
-    let unavailableNumber: Int?
+    /// A generation that was named but is no longer available (decoded from an archive in
+    /// another process, or after it was let go); nil otherwise.
+    private let unavailable: UnavailableGeneration?
+
+    /// A generation by its number and the process it began in.
+    private struct UnavailableGeneration: Hashable {
+        let number: Int
+        let process: String
+    }
+
+    /// The number of the generation named that is no longer available.
+    var unavailableNumber: Int? { unavailable?.number }
 
     init(generation: QueryGeneration?) {
         self.generation = generation
-        unavailableNumber = nil
-    }
-
-    private init(unavailableNumber: Int) {
-        generation = nil
-        self.unavailableNumber = unavailableNumber
+        unavailable = nil
     }
 
     /// The token that pins a context to the newest generation, from its next read on.
     public static let current = NSQueryGenerationToken(generation: nil)
 
     /// Whether this is `current` (or a copy of it decoded from an archive).
-    var isCurrent: Bool { generation == nil && unavailableNumber == nil }
+    var isCurrent: Bool { generation == nil && unavailable == nil }
 
     public override func isEqual(_ object: Any?) -> Bool {
         guard let other = object as? NSQueryGenerationToken else { return false }
         if let generation { return generation === other.generation }
-        return other.generation == nil && unavailableNumber == other.unavailableNumber
+        return other.generation == nil && unavailable == other.unavailable
     }
 
     public override var hash: Int {
         if let generation { return ObjectIdentifier(generation).hashValue }
-        return unavailableNumber ?? -1
+        return unavailable?.hashValue ?? -1
     }
 
     public override var description: String {
@@ -73,15 +77,16 @@ public final class NSQueryGenerationToken: NSObject, NSSecureCoding, @unchecked 
         if let generation {
             coder.encode(generation.number, forKey: Self.numberKey)
             coder.encode(QueryGeneration.processIdentifier as NSString, forKey: Self.processKey)
-        } else if let unavailableNumber {
-            coder.encode(unavailableNumber, forKey: Self.numberKey)
+        } else if let unavailable {
+            coder.encode(unavailable.number, forKey: Self.numberKey)
+            coder.encode(unavailable.process as NSString, forKey: Self.processKey)
         }
     }
 
     public init?(coder: NSCoder) {
         guard coder.containsValue(forKey: Self.numberKey) else {
             generation = nil
-            unavailableNumber = nil
+            unavailable = nil
             super.init()
             return
         }
@@ -89,10 +94,10 @@ public final class NSQueryGenerationToken: NSObject, NSSecureCoding, @unchecked 
         let process = coder.decodeObject(of: NSString.self, forKey: Self.processKey).map(String.init) ?? ""
         if let alive = QueryGeneration.alive(number: number, process: process) {
             generation = alive
-            unavailableNumber = nil
+            unavailable = nil
         } else {
             generation = nil
-            unavailableNumber = number
+            unavailable = UnavailableGeneration(number: number, process: process)
         }
         super.init()
     }

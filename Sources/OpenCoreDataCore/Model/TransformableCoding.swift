@@ -43,7 +43,7 @@ package enum TransformableCoding {
             return transformer is any UnarchivingTransformer
                 ? transformer.transformedValue(data) : transformer.reverseTransformedValue(data)
         }
-        if isKeyedArchive(data), let object = try? NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(data) {
+        if SecureUnarchiving.isKeyedArchive(data), let object = try? NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(data) {
             return object
         }
         return data
@@ -55,13 +55,14 @@ package enum TransformableCoding {
     /// naming the attribute. What a store that decodes securely (the binary store) uses.
     package static func decodeSecurely(_ data: Data, for attribute: NSAttributeDescription,
                                        allowing allowedClasses: [AnyClass]) throws -> Any? {
-        guard !(attribute is NSCompositeAttributeDescription), transformerName(of: attribute) == nil, isKeyedArchive(data) else {
+        guard !(attribute is NSCompositeAttributeDescription), transformerName(of: attribute) == nil,
+              SecureUnarchiving.isKeyedArchive(data) else {
             return decode(data, for: attribute)
         }
-        var classes = NSSecureUnarchiveFromDataTransformer.allowedTopLevelClasses + allowedClasses
+        var classes = SecureUnarchiving.propertyListClasses + allowedClasses
         if let name = attribute.attributeValueClassName, let valueClass = NSClassFromString(name) { classes.append(valueClass) }
         do {
-            guard let object = try SecureUnarchiving.object(from: data, allowing: classes) else {
+            guard let object = try SecureUnarchiving.object(from: data, topLevel: classes, nested: classes) else {
                 throw TransformableCodingError(attribute: attribute, reason: "the stored archive holds no value")
             }
             return object
@@ -80,12 +81,9 @@ package enum TransformableCoding {
         return NSValueTransformerName(rawValue: name)
     }
 
-    private static func isKeyedArchive(_ data: Data) -> Bool {
-        data.starts(with: Array("bplist00".utf8))
-    }
-
     private static func isDefaultTransformer(_ name: String) -> Bool {
         name == "NSSecureUnarchiveFromData" || name == "NSSecureUnarchiveFromDataTransformer" || name == "NSKeyedUnarchiveFromData"
+            || name == "NSUnarchiveFromData"
     }
 }
 

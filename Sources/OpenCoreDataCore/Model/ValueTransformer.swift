@@ -21,7 +21,8 @@ extension NSValueTransformerName {
     public static let isNilTransformerName = NSValueTransformerName("NSIsNil")
     /// Answers whether the value is not nil (an `NSNumber` holding a boolean).
     public static let isNotNilTransformerName = NSValueTransformerName("NSIsNotNil")
-    /// Deprecated by Apple: unarchives data with `NSKeyedUnarchiver`, without checking classes.
+    /// Deprecated by Apple: unarchives data without checking classes (Apple's uses the
+    /// non-keyed `NSUnarchiver`, which Linux does not have; here it reads keyed archives).
     public static let unarchiveFromDataTransformerName = NSValueTransformerName("NSUnarchiveFromData")
     /// Deprecated by Apple: unarchives data with `NSKeyedUnarchiver`, without checking classes.
     public static let keyedUnarchiveFromDataTransformerName = NSValueTransformerName("NSKeyedUnarchiveFromData")
@@ -122,8 +123,8 @@ extension ValueTransformerLookup where Self: ValueTransformer {
 /// `transformedValue(_:)` reads it back.
 package protocol UnarchivingTransformer: ValueTransformer {}
 
-/// Unarchives data with `NSKeyedUnarchiver`, allowing only `allowedTopLevelClasses` (and the
-/// classes their archives hold, as `NSSecureCoding` requires); archives with secure coding.
+/// Unarchives data with `NSKeyedUnarchiver` when its root object is of one of
+/// `allowedTopLevelClasses`; archives values whose classes support secure coding.
 /// The transformer Core Data's models name by default for transformable attributes.
 ///
 /// ```swift
@@ -134,13 +135,15 @@ package protocol UnarchivingTransformer: ValueTransformer {}
 /// ```
 /// Name it as a transformable attribute's `valueTransformerName`: the store archives the value
 /// with `reverseTransformedValue(_:)` and reads it back with `transformedValue(_:)`, which
-/// answers nil for an archive holding any other class.
+/// answers nil for an archive whose root is of another class.
+///
+/// Difference from Foundation: the archive's classes are checked before anything is decoded —
+/// a nested object must be of an allowed class or a property-list class (Apple checks it
+/// against what its container's `init(coder:)` asks for) — because Foundation on Linux stops
+/// the program on a class not allowed instead of failing.
 open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, UnarchivingTransformer {
     /// The classes an archive may hold at its top: Foundation's property-list classes.
-    open class var allowedTopLevelClasses: [AnyClass] {
-        [NSArray.self, NSDictionary.self, NSSet.self, NSString.self, NSNumber.self, NSDate.self,
-         NSData.self, NSURL.self, NSUUID.self, NSNull.self]
-    }
+    open class var allowedTopLevelClasses: [AnyClass] { SecureUnarchiving.propertyListClasses }
 
     open override class func allowsReverseTransformation() -> Bool { true }
 
@@ -150,14 +153,14 @@ open class NSSecureUnarchiveFromDataTransformer: ValueTransformer, UnarchivingTr
     /// class not allowed.
     open override func transformedValue(_ value: Any?) -> Any? {
         guard let data = value as? Data else { return nil }
-        return try? SecureUnarchiving.object(from: data, allowing: type(of: self).allowedTopLevelClasses)
+        return try? SecureUnarchiving.object(from: data, topLevel: type(of: self).allowedTopLevelClasses)
     }
 
-    /// `value` archived with secure coding, or nil when it cannot be (a class that is not
-    /// `NSSecureCoding`).
+    /// `value` archived, or nil when it cannot be archived with secure coding (a class that is
+    /// not `NSSecureCoding`, a Swift value that is not `NSCoding`).
     open override func reverseTransformedValue(_ value: Any?) -> Any? {
         guard let value else { return nil }
-        return try? NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: true)
+        return SecureUnarchiving.archive(value)
     }
 }
 
@@ -205,6 +208,6 @@ private final class IsNilTransformer: ValueTransformer {
     override class func allowsReverseTransformation() -> Bool { false }
 
     override func transformedValue(_ value: Any?) -> Any? {
-        NSNumber(value: (value == nil || value is NSNull) == nilAnswer)
+        NSNumber(value: (value == nil) == nilAnswer)
     }
 }

@@ -9,10 +9,16 @@ extension NSPersistentStoreCoordinator: NSLocking {
     /// ```swift
     /// coordinator.lock()
     /// defer { coordinator.unlock() }
-    /// let next = try context.count(for: request) + 1
-    /// ticket.setValue(next, forKey: "number")
-    /// try context.save()
+    /// try context.performAndWait {        // a private-queue context: runs on this thread
+    ///     let next = try context.count(for: request) + 1
+    ///     ticket.setValue(next, forKey: "number")
+    ///     try context.save()
+    /// }
     /// ```
+    /// Code that holds the lock must not wait for another thread that saves through the
+    /// coordinator: a background thread holding it that asks the main-queue context to save
+    /// (`viewContext.performAndWait { try? viewContext.save() }`) waits for the main thread,
+    /// whose save waits for the lock.
     ///
     /// Differences from Core Data: deprecated there since macOS 10.10 and iOS 8 in favour of
     /// `performAndWait(_:)`, and not marked deprecated here, so that code still using it builds

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+import CoreData
+
+/// Idioms of Core Data client code written for Apple's SDK that Foundation on Linux alone does
+/// not accept: predicate arguments cast `as CVarArg`, and to-many accessors written by hand
+/// against `NSMutableSet`'s `Any`-taking methods. Through the Library model and its generated
+/// classes, in a SQLite store on disk.
+@Suite struct ClientIdiomTests {
+    static let isbn = UUID(uuidString: "6F9619FF-8B86-D011-B42D-00C04FC964FF")!
+    static let published = Date(timeIntervalSinceReferenceDate: 86_400 * 365)
+
+    /// A container on a new store holding Dune (with `isbn` and `published`) and Physics.
+    private func library() throws -> (NSPersistentContainer, URL) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ocd-idioms-\(UUID().uuidString)")
+        let model = try #require(NSManagedObjectModel(contentsOf: CodegenTests.model))
+        let container = NSPersistentContainer(name: "Library", managedObjectModel: model)
+        container.persistentStoreDescriptions.first!.url = directory.appendingPathComponent("Library.sqlite")
+        var loadError: Error?
+        container.loadPersistentStores { _, error in loadError = error }
+        if let loadError { throw loadError }
+        let context = container.viewContext
+        let dune = Book(context: context)
+        dune.title = "Dune"
+        dune.isbn = Self.isbn
+        dune.published = Self.published
+        let physics = Book(context: context)
+        physics.title = "Physics"
+        physics.isbn = UUID()
+        try context.save()
+        return (container, directory)
+    }
+
+    private func titles(_ predicate: NSPredicate, in context: NSManagedObjectContext) throws -> [String] {
+        let request: NSFetchRequest<Book> = Book.fetchRequest()
+        request.predicate = predicate
+        return try context.fetch(request).compactMap(\.title)
+    }
+
+    @Test func predicateArgumentsCastAsCVarArgFetchTheirRows() throws {
+        let (container, directory) = try library()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = container.viewContext
+        #expect(try titles(NSPredicate(format: "isbn == %@", Self.isbn as CVarArg), in: context) == ["Dune"])
+        #expect(try titles(NSPredicate(format: "%K == %@", "published", Self.published as CVarArg), in: context) == ["Dune"])
+        #expect(try titles(NSPredicate(format: "published == %@", Self.published as NSDate as CVarArg), in: context) == ["Dune"])
+        let dune = try #require(try context.fetch(Book.fetchRequest()).first { $0.title == "Dune" })
+        #expect(try titles(NSPredicate(format: "self == %@", dune as CVarArg), in: context) == ["Dune"])
+        #expect(try titles(NSPredicate(format: "self == %@", dune.objectID as CVarArg), in: context) == ["Dune"])
+        #expect(try titles(NSPredicate(format: "pages == %@", NSNumber(value: 0) as CVarArg), in: context).sorted() == ["Dune", "Physics"])
+    }
+
+    /// Handed to a C variadic function, such an argument stands for the object it bridges to.
+    @Test func aCVarArgValueFormatsAsItsObject() {
+        #expect(String(format: "isbn %@", Self.isbn as CVarArg) == "isbn \(Self.isbn.uuidString)")
+        #expect(String(format: "%@ pages", NSNumber(value: 412) as CVarArg) == "412 pages")
+        #expect(String(format: "%@", URL(fileURLWithPath: "/srv/library") as CVarArg).contains("/srv/library"))
+    }
+
+    /// The generated accessors' `NSSet` forms, written by hand as Xcode projects have them
+    /// when `@NSManaged` is spelled out: `NSMutableSet`'s `Any`-taking methods.
+    @Test func handWrittenSetAccessorsTakeTheMembersOfAnNSSet() throws {
+        let (container, directory) = try library()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = container.viewContext
+        let dune = try #require(try context.fetch(Book.fetchRequest()).first { $0.title == "Dune" })
+        let authors: NSSet = ["Frank", "Brian"].reduce(into: NSMutableSet()) { set, name in
+            let author = Author(context: context)
+            author.name = name
+            set.add(author)
+        }
+        let view = dune.mutableSetValue(forKey: "authors")
+        view.addObjects(from: authors.allObjects)
+        #expect(view.count == 2)
+        for author in authors where (author as? Author)?.name == "Brian" { view.remove(author) }
+        try context.save()
+        context.reset()
+        let again = try #require(try context.fetch(Book.fetchRequest()).first { $0.title == "Dune" })
+        #expect(again.authors?.allObjects.compactMap { ($0 as? Author)?.name } == ["Frank"])
+    }
+
+    @Test func aValueThatIsNoObjectFailsTheSaveNamingTheRelationship() throws {
+        let (container, directory) = try library()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = container.viewContext
+        let dune = try #require(try context.fetch(Book.fetchRequest()).first { $0.title == "Dune" })
+        dune.mutableSetValue(forKey: "authors").add("Frank")
+        let error = #expect(throws: CocoaError.self) { try context.save() }
+        #expect(error?.code == .validationMultipleErrors || error?.code.rawValue == 1550)
+        #expect((error as NSError?)?.localizedDescription.contains("authors") == true)
+    }
+}
