@@ -79,6 +79,52 @@ import CoreData
         #expect(again.authors?.allObjects.compactMap { ($0 as? Author)?.name } == ["Frank"])
     }
 
+    /// Generic code makes objects of the class it is given, as objc.io-style helpers do.
+    private func make<Entity: NSManagedObject>(_: Entity.Type, in context: NSManagedObjectContext) -> Entity {
+        Entity(context: context)
+    }
+
+    @Test func genericCodeMakesObjectsOfItsClassAndSortsAndFiltersByKeyPaths() throws {
+        let (container, directory) = try library()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = container.viewContext
+        let atlas = make(Book.self, in: context)
+        atlas.title = "atlas"
+        atlas.pages = 90
+        try context.save()
+
+        let request: NSFetchRequest<Book> = Book.fetchRequest()
+        request.predicate = NSComparisonPredicate(leftExpression: NSExpression(forKeyPath: \Book.pages),
+                                                  rightExpression: NSExpression(forConstantValue: 50),
+                                                  modifier: .direct, type: .greaterThan, options: [])
+        #expect(try context.fetch(request).map(\.title) == ["atlas"])
+
+        // A comparator sorts in memory; a fetch refuses it, naming the key.
+        let natural = NSSortDescriptor(key: "title", ascending: true) { lhs, rhs in
+            (lhs as! String).compare(rhs as! String, options: [.caseInsensitive])
+        }
+        let books = try context.fetch(Book.fetchRequest())
+        #expect(books.sortedArray(using: [natural]).compactMap(\.title) == ["atlas", "Dune", "Physics"])
+        #expect((books as NSArray).sortedArray(using: [natural.reversedSortDescriptor]).compactMap { ($0 as? Book)?.title }
+                == ["Physics", "Dune", "atlas"])
+        request.predicate = nil
+        request.sortDescriptors = [natural]
+        let error = #expect(throws: (any Error).self) { try context.fetch(request) }
+        #expect("\(error.map { ($0 as NSError).localizedDescription } ?? "")".contains("title"))
+    }
+
+    @Test func theChecksumsOfAVersionedModelAreEachVersionsChecksum() throws {
+        let checksums = try NSManagedObjectModel.checksumsForVersionedModel(at: CodegenTests.model)
+        #expect(!checksums.isEmpty)
+        for (version, checksum) in checksums {
+            let file = CodegenTests.model.appendingPathComponent(version + ".xcdatamodel")
+            #expect(NSManagedObjectModel(contentsOf: file)?.versionChecksum == checksum, "\(version)")
+        }
+        #expect(throws: (any Error).self) {
+            try NSManagedObjectModel.checksumsForVersionedModel(at: URL(fileURLWithPath: "/tmp/Nothing.sqlite"))
+        }
+    }
+
     @Test func aValueThatIsNoObjectFailsTheSaveNamingTheRelationship() throws {
         let (container, directory) = try library()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -79,7 +79,9 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
     }
 
     /// Creates an object of the entity this class is registered for, inserted into `context`.
-    public convenience init(context: NSManagedObjectContext) {
+    /// `required`, so that generic code can make objects of a class it is given
+    /// (`Entity(context: context)` for `Entity: NSManagedObject`), as on Apple's platforms.
+    public required convenience init(context: NSManagedObjectContext) {
         guard let entity = context.model?.entity(for: Self.self) else {
             preconditionFailure("No entity of the context's model has class \(String(reflecting: Self.self)): no entity names it (representedClassName \"\(Self.self)\" or \"\(String(reflecting: Self.self))\"), or several do")
         }

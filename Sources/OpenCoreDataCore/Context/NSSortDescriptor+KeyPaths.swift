@@ -50,7 +50,7 @@ extension NSSortDescriptor {
         }
     }
 
-    private static func key(of keyPath: AnyKeyPath) -> String {
+    static func key(of keyPath: AnyKeyPath) -> String {
         switch KeyPathName(keyPath) {
         case .property(let name): return name
         case .count: return "@count"

@@ -17,13 +17,39 @@ public final class NSSortDescriptor: @unchecked Sendable, CustomStringConvertibl
     /// The key path to sort by.
     public let key: String?
     public let ascending: Bool
-    /// The comparison selector's name (`compare:`, `caseInsensitiveCompare:`, …).
+    /// The comparison selector's name (`compare:`, `caseInsensitiveCompare:`, …); empty for a
+    /// descriptor that compares with a block.
     public let selectorName: String
+    /// The block the descriptor compares its key's values with, when it was made with one.
+    private let block: Comparator?
 
     public init(key: String?, ascending: Bool) {
         self.key = key
         self.ascending = ascending
         self.selectorName = "compare:"
+        block = nil
+    }
+
+    /// A sort descriptor that compares its key's values with `cmptr`: for sorting in memory
+    /// (`sortedArray(using:)`). A fetch request refuses it, as Core Data's SQLite store does.
+    ///
+    /// ```swift
+    /// let natural = NSSortDescriptor(key: "name", ascending: true) { lhs, rhs in
+    ///     (lhs as! String).compare(rhs as! String, options: [.caseInsensitive, .numeric])
+    /// }
+    /// ```
+    public init(key: String?, ascending: Bool, comparator cmptr: @escaping Comparator) {
+        self.key = key
+        self.ascending = ascending
+        selectorName = ""
+        block = cmptr
+    }
+
+    /// The comparison the descriptor makes of two values of its key.
+    public var comparator: Comparator {
+        if let block { return block }
+        let ordering = stringOrdering
+        return { ValueComparison.sortOrder($0, $1, strings: ordering) }
     }
 
     /// A sort descriptor with a named comparison: `compare:`, `caseInsensitiveCompare:`,
@@ -32,11 +58,19 @@ public final class NSSortDescriptor: @unchecked Sendable, CustomStringConvertibl
         self.key = key
         self.ascending = ascending
         self.selectorName = selectorName
+        block = nil
+    }
+
+    private init(key: String?, ascending: Bool, selectorName: String, block: Comparator?) {
+        self.key = key
+        self.ascending = ascending
+        self.selectorName = selectorName
+        self.block = block
     }
 
     /// The descriptor sorting the opposite way.
     public var reversedSortDescriptor: NSSortDescriptor {
-        NSSortDescriptor(key: key, ascending: !ascending, selectorName: selectorName)
+        NSSortDescriptor(key: key, ascending: !ascending, selectorName: selectorName, block: block)
     }
 
     /// The comparison selectors fetches can sort by.
@@ -58,12 +92,23 @@ public final class NSSortDescriptor: @unchecked Sendable, CustomStringConvertibl
     public func compare(_ lhs: Any, to rhs: Any) -> ComparisonResult {
         let left = KeyPathValue.value(of: lhs, keyPath: key)
         let right = KeyPathValue.value(of: rhs, keyPath: key)
-        let order = ValueComparison.sortOrder(left, right, strings: stringOrdering)
+        let order: ComparisonResult
+        if let block {
+            // Nil (and NSNull) first, as the selector comparisons order them; the block sees values.
+            switch (left.flatMap { $0 is NSNull ? nil : $0 }, right.flatMap { $0 is NSNull ? nil : $0 }) {
+            case (nil, nil): order = .orderedSame
+            case (nil, _): order = .orderedAscending
+            case (_, nil): order = .orderedDescending
+            case let (left?, right?): order = block(left, right)
+            }
+        } else {
+            order = ValueComparison.sortOrder(left, right, strings: stringOrdering)
+        }
         return ascending ? order : order.reversed
     }
 
     public var description: String {
-        "(\(key ?? "SELF"), \(ascending ? "ascending" : "descending"), \(selectorName))"
+        "(\(key ?? "SELF"), \(ascending ? "ascending" : "descending"), \(block == nil ? selectorName : "<comparator>"))"
     }
 }
 
@@ -74,6 +119,18 @@ extension ComparisonResult {
         case .orderedDescending: .orderedAscending
         case .orderedSame: .orderedSame
         }
+    }
+}
+
+extension Sequence {
+    /// The elements sorted by `sortDescriptors`, the first one deciding first: what
+    /// `NSArray.sortedArray(using:)` answers, for OpenCoreData's `NSSortDescriptor`.
+    ///
+    /// ```swift
+    /// let sorted = (people as NSArray).sortedArray(using: [NSSortDescriptor(key: "age", ascending: true)])
+    /// ```
+    public func sortedArray(using sortDescriptors: [NSSortDescriptor]) -> [Element] {
+        Array(self).sorted(by: sortDescriptors)
     }
 }
 

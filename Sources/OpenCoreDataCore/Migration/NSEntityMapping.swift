@@ -12,7 +12,7 @@ open class NSEntityMapping: NSObject {
 
     /// The mapping's name; an inferred one is `<Source>To<Destination>` (`Add<Destination>`,
     /// `Remove<Source>` for an added or removed entity).
-    open var name: String?
+    open var name: String!
     open var mappingType: NSEntityMappingType = .undefinedEntityMappingType
     open var sourceEntityName: String?
     open var sourceEntityVersionHash: Data?

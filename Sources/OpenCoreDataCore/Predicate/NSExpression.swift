@@ -67,6 +67,15 @@ open class NSExpression: @unchecked Sendable, CustomStringConvertible {
         self.init(type: .keyPath, name: keyPath)
     }
 
+    /// The key path of a Swift key path: `NSExpression(forKeyPath: \Product.price)`.
+    ///
+    /// A `@Managed` property's key path is resolved through its class's entity, as
+    /// `NSSortDescriptor(keyPath:ascending:)` resolves it; one that names no property stops the
+    /// program, as Core Data's does for a key path Objective-C cannot see.
+    public convenience init<Root, Value>(forKeyPath keyPath: KeyPath<Root, Value>) {
+        self.init(forKeyPath: NSSortDescriptor.key(of: keyPath))
+    }
+
     /// A `$variable` replaced through `withSubstitutionVariables(_:)`.
     public convenience init(forVariable name: String) {
         self.init(type: .variable, name: name)

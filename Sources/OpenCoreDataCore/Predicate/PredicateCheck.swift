@@ -61,6 +61,9 @@ package enum PredicateCheck {
     /// sort the SQLite store refuses is refused in memory too.
     package static func validate(_ sortDescriptors: [NSSortDescriptor], for entity: NSEntityDescription) throws {
         for descriptor in sortDescriptors {
+            guard !descriptor.selectorName.isEmpty else {
+                throw invalid("the sort descriptor for key \(descriptor.key ?? "SELF") compares with a block, which a fetch can't sort by (sort the results with sortedArray(using:))", nil)
+            }
             guard NSSortDescriptor.supportedSelectorNames.contains(descriptor.selectorName) else {
                 let supported = NSSortDescriptor.supportedSelectorNames.sorted().joined(separator: ", ")
                 throw invalid("unsupported sort selector \(descriptor.selectorName) for key \(descriptor.key ?? "SELF") (supported: \(supported))", nil)

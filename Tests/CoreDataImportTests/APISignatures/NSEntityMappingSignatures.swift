@@ -33,8 +33,8 @@ extension APISignatures {
             let _: NSEntityMapping = NSEntityMapping()
         }
         check("NSEntityMapping.name") {
-            // Apple's is `String!`.
             let _: ReferenceWritableKeyPath<NSEntityMapping, String?> = \.name
+            let _: (NSEntityMapping) -> String = { $0.name }   // implicitly unwrapped, as Apple's
         }
         check("NSEntityMapping.mappingType") {
             let _: ReferenceWritableKeyPath<NSEntityMapping, NSEntityMappingType> = \.mappingType

@@ -14,6 +14,9 @@ extension APISignatures {
         check("NSManagedObjectModel.encode(with:)") {
             let _: (NSManagedObjectModel) -> (NSCoder) -> Void = NSManagedObjectModel.encode(with:)
         }
+        check("NSManagedObjectModel.checksumsForVersionedModel(at:)") {
+            let _: (URL) throws -> [String: String] = NSManagedObjectModel.checksumsForVersionedModel(at:)
+        }
         check("NSManagedObjectModel") {
             let _: NSObject = NSManagedObjectModel()
         }

@@ -29,6 +29,7 @@ extension APISignatures {
         }
         check("NSManagedObject.init(context:)") {
             let _: NSManagedObject = NSManagedObject(context: NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType))
+            func make<Entity: NSManagedObject>(_: Entity.Type, in context: NSManagedObjectContext) -> Entity { Entity(context: context) }
         }
         check("NSManagedObject.managedObjectContext") {
             let _: KeyPath<NSManagedObject, NSManagedObjectContext?> = \.managedObjectContext
