@@ -22,6 +22,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         // Which CPU a thread runs on (Linux's scheduling calls Swift's Glibc module does not show).
         .target(name: "COCDThreads"),
+        // Reading a C variable argument list (`NSPredicate(format:arguments:)`), which Swift cannot.
+        .target(name: "COCDVarArgs"),
         // SQL as data: statement fragments with their bound values, shared by the SQL engines' layers.
         .target(name: "OCDSQL"),
         // The SQLite layer: connections, statements, transactions. Knows nothing of Core Data.
@@ -30,7 +32,7 @@ let package = Package(
         .target(name: "OCDPostgres", dependencies: ["CLibPQ", "OCDSQL"]),
         // The object graph: model, predicates, contexts, the coordinator, the store seam, the
         // in-memory store and NSIncrementalStore. Knows no SQL.
-        .target(name: "OpenCoreDataCore", dependencies: ["CZlib", "COCDThreads"]),
+        .target(name: "OpenCoreDataCore", dependencies: ["CZlib", "COCDThreads", "COCDVarArgs"]),
         // The SQLite store in Core Data's file layout, on the SQLite layer.
         .target(name: "OpenCoreDataSQLite", dependencies: ["OpenCoreDataCore", "OCDSQLite"]),
         // The PostgreSQL store: Core Data's layout in a PostgreSQL database, on the PostgreSQL layer.
@@ -60,7 +62,7 @@ let package = Package(
 // platforms the name is the system framework's, and applications import OpenCoreData.
 #if !canImport(Darwin)
 package.products.append(.library(name: "CoreData", targets: ["CoreData"]))
-package.targets.append(.target(name: "CoreData", dependencies: ["OpenCoreData"]))
+package.targets.append(.target(name: "CoreData", dependencies: ["OpenCoreData", "OpenCoreDataCore"]))
 // Xcode's Core Data app template as a command, built through `import CoreData`: `swift run ItemsApp`.
 package.targets.append(.executableTarget(name: "ItemsApp", dependencies: ["CoreData"], path: "Examples/ItemsApp",
                                          resources: [.copy("ItemsApp.xcdatamodeld")]))

@@ -50,6 +50,28 @@ import CoreData
         #expect(try titles(NSPredicate(format: "pages == %@", NSNumber(value: 0) as CVarArg), in: context).sorted() == ["Dune", "Physics"])
     }
 
+    /// The objc.io book's helper: a predicate made from a `CVaListPointer`.
+    private static func predicate(format: String, _ args: CVarArg...) -> NSPredicate {
+        withVaList(args) { NSPredicate(format: format, arguments: $0) }
+    }
+
+    @Test func aPredicateFromAVariableArgumentListReadsEachArgumentAsItsSpecifierSays() throws {
+        let (container, directory) = try library()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = container.viewContext
+        #expect(try titles(Self.predicate(format: "%K == %@", "title", "Dune"), in: context) == ["Dune"])
+        #expect(try titles(Self.predicate(format: "isbn == %@ AND published == %@", Self.isbn, Self.published), in: context) == ["Dune"])
+        #expect(try titles(Self.predicate(format: "pages == %d AND pages < %ld AND pages < %f", Int32(0), 5, 2.5), in: context).sorted()
+                == ["Dune", "Physics"])
+        let dune = try #require(try context.fetch(Book.fetchRequest()).first { $0.title == "Dune" })
+        #expect(try titles(Self.predicate(format: "self == %@", dune), in: context) == ["Dune"])
+        #expect(try titles(Self.predicate(format: "self == %@", dune.objectID), in: context) == ["Dune"])
+        // A specifier inside a quoted string is text, and takes no argument.
+        #expect(try titles(Self.predicate(format: "title != '%@' AND title == %@", "Physics"), in: context) == ["Physics"])
+        let doubled = withVaList(["pages"]) { NSExpression(format: "%K * 2", arguments: $0) }
+        #expect(doubled.description.contains("pages"))
+    }
+
     /// Handed to a C variadic function, such an argument stands for the object it bridges to.
     @Test func aCVarArgValueFormatsAsItsObject() {
         #expect(String(format: "isbn %@", Self.isbn as CVarArg) == "isbn \(Self.isbn.uuidString)")

@@ -321,6 +321,16 @@ extension NSExpression {
     }
 
     /// An expression parsed from a format string with its arguments in an array.
+    /// An expression parsed from a format string with its arguments in a C variable argument
+    /// list, as `withVaList` makes one (read as `NSPredicate(format:arguments:)` reads them).
+    ///
+    /// ```swift
+    /// let total = withVaList(["price"]) { NSExpression(format: "%K * 2", arguments: $0) }
+    /// ```
+    public convenience init(format expressionFormat: String, arguments argList: CVaListPointer) {
+        self.init(format: expressionFormat, argumentArray: FormatVarArgs.arguments(for: expressionFormat, from: argList))
+    }
+
     public convenience init(format expressionFormat: String, argumentArray arguments: [Any]) {
         do {
             try self.init(validatingFormat: expressionFormat, argumentArray: arguments)

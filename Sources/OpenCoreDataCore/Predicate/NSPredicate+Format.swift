@@ -23,6 +23,23 @@ extension NSPredicate {
         }
     }
 
+    /// A predicate parsed from a format string with its arguments in a C variable argument list,
+    /// as `withVaList` makes one.
+    ///
+    /// ```swift
+    /// static func predicate(format: String, _ args: CVarArg...) -> NSPredicate {
+    ///     withVaList(args) { NSPredicate(format: format, arguments: $0) }
+    /// }
+    /// ```
+    /// Each argument is read as its specifier says it was passed — `%@` and `%K` an object (a
+    /// `String`, an `NSNumber`, … or, through the `CoreData` module, a `UUID`, a `Date`, a managed
+    /// object), `%d` an `Int32`, `%ld` an `Int`, `%f` a `Double` — so, as in C and Core Data, an
+    /// argument that does not match its specifier is read wrongly (an `Int` for `%@` stops the
+    /// program).
+    public convenience init(format predicateFormat: String, arguments argList: CVaListPointer) {
+        self.init(format: predicateFormat, argumentArray: FormatVarArgs.arguments(for: predicateFormat, from: argList))
+    }
+
     /// Parses `predicateFormat`, throwing `PredicateFormatError` (naming what was expected and
     /// at which character) when it is malformed.
     public convenience init(validatingFormat predicateFormat: String, _ args: Any?...) throws {

@@ -1,0 +1,133 @@
+import COCDVarArgs
+import Foundation
+import Synchronization
+
+/// The arguments of a format string, read from a C variable argument list: what
+/// `NSPredicate(format:arguments:)` and `NSExpression(format:arguments:)` take from
+/// `withVaList`. The format's specifiers say how each argument was passed — `%@` and `%K` an
+/// object, `%d` an `int`, `%ld` a `long`, `%f` a `double`, `%s` a C string — as C's own
+/// `printf` reads them; a specifier inside a quoted string is text, not an argument.
+enum FormatVarArgs {
+    /// The arguments `format` names, read from `list`; an object is given as it was passed, a
+    /// string as a `String`, a null pointer as `NSNull`.
+    static func arguments(for format: String, from list: CVaListPointer) -> [Any] {
+        let kinds = self.kinds(in: format)
+        guard !kinds.isEmpty else { return [] }
+        var values = [OCDVarArgValue](repeating: OCDVarArgValue(), count: kinds.count)
+        kinds.map { Int32($0 == .cString ? Kind.object.rawValue : $0.rawValue) }.withUnsafeBufferPointer { kindBuffer in
+            values.withUnsafeMutableBufferPointer { valueBuffer in
+                ocd_read_var_args(list, kindBuffer.baseAddress, Int32(kinds.count), valueBuffer.baseAddress)
+            }
+        }
+        return zip(kinds, values).map { kind, value in argument(of: kind, value) }
+    }
+
+    /// How an argument was passed (`OCDVarArgKind`, with C strings told apart from objects).
+    enum Kind: Int {
+        case int = 0, unsignedInt, long, unsignedLong, double, object, cString = 105
+    }
+
+    private static func argument(of kind: Kind, _ value: OCDVarArgValue) -> Any {
+        switch kind {
+        case .int: return Int(Int32(truncatingIfNeeded: value.integer))
+        case .unsignedInt: return Int(UInt32(truncatingIfNeeded: value.unsignedInteger))
+        case .long: return Int(value.integer)
+        case .unsignedLong: return Int(exactly: value.unsignedInteger) ?? NSNumber(value: value.unsignedInteger)
+        case .double: return value.real
+        case .cString:
+            guard let pointer = value.pointer else { return NSNull() }
+            return String(cString: pointer.assumingMemoryBound(to: CChar.self))
+        case .object:
+            guard let pointer = value.pointer else { return NSNull() }
+            let object = Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue()
+            if let value = CVarArgValues.value(for: object) { return value }
+            if let string = object as? NSString { return string.description }
+            return object
+        }
+    }
+
+    /// The kinds of the arguments `format` names, in order.
+    static func kinds(in format: String) -> [Kind] {
+        let characters = Array(format)
+        var kinds: [Kind] = []
+        var index = 0
+        while index < characters.count {
+            let character = characters[index]
+            if character == "\"" || character == "'" {
+                index = end(ofStringAt: index, quote: character, in: characters)
+                continue
+            }
+            index += 1
+            guard character == "%", index < characters.count else { continue }
+            var longs = 0
+            while index < characters.count, "lqh".contains(characters[index]) {
+                if characters[index] != "h" { longs += 1 }
+                index += 1
+            }
+            guard index < characters.count else { break }
+            let conversion = characters[index]
+            index += 1
+            switch conversion {
+            case "@", "K": kinds.append(.object)
+            case "s", "S": kinds.append(.cString)
+            case "d", "i", "c": kinds.append(longs > 0 ? .long : .int)
+            case "u", "x", "X", "o": kinds.append(longs > 0 ? .unsignedLong : .unsignedInt)
+            case "f", "e", "g", "a", "A": kinds.append(.double)
+            default: break   // `%%`, or a specifier the parser will refuse, naming it
+            }
+        }
+        return kinds
+    }
+
+    /// The index after the string that opens at `start`, as the format lexer reads strings
+    /// (a backslash escapes the next character).
+    private static func end(ofStringAt start: Int, quote: Character, in characters: [Character]) -> Int {
+        var index = start + 1
+        while index < characters.count {
+            if characters[index] == "\\" { index += 2; continue }
+            if characters[index] == quote { return index + 1 }
+            index += 1
+        }
+        return index
+    }
+}
+
+/// The values passed as C variable arguments through the `CoreData` module's `CVarArg`
+/// conformances (`UUID`, `Date`, managed objects, …): each is passed as an `NSString` of its
+/// description — what `String(format: "%@", …)` prints — and kept here with the string, so that
+/// `NSPredicate(format:arguments:)` reads the value itself back. The 4,096 most recent are
+/// kept (the string must outlive the call it is passed to, as an autoreleased object would).
+package enum CVarArgValues {
+    private final class Recent: @unchecked Sendable {
+        // @unchecked Sendable: only touched inside `recent`'s lock.
+        var entries: [(string: NSString, value: Any)] = []
+        var positions: [ObjectIdentifier: Int] = [:]
+        var next = 0
+    }
+
+    private static let capacity = 4096
+    private static let recent = Mutex(Recent())
+
+    /// The encoding of `value` as a C variable argument: a pointer to a string of its description.
+    package static func encoding(of value: Any) -> [Int] {
+        let string = NSString(string: String(describing: value))
+        recent.withLock { recent in
+            let entry = (string: string, value: value)
+            if recent.entries.count < capacity {
+                recent.positions[ObjectIdentifier(string)] = recent.entries.count
+                recent.entries.append(entry)
+            } else {
+                recent.positions[ObjectIdentifier(recent.entries[recent.next].string)] = nil
+                recent.positions[ObjectIdentifier(string)] = recent.next
+                recent.entries[recent.next] = entry
+                recent.next = (recent.next + 1) % capacity
+            }
+        }
+        return [Int(bitPattern: UInt(bitPattern: Unmanaged.passUnretained(string).toOpaque()))]
+    }
+
+    /// The value `object` was passed for, when it is one of the strings `encoding(of:)` made.
+    package static func value(for object: AnyObject) -> Any? {
+        recent.withLock { recent in recent.positions[ObjectIdentifier(object)].map { recent.entries[$0].value } }
+    }
+}
