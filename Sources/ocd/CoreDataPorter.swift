@@ -6,6 +6,8 @@ import Foundation
 /// - `@objc` and `@objc(Name)` attributes are wrapped in `#if canImport(ObjectiveC)`;
 /// - `@NSManaged var`s become `@Managed` in a class body and `ManagedKey` properties in an
 ///   extension; `@NSManaged func` to-many accessors get bodies over the mutable set views;
+///   where the files declare a type of their own named `Managed` (the objc.io book's protocol),
+///   the property wrapper is written `@CoreData.Managed`;
 /// - `#keyPath(Item.a.b)` becomes `"a.b"`;
 /// - `override`s in an extension of a class declared in one of the files move into the class
 ///   body (Swift on Linux cannot override in an extension).
@@ -26,8 +28,22 @@ struct CoreDataPorter {
     private(set) var files: [SourceFile]
     private(set) var problems: [Problem] = []
 
+    /// The property wrapper's name as the ported files must spell it.
+    private let managedAttribute: String
+
     init(files: [SourceFile]) {
         self.files = files
+        managedAttribute = files.contains { Self.declaresOwnManagedType($0.lines) } ? "@CoreData.Managed" : "@Managed"
+    }
+
+    /// Whether the lines declare a type named `Managed`, which hides the property wrapper of that
+    /// name in their module.
+    private static func declaresOwnManagedType(_ lines: [String]) -> Bool {
+        let kinds = ["protocol", "class", "struct", "enum", "typealias", "actor"]
+        return lines.contains { line in
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == ":" || $0 == "<" || $0 == "=" || $0 == "{" })
+            return zip(words, words.dropFirst()).contains { kinds.contains(String($0)) && $1 == "Managed" }
+        }
     }
 
     /// Applies every rewrite to every file.
@@ -156,7 +172,7 @@ struct CoreDataPorter {
             let type = words[words.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             guard !name.isEmpty, !type.isEmpty, !type.contains("{") else { return nil }
             guard case .extension(let owner)? = scope?.kind else {
-                return [indent + "@Managed \(modifiers)var \(name): \(type)"]
+                return [indent + "\(managedAttribute) \(modifiers)var \(name): \(type)"]
             }
             return [
                 indent + "private static let \(name)Key = ManagedKey<\(type)>(\"\(name)\")",

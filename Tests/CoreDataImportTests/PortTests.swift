@@ -77,6 +77,21 @@ import CoreData
         #expect(missing.error == "ocd: /no/such/File.swift: no such file or folder\n")
     }
 
+    /// A code base with the objc.io book's `protocol Managed`, which hides the property wrapper
+    /// of that name: the ported properties spell it `@CoreData.Managed`.
+    @Test func aTypeNamedManagedInTheFilesMakesTheWrapperQualified() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("ocd-port-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("protocol Managed: AnyObject, NSFetchRequestResult {\n    static var entityName: String { get }\n}\n".utf8)
+            .write(to: folder.appendingPathComponent("Managed.swift"))
+        let mood = folder.appendingPathComponent("Mood.swift")
+        try Data("import CoreData\n\nfinal class Mood: NSManagedObject, Managed {\n    @NSManaged var date: Date?\n}\n".utf8).write(to: mood)
+        let result = try Tool.run(["port", folder.path])
+        #expect(result.status == 0, "\(result.error)")
+        #expect(try String(contentsOf: mood, encoding: .utf8).contains("    @CoreData.Managed var date: Date?\n"))
+    }
+
     static func model() -> NSManagedObjectModel {
         let notebook = NSEntityDescription()
         notebook.name = "Notebook"
