@@ -24,7 +24,7 @@ struct ClassFileGenerator {
 
     /// Whether Xcode would generate anything for the entity: it names a class of its own.
     var hasClass: Bool {
-        let name = entity.managedObjectClassName
+        let name: String = entity.managedObjectClassName
         return !name.isEmpty && name != "NSManagedObject"
     }
 

@@ -135,6 +135,16 @@ import CoreData
         #expect("\(error.map { ($0 as NSError).localizedDescription } ?? "")".contains("title"))
     }
 
+    /// Apple's class name is `null_resettable`: nil puts `NSManagedObject` back.
+    @Test func anEntitysClassNameIsImplicitlyUnwrappedAndResets() {
+        let entity = NSEntityDescription()
+        entity.managedObjectClassName = "Item"
+        let name: String = entity.managedObjectClassName
+        #expect(name == "Item")
+        entity.managedObjectClassName = nil
+        #expect(entity.managedObjectClassName == "NSManagedObject")
+    }
+
     @Test func theChecksumsOfAVersionedModelAreEachVersionsChecksum() throws {
         let checksums = try NSManagedObjectModel.checksumsForVersionedModel(at: CodegenTests.model)
         #expect(!checksums.isEmpty)

@@ -19,7 +19,17 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// Abstract entities have no instances of their own, only of their sub-entities.
     public var isAbstract = false { didSet { checkEditable("isAbstract") } }
     /// The name of the `NSManagedObject` subclass for this entity's objects.
-    public var managedObjectClassName: String = "NSManagedObject" { didSet { checkEditable("managedObjectClassName") } }
+    ///
+    /// Implicitly unwrapped, as Apple's (`null_resettable`): assigning nil resets it to
+    /// `"NSManagedObject"`.
+    public var managedObjectClassName: String! {
+        get { className }
+        set {
+            checkEditable("managedObjectClassName")
+            className = newValue ?? "NSManagedObject"
+        }
+    }
+    private var className = "NSManagedObject"
     /// Free-form information for the application.
     public var userInfo: [AnyHashable: Any]? { didSet { checkEditable("userInfo") } }
     /// A string that changes the version hash without changing the schema.

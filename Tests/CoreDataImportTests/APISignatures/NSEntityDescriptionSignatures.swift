@@ -23,7 +23,9 @@ extension APISignatures {
             let _: KeyPath<NSEntityDescription, NSManagedObjectModel?> = \.managedObjectModel
         }
         check("NSEntityDescription.managedObjectClassName") {
-            let _: ReferenceWritableKeyPath<NSEntityDescription, String> = \.managedObjectClassName
+            let _: ReferenceWritableKeyPath<NSEntityDescription, String?> = \.managedObjectClassName
+            let _: (NSEntityDescription) -> String = { $0.managedObjectClassName }   // implicitly unwrapped, as Apple's
+            let _: (NSEntityDescription) -> Void = { $0.managedObjectClassName = nil }
         }
         check("NSEntityDescription.name") {
             let _: ReferenceWritableKeyPath<NSEntityDescription, String?> = \.name

@@ -21,7 +21,7 @@ struct ModelDescription: Equatable, CustomStringConvertible {
         }
         for entity in model.entities.sorted(by: { ($0.name ?? "") < ($1.name ?? "") }) {
             let name = entity.name ?? "?"
-            lines.append("\(name): class \(entity.managedObjectClassName) abstract \(entity.isAbstract) super \(entity.superentity?.name ?? "-") renaming \(entity.renamingIdentifier ?? "-") modifier \(entity.versionHashModifier ?? "-") userInfo \(Self.describe(entity.userInfo))")
+            lines.append("\(name): class \(entity.managedObjectClassName!) abstract \(entity.isAbstract) super \(entity.superentity?.name ?? "-") renaming \(entity.renamingIdentifier ?? "-") modifier \(entity.versionHashModifier ?? "-") userInfo \(Self.describe(entity.userInfo))")
             lines.append("\(name) unique \(entity.uniquenessConstraints.map { $0.map(Self.propertyName) })")
             lines.append("\(name) compound \(entity.compoundIndexes.map { $0.map(Self.propertyName) })")
             for index in entity.indexes {
