@@ -7,73 +7,91 @@ import OpenCoreDataCore
 // `CVarArg`; Foundation on Linux makes only `NSString` and the numbers so. The predicate
 // parser reads such an argument as the value it is. Passed as a C variable argument instead
 // (`withVaList`, `String(format: "%@", id as CVarArg)`), each is an `NSString` of its
-// description, which `NSPredicate(format:arguments:)` reads back as the value itself
+// description, kept alive by `withVaList` for its closure (`_CVarArgObject`, as Foundation's
+// `String` is), which `NSPredicate(format:arguments:)` reads back as the value itself
 // (`CVarArgValues`).
 
-extension UUID: @retroactive CVarArg {
-    public var _cVarArgEncoding: [Int] { CVarArgValues.encoding(of: self) }
+extension UUID: @retroactive CVarArg, @retroactive _CVarArgObject {
+    public var _cVarArgObject: CVarArg { CVarArgValues.object(for: self) }
+    public var _cVarArgEncoding: [Int] { _cVarArgObject._cVarArgEncoding }
 }
 
-extension Date: @retroactive CVarArg {
-    public var _cVarArgEncoding: [Int] { CVarArgValues.encoding(of: self) }
+extension Date: @retroactive CVarArg, @retroactive _CVarArgObject {
+    public var _cVarArgObject: CVarArg { CVarArgValues.object(for: self) }
+    public var _cVarArgEncoding: [Int] { _cVarArgObject._cVarArgEncoding }
 }
 
-extension URL: @retroactive CVarArg {
-    public var _cVarArgEncoding: [Int] { CVarArgValues.encoding(of: self) }
+extension URL: @retroactive CVarArg, @retroactive _CVarArgObject {
+    public var _cVarArgObject: CVarArg { CVarArgValues.object(for: self) }
+    public var _cVarArgEncoding: [Int] { _cVarArgObject._cVarArgEncoding }
 }
 
-extension Data: @retroactive CVarArg {
-    public var _cVarArgEncoding: [Int] { CVarArgValues.encoding(of: self) }
+extension Data: @retroactive CVarArg, @retroactive _CVarArgObject {
+    public var _cVarArgObject: CVarArg { CVarArgValues.object(for: self) }
+    public var _cVarArgEncoding: [Int] { _cVarArgObject._cVarArgEncoding }
 }
 
-extension Decimal: @retroactive CVarArg {
-    public var _cVarArgEncoding: [Int] { CVarArgValues.encoding(of: self) }
+extension Decimal: @retroactive CVarArg, @retroactive _CVarArgObject {
+    public var _cVarArgObject: CVarArg { CVarArgValues.object(for: self) }
+    public var _cVarArgEncoding: [Int] { _cVarArgObject._cVarArgEncoding }
 }
 
-extension NSNumber: @retroactive CVarArg {
-    public var _cVarArgEncoding: [Int] { CVarArgValues.encoding(of: self) }
+extension NSNumber: @retroactive CVarArg, @retroactive _CVarArgObject {
+    public var _cVarArgObject: CVarArg { CVarArgValues.object(for: self) }
+    public var _cVarArgEncoding: [Int] { _cVarArgObject._cVarArgEncoding }
 }
 
-extension NSDate: @retroactive CVarArg {
-    public var _cVarArgEncoding: [Int] { CVarArgValues.encoding(of: self) }
+extension NSDate: @retroactive CVarArg, @retroactive _CVarArgObject {
+    public var _cVarArgObject: CVarArg { CVarArgValues.object(for: self) }
+    public var _cVarArgEncoding: [Int] { _cVarArgObject._cVarArgEncoding }
 }
 
-extension NSData: @retroactive CVarArg {
-    public var _cVarArgEncoding: [Int] { CVarArgValues.encoding(of: self) }
+extension NSData: @retroactive CVarArg, @retroactive _CVarArgObject {
+    public var _cVarArgObject: CVarArg { CVarArgValues.object(for: self) }
+    public var _cVarArgEncoding: [Int] { _cVarArgObject._cVarArgEncoding }
 }
 
-extension NSURL: @retroactive CVarArg {
-    public var _cVarArgEncoding: [Int] { CVarArgValues.encoding(of: self) }
+extension NSURL: @retroactive CVarArg, @retroactive _CVarArgObject {
+    public var _cVarArgObject: CVarArg { CVarArgValues.object(for: self) }
+    public var _cVarArgEncoding: [Int] { _cVarArgObject._cVarArgEncoding }
 }
 
-extension NSUUID: @retroactive CVarArg {
-    public var _cVarArgEncoding: [Int] { CVarArgValues.encoding(of: self) }
+extension NSUUID: @retroactive CVarArg, @retroactive _CVarArgObject {
+    public var _cVarArgObject: CVarArg { CVarArgValues.object(for: self) }
+    public var _cVarArgEncoding: [Int] { _cVarArgObject._cVarArgEncoding }
 }
 
-extension NSArray: @retroactive CVarArg {
-    public var _cVarArgEncoding: [Int] { CVarArgValues.encoding(of: self) }
+extension NSArray: @retroactive CVarArg, @retroactive _CVarArgObject {
+    public var _cVarArgObject: CVarArg { CVarArgValues.object(for: self) }
+    public var _cVarArgEncoding: [Int] { _cVarArgObject._cVarArgEncoding }
 }
 
-extension NSDictionary: @retroactive CVarArg {
-    public var _cVarArgEncoding: [Int] { CVarArgValues.encoding(of: self) }
+extension NSDictionary: @retroactive CVarArg, @retroactive _CVarArgObject {
+    public var _cVarArgObject: CVarArg { CVarArgValues.object(for: self) }
+    public var _cVarArgEncoding: [Int] { _cVarArgObject._cVarArgEncoding }
 }
 
-extension NSSet: @retroactive CVarArg {
-    public var _cVarArgEncoding: [Int] { CVarArgValues.encoding(of: self) }
+extension NSSet: @retroactive CVarArg, @retroactive _CVarArgObject {
+    public var _cVarArgObject: CVarArg { CVarArgValues.object(for: self) }
+    public var _cVarArgEncoding: [Int] { _cVarArgObject._cVarArgEncoding }
 }
 
-extension NSOrderedSet: @retroactive CVarArg {
-    public var _cVarArgEncoding: [Int] { CVarArgValues.encoding(of: self) }
+extension NSOrderedSet: @retroactive CVarArg, @retroactive _CVarArgObject {
+    public var _cVarArgObject: CVarArg { CVarArgValues.object(for: self) }
+    public var _cVarArgEncoding: [Int] { _cVarArgObject._cVarArgEncoding }
 }
 
-extension NSNull: @retroactive CVarArg {
-    public var _cVarArgEncoding: [Int] { CVarArgValues.encoding(of: self) }
+extension NSNull: @retroactive CVarArg, @retroactive _CVarArgObject {
+    public var _cVarArgObject: CVarArg { CVarArgValues.object(for: self) }
+    public var _cVarArgEncoding: [Int] { _cVarArgObject._cVarArgEncoding }
 }
 
-extension NSManagedObject: CVarArg {
-    public var _cVarArgEncoding: [Int] { CVarArgValues.encoding(of: self) }
+extension NSManagedObject: CVarArg, _CVarArgObject {
+    public var _cVarArgObject: CVarArg { CVarArgValues.object(for: self) }
+    public var _cVarArgEncoding: [Int] { _cVarArgObject._cVarArgEncoding }
 }
 
-extension NSManagedObjectID: CVarArg {
-    public var _cVarArgEncoding: [Int] { CVarArgValues.encoding(of: self) }
+extension NSManagedObjectID: CVarArg, _CVarArgObject {
+    public var _cVarArgObject: CVarArg { CVarArgValues.object(for: self) }
+    public var _cVarArgEncoding: [Int] { _cVarArgObject._cVarArgEncoding }
 }

@@ -41,7 +41,10 @@ struct CoreDataPorter {
     private static func declaresOwnManagedType(_ lines: [String]) -> Bool {
         let kinds = ["protocol", "class", "struct", "enum", "typealias", "actor"]
         return lines.contains { line in
-            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == ":" || $0 == "<" || $0 == "=" || $0 == "{" })
+            // Code only: what follows `//` is a comment (a `//` inside a string is rare here).
+            let code = line.range(of: "//").map { String(line[..<$0.lowerBound]) } ?? line
+            guard !code.trimmingCharacters(in: .whitespaces).hasPrefix("*") else { return false }
+            let words = code.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == ":" || $0 == "<" || $0 == "=" || $0 == "{" })
             return zip(words, words.dropFirst()).contains { kinds.contains(String($0)) && $1 == "Managed" }
         }
     }

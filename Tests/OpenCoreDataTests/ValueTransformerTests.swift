@@ -79,6 +79,18 @@ final class LegacySketch: NSObject, NSCoding {
         #expect(NSSecureUnarchiveFromDataTransformer().reverseTransformedValue(LegacySketch(title: "old")) == nil)
         #expect(NSSecureUnarchiveFromDataTransformer().reverseTransformedValue(BookSettings(theme: "dark", fontSize: 12)) == nil)
         #expect(NSSecureUnarchiveFromDataTransformer().reverseTransformedValue(nil) == nil)
+        // Inside a collection too, without stopping the archiver.
+        #expect(NSSecureUnarchiveFromDataTransformer().reverseTransformedValue(["settings": BookSettings(theme: "dark", fontSize: 12)]) == nil)
+        #expect(NSSecureUnarchiveFromDataTransformer().reverseTransformedValue([LegacySketch(title: "old")]) == nil)
+    }
+
+    /// Listing `NSObject`, which every class inherits from, allows no class more.
+    @Test func listingNSObjectAllowsNothingMore() throws {
+        final class AnythingTransformer: NSSecureUnarchiveFromDataTransformer {
+            override class var allowedTopLevelClasses: [AnyClass] { [NSObject.self] }
+        }
+        let data = try #require(PaletteTransformer().reverseTransformedValue(Palette(colors: ["red"])) as? Data)
+        #expect(AnythingTransformer().transformedValue(data) == nil)
     }
 
     /// An archive that describes its classes falsely: a `$classes` list claiming `NSArray` for a

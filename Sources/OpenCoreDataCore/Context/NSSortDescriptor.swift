@@ -13,7 +13,8 @@ import Foundation
 /// Difference from Core Data: the `localized…` comparisons do not depend on the current locale,
 /// so that a store and memory sort alike on every machine.
 public final class NSSortDescriptor: @unchecked Sendable, CustomStringConvertible {
-    // @unchecked Sendable: immutable.
+    // @unchecked Sendable: immutable; a comparator block is called only by the thread sorting
+    // with it, as with Foundation's (Apple's `Comparator` is not `@Sendable` either).
     /// The key path to sort by.
     public let key: String?
     public let ascending: Bool

@@ -50,8 +50,9 @@ package enum SecureUnarchiving {
     /// `value` archived, when every class it is archived as supports secure coding; nil when
     /// one does not, or the value cannot be archived at all.
     package static func archive(_ value: Any) -> Data? {
-        // A value that is not `NSCoding` (a Swift struct) would stop the archiver.
-        guard (value as AnyObject) is NSCoding,
+        // A value that is not `NSCoding` (a Swift struct), even inside a collection, would stop
+        // the archiver.
+        guard isCodable(value),
               let data = try? NSKeyedArchiver.archivedData(withRootObject: value, requiringSecureCoding: false)
         else { return nil }
         do {
@@ -63,6 +64,19 @@ package enum SecureUnarchiving {
             return data
         } catch {
             return nil
+        }
+    }
+
+    /// Whether `value`, and every value inside it when it is a collection, is `NSCoding`.
+    private static func isCodable(_ value: Any) -> Bool {
+        switch value {
+        case let array as [Any]: return array.allSatisfy(isCodable)
+        case let dictionary as [AnyHashable: Any]: return dictionary.allSatisfy { isCodable($0.key.base) && isCodable($0.value) }
+        case let set as Set<AnyHashable>: return set.allSatisfy { isCodable($0.base) }
+        case let array as NSArray: return array.allSatisfy(isCodable)
+        case let dictionary as NSDictionary: return dictionary.allSatisfy { isCodable($0.key) && isCodable($0.value) }
+        case let set as NSSet: return set.allSatisfy(isCodable)
+        default: return (value as AnyObject) is NSCoding
         }
     }
 
@@ -81,13 +95,19 @@ package enum SecureUnarchiving {
                 throw Refused(reason: "the archive holds an object of class \(name), which this process does not have")
             }
             try check(resolved)
+            // The class the unarchiver builds instead, when the resolved one names another.
+            if let substitute = (resolved as? NSObject.Type)?.classForKeyedUnarchiver(),
+               ObjectIdentifier(substitute) != ObjectIdentifier(resolved) {
+                try check(substitute)
+            }
         }
     }
 
-    /// Whether `candidate` is one of `classes` or inherits from one.
+    /// Whether `candidate` is one of `classes` or inherits from one other than `NSObject`
+    /// (which every class inherits from: listing it allows nothing more).
     private static func isKind(_ candidate: AnyClass, ofAny classes: [AnyClass]) -> Bool {
         var current: AnyClass? = candidate
-        while let type = current {
+        while let type = current, ObjectIdentifier(type) != ObjectIdentifier(NSObject.self) {
             if classes.contains(where: { ObjectIdentifier($0) == ObjectIdentifier(type) }) { return true }
             current = _getSuperclass(type)
         }

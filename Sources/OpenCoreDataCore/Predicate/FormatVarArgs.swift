@@ -1,12 +1,13 @@
 import COCDVarArgs
 import Foundation
-import Synchronization
 
 /// The arguments of a format string, read from a C variable argument list: what
 /// `NSPredicate(format:arguments:)` and `NSExpression(format:arguments:)` take from
 /// `withVaList`. The format's specifiers say how each argument was passed — `%@` and `%K` an
 /// object, `%d` an `int`, `%ld` a `long`, `%f` a `double`, `%s` a C string — as C's own
-/// `printf` reads them; a specifier inside a quoted string is text, not an argument.
+/// `printf` reads them; a specifier inside a quoted string is text, not an argument. As in C, a
+/// list holding fewer arguments than the format names cannot be told: the missing ones read
+/// as zero or null (or as whatever lies beyond the list).
 enum FormatVarArgs {
     /// The arguments `format` names, read from `list`; an object is given as it was passed, a
     /// string as a `String`, a null pointer as `NSNull`.
@@ -14,7 +15,7 @@ enum FormatVarArgs {
         let kinds = self.kinds(in: format)
         guard !kinds.isEmpty else { return [] }
         var values = [OCDVarArgValue](repeating: OCDVarArgValue(), count: kinds.count)
-        kinds.map { Int32($0 == .cString ? Kind.object.rawValue : $0.rawValue) }.withUnsafeBufferPointer { kindBuffer in
+        kinds.map { Int32($0.rawValue > Kind.object.rawValue ? Kind.object.rawValue : $0.rawValue) }.withUnsafeBufferPointer { kindBuffer in
             values.withUnsafeMutableBufferPointer { valueBuffer in
                 ocd_read_var_args(list, kindBuffer.baseAddress, Int32(kinds.count), valueBuffer.baseAddress)
             }
@@ -24,7 +25,7 @@ enum FormatVarArgs {
 
     /// How an argument was passed (`OCDVarArgKind`, with C strings told apart from objects).
     enum Kind: Int {
-        case int = 0, unsignedInt, long, unsignedLong, double, object, cString = 105
+        case int = 0, unsignedInt, long, unsignedLong, double, object, cString = 105, utf16String = 106
     }
 
     private static func argument(of kind: Kind, _ value: OCDVarArgValue) -> Any {
@@ -37,6 +38,11 @@ enum FormatVarArgs {
         case .cString:
             guard let pointer = value.pointer else { return NSNull() }
             return String(cString: pointer.assumingMemoryBound(to: CChar.self))
+        case .utf16String:
+            guard let pointer = value.pointer?.assumingMemoryBound(to: UInt16.self) else { return NSNull() }
+            var length = 0
+            while pointer[length] != 0 { length += 1 }
+            return String(decoding: UnsafeBufferPointer(start: pointer, count: length), as: UTF16.self)
         case .object:
             guard let pointer = value.pointer else { return NSNull() }
             let object = Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue()
@@ -69,7 +75,8 @@ enum FormatVarArgs {
             index += 1
             switch conversion {
             case "@", "K": kinds.append(.object)
-            case "s", "S": kinds.append(.cString)
+            case "s": kinds.append(.cString)
+            case "S": kinds.append(.utf16String)
             case "d", "i", "c": kinds.append(longs > 0 ? .long : .int)
             case "u", "x", "X", "o": kinds.append(longs > 0 ? .unsignedLong : .unsignedInt)
             case "f", "e", "g", "a", "A": kinds.append(.double)
@@ -94,40 +101,52 @@ enum FormatVarArgs {
 
 /// The values passed as C variable arguments through the `CoreData` module's `CVarArg`
 /// conformances (`UUID`, `Date`, managed objects, …): each is passed as an `NSString` of its
-/// description — what `String(format: "%@", …)` prints — and kept here with the string, so that
-/// `NSPredicate(format:arguments:)` reads the value itself back. The 4,096 most recent are
-/// kept (the string must outlive the call it is passed to, as an autoreleased object would).
+/// description — what `String(format: "%@", …)` prints — which `withVaList` keeps alive for its
+/// closure (`_CVarArgObject`), and is registered here with the value, so that
+/// `NSPredicate(format:arguments:)` reads the value itself back. An entry lasts as long as its
+/// string; entries of strings gone are dropped as new ones come.
 package enum CVarArgValues {
-    private final class Recent: @unchecked Sendable {
-        // @unchecked Sendable: only touched inside `recent`'s lock.
-        var entries: [(string: NSString, value: Any)] = []
-        var positions: [ObjectIdentifier: Int] = [:]
-        var next = 0
+    private struct Entry {
+        weak var string: NSString?
+        let value: Any
     }
 
-    private static let capacity = 4096
-    private static let recent = Mutex(Recent())
+    private final class Registry: @unchecked Sendable {
+        // @unchecked Sendable: `entries` and `sweepAt` are only touched under `lock`.
+        private let lock = NSLock()
+        private var entries: [ObjectIdentifier: Entry] = [:]
+        private var sweepAt = 64
 
-    /// The encoding of `value` as a C variable argument: a pointer to a string of its description.
-    package static func encoding(of value: Any) -> [Int] {
-        let string = NSString(string: String(describing: value))
-        recent.withLock { recent in
-            let entry = (string: string, value: value)
-            if recent.entries.count < capacity {
-                recent.positions[ObjectIdentifier(string)] = recent.entries.count
-                recent.entries.append(entry)
-            } else {
-                recent.positions[ObjectIdentifier(recent.entries[recent.next].string)] = nil
-                recent.positions[ObjectIdentifier(string)] = recent.next
-                recent.entries[recent.next] = entry
-                recent.next = (recent.next + 1) % capacity
+        func register(_ value: Any, as string: NSString) {
+            lock.withLock {
+                if entries.count >= sweepAt {
+                    entries = entries.filter { $0.value.string != nil }
+                    sweepAt = max(64, entries.count * 2)
+                }
+                entries[ObjectIdentifier(string)] = Entry(string: string, value: value)
             }
         }
-        return [Int(bitPattern: UInt(bitPattern: Unmanaged.passUnretained(string).toOpaque()))]
+
+        func value(for object: AnyObject) -> Any? {
+            lock.lock()
+            defer { lock.unlock() }
+            guard let entry = entries[ObjectIdentifier(object)], entry.string === object else { return nil }
+            return entry.value
+        }
     }
 
-    /// The value `object` was passed for, when it is one of the strings `encoding(of:)` made.
+    private static let registry = Registry()
+
+    /// The string `value` is passed as, registered for `value(for:)`.
+    package static func object(for value: Any) -> NSString {
+        let string = NSString(string: String(describing: value))
+        registry.register(value, as: string)
+        return string
+    }
+
+    /// The value `object` was passed for, when it is one of the strings `object(for:)` made
+    /// and still alive.
     package static func value(for object: AnyObject) -> Any? {
-        recent.withLock { recent in recent.positions[ObjectIdentifier(object)].map { recent.entries[$0].value } }
+        registry.value(for: object)
     }
 }

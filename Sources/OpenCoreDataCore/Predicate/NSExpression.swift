@@ -320,7 +320,6 @@ extension NSExpression {
         self.init(format: expressionFormat, argumentArray: args.map { $0 ?? NSNull() })
     }
 
-    /// An expression parsed from a format string with its arguments in an array.
     /// An expression parsed from a format string with its arguments in a C variable argument
     /// list, as `withVaList` makes one (read as `NSPredicate(format:arguments:)` reads them).
     ///
@@ -331,6 +330,7 @@ extension NSExpression {
         self.init(format: expressionFormat, argumentArray: FormatVarArgs.arguments(for: expressionFormat, from: argList))
     }
 
+    /// An expression parsed from a format string with its arguments in an array.
     public convenience init(format expressionFormat: String, argumentArray arguments: [Any]) {
         do {
             try self.init(validatingFormat: expressionFormat, argumentArray: arguments)

@@ -24,9 +24,16 @@ extension NSManagedObjectModel {
         guard FileManager.default.fileExists(atPath: modelURL.path, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ModelFileError(file: modelURL, reason: "there is no such folder")
         }
+        let files: [URL]
+        if modelURL.pathExtension == "xcdatamodeld" {
+            files = try XcodeModel.versions(in: modelURL)
+        } else {
+            files = ModelVersionCandidates.everyVersion(of: modelURL).map(\.file).filter { $0 != modelURL }
+        }
+        guard !files.isEmpty else { throw ModelFileError(file: modelURL, reason: "it holds no model version") }
         var checksums: [String: String] = [:]
-        for version in ModelVersionCandidates.everyVersion(of: modelURL) where version.file != modelURL {
-            checksums[version.name] = try NSManagedObjectModel(validatingContentsOf: version.file).versionChecksum
+        for file in files {
+            checksums[NSManagedObjectModel.versionName(of: file)] = try NSManagedObjectModel(validatingContentsOf: file).versionChecksum
         }
         return checksums
     }
