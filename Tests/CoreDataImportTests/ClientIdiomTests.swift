@@ -127,7 +127,7 @@ import CoreData
         }
         let books = try context.fetch(Book.fetchRequest())
         #expect(books.sortedArray(using: [natural]).compactMap(\.title) == ["atlas", "Dune", "Physics"])
-        #expect((books as NSArray).sortedArray(using: [natural.reversedSortDescriptor]).compactMap { ($0 as? Book)?.title }
+        #expect((books as NSArray).sortedArray(using: [natural.reversedSortDescriptor as! NSSortDescriptor]).compactMap { ($0 as? Book)?.title }
                 == ["Physics", "Dune", "atlas"])
         request.predicate = nil
         request.sortDescriptors = [natural]

@@ -69,8 +69,9 @@ public final class NSSortDescriptor: @unchecked Sendable, CustomStringConvertibl
         self.block = block
     }
 
-    /// The descriptor sorting the opposite way.
-    public var reversedSortDescriptor: NSSortDescriptor {
+    /// The descriptor sorting the opposite way: an `NSSortDescriptor` typed `Any`, as
+    /// Foundation's is (`descriptor.reversedSortDescriptor as! NSSortDescriptor`).
+    public var reversedSortDescriptor: Any {
         NSSortDescriptor(key: key, ascending: !ascending, selectorName: selectorName, block: block)
     }
 
