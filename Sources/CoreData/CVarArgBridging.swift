@@ -9,7 +9,8 @@ import OpenCoreDataCore
 // (`withVaList`, `String(format: "%@", id as CVarArg)`), each is an `NSString` of its
 // description, kept alive by `withVaList` for its closure (`_CVarArgObject`, as Foundation's
 // `String` is), which `NSPredicate(format:arguments:)` reads back as the value itself
-// (`CVarArgValues`).
+// (`CVarArgValues`). `_cVarArgEncoding` is what `CVarArg` requires; on Linux `withVaList`
+// asks `_cVarArgObject` instead, and keeps that string alive for its closure.
 
 extension UUID: @retroactive CVarArg, @retroactive _CVarArgObject {
     public var _cVarArgObject: CVarArg { CVarArgValues.object(for: self) }

@@ -139,8 +139,9 @@ final class LegacySketch: NSObject, NSCoding {
         return model
     }
 
-    /// Saves one room with a palette and tags into a new store of `type` at `url`.
-    private static func saveRoom(_ model: NSManagedObjectModel, type: String, at url: URL) throws {
+    /// Saves one room into a new store of `type` at `url`: with a palette and tags, or with
+    /// `palette` as the palette's value.
+    private static func saveRoom(_ model: NSManagedObjectModel, type: String, at url: URL, palette: Any? = nil) throws {
         let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
         try coordinator.addPersistentStore(ofType: type, configurationName: nil, at: url)
         let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
@@ -148,7 +149,7 @@ final class LegacySketch: NSObject, NSCoding {
         try context.performAndWait {
             let room = NSEntityDescription.insertNewObject(forEntityName: "Room", into: context)
             room.setValue("Hall", forKey: "name")
-            room.setValue(Palette(colors: ["red", "teal"]), forKey: "palette")
+            room.setValue(palette ?? Palette(colors: ["red", "teal"]), forKey: "palette")
             room.setValue(["quiet", "north"], forKey: "tags")
             try context.save()
         }
@@ -208,15 +209,7 @@ final class LegacySketch: NSObject, NSCoding {
         let model = Self.model(transformerName: nil)
         let url = directory.file("Rooms.ocdbin")
         let bytes = try PropertyListSerialization.data(fromPropertyList: ["plain": 1], format: .binary, options: 0)
-        let coordinator = NSPersistentStoreCoordinator(managedObjectModel: model)
-        try coordinator.addPersistentStore(ofType: NSBinaryStoreType, configurationName: nil, at: url)
-        let context = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
-        context.persistentStoreCoordinator = coordinator
-        try context.performAndWait {
-            let room = NSEntityDescription.insertNewObject(forEntityName: "Room", into: context)
-            room.setValue(bytes, forKey: "palette")
-            try context.save()
-        }
+        try Self.saveRoom(model, type: NSBinaryStoreType, at: url, palette: bytes)
         let room = try Self.readRoom(model, type: NSBinaryStoreType, at: url)
         #expect(room.value(forKey: "palette") as? Data == bytes)
     }

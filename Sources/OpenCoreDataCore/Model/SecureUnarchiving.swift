@@ -17,6 +17,11 @@ package enum SecureUnarchiving {
         package var description: String { reason }
     }
 
+    /// The data is not a keyed archive at all (bytes an attribute holds as they are).
+    package struct NotAnArchive: Error, CustomStringConvertible {
+        package var description: String { "the data is not a keyed archive" }
+    }
+
     /// Foundation's property-list classes: what `NSSecureUnarchiveFromDataTransformer` allows
     /// by default, and what an archived container's contents may be.
     package static let propertyListClasses: [AnyClass] = [
@@ -84,8 +89,9 @@ package enum SecureUnarchiving {
     /// descriptor without a `$classname`, with `$classhints` (other classes the unarchiver
     /// would fall back to), or naming a class this process does not have is refused.
     private static func checkClasses(in data: Data, _ check: (AnyClass) throws -> Void) throws {
-        guard let archive = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
-              let objects = archive["$objects"] as? [Any] else { throw Refused(reason: "the data is not a keyed archive") }
+        guard data.starts(with: Array("bplist00".utf8)),
+              let archive = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any],
+              let objects = archive["$objects"] as? [Any] else { throw NotAnArchive() }
         for case let entry as [String: Any] in objects 
             where entry["$classes"] != nil || entry["$classname"] != nil || entry["$classhints"] != nil {
             guard let name = entry["$classname"] as? String, entry["$classhints"] == nil else {

@@ -55,8 +55,7 @@ package enum TransformableCoding {
     /// naming the attribute. What a store that decodes securely (the binary store) uses.
     package static func decodeSecurely(_ data: Data, for attribute: NSAttributeDescription,
                                        allowing allowedClasses: [AnyClass]) throws -> Any? {
-        guard !(attribute is NSCompositeAttributeDescription), transformerName(of: attribute) == nil,
-              SecureUnarchiving.isKeyedArchive(data) else {
+        guard !(attribute is NSCompositeAttributeDescription), transformerName(of: attribute) == nil else {
             return decode(data, for: attribute)
         }
         var classes = SecureUnarchiving.propertyListClasses + allowedClasses
@@ -68,6 +67,8 @@ package enum TransformableCoding {
             return object
         } catch let error as TransformableCodingError {
             throw error
+        } catch is SecureUnarchiving.NotAnArchive {
+            return data
         } catch {
             throw TransformableCodingError(attribute: attribute, reason: "the stored value can't be decoded securely "
                 + "(\(error)); name its class in NSBinaryStoreSecureDecodingClasses")

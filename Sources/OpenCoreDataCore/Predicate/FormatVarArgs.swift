@@ -15,7 +15,7 @@ enum FormatVarArgs {
         let kinds = self.kinds(in: format)
         guard !kinds.isEmpty else { return [] }
         var values = [OCDVarArgValue](repeating: OCDVarArgValue(), count: kinds.count)
-        kinds.map { Int32($0.rawValue > Kind.object.rawValue ? Kind.object.rawValue : $0.rawValue) }.withUnsafeBufferPointer { kindBuffer in
+        kinds.map { Int32($0.passedAs.rawValue) }.withUnsafeBufferPointer { kindBuffer in
             values.withUnsafeMutableBufferPointer { valueBuffer in
                 ocd_read_var_args(list, kindBuffer.baseAddress, Int32(kinds.count), valueBuffer.baseAddress)
             }
@@ -23,9 +23,21 @@ enum FormatVarArgs {
         return zip(kinds, values).map { kind, value in argument(of: kind, value) }
     }
 
-    /// How an argument was passed (`OCDVarArgKind`, with C strings told apart from objects).
-    enum Kind: Int {
-        case int = 0, unsignedInt, long, unsignedLong, double, object, cString = 105, utf16String = 106
+    /// What an argument is: how it was passed, and for a pointer what it points to.
+    enum Kind {
+        case int, unsignedInt, long, unsignedLong, double, object, cString, utf16String
+
+        /// The C type it was passed as.
+        var passedAs: OCDVarArgKind {
+            switch self {
+            case .int: OCDVarArgInt
+            case .unsignedInt: OCDVarArgUInt
+            case .long: OCDVarArgLong
+            case .unsignedLong: OCDVarArgULong
+            case .double: OCDVarArgDouble
+            case .object, .cString, .utf16String: OCDVarArgPointer
+            }
+        }
     }
 
     private static func argument(of kind: Kind, _ value: OCDVarArgValue) -> Any {
