@@ -167,4 +167,37 @@ import CoreData
         #expect(error?.code == .validationMultipleErrors || error?.code.rawValue == 1550)
         #expect((error as NSError?)?.localizedDescription.contains("authors") == true)
     }
+
+    /// Code written against `NSObject`'s protocol: `isEqual(_:)` and `hash` on objects and IDs,
+    /// and objects held as `NSObjectProtocol`. An object equals only itself; an ID equals another
+    /// ID of the same row, even one read back after the store is reopened.
+    @Test func objectsAndIDsAnswerNSObjectProtocolAsCoreDataDoes() throws {
+        let (container, directory) = try library()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let context = container.viewContext
+        let books = try context.fetch(Book.fetchRequest())
+        let dune = try #require(books.first { $0.title == "Dune" })
+        let physics = try #require(books.first { $0.title == "Physics" })
+        #expect(dune.isEqual(dune) && !dune.isEqual(physics) && !dune.isEqual(nil) && !dune.isEqual("Dune"))
+        #expect(dune.hash == dune.hash && !dune.isProxy() && dune.`self`() === dune)
+        let held: [any NSObjectProtocol] = [dune, physics]
+        #expect(held.filter { $0.isEqual(physics) }.count == 1)
+
+        let other = container.newBackgroundContext()
+        let duneElsewhere = try other.performAndWait { try other.existingObject(with: dune.objectID) }
+        #expect(!dune.isEqual(duneElsewhere), "objects of two contexts are two objects")
+        #expect(dune.objectID.isEqual(duneElsewhere.objectID) && dune.objectID.hash == duneElsewhere.objectID.hash)
+        #expect(!dune.objectID.isEqual(physics.objectID) && !dune.objectID.isEqual(dune))
+
+        let url = try #require(container.persistentStoreDescriptions.first?.url)
+        let uri = dune.objectID.uriRepresentation()
+        let reopened = NSPersistentContainer(name: "Library", managedObjectModel: container.managedObjectModel)
+        reopened.persistentStoreDescriptions.first!.url = url
+        var loadError: Error?
+        reopened.loadPersistentStores { _, error in loadError = error }
+        if let loadError { throw loadError }
+        let readBack = try #require(reopened.persistentStoreCoordinator.managedObjectID(forURIRepresentation: uri))
+        #expect(readBack.isEqual(try reopened.viewContext.existingObject(with: readBack).objectID))
+        #expect(readBack.uriRepresentation() == uri)
+    }
 }

@@ -11,6 +11,10 @@ extension APISignatures {
             let _: (NSManagedObjectID, NSManagedObjectID) -> Bool = (==)
             let _: KeyPath<NSManagedObjectID, String> = \.description
             let _: (NSManagedObjectID) -> any NSFetchRequestResult = { $0 }
+            let _: (NSManagedObjectID) -> any NSObjectProtocol = { $0 }
+            let _: (NSManagedObjectID) -> any NSCopying = { $0 }
+            let _: (NSManagedObjectID) -> (Any?) -> Bool = NSManagedObjectID.isEqual
+            let _: KeyPath<NSManagedObjectID, Int> = \.hash
         }
         check("NSManagedObjectID.entity") {
             let _: KeyPath<NSManagedObjectID, NSEntityDescription> = \.entity

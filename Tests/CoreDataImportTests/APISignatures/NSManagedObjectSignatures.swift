@@ -8,6 +8,9 @@ extension APISignatures {
             let _: any NSFetchRequestResult = object
             let _: Int = object.hashValue
             let _: String = object.description
+            let _: any NSObjectProtocol = object
+            let _: (Any?) -> Bool = object.isEqual
+            let _: Int = object.hash
         }
         check("NSManagedObject.willChangeValue(forKey:withSetMutation:using:)") {
             let _: (NSManagedObject) -> (String, NSKeyValueSetMutationKind, Set<AnyHashable>) -> Void
