@@ -24,6 +24,9 @@ let package = Package(
         .target(name: "COCDThreads"),
         // Reading a C variable argument list (`NSPredicate(format:arguments:)`), which Swift cannot.
         .target(name: "COCDVarArgs"),
+        // Asking the Swift runtime which implementation of a method a class runs (whether a
+        // managed object class overrides `validateValue(_:forKey:)`).
+        .target(name: "COCDSwiftRuntime"),
         // SQL as data: statement fragments with their bound values, shared by the SQL engines' layers.
         .target(name: "OCDSQL"),
         // The SQLite layer: connections, statements, transactions. Knows nothing of Core Data.
@@ -32,7 +35,7 @@ let package = Package(
         .target(name: "OCDPostgres", dependencies: ["CLibPQ", "OCDSQL"]),
         // The object graph: model, predicates, contexts, the coordinator, the store seam, the
         // in-memory store and NSIncrementalStore. Knows no SQL.
-        .target(name: "OpenCoreDataCore", dependencies: ["CZlib", "COCDThreads", "COCDVarArgs"]),
+        .target(name: "OpenCoreDataCore", dependencies: ["CZlib", "COCDThreads", "COCDVarArgs", "COCDSwiftRuntime"]),
         // The SQLite store in Core Data's file layout, on the SQLite layer.
         .target(name: "OpenCoreDataSQLite", dependencies: ["OpenCoreDataCore", "OCDSQLite"]),
         // The PostgreSQL store: Core Data's layout in a PostgreSQL database, on the PostgreSQL layer.

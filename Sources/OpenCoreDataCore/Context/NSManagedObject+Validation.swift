@@ -1,7 +1,10 @@
 import Foundation
 
 extension NSManagedObject {
-    /// Every rule of the model the object's current values break (codes 1550–1690).
+    /// What the object's `validateValue(_:forKey:)` throws for each of its attributes and
+    /// relationships (asked first, since an override may replace a value), then every rule of
+    /// the model the object's current values break (codes 1550–1690): what Core Data's
+    /// `validateForInsert()` and `validateForUpdate()` check.
     func propertyValidationErrors() -> [Error] {
         willAccess()
         var errors: [Error] = []
@@ -15,6 +18,8 @@ extension NSManagedObject {
             }
         }
         let layout = entity.layout
+        if layout.overridesValidateValue(type(of: self)) { askValidateValue(about: layout, into: &errors) }
+        // The model's rules, for every property in one pass (this runs for every saved object).
         for (index, check) in layout.attributeChecks.enumerated() {
             // The common case, a present value without range or pattern rules, costs one check.
             if contents.values[check.slot].isNull ? check.isOptional : !check.hasValueRules { continue }
@@ -24,6 +29,32 @@ extension NSManagedObject {
             errors.append(contentsOf: validationErrors(of: relationship))
         }
         return errors
+    }
+
+    /// Asks `validateValue(_:forKey:)` about each attribute and relationship, with a pointer to
+    /// the property's value: for classes that override it (see `ValidateValueOverride`), since
+    /// the base implementation answers at once for such a pointer (the model's rules are checked
+    /// for all properties in one pass, in `propertyValidationErrors()`). The override sees every
+    /// property, reads the value as an object and may replace it.
+    private func askValidateValue(about layout: EntityLayout, into errors: inout [Error]) {
+        for (index, name) in layout.validatedPropertyNames {
+            do {
+                try validateValue(AutoreleasingUnsafeMutablePointer(property: index, of: self), forKey: name)
+            } catch {
+                errors += CoreDataError.individualErrors(in: error)
+            }
+        }
+    }
+
+    /// The value of the property at `index` in the layout's `properties`, as an object
+    /// (`NSString`, `NSNumber`, a set of objects, …), for a validation method to read.
+    func validatedValue(at index: Int) -> AnyObject? {
+        value(of: entity.layout.properties[index]).map { $0 as AnyObject }
+    }
+
+    /// Sets the property at `index` to what a validation method replaced its value with.
+    func replaceValidatedValue(at index: Int, with value: AnyObject?) {
+        setValue(value, forKey: entity.layout.properties[index].name)
     }
 
     /// `key`: the key the errors name (a composite's element is named by its key path).
@@ -190,13 +221,27 @@ extension NSManagedObject {
     /// var age: Any? = 200
     /// try person.validateValue(&age, forKey: "age")   // throws 1610 when the maximum is 150
     /// ```
-    /// Core Data's signature takes an `AutoreleasingUnsafeMutablePointer<AnyObject?>`, which
-    /// Linux does not have; this one takes the value `inout`, so the call reads the same. The
-    /// value is never replaced, and there are no per-key `validate<Key>` methods to call (Linux
-    /// has no selectors). A save checks the same rules without calling this method; to add
-    /// rules of your own, override `validateForInsert()` and `validateForUpdate()`.
+    /// This is the form to call; it calls `validateValue(_:forKey:)` with a pointer to the value
+    /// as an object, so an override of that method (yours or a subclass's) judges it too, and
+    /// `value` becomes what the override replaced it with when that is a `Value`.
+    /// Differences from Core Data: Core Data's takes an `AutoreleasingUnsafeMutablePointer`,
+    /// which Swift on Linux makes of `&value` only for its own pointer types; this one takes the
+    /// value `inout`, so the call reads the same.
     public func validateValue<Value>(_ value: inout Value?, forKey key: String) throws {
-        let candidate: Any? = value
+        let original: AnyObject? = value.map { $0 as AnyObject }
+        var object = original
+        try withUnsafeMutablePointer(to: &object) { pointer in
+            try validateValue(AutoreleasingUnsafeMutablePointer(pointer), forKey: key)
+        }
+        guard object !== original else { return }
+        if object == nil {
+            value = nil
+        } else if let replaced = object as? Value {
+            value = replaced
+        }
+    }
+
+    func checkModelRules(for candidate: Any?, forKey key: String) throws {
         guard let property = entity.layout.propertiesByName[key] else { throw unknownKeyError(key) }
         var errors: [Error] = []
         switch property {

@@ -230,6 +230,31 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
         if let error = CoreDataError.combine(propertyValidationErrors()) { throw error }
     }
 
+    /// Validates the value `value` points at for the property `key`: the model's rules for it,
+    /// as `validateValue(_:forKey:)` with an `inout` value describes them. Saves call this for
+    /// every attribute and relationship of each inserted and updated object whose class
+    /// overrides it (from `validateForInsert()` and `validateForUpdate()`), so an override
+    /// judges, and may replace, what is saved.
+    ///
+    /// ```swift
+    /// override func validateValue(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>, forKey key: String) throws {
+    ///     if key == "name", (value.pointee as? String)?.isEmpty != false {
+    ///         value.pointee = "Untitled" as NSString
+    ///     }
+    ///     try super.validateValue(value, forKey: key)
+    /// }
+    /// ```
+    /// Differences from Core Data: no `validate<Key>(_:)` methods are looked for (Linux has no
+    /// selectors to find them by name); override this method and switch on `key` instead. A
+    /// value an override replaces during a save is set on the object at once, and the model's
+    /// rules are checked against it.
+    open func validateValue(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>, forKey key: String) throws {
+        // The object's own value, during a save: the model's rules are checked for all
+        // properties at once, after the overrides (`propertyValidationErrors`).
+        if value.isProperty(of: self) { return }
+        try checkModelRules(for: value.pointee, forKey: key)
+    }
+
     /// Checks that the object may be deleted: no deny-rule relationship still has a destination.
     open func validateForDelete() throws {
         if let error = CoreDataError.combine(deleteValidationErrors()) { throw error }

@@ -338,6 +338,13 @@ package final class EntityLayout: @unchecked Sendable {
     /// that finding it costs no walk through weak superentity references.
     package unowned(unsafe) let rootEntity: NSEntityDescription
     let relationshipsToValidate: [NSRelationshipDescription]
+    /// The attributes and relationships a save asks `validateValue(_:forKey:)` about, by their
+    /// index in `properties`, with their names.
+    let validatedPropertyNames: [(index: Int, name: String)]
+    /// The last class asked about in `overridesValidateValue(_:)` (its metadata's address),
+    /// with the answer in the low bit (metadata is word-aligned): nearly every object of an
+    /// entity is of one class, and asking the runtime costs more than the rest of validating.
+    private let lastValidateValueAnswer = Atomic<UInt>(0)
     /// The inverse of each relationship, by slot: read on every change of a relationship, where
     /// `inverseRelationship` would load a weak reference.
     let inverses: [NSRelationshipDescription?]
@@ -370,6 +377,19 @@ package final class EntityLayout: @unchecked Sendable {
             !$0.isOptional || $0.minCount > 0 || $0.maxCount > 1 || !$0.customValidationRules.isEmpty
         }
         self.inverses = relationships.map(\.inverseRelationship)
+        self.validatedPropertyNames = properties.indices.compactMap { index in
+            properties[index] is NSFetchedPropertyDescription ? nil : (index, properties[index].name)
+        }
+    }
+
+    /// Whether objects of `objectClass` (one of this entity's) override `validateValue(_:forKey:)`.
+    func overridesValidateValue(_ objectClass: NSManagedObject.Type) -> Bool {
+        let address = UInt(bitPattern: unsafeBitCast(objectClass, to: UnsafeRawPointer.self))
+        let last = lastValidateValueAnswer.load(ordering: .relaxed)
+        if last & ~1 == address { return last & 1 == 1 }
+        let overrides = ValidateValueOverride.isOverridden(by: objectClass)
+        lastValidateValueAnswer.store(address | (overrides ? 1 : 0), ordering: .relaxed)
+        return overrides
     }
 
     /// The class instantiated for this entity's objects.

@@ -140,6 +140,13 @@ extension APISignatures {
             let object = NSManagedObject(entity: NSEntityDescription(), insertInto: nil)
             var value: Any? = 1
             try object.validateValue(&value, forKey: "age")
+            let _: (NSManagedObject) -> (AutoreleasingUnsafeMutablePointer<AnyObject?>, String) throws -> Void
+                = NSManagedObject.validateValue(_:forKey:)
+            final class Overriding: NSManagedObject {
+                override func validateValue(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>, forKey key: String) throws {
+                    try super.validateValue(value, forKey: key)
+                }
+            }
         }
         check("NSManagedObject.validateForDelete()") {
             let _: (NSManagedObject) -> () throws -> Void = NSManagedObject.validateForDelete
