@@ -10,7 +10,9 @@ import Foundation
 ///   the property wrapper is written `@CoreData.Managed`;
 /// - `#keyPath(Item.a.b)` becomes `"a.b"`;
 /// - `override`s in an extension of a class declared in one of the files move into the class
-///   body (Swift on Linux cannot override in an extension).
+///   body (Swift on Linux cannot override in an extension);
+/// - a class with `validate<Key>` methods gets a `validateValue(_:forKey:)` override that calls
+///   them, as key-value coding does where there are selectors.
 /// What it cannot do is reported with file and line, and left as it was.
 struct CoreDataPorter {
     struct SourceFile {
@@ -25,8 +27,9 @@ struct CoreDataPorter {
         var description: String { "\(path):\(line + 1): \(message)" }
     }
 
-    private(set) var files: [SourceFile]
-    private(set) var problems: [Problem] = []
+    // Set by the rewrites, which live in this file and its extensions.
+    var files: [SourceFile]
+    var problems: [Problem] = []
 
     /// The property wrapper's name as the ported files must spell it.
     private let managedAttribute: String
@@ -52,6 +55,7 @@ struct CoreDataPorter {
     /// Applies every rewrite to every file.
     mutating func port() {
         moveOverridesOutOfExtensions()
+        addValidateValueDispatch()
         for index in files.indices {
             files[index].lines = portLines(of: files[index])
         }
@@ -268,7 +272,7 @@ struct CoreDataPorter {
     }
 
     /// Where the class `name` is declared among the files: its file and closing brace line.
-    private func classBody(named name: String) -> (fileIndex: Int, closeLine: Int)? {
+    func classBody(named name: String) -> (fileIndex: Int, closeLine: Int)? {
         for (fileIndex, file) in files.enumerated() {
             guard let scanner = try? SwiftSourceScanner(lines: file.lines) else { continue }
             if let scope = scanner.scopes.first(where: { $0.kind == .type(keyword: "class", name: name) }) {

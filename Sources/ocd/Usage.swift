@@ -41,7 +41,8 @@ enum Usage {
           port PATH… [--dry-run]   make Core Data code written for Apple's SDK build on Linux too, in place:
                                    @objc under #if canImport(ObjectiveC), @NSManaged as @Managed or
                                    ManagedKey properties and written-out accessors, #keyPath as strings,
-                                   overrides moved out of extensions; prints a diff (undo: patch -R) and
+                                   overrides moved out of extensions, validate<Key> methods called from a
+                                   validateValue(_:forKey:) override; prints a diff (undo: patch -R) and
                                    what it could not do, with file and line
           predicate FORMAT [ARG …] [--entity NAME --model PATH] [--json]
                                    parse a predicate format string (arguments as JSON values: 30, '"tea"')

@@ -67,6 +67,16 @@ import CoreData
         #expect(result.error.contains("ocd: \(file.path):4: an override in an extension of Invoice, whose class is not in the files given: move it into the class body\n"))
         #expect(result.error.contains("ocd: \(file.path):5: cannot port '@NSManaged public func archive()'; left as it was\n"))
 
+        let validator = folder.appendingPathComponent("Validator.swift")
+        try Data("""
+            extension Invoice {
+                @objc func validateTotal(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>) throws {}
+            }
+            """.utf8).write(to: validator)
+        let unported = try Tool.run(["port", validator.path])
+        #expect(unported.status == 1)
+        #expect(unported.error.contains("ocd: \(validator.path):2: validateTotal of Invoice, whose class is not in the files given, is never called on Linux: override validateValue(_:forKey:) in Invoice to call it\n"))
+
         let unbalanced = folder.appendingPathComponent("Broken.swift")
         try Data("class Broken: NSManagedObject {\n    @NSManaged var name: String?\n".utf8).write(to: unbalanced)
         let broken = try Tool.run(["port", unbalanced.path])
@@ -162,6 +172,12 @@ import CoreData
         notebook.addToTags(tag)
         try first.viewContext.save()
         #expect(tag.name == "trips")                       // willSave, moved into the class, ran
+        let blank = Tag(context: first.viewContext)
+        blank.name = "  "
+        let refused = #expect(throws: NSError.self) { try first.viewContext.save() }
+        #expect(refused?.code == NSValidationMissingMandatoryPropertyError)   // validateName, called by the override port added
+        first.viewContext.delete(blank)
+        try first.viewContext.save()
 
         let context = try open().viewContext
         let request = NSFetchRequest<Notebook>(entityName: "Notebook")

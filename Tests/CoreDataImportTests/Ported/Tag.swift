@@ -18,7 +18,28 @@ public class Tag: NSManagedObject {
         super.willSave()
         if let name, name != name.lowercased() { self.name = name.lowercased() }
     }
+
+    // Added by ocd port: calls the validate<Key> methods, as key-value coding does with selectors.
+#if !canImport(ObjectiveC)
+    public override func validateValue(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>, forKey key: String) throws {
+        switch key.prefix(1).uppercased() + key.dropFirst() {
+        case "Name": try validateName(value)
+        default: break
+        }
+        try super.validateValue(value, forKey: key)
+    }
+#endif
 }
 
 extension Tag {
+
+#if canImport(ObjectiveC)
+    @objc
+#endif
+    public func validateName(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>) throws {
+        guard let name = value.pointee as? String, !name.trimmingCharacters(in: .whitespaces).isEmpty else {
+            throw NSError(domain: NSCocoaErrorDomain, code: NSValidationMissingMandatoryPropertyError,
+                          userInfo: [NSValidationKeyErrorKey: "name", NSValidationObjectErrorKey: self])
+        }
+    }
 }
