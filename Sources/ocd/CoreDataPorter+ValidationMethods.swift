@@ -47,17 +47,18 @@ extension CoreDataPorter {
         }
     }
 
-    /// The override: `key` capitalized as key-value coding capitalizes it, then the method of
-    /// that name.
+    /// The override: the model's rules first (`super`), then, as key-value coding does, the
+    /// method named after `key` capitalized.
     private static func dispatch(to methods: [String], indent: String, isPublic: Bool) -> [String] {
         let cases = methods.sorted().map { name in
             indent + "    case \"\(name.dropFirst("validate".count))\": try \(name)(value)"
         }
         return ["", indent + validationDispatchMarker, "#if !canImport(ObjectiveC)",
                 indent + "\(isPublic ? "public " : "")override func validateValue(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>, forKey key: String) throws {",
+                indent + "    try super.validateValue(value, forKey: key)",
                 indent + "    switch key.prefix(1).uppercased() + key.dropFirst() {"]
             + cases
-            + [indent + "    default: break", indent + "    }", indent + "    try super.validateValue(value, forKey: key)", indent + "}", "#endif"]
+            + [indent + "    default: break", indent + "    }", indent + "}", "#endif"]
     }
 
     /// Every `validate<Key>(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>) throws` in a

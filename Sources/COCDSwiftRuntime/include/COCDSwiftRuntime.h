@@ -4,9 +4,9 @@
 /// The implementation of `NSManagedObject.validateValue(_:forKey:)` that instances of the class
 /// whose metadata is `classMetadata` run (that class's override, or the one it inherits), found
 /// through the Swift runtime as code calling a method of a class in another module finds it.
-/// `managedObjectMetadata` is `NSManagedObject`'s metadata. A save compares the answer for an
+/// A save compares the answer for an
 /// object's class with `NSManagedObject`'s own, to ask the method about each property only for
 /// classes that override it (as UIKit looks at whether a view overrides `drawRect:`).
-const void *ocd_validateValueImplementation(const void *classMetadata, const void *managedObjectMetadata);
+const void *ocd_validateValueImplementation(const void *classMetadata);
 
 #endif

@@ -23,7 +23,9 @@ public struct AutoreleasingUnsafeMutablePointer<Pointee> {
     enum Target {
         case memory(UnsafeMutablePointer<Pointee>)
         /// A property of an object being validated, by its index in the object's entity layout's
-        /// `properties`. Unowned: the pointer lives only for the call that validates the object.
+        /// `properties`. Unretained, as Apple's pointer does not retain what it points at: the
+        /// object is the receiver of the call the pointer is made for, and the pointer, like
+        /// Apple's, must not outlive that call.
         case property(Unmanaged<NSManagedObject>, index: Int)
     }
 
@@ -48,7 +50,7 @@ public struct AutoreleasingUnsafeMutablePointer<Pointee> {
                 return pointer.pointee
             case .property(let object, let index):
                 // A property target exists only for `Pointee == AnyObject?` (see its initializer).
-                return unsafeBitCast(object.takeUnretainedValue().validatedValue(at: index), to: Pointee.self)
+                return object.takeUnretainedValue().validatedValue(at: index) as! Pointee
             }
         }
         nonmutating set {
@@ -56,16 +58,17 @@ public struct AutoreleasingUnsafeMutablePointer<Pointee> {
             case .memory(let pointer):
                 pointer.pointee = newValue
             case .property(let object, let index):
-                object.takeUnretainedValue().replaceValidatedValue(at: index, with: unsafeBitCast(newValue, to: AnyObject?.self))
+                object.takeUnretainedValue().replaceValidatedValue(at: index, with: unsafeBitCast(newValue, to: AnyObject?.self))  // Pointee is AnyObject? here
             }
         }
     }
 
-    /// The object whose own property this points at, when it is `object`: its value then is the
-    /// object's current one, which the model's rules are checked against elsewhere.
-    func isProperty(of object: NSManagedObject) -> Bool {
-        if case .property(let owner, _) = target { return owner.toOpaque() == Unmanaged.passUnretained(object).toOpaque() }
-        return false
+    /// The index of the property of `object` this points at, when it points at one of
+    /// `object`'s own properties (a save validating it).
+    func propertyIndex(of object: NSManagedObject) -> Int? {
+        guard case .property(let owner, let index) = target,
+              owner.toOpaque() == Unmanaged.passUnretained(object).toOpaque() else { return nil }
+        return index
     }
 }
 

@@ -7,18 +7,22 @@ extension NSManagedObject {
     /// `validateForInsert()` and `validateForUpdate()` check.
     func propertyValidationErrors() -> [Error] {
         willAccess()
+        if !contents.rejectedValues.isEmpty, let reason = contents.rejectedValues[ObjectContents.unreadableKey] {
+            // The nil values of an unreadable object break other rules only as a consequence.
+            return [CoreDataError.validation(.managedObjectValidation, object: self, key: nil, reason)]
+        }
         var errors: [Error] = []
+        let layout = entity.layout
+        let asksOverride = layout.overridesValidateValue(type(of: self))
+        // First, as a value an override replaces may be refused (a value of the wrong type).
+        if asksOverride { askValidateValue(about: layout, into: &errors) }
         if !contents.rejectedValues.isEmpty {
-            if let reason = contents.rejectedValues[ObjectContents.unreadableKey] {
-                // The nil values of an unreadable object break other rules only as a consequence.
-                return [CoreDataError.validation(.managedObjectValidation, object: self, key: nil, reason)]
-            }
             for (key, reason) in contents.rejectedValues.sorted(by: { $0.key < $1.key }) {
                 errors.append(CoreDataError.validation(.managedObjectValidation, object: self, key: key, reason))
             }
         }
-        let layout = entity.layout
-        if layout.overridesValidateValue(type(of: self)) { askValidateValue(about: layout, into: &errors) }
+        // The override's `super` calls checked the model's rules property by property.
+        if asksOverride { return errors }
         // The model's rules, for every property in one pass (this runs for every saved object).
         for (index, check) in layout.attributeChecks.enumerated() {
             // The common case, a present value without range or pattern rules, costs one check.
@@ -31,17 +35,41 @@ extension NSManagedObject {
         return errors
     }
 
-    /// Asks `validateValue(_:forKey:)` about each attribute and relationship, with a pointer to
-    /// the property's value: for classes that override it (see `ValidateValueOverride`), since
-    /// the base implementation answers at once for such a pointer (the model's rules are checked
-    /// for all properties in one pass, in `propertyValidationErrors()`). The override sees every
-    /// property, reads the value as an object and may replace it.
+    /// The model's rules for the current value of the property at `index` in the layout's
+    /// `properties`: what the base `validateValue(_:forKey:)` checks for a save.
+    func checkOwnValue(ofPropertyAt index: Int) throws {
+        let layout = entity.layout
+        var errors: [Error] = []
+        switch layout.properties[index] {
+        case let attribute as NSAttributeDescription:
+            let value = contents.values[attribute.attributeSlot]
+            if value.isNull ? !attribute.isOptional : attribute.hasValueRules {
+                errors = validationErrors(of: attribute, value: value)
+            }
+        case let relationship as NSRelationshipDescription where layout.relationshipsToValidate.contains { $0 === relationship }:
+            errors = validationErrors(of: relationship)
+        default:
+            break
+        }
+        if let error = CoreDataError.combine(errors) { throw error }
+    }
+
+    /// Asks `validateValue(_:forKey:)` about each attribute and relationship, in the order of
+    /// the entity's properties, with a pointer to the property's value: for classes that
+    /// override it (see `ValidateValueOverride`). The base implementation checks the model's
+    /// rules for that property; the override reads the value as an object and may replace it.
     private func askValidateValue(about layout: EntityLayout, into errors: inout [Error]) {
         for (index, name) in layout.validatedPropertyNames {
+            let wasRejected = !contents.rejectedValues.isEmpty && contents.rejectedValues[name] != nil
             do {
                 try validateValue(AutoreleasingUnsafeMutablePointer(property: index, of: self), forKey: name)
             } catch {
                 errors += CoreDataError.individualErrors(in: error)
+            }
+            // A replacement the property refused is reported by this save, and not kept: the
+            // object still holds its value, which a later save judges afresh.
+            if !wasRejected, !contents.rejectedValues.isEmpty, let reason = contents.rejectedValues.removeValue(forKey: name) {
+                errors.append(CoreDataError.validation(.managedObjectValidation, object: self, key: name, reason))
             }
         }
     }
@@ -52,9 +80,19 @@ extension NSManagedObject {
         value(of: entity.layout.properties[index]).map { $0 as AnyObject }
     }
 
-    /// Sets the property at `index` to what a validation method replaced its value with.
+    /// Sets the property at `index` to what a validation method replaced its value with; a
+    /// value the property cannot hold is kept as a refusal for the save to report.
     func replaceValidatedValue(at index: Int, with value: AnyObject?) {
-        setValue(value, forKey: entity.layout.properties[index].name)
+        let property = entity.layout.properties[index]
+        if let attribute = property as? NSAttributeDescription {
+            do {
+                _ = try PrimitiveValue(value, for: attribute)
+            } catch {
+                contents.rejectedValues[property.name] = "unacceptable value: \(error.reason)"
+                return
+            }
+        }
+        setValue(value, forKey: property.name)
     }
 
     /// `key`: the key the errors name (a composite's element is named by its key path).
@@ -212,8 +250,8 @@ extension NSManagedObject {
         return []
     }
 
-    /// Checks `value` against the model's rules for `key`, as a save would check it, without
-    /// setting it: its type, whether a value is required, range, length and pattern for an
+    /// Checks `value` for `key` without setting it: the model's rules, as a save would check
+    /// them — its type, whether a value is required, range, length and pattern for an
     /// attribute; the destination's type and the count rules for a relationship. Throws the
     /// error a save would report (one error, or 1560 listing several); an unknown key is 1550.
     ///
@@ -221,13 +259,19 @@ extension NSManagedObject {
     /// var age: Any? = 200
     /// try person.validateValue(&age, forKey: "age")   // throws 1610 when the maximum is 150
     /// ```
-    /// This is the form to call; it calls `validateValue(_:forKey:)` with a pointer to the value
-    /// as an object, so an override of that method (yours or a subclass's) judges it too, and
-    /// `value` becomes what the override replaced it with when that is a `Value`.
+    /// This is the form to call. For a class that overrides `validateValue(_:forKey:)`, it calls
+    /// that with a pointer to the value as an object, so the override judges it too (and the
+    /// model's rules are checked by its `super` call), and `value` becomes what the override
+    /// replaced it with when that is a `Value`.
     /// Differences from Core Data: Core Data's takes an `AutoreleasingUnsafeMutablePointer`,
     /// which Swift on Linux makes of `&value` only for its own pointer types; this one takes the
     /// value `inout`, so the call reads the same.
     public func validateValue<Value>(_ value: inout Value?, forKey key: String) throws {
+        // Without an override, the value itself is checked: boxed, a transformable value would
+        // reach the model's predicates and the error as its box.
+        guard entity.layout.overridesValidateValue(type(of: self)) else {
+            return try checkModelRules(for: value, forKey: key)
+        }
         let original: AnyObject? = value.map { $0 as AnyObject }
         var object = original
         try withUnsafeMutablePointer(to: &object) { pointer in
@@ -241,6 +285,8 @@ extension NSManagedObject {
         }
     }
 
+    /// The model's rules for `key` applied to `candidate`, a value not (yet) the object's: what
+    /// `validateValue(_:forKey:)` checks for a value a caller hands it.
     func checkModelRules(for candidate: Any?, forKey key: String) throws {
         guard let property = entity.layout.propertiesByName[key] else { throw unknownKeyError(key) }
         var errors: [Error] = []

@@ -244,15 +244,21 @@ open class NSManagedObject: NSFetchRequestResult, Hashable, CustomStringConverti
     ///     try super.validateValue(value, forKey: key)
     /// }
     /// ```
-    /// Differences from Core Data: no `validate<Key>(_:)` methods are looked for (Linux has no
-    /// selectors to find them by name); override this method and switch on `key` instead. A
-    /// value an override replaces during a save is set on the object at once, and the model's
-    /// rules are checked against it.
+    /// As with Core Data, the base implementation checks the model's rules for `key`, so an
+    /// override that calls `super` first sees those errors (and may catch them), and one that
+    /// does not call it skips them. Differences from Core Data: no `validate<Key>(_:)` methods
+    /// are looked for (Linux has no selectors to find them by name); override this method and
+    /// switch on `key` instead (`ocd port` writes that override). A value an override replaces
+    /// during a save is set on the object at once; objects that change because of it (the
+    /// other side of a replaced relationship) are not validated or saved again in that save.
+    // Declared in the class body, not in an extension: Swift overrides only what a class declares.
     open func validateValue(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>, forKey key: String) throws {
-        // The object's own value, during a save: the model's rules are checked for all
-        // properties at once, after the overrides (`propertyValidationErrors`).
-        if value.isProperty(of: self) { return }
-        try checkModelRules(for: value.pointee, forKey: key)
+        if let index = value.propertyIndex(of: self) {
+            // The object's own value, during a save: checked where it lives, without boxing it.
+            try checkOwnValue(ofPropertyAt: index)
+        } else {
+            try checkModelRules(for: value.pointee, forKey: key)
+        }
     }
 
     /// Checks that the object may be deleted: no deny-rule relationship still has a destination.

@@ -9,9 +9,8 @@ import COCDSwiftRuntime
 /// W1, W4). So a save asks only objects whose class overrides it, found by comparing the
 /// implementation the Swift runtime finds for the class with `NSManagedObject`'s own.
 enum ValidateValueOverride {
-    // Addresses as integers, which are `Sendable`: the metadata and code they point at are
-    // immutable for the life of the process.
-    private static let managedObjectMetadata = UInt(bitPattern: metadata(of: NSManagedObject.self))
+    // An address as an integer, which is `Sendable`: the code it points at lives as long as
+    // the process.
     private static let baseImplementation = implementation(for: NSManagedObject.self)
 
     /// Whether instances of `objectClass` run an implementation other than `NSManagedObject`'s.
@@ -20,7 +19,7 @@ enum ValidateValueOverride {
     }
 
     private static func implementation(for objectClass: NSManagedObject.Type) -> UInt {
-        UInt(bitPattern: ocd_validateValueImplementation(metadata(of: objectClass), UnsafeRawPointer(bitPattern: managedObjectMetadata)))
+        UInt(bitPattern: ocd_validateValueImplementation(metadata(of: objectClass)))
     }
 
     /// A class's metadata: what a Swift class's metatype value is.

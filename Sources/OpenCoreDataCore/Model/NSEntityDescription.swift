@@ -383,10 +383,17 @@ package final class EntityLayout: @unchecked Sendable {
     }
 
     /// Whether objects of `objectClass` (one of this entity's) override `validateValue(_:forKey:)`.
+    /// Inlined: it runs for every saved object, and is a load and a compare when the class is
+    /// the last one asked about.
+    @inline(__always)
     func overridesValidateValue(_ objectClass: NSManagedObject.Type) -> Bool {
         let address = UInt(bitPattern: unsafeBitCast(objectClass, to: UnsafeRawPointer.self))
         let last = lastValidateValueAnswer.load(ordering: .relaxed)
         if last & ~1 == address { return last & 1 == 1 }
+        return askRuntimeWhetherValidateValueIsOverridden(by: objectClass, address: address)
+    }
+
+    private func askRuntimeWhetherValidateValueIsOverridden(by objectClass: NSManagedObject.Type, address: UInt) -> Bool {
         let overrides = ValidateValueOverride.isOverridden(by: objectClass)
         lastValidateValueAnswer.store(address | (overrides ? 1 : 0), ordering: .relaxed)
         return overrides

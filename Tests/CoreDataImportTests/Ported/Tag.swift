@@ -22,11 +22,11 @@ public class Tag: NSManagedObject {
     // Added by ocd port: calls the validate<Key> methods, as key-value coding does with selectors.
 #if !canImport(ObjectiveC)
     public override func validateValue(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>, forKey key: String) throws {
+        try super.validateValue(value, forKey: key)
         switch key.prefix(1).uppercased() + key.dropFirst() {
         case "Name": try validateName(value)
         default: break
         }
-        try super.validateValue(value, forKey: key)
     }
 #endif
 }
