@@ -122,6 +122,7 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
 
     private func load(_ description: NSPersistentStoreDescription) -> Error? {
         if let modelLoadingError { return modelLoadingError }
+        if let refusal = prepareToLoad(description) { return refusal }
         if let url = description.url, description.type != NSInMemoryStoreType,
            persistentStoreCoordinator.persistentStore(for: url) != nil {
             return nil
@@ -134,6 +135,10 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
             return error
         }
     }
+
+    /// What a kind of container checks or sets in a description before its store is added;
+    /// an error stops that store from being added (`NSPersistentCloudKitContainer`'s checks).
+    func prepareToLoad(_ description: NSPersistentStoreDescription) -> Error? { nil }
 
     /// A new private-queue context attached to the coordinator.
     open func newBackgroundContext() -> NSManagedObjectContext {

@@ -36,6 +36,16 @@ public final class NSPersistentStoreDescription: NSObject, @unchecked Sendable {
     /// (`NSInferMappingModelAutomaticallyOption`); true by default. Inference applies only when
     /// `shouldMigrateStoreAutomatically` is true as well.
     public var shouldInferMappingModelAutomatically = true
+    /// The CloudKit container an `NSPersistentCloudKitContainer` mirrors this store to; nil for
+    /// a store that is not mirrored.
+    ///
+    /// ```swift
+    /// description.cloudKitContainerOptions = NSPersistentCloudKitContainerOptions(containerIdentifier: "iCloud.com.example.Journal")
+    /// ```
+    /// Differences from Core Data: Linux has no CloudKit, so nothing is mirrored; the store is
+    /// checked and set up as Core Data checks and sets up a mirrored one (see
+    /// `NSPersistentCloudKitContainer`).
+    public var cloudKitContainerOptions: NSPersistentCloudKitContainerOptions?
 
     /// A description of a SQLite store at `url`.
     public init(url: URL) {
@@ -90,6 +100,7 @@ extension NSPersistentStoreDescription: NSCopying {
         copy.shouldAddStoreAsynchronously = shouldAddStoreAsynchronously
         copy.shouldMigrateStoreAutomatically = shouldMigrateStoreAutomatically
         copy.shouldInferMappingModelAutomatically = shouldInferMappingModelAutomatically
+        copy.cloudKitContainerOptions = cloudKitContainerOptions
         return copy
     }
 }

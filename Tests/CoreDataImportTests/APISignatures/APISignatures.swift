@@ -29,6 +29,7 @@ enum APISignatures {
         nsPersistentHistoryToken, nsPersistentHistoryTransaction, nsPersistentStore,
         nsPersistentStoreCoordinator, nsPersistentStoreDescription, nsPersistentStoreRequest,
         nsPersistentStoreResult, nsPropertyMapping, nsSaveChangesRequest, nsStagedMigrationManager,
+        nsPersistentCloudKitContainer, nsPersistentCloudKitContainerOptions,
     ]
 
     /// The symbols checked, in the order written.

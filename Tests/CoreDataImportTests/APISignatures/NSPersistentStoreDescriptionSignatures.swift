@@ -45,6 +45,9 @@ extension APISignatures {
         check("NSPersistentStoreDescription.shouldMigrateStoreAutomatically") {
             let _: ReferenceWritableKeyPath<NSPersistentStoreDescription, Bool> = \.shouldMigrateStoreAutomatically
         }
+        check("NSPersistentStoreDescription.cloudKitContainerOptions") {
+            let _: ReferenceWritableKeyPath<NSPersistentStoreDescription, NSPersistentCloudKitContainerOptions?> = \.cloudKitContainerOptions
+        }
         check("NSPersistentStoreDescription.shouldInferMappingModelAutomatically") {
             let _: ReferenceWritableKeyPath<NSPersistentStoreDescription, Bool> = \.shouldInferMappingModelAutomatically
         }
