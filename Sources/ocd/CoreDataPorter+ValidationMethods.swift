@@ -40,21 +40,27 @@ extension CoreDataPorter {
                 problems.append(Problem(path: files[method.fileIndex].path, line: method.line,
                                         message: "\(method.name) is private to another file than \(owner)'s class: make it internal so that ocd port's validateValue(_:forKey:) can call it"))
             }
+            if open == target.closeLine {
+                problems.append(Problem(path: files[target.fileIndex].path, line: open,
+                                        message: "\(owner)'s body opens and closes on one line: put its braces on lines of their own for ocd port to add validateValue(_:forKey:) calling its validate<Key> methods"))
+                continue
+            }
             let classIndent = String(body[target.closeLine].prefix { $0 == " " || $0 == "\t" })
-            let isPublic = body[open].split(separator: " ").contains { $0 == "public" || $0 == "open" }
-            let dispatch = Self.dispatch(to: methods.map(\.name), indent: classIndent + "    ", isPublic: isPublic)
+            let dispatch = Self.dispatch(to: methods.map(\.name), indent: classIndent + "    ")
             files[target.fileIndex].lines.insert(contentsOf: dispatch, at: target.closeLine)
         }
     }
 
     /// The override: the model's rules first (`super`), then, as key-value coding does, the
     /// method named after `key` capitalized.
-    private static func dispatch(to methods: [String], indent: String, isPublic: Bool) -> [String] {
+    /// `public`, whatever the class's own access: an override in a public class must be, and
+    /// the word is allowed in a class of any access.
+    private static func dispatch(to methods: [String], indent: String) -> [String] {
         let cases = methods.sorted().map { name in
             indent + "    case \"\(name.dropFirst("validate".count))\": try \(name)(value)"
         }
         return ["", indent + validationDispatchMarker, "#if !canImport(ObjectiveC)",
-                indent + "\(isPublic ? "public " : "")override func validateValue(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>, forKey key: String) throws {",
+                indent + "public override func validateValue(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>, forKey key: String) throws {",
                 indent + "    try super.validateValue(value, forKey: key)",
                 indent + "    switch key.prefix(1).uppercased() + key.dropFirst() {"]
             + cases
@@ -63,12 +69,18 @@ extension CoreDataPorter {
 
     /// Every `validate<Key>(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>) throws` in a
     /// class body or an extension, with the class it belongs to.
-    private func validationMethods() -> [(owner: String, method: ValidationMethod)] {
+    private mutating func validationMethods() -> [(owner: String, method: ValidationMethod)] {
         var found: [(owner: String, method: ValidationMethod)] = []
         for (fileIndex, file) in files.enumerated() {
             guard let scanner = try? SwiftSourceScanner(lines: file.lines) else { continue }
             for (line, text) in file.lines.enumerated() {
-                guard let (name, isPrivate) = Self.validationMethod(declaredIn: text) else { continue }
+                guard let (name, isPrivate) = Self.validationMethod(declaredIn: text) else {
+                    if Self.mayDeclareValidationMethod(text) {
+                        problems.append(Problem(path: file.path, line: line,
+                                                message: "this looks like a validate<Key> method ocd port cannot read (one line, `func validateKey(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>) throws`): Linux never calls it; call it from a validateValue(_:forKey:) override"))
+                    }
+                    continue
+                }
                 switch scanner.enclosingDeclaration(ofLine: line)?.kind {
                 case .type(keyword: "class", name: let owner)?, .extension(name: let owner)?:
                     found.append((owner, ValidationMethod(name: name, fileIndex: fileIndex, line: line, isPrivate: isPrivate)))
@@ -80,8 +92,19 @@ extension CoreDataPorter {
         return found
     }
 
+    /// Attributes (`@objc`, `@MainActor`, `@available(…)`) and modifier words, then the method.
     private static let validationMethodPattern = try! NSRegularExpression(
-        pattern: #"^\s*((?:@objc(?:\([^)]*\))?\s+|public\s+|internal\s+|open\s+|private\s+|fileprivate\s+|final\s+|dynamic\s+)*)func\s+(validate[A-Z][A-Za-z0-9_]*)\s*\(\s*_\s+\w+\s*:\s*AutoreleasingUnsafeMutablePointer<AnyObject\?>\s*\)\s*throws\b"#)
+        pattern: #"^\s*((?:@\w+(?:\([^)]*\))?\s+|[a-z]+\s+)*)func\s+(validate[A-Z][A-Za-z0-9_]*)\s*\(\s*_\s+\w+\s*:\s*AutoreleasingUnsafeMutablePointer<AnyObject\?>\s*\)\s*throws\b"#)
+
+    /// Whether the line may declare a `validate<Key>` method in a form the pattern does not
+    /// read (split over lines, named by an `@objc` selector): reported rather than missed.
+    private static func mayDeclareValidationMethod(_ line: String) -> Bool {
+        let code = line.trimmingCharacters(in: .whitespaces)
+        if code.hasPrefix("//") { return false }
+        if code.contains("@objc(validate") { return true }
+        guard code.contains("func validate"), !code.contains("func validateValue(") else { return false }
+        return code.contains("AutoreleasingUnsafeMutablePointer") || code.hasSuffix("(")
+    }
 
     /// The method's name, and whether it is private, when `line` declares a `validate<Key>` method.
     private static func validationMethod(declaredIn line: String) -> (name: String, isPrivate: Bool)? {

@@ -49,7 +49,7 @@ import CoreData
         let description = try #require(container.persistentStoreDescriptions.first)
         #expect(description.cloudKitContainerOptions?.containerIdentifier == "iCloud.com.example.Items")
         #expect((description.copy() as? NSPersistentStoreDescription)?.cloudKitContainerOptions === description.cloudKitContainerOptions)
-        #expect(description.options[NSPersistentHistoryTrackingKey] as? NSNumber == true, "mirroring needs history")
+        #expect(description.options[NSPersistentHistoryTrackingKey] == nil, "the description is left as it was")
 
         let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: container.viewContext)
         item.setValue(Date(timeIntervalSinceReferenceDate: 0), forKey: "timestamp")
@@ -84,9 +84,18 @@ import CoreData
         items.destinationEntity = model.entities[0]
         items.maxCount = 0
         items.isOrdered = true
-        items.deleteRule = .denyDeleteRule
-        owner.properties = [name, items]
-        owner.uniquenessConstraints = [["name"]]
+        let pet = NSRelationshipDescription()
+        pet.name = "pet"
+        pet.destinationEntity = model.entities[0]
+        pet.maxCount = 1
+        pet.isOptional = false
+        let cache = NSAttributeDescription()
+        cache.name = "cache"
+        cache.attributeType = .stringAttributeType
+        cache.isOptional = false
+        cache.isTransient = true
+        owner.properties = [name, items, pet, cache]
+        owner.uniquenessConstraints = [[name]]
         model.entities.append(owner)
 
         let (container, error) = container(at: url, model: model)
@@ -97,7 +106,8 @@ import CoreData
         #expect(reason.contains("CloudKit integration does not support unique constraints. The following entities are constrained:\nOwner: name"))
         #expect(reason.contains("CloudKit integration requires that all relationships have an inverse, the following do not:\nOwner: items"))
         #expect(reason.contains("CloudKit integration does not support ordered relationships. The following relationships are marked ordered:\nOwner: items"))
-        #expect(reason.contains("CloudKit integration does not support the deny delete rule. The following relationships use it:\nOwner: items"))
+        #expect(reason.contains("CloudKit integration requires that all relationships be optional, the following are not:\nOwner: pet"))
+        #expect(!reason.contains("cache"), "a transient attribute is not mirrored")
         #expect(container.persistentStoreCoordinator.persistentStores.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: url.path), "nothing was written")
 

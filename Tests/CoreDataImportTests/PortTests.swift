@@ -75,6 +75,18 @@ import CoreData
             """.utf8).write(to: validator)
         let unported = try Tool.run(["port", validator.path])
         #expect(unported.status == 1)
+        let loose = folder.appendingPathComponent("Loose.swift")
+        try Data("""
+            public class Loose: NSManagedObject {}
+            extension Loose {
+                @MainActor @objc public func validateName(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>) throws {}
+                @objc(validateTitle:error:)
+                func checkTitle(_ value: AutoreleasingUnsafeMutablePointer<AnyObject?>) throws {}
+            }
+            """.utf8).write(to: loose)
+        let looseResult = try Tool.run(["port", loose.path, "--dry-run"])
+        #expect(looseResult.error.contains("ocd: \(loose.path):1: Loose's body opens and closes on one line"))
+        #expect(looseResult.error.contains("ocd: \(loose.path):4: this looks like a validate<Key> method ocd port cannot read"))
         #expect(unported.error.contains("ocd: \(validator.path):2: validateTotal of Invoice, whose class is not in the files given, is never called on Linux: override validateValue(_:forKey:) in Invoice to call it\n"))
 
         let unbalanced = folder.appendingPathComponent("Broken.swift")

@@ -3,17 +3,18 @@ import Foundation
 /// What CloudKit cannot mirror in a model, as `NSPersistentCloudKitContainer` checks it before
 /// adding a mirrored store (Apple's "Creating a Core Data Model for CloudKit"): uniqueness
 /// constraints; attributes that are required and have no default value; relationships that are
-/// required, have no inverse, are ordered or use the deny rule. Each breach is reported in the
-/// words of Core Data's failure reason, with the entity and property that break it.
+/// required, have no inverse or are ordered. Each breach is reported in the words of Core
+/// Data's failure reason, with the entity that declares the property. (The deny rule, which
+/// Apple's guide also rules out, is not checked: it is not known to stop a store from loading.)
 enum CloudKitModelRules {
     /// The failure reason listing every breach among `entities`, or nil when there is none.
     static func breaches(in entities: [NSEntityDescription]) -> String? {
         var constrained: [String] = [], required: [String] = [], requiredRelationships: [String] = []
-        var withoutInverse: [String] = [], ordered: [String] = [], denying: [String] = []
-        for entity in entities.sorted(by: { ($0.name ?? "") < ($1.name ?? "") }) {
+        var withoutInverse: [String] = [], ordered: [String] = []
+        for entity in withTheirSuperentities(entities).sorted(by: { ($0.name ?? "") < ($1.name ?? "") }) {
             let name = entity.name ?? "?"
             for constraint in entity.uniquenessConstraints where !constraint.isEmpty {
-                constrained.append("\(name): \(constraint.map { "\($0)" }.joined(separator: ","))")
+                constrained.append("\(name): \(constraint.map { ($0 as? NSPropertyDescription)?.name ?? "\($0)" }.joined(separator: ","))")
             }
             for property in entity.properties where !property.isTransient {
                 switch property {
@@ -24,7 +25,6 @@ enum CloudKitModelRules {
                     if !relationship.isOptional { requiredRelationships.append(label) }
                     if relationship.inverseRelationship == nil { withoutInverse.append(label) }
                     if relationship.isOrdered { ordered.append(label) }
-                    if relationship.deleteRule == .denyDeleteRule { denying.append(label) }
                 default:
                     break
                 }
@@ -36,8 +36,22 @@ enum CloudKitModelRules {
             (requiredRelationships, "CloudKit integration requires that all relationships be optional, the following are not:"),
             (withoutInverse, "CloudKit integration requires that all relationships have an inverse, the following do not:"),
             (ordered, "CloudKit integration does not support ordered relationships. The following relationships are marked ordered:"),
-            (denying, "CloudKit integration does not support the deny delete rule. The following relationships use it:"),
         ].filter { !$0.0.isEmpty }.map { labels, text in ([text] + labels).joined(separator: "\n") }
         return reasons.isEmpty ? nil : reasons.joined(separator: "\n")
+    }
+
+    /// `entities` and every superentity of theirs, once each: each entity's own properties are
+    /// checked, and a configuration may list a subentity without its parent.
+    private static func withTheirSuperentities(_ entities: [NSEntityDescription]) -> [NSEntityDescription] {
+        var all: [NSEntityDescription] = []
+        var seen = Set<ObjectIdentifier>()
+        for entity in entities {
+            var current: NSEntityDescription? = entity
+            while let next = current, seen.insert(ObjectIdentifier(next)).inserted {
+                all.append(next)
+                current = next.superentity
+            }
+        }
+        return all
     }
 }

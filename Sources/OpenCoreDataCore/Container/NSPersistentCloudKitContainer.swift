@@ -14,9 +14,10 @@ import Foundation
 /// For each store whose description has `cloudKitContainerOptions`, as Core Data:
 /// - loading checks that CloudKit can mirror the model's entities: no uniqueness constraints,
 ///   every attribute optional or with a default value, every relationship optional, with an
-///   inverse, unordered and without the deny rule. A model that breaks a rule is refused with
+///   inverse and unordered. A model that breaks a rule is refused with
 ///   error 134060 whose failure reason lists what breaks it, in Core Data's words;
-/// - persistent history is recorded (`NSPersistentHistoryTrackingKey`), which mirroring needs.
+/// - persistent history is recorded (the store is added with `NSPersistentHistoryTrackingKey`),
+///   which mirroring needs; the description's own options are left as they are.
 ///
 /// Differences from Core Data: nothing is mirrored and no event is posted
 /// (`eventChangedNotification`); `initializeCloudKitSchema(options:)` throws, as Core Data does
@@ -51,18 +52,20 @@ open class NSPersistentCloudKitContainer: NSPersistentContainer, @unchecked Send
     /// CloudKit database here.
     open func canModifyManagedObjects(in store: NSPersistentStore) -> Bool { true }
 
-    override func prepareToLoad(_ description: NSPersistentStoreDescription) -> Error? {
-        guard description.cloudKitContainerOptions != nil else { return nil }
-        let entities = description.configuration.flatMap { managedObjectModel.entities(forConfigurationName: $0) }
+    override func storeOptions(for description: NSPersistentStoreDescription) throws -> [AnyHashable: Any] {
+        var options = try super.storeOptions(for: description)
+        guard description.cloudKitContainerOptions != nil else { return options }
+        // A configuration the model does not have is left to `addPersistentStore` to report.
+        let entities = description.configuration.map { managedObjectModel.entities(forConfigurationName: $0) }
             ?? managedObjectModel.entities
-        if let reason = CloudKitModelRules.breaches(in: entities) {
-            return CoreDataError.make(CocoaError.Code(rawValue: 134060), "A Core Data error occurred.",
-                                      [NSLocalizedFailureReasonErrorKey: reason])
+        if let entities, let reason = CloudKitModelRules.breaches(in: entities) {
+            throw CoreDataError.make(CocoaError.Code(rawValue: 134060), "A Core Data error occurred.",
+                                     [NSLocalizedFailureReasonErrorKey: reason])
         }
-        if description.options[NSPersistentHistoryTrackingKey] == nil {
-            description.setOption(true as NSNumber, forKey: NSPersistentHistoryTrackingKey)
-        }
-        return nil
+        // Mirroring reads the store's history, so a mirrored store records it, whatever the
+        // description says.
+        options[NSPersistentHistoryTrackingKey] = true as NSNumber
+        return options
     }
 }
 

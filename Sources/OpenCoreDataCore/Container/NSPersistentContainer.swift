@@ -122,23 +122,26 @@ open class NSPersistentContainer: NSObject, @unchecked Sendable {
 
     private func load(_ description: NSPersistentStoreDescription) -> Error? {
         if let modelLoadingError { return modelLoadingError }
-        if let refusal = prepareToLoad(description) { return refusal }
         if let url = description.url, description.type != NSInMemoryStoreType,
            persistentStoreCoordinator.persistentStore(for: url) != nil {
             return nil
         }
         do {
             try persistentStoreCoordinator.addPersistentStore(ofType: description.type, configurationName: description.configuration,
-                                                              at: description.url, options: description.storeOptions)
+                                                              at: description.url, options: try storeOptions(for: description))
             return nil
         } catch {
             return error
         }
     }
 
-    /// What a kind of container checks or sets in a description before its store is added;
-    /// an error stops that store from being added (`NSPersistentCloudKitContainer`'s checks).
-    func prepareToLoad(_ description: NSPersistentStoreDescription) -> Error? { nil }
+    /// The options the store of `description` is added with; a kind of container may check the
+    /// description first (an error stops that store from being added) or add options of its own
+    /// (`NSPersistentCloudKitContainer`). The description itself is not changed: stores may be
+    /// added on other threads.
+    func storeOptions(for description: NSPersistentStoreDescription) throws -> [AnyHashable: Any] {
+        description.storeOptions
+    }
 
     /// A new private-queue context attached to the coordinator.
     open func newBackgroundContext() -> NSManagedObjectContext {
