@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import CoreData
 
@@ -125,5 +126,27 @@ import CoreData
         #expect(error?.code == 134400)
         #expect(error?.localizedDescription.contains("iCloud account") == true)
         #expect(NSPersistentCloudKitContainerSchemaInitializationOptions.dryRun.rawValue != NSPersistentCloudKitContainerSchemaInitializationOptions.printSchema.rawValue)
+    }
+
+    /// Code observing mirroring events, as sync-status views do, compiles and runs; on Linux no
+    /// event is ever posted. The event types keep Core Data's raw values.
+    @Test func eventObserversCompileAndHearNothingSinceNothingIsMirrored() throws {
+        let url = storeURL()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let heard = Mutex(0)
+        let observer = NotificationCenter.default.addObserver(forName: NSPersistentCloudKitContainer.eventChangedNotification,
+                                                              object: nil, queue: nil) { notification in
+            let key = NSPersistentCloudKitContainer.eventNotificationUserInfoKey
+            if notification.userInfo?[key] is NSPersistentCloudKitContainer.Event { heard.withLock { $0 += 1 } }
+        }
+        defer { NotificationCenter.default.removeObserver(observer) }
+        let (container, error) = container(at: url, model: Self.model())
+        #expect(error == nil)
+        let item = NSEntityDescription.insertNewObject(forEntityName: "Item", into: container.viewContext)
+        item.setValue(Date(), forKey: "timestamp")
+        try container.viewContext.save()
+        #expect(heard.withLock { $0 } == 0)
+        #expect([NSPersistentCloudKitContainer.EventType.setup, .import, .export].map(\.rawValue) == [0, 1, 2])
+        #expect(NSPersistentCloudKitContainer.eventChangedNotification.rawValue == "NSPersistentCloudKitContainerEventChangedNotification")
     }
 }

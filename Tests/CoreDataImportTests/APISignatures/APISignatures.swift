@@ -29,7 +29,7 @@ enum APISignatures {
         nsPersistentHistoryToken, nsPersistentHistoryTransaction, nsPersistentStore,
         nsPersistentStoreCoordinator, nsPersistentStoreDescription, nsPersistentStoreRequest,
         nsPersistentStoreResult, nsPropertyMapping, nsSaveChangesRequest, nsStagedMigrationManager,
-        nsPersistentCloudKitContainer, nsPersistentCloudKitContainerOptions,
+        nsPersistentCloudKitContainer, nsPersistentCloudKitContainerOptions, nsPersistentCloudKitContainerEvent,
     ]
 
     /// The symbols checked, in the order written.
