@@ -59,7 +59,9 @@ extension NSManagedObject {
     /// override it (see `ValidateValueOverride`). The base implementation checks the model's
     /// rules for that property; the override reads the value as an object and may replace it.
     private func askValidateValue(about layout: EntityLayout, into errors: inout [Error]) {
-        for (index, name) in layout.validatedPropertyNames {
+        // Only classes that override the method get here, so the list is read as it is.
+        for (index, property) in layout.properties.enumerated() where !(property is NSFetchedPropertyDescription) {
+            let name = property.name
             let wasRejected = !contents.rejectedValues.isEmpty && contents.rejectedValues[name] != nil
             do {
                 try validateValue(AutoreleasingUnsafeMutablePointer(property: index, of: self), forKey: name)

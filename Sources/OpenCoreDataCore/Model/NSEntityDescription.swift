@@ -338,9 +338,6 @@ package final class EntityLayout: @unchecked Sendable {
     /// that finding it costs no walk through weak superentity references.
     package unowned(unsafe) let rootEntity: NSEntityDescription
     let relationshipsToValidate: [NSRelationshipDescription]
-    /// The attributes and relationships a save asks `validateValue(_:forKey:)` about, by their
-    /// index in `properties`, with their names.
-    let validatedPropertyNames: [(index: Int, name: String)]
     /// The last class asked about in `overridesValidateValue(_:)` (its metadata's address),
     /// with the answer in the low bit (metadata is word-aligned): nearly every object of an
     /// entity is of one class, and asking the runtime costs more than the rest of validating.
@@ -377,9 +374,6 @@ package final class EntityLayout: @unchecked Sendable {
             !$0.isOptional || $0.minCount > 0 || $0.maxCount > 1 || !$0.customValidationRules.isEmpty
         }
         self.inverses = relationships.map(\.inverseRelationship)
-        self.validatedPropertyNames = properties.indices.compactMap { index in
-            properties[index] is NSFetchedPropertyDescription ? nil : (index, properties[index].name)
-        }
     }
 
     /// Whether objects of `objectClass` (one of this entity's) override `validateValue(_:forKey:)`.
