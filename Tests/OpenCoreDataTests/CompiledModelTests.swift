@@ -392,7 +392,10 @@ struct XMLModelContents {
     @Test(.needsCorpus) func readingTheModelCacheChangesNeitherTheDatabaseNorItsLog() throws {
         let directory = TemporaryDirectory()
         let copy = try Corpus.copyStore(Corpus.storePath("Bookmarks_V1.sqlite"), to: directory)
+        // The log is compared when the corpus store comes with one (a store checkpointed
+        // before it was committed has none).
         let files = ["", "-wal"].map { URL(fileURLWithPath: copy.path + $0) }
+            .filter { FileManager.default.fileExists(atPath: $0.path) }
         let before = try files.map { try Data(contentsOf: $0) }
         #expect(try StoreModelCache.content(ofStoreAt: copy) != nil)
         #expect(try files.map { try Data(contentsOf: $0) } == before)
