@@ -45,6 +45,13 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
 
     public convenience init() { self.init(name: "", type: .undefinedAttributeType) }
 
+    /// Decodes an attribute that `encode(with:)` archived (`NSCoding`); see
+    /// `NSPropertyDescription.init(coder:)`.
+    public required convenience init?(coder: NSCoder) {
+        self.init(name: "", type: .undefinedAttributeType)
+        guard becomeArchivedProperty(from: coder) else { return nil }
+    }
+
     override func emptyCopy() -> NSPropertyDescription { NSAttributeDescription(name: name, type: attributeType) }
 
     override func copySettings(to copy: NSPropertyDescription) {

@@ -81,6 +81,49 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
 
     public override convenience init() { self.init(name: nil) }
 
+    // MARK: Coding
+
+    /// Decodes an entity that `encode(with:)` archived (`NSCoding`): a copy of it, as `copy()`
+    /// makes one — its settings and properties, in no model and no inheritance tree, its
+    /// relationships leading to the entities archived with it. Nil, with the coder's error set
+    /// when it collects errors, when the coder holds no entity.
+    ///
+    /// ```swift
+    /// let data = try NSKeyedArchiver.archivedData(withRootObject: entity, requiringSecureCoding: false)
+    /// let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)
+    /// unarchiver.requiresSecureCoding = false
+    /// let decoded = unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey) as? NSEntityDescription
+    /// ```
+    /// Difference from Core Data: the archive is OpenCoreData's (see `encode(with:)`), and the
+    /// decoded entity is a copy in no model, where Apple's belongs to a decoded model.
+    public required convenience init?(coder: NSCoder) {
+        self.init(name: nil)
+        do {
+            let archive = try DescriptionArchive(coder: coder)
+            let archived = try archive.entity()
+            var copies = DescriptionCopies()
+            archived.copySettings(to: self, recordingIn: &copies)
+            pointAtCopies(of: archived, in: copies)
+            archiveModel = archive.model
+        } catch {
+            DescriptionArchive.report(error, to: coder)
+            return nil
+        }
+    }
+
+    /// Archives the entity (`NSCoding`) as the compiled archive of a model of copies of it and
+    /// of every entity it reaches (superentities, sub-entities, relationship destinations),
+    /// under keys of OpenCoreData's own.
+    ///
+    /// Difference from Core Data: Apple's archive holds the entity's own objects under Apple's
+    /// keys. An entity whose model the archive cannot hold (a fetched property with a block
+    /// predicate) encodes nothing, and decodes as nil.
+    open func encode(with coder: NSCoder) { DescriptionArchive(entity: self).encode(into: coder) }
+
+    /// The model a decoded entity was read from, kept so that its relationships' destinations
+    /// (held weakly) live as long as it does.
+    private var archiveModel: NSManagedObjectModel?
+
     public override var description: String { "NSEntityDescription(\(name ?? "unnamed"))" }
 
     /// The properties declared on this entity (not the inherited ones).
@@ -263,6 +306,13 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// to other descriptions is set by `pointAtCopies(of:in:)` once they are all copied.
     func copiedAlone(into copies: inout DescriptionCopies) -> NSEntityDescription {
         let copy = NSEntityDescription(name: name)
+        copySettings(to: copy, recordingIn: &copies)
+        return copy
+    }
+
+    /// Gives `copy` this entity's settings and copies of its own properties, recorded in `copies`.
+    func copySettings(to copy: NSEntityDescription, recordingIn copies: inout DescriptionCopies) {
+        copy.name = name
         copy.isAbstract = isAbstract
         copy.managedObjectClassName = managedObjectClassName
         copy.registeredClass = registeredClass
@@ -276,7 +326,6 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
             return propertyCopy
         }
         copies.record(copy, of: self)
-        return copy
     }
 
     /// Points this copy of `original` at the copies of the descriptions `original` refers to.
@@ -301,7 +350,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     }
 }
 
-extension NSEntityDescription: NSCopying {}
+extension NSEntityDescription: NSCopying, NSCoding {}
 
 /// Where an entity's values live in its objects: attributes and relationships each in an
 /// array indexed by slot, inherited properties first so a slot means the same property in

@@ -26,6 +26,52 @@ open class NSExpressionDescription: NSPropertyDescription, @unchecked Sendable {
 
     override func emptyCopy() -> NSPropertyDescription { NSExpressionDescription(name: name) }
 
+    /// Decodes an expression description that `encode(with:)` archived (`NSCoding`): its name,
+    /// expression and result type. Nil, with the coder's error set when it collects errors, when
+    /// the coder holds none.
+    public required convenience init?(coder: NSCoder) {
+        self.init(name: "")
+        do {
+            guard let name = coder.decodeObject(of: NSString.self, forKey: Keys.name) else {
+                throw KeyedArchiveError(reason: "the coder holds no archived expression description (\(Keys.name))")
+            }
+            self.name = String(name)
+            expressionResultType = NSAttributeType(rawValue: UInt(clamping: coder.decodeInteger(forKey: Keys.resultType))) ?? .undefinedAttributeType
+            if coder.containsValue(forKey: Keys.expression), let archived = coder.decodeObject(of: NSData.self, forKey: Keys.expression) {
+                let archive = try KeyedArchive(data: Data(archived))
+                var decoder = KeyedArchivePredicateDecoder()
+                expression = try decoder.expression(try archive.rootObject().asObject("the archived expression"))
+            }
+        } catch {
+            DescriptionArchive.report(error, to: coder)
+            return nil
+        }
+    }
+
+    /// Archives the name, the expression (as Foundation archives an `NSExpression`) and the
+    /// result type (`NSCoding`), under keys of OpenCoreData's own.
+    ///
+    /// Difference from Core Data: the keys differ from Apple's, and the user info and other
+    /// settings every property has are not archived. An expression the archive cannot hold (a
+    /// block, a subquery) encodes nothing, and decodes as nil.
+    open override func encode(with coder: NSCoder) {
+        var archived: Data?
+        if let expression {
+            var writer = KeyedArchiveWriter()
+            guard case .uid(let root)? = try? KeyedArchivePredicateEncoder.expression(expression, into: &writer) else { return }
+            archived = writer.archive(root: root)
+        }
+        coder.encode(name as NSString, forKey: Keys.name)
+        coder.encode(Int(expressionResultType.rawValue), forKey: Keys.resultType)
+        if let archived { coder.encode(archived as NSData, forKey: Keys.expression) }
+    }
+
+    private enum Keys {
+        static let name = "OCDExpressionDescriptionName"
+        static let expression = "OCDExpressionDescriptionExpression"
+        static let resultType = "OCDExpressionDescriptionResultType"
+    }
+
     override func copySettings(to copy: NSPropertyDescription) {
         super.copySettings(to: copy)
         guard let copy = copy as? NSExpressionDescription else { return }

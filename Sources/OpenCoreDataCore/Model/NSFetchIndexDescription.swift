@@ -48,17 +48,56 @@ open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
 
     /// A copy whose elements name the copies of their properties, where `copies` has them.
     func copy(pointingAt copies: DescriptionCopies) -> NSFetchIndexDescription {
-        let copy = NSFetchIndexDescription(name: name, elements: elements.map { element in
+        let copy = NSFetchIndexDescription(name: name, elements: nil)
+        copySettings(to: copy, pointingAt: copies)
+        return copy
+    }
+
+    private func copySettings(to copy: NSFetchIndexDescription, pointingAt copies: DescriptionCopies) {
+        copy.name = name
+        copy.elements = elements.map { element in
             let elementCopy = element.copy() as! NSFetchIndexElementDescription
             elementCopy.property = copies.property(element.property)
             return elementCopy
-        })
+        }
         copy.partialIndexPredicate = partialIndexPredicate
-        return copy
     }
+
+    // MARK: Coding
+
+    /// Decodes a fetch index that `encode(with:)` archived (`NSCoding`): a copy of it, as
+    /// `copy()` makes one, whose elements name the properties archived with it. Nil, with the
+    /// coder's error set when it collects errors, when the coder holds no fetch index.
+    ///
+    /// Difference from Core Data: the archive is OpenCoreData's (see `encode(with:)`), and the
+    /// decoded index is in no entity.
+    public required convenience init?(coder: NSCoder) {
+        self.init(name: "", elements: nil)
+        do {
+            let archive = try DescriptionArchive(coder: coder)
+            try archive.index().copySettings(to: self, pointingAt: DescriptionCopies())
+            archiveModel = archive.model
+        } catch {
+            DescriptionArchive.report(error, to: coder)
+            return nil
+        }
+    }
+
+    /// Archives the index (`NSCoding`) as the compiled archive of a model of copies of its
+    /// entity — or of a stand-in entity holding its elements' properties, when it is in none —
+    /// and of the entities that one reaches, with the index's name, under keys of OpenCoreData's
+    /// own.
+    ///
+    /// Difference from Core Data: Apple's archive holds the index's own objects under Apple's
+    /// keys. An index the archive cannot hold encodes nothing, and decodes as nil.
+    open func encode(with coder: NSCoder) { DescriptionArchive(index: self).encode(into: coder) }
+
+    /// The model a decoded index was read from, kept so that its properties' entity lives as
+    /// long as it does.
+    private var archiveModel: NSManagedObjectModel?
 }
 
-extension NSFetchIndexDescription: NSCopying {}
+extension NSFetchIndexDescription: NSCopying, NSCoding {}
 
 /// One column of a fetch index.
 open class NSFetchIndexElementDescription: NSObject, @unchecked Sendable {
@@ -98,6 +137,41 @@ open class NSFetchIndexElementDescription: NSObject, @unchecked Sendable {
     private init(collationType: CollationType) {
         self.collationType = collationType
     }
+
+    // MARK: Coding
+
+    /// Decodes an index element that `encode(with:)` archived (`NSCoding`): a copy of it, as
+    /// `copy()` makes one, of the property archived with it. Nil, with the coder's error set
+    /// when it collects errors, when the coder holds no index element.
+    ///
+    /// Difference from Core Data: the archive is OpenCoreData's (see `encode(with:)`), and the
+    /// decoded element is in no index.
+    public required convenience init?(coder: NSCoder) {
+        self.init(collationType: .binary)
+        do {
+            let archive = try DescriptionArchive(coder: coder)
+            let archived = try archive.element()
+            property = archived.property
+            propertyName = archived.propertyName
+            collationType = archived.collationType
+            isAscending = archived.isAscending
+            archiveModel = archive.model
+        } catch {
+            DescriptionArchive.report(error, to: coder)
+            return nil
+        }
+    }
+
+    /// Archives the element (`NSCoding`) as its index is archived (see
+    /// `NSFetchIndexDescription.encode(with:)`), with its position in the index.
+    ///
+    /// Difference from Core Data: Apple's archive holds the element's own objects under
+    /// Apple's keys. An element the archive cannot hold encodes nothing, and decodes as nil.
+    open func encode(with coder: NSCoder) { DescriptionArchive(element: self).encode(into: coder) }
+
+    /// The model a decoded element was read from, kept so that its property's entity lives as
+    /// long as it does.
+    private var archiveModel: NSManagedObjectModel?
 }
 
-extension NSFetchIndexElementDescription: NSCopying {}
+extension NSFetchIndexElementDescription: NSCopying, NSCoding {}

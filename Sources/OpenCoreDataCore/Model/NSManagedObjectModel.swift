@@ -186,11 +186,7 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
     /// an `NSManagedObjectModel`.
     open func copy(with zone: NSZone? = nil) -> Any {
         var copies = DescriptionCopies()
-        let entityCopies = ownEntities.map { $0.copiedAlone(into: &copies) }
-        for (entity, copy) in zip(ownEntities, entityCopies) {
-            copy.subentities = entity.subentities.compactMap(copies.copyOf)
-            copy.pointAtCopies(of: entity, in: copies)
-        }
+        let entityCopies = Self.copies(of: ownEntities, recordingIn: &copies)
         let copy = NSManagedObjectModel()
         copy.entities = entityCopies
         copy.configurationEntities = configurationEntities.mapValues { $0.compactMap(copies.copyOf) }
@@ -203,6 +199,18 @@ open class NSManagedObjectModel: NSObject, @unchecked Sendable {
         copy.fileURL = fileURL
         copy.bundleVersions = bundleVersions
         return copy
+    }
+
+    /// Copies of `entities` in which every reference from one of them to another — inheritance,
+    /// a relationship's destination and inverse, an index element's property — leads to the
+    /// other's copy (references to entities not among them are kept).
+    static func copies(of entities: [NSEntityDescription], recordingIn copies: inout DescriptionCopies) -> [NSEntityDescription] {
+        let entityCopies = entities.map { $0.copiedAlone(into: &copies) }
+        for (entity, copy) in zip(entities, entityCopies) {
+            copy.subentities = entity.subentities.compactMap(copies.copyOf)
+            copy.pointAtCopies(of: entity, in: copies)
+        }
+        return entityCopies
     }
 
     private func checkEditable() {

@@ -97,6 +97,53 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
         self.name = name
     }
 
+    // MARK: Coding
+
+    /// Decodes a property that `encode(with:)` archived (`NSCoding`): a copy of it, as `copy()`
+    /// makes one, in no entity; a relationship's destination and inverse are the entities and
+    /// relationships archived with it. Nil, with the coder's error set when it collects errors,
+    /// when the coder holds no property of this kind.
+    ///
+    /// Difference from Core Data: the archive is OpenCoreData's (see `encode(with:)`), and the
+    /// decoded property is in no entity.
+    public required convenience init?(coder: NSCoder) {
+        self.init(name: "")
+        guard becomeArchivedProperty(from: coder) else { return nil }
+    }
+
+    /// Archives the property (`NSCoding`) as the compiled archive of a model of copies of its
+    /// entity — or of a stand-in entity holding a copy of it, when it is in none — and of every
+    /// entity that one reaches, with the property's name, under keys of OpenCoreData's own.
+    ///
+    /// ```swift
+    /// let data = try NSKeyedArchiver.archivedData(withRootObject: title, requiringSecureCoding: false)
+    /// ```
+    /// Difference from Core Data: Apple's archive holds the property's own objects under
+    /// Apple's keys. A property the archive cannot hold encodes nothing, and decodes as nil.
+    open func encode(with coder: NSCoder) { DescriptionArchive(property: self).encode(into: coder) }
+
+    /// Makes this description a copy of the property `coder` holds; false, with the coder's
+    /// error set, when it holds none of this description's kind.
+    final func becomeArchivedProperty(from coder: NSCoder) -> Bool {
+        do {
+            let archive = try DescriptionArchive(coder: coder)
+            let archived = try archive.property()
+            guard ObjectIdentifier(type(of: archived)) == ObjectIdentifier(type(of: emptyCopy())) else {
+                throw KeyedArchiveError(reason: "the archived property '\(archived.name)' is an \(type(of: archived)), not an \(type(of: emptyCopy()))")
+            }
+            archived.copySettings(to: self)
+            archiveModel = archive.model
+            return true
+        } catch {
+            DescriptionArchive.report(error, to: coder)
+            return false
+        }
+    }
+
+    /// The model a decoded property was read from, kept so that what it refers to (held
+    /// weakly) lives as long as it does.
+    private var archiveModel: NSManagedObjectModel?
+
     // MARK: Copying
 
     /// A new description with the same settings, in no entity (`NSCopying`): to edit it and add
@@ -159,4 +206,4 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     }
 }
 
-extension NSPropertyDescription: NSCopying {}
+extension NSPropertyDescription: NSCopying, NSCoding {}

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What happens to the destination objects when the source object is deleted.
 ///
 /// Raw values as Core Data's `NSDeleteRule`.
@@ -68,6 +70,14 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
 
     /// As Core Data: a new relationship description is to-many (`maxCount` 0) until `maxCount` is set to 1.
     public convenience init() { self.init(name: "", toMany: true) }
+
+    /// Decodes a relationship that `encode(with:)` archived (`NSCoding`): its destination and
+    /// inverse are the entity and relationship archived with it; see
+    /// `NSPropertyDescription.init(coder:)`.
+    public required convenience init?(coder: NSCoder) {
+        self.init(name: "", toMany: true)
+        guard becomeArchivedProperty(from: coder) else { return nil }
+    }
 
     override func emptyCopy() -> NSPropertyDescription { NSRelationshipDescription(name: name) }
 

@@ -3,6 +3,13 @@ import CoreData
 
 extension APISignatures {
     static func nsEntityDescription(_ check: inout Checks) {
+        check("NSEntityDescription.init(coder:)") {
+            let _: (NSCoder) -> NSEntityDescription? = NSEntityDescription.init(coder:)
+            let _: any NSCoding.Type = NSEntityDescription.self
+        }
+        check("NSEntityDescription.encode(with:)") {
+            let _: (NSEntityDescription) -> (NSCoder) -> Void = NSEntityDescription.encode(with:)
+        }
         check("NSEntityDescription.copy(with:)") {
             let _: (NSEntityDescription) -> (NSZone?) -> Any = NSEntityDescription.copy(with:)
             let _: any NSCopying.Type = NSEntityDescription.self

@@ -3,6 +3,13 @@ import CoreData
 
 extension APISignatures {
     static func nsFetchIndexDescription(_ check: inout Checks) {
+        check("NSFetchIndexDescription.init(coder:)") {
+            let _: (NSCoder) -> NSFetchIndexDescription? = NSFetchIndexDescription.init(coder:)
+            let _: any NSCoding.Type = NSFetchIndexDescription.self
+        }
+        check("NSFetchIndexDescription.encode(with:)") {
+            let _: (NSFetchIndexDescription) -> (NSCoder) -> Void = NSFetchIndexDescription.encode(with:)
+        }
         check("NSFetchIndexDescription.copy(with:)") {
             let _: (NSFetchIndexDescription) -> (NSZone?) -> Any = NSFetchIndexDescription.copy(with:)
             let _: any NSCopying.Type = NSFetchIndexDescription.self

@@ -3,6 +3,13 @@ import CoreData
 
 extension APISignatures {
     static func nsFetchIndexElementDescription(_ check: inout Checks) {
+        check("NSFetchIndexElementDescription.init(coder:)") {
+            let _: (NSCoder) -> NSFetchIndexElementDescription? = NSFetchIndexElementDescription.init(coder:)
+            let _: any NSCoding.Type = NSFetchIndexElementDescription.self
+        }
+        check("NSFetchIndexElementDescription.encode(with:)") {
+            let _: (NSFetchIndexElementDescription) -> (NSCoder) -> Void = NSFetchIndexElementDescription.encode(with:)
+        }
         check("NSFetchIndexElementDescription.copy(with:)") {
             let _: (NSFetchIndexElementDescription) -> (NSZone?) -> Any = NSFetchIndexElementDescription.copy(with:)
             let _: any NSCopying.Type = NSFetchIndexElementDescription.self

@@ -3,6 +3,13 @@ import CoreData
 
 extension APISignatures {
     static func nsPropertyDescription(_ check: inout Checks) {
+        check("NSPropertyDescription.init(coder:)") {
+            let _: (NSCoder) -> NSPropertyDescription? = NSPropertyDescription.init(coder:)
+            let _: any NSCoding.Type = NSPropertyDescription.self
+        }
+        check("NSPropertyDescription.encode(with:)") {
+            let _: (NSPropertyDescription) -> (NSCoder) -> Void = NSPropertyDescription.encode(with:)
+        }
         check("NSPropertyDescription.copy(with:)") {
             let _: (NSPropertyDescription) -> (NSZone?) -> Any = NSPropertyDescription.copy(with:)
             let _: any NSCopying.Type = NSPropertyDescription.self
