@@ -282,6 +282,30 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
         if concurrencyType == .privateQueueConcurrencyType { queue?.setSpecific(key: queueKey, value: ObjectIdentifier(self)) }
     }
 
+    // MARK: Coding
+
+    /// Decodes a context that `encode(with:)` archived (`NSCoding`): a new context of the
+    /// archived concurrency type with the archived settings — name, transaction author, merge
+    /// policy, staleness interval, and the switches — and, like any new context, no coordinator
+    /// and no objects. Nil, with the coder's error set when it collects errors, when the coder
+    /// holds no context.
+    ///
+    /// ```swift
+    /// let data = try NSKeyedArchiver.archivedData(withRootObject: context, requiringSecureCoding: false)
+    /// ```
+    /// Difference from Core Data: Apple does not document what a context archives; these are the
+    /// settings OpenCoreData archives. A merge policy comes back as the standard policy of its
+    /// merge type, even when it was an instance of an application's own subclass.
+    public required convenience init?(coder: NSCoder) {
+        guard let settings = ContextSettingsArchive(coder: coder) else { return nil }
+        self.init(concurrencyType: settings.concurrencyType)
+        settings.apply(to: self)
+    }
+
+    /// Archives the context's settings (`NSCoding`); see `init(coder:)`. Its objects and its
+    /// coordinator are not archived.
+    open func encode(with coder: NSCoder) { ContextSettingsArchive(self).encode(into: coder) }
+
     deinit {
         if let siblingSaveObserver { NotificationCenter.default.removeObserver(siblingSaveObserver) }
         if let remoteSaveObserver { NotificationCenter.default.removeObserver(remoteSaveObserver) }
@@ -652,3 +676,5 @@ public enum NSManagedObjectContextConcurrencyType: UInt, Sendable {
 struct QueuedBlock: @unchecked Sendable {
     let block: () -> Void
 }
+
+extension NSManagedObjectContext: NSCoding {}

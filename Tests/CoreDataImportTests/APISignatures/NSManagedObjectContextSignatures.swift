@@ -3,6 +3,13 @@ import CoreData
 
 extension APISignatures {
     static func nsManagedObjectContext(_ check: inout Checks) {
+        check("NSManagedObjectContext.init(coder:)") {
+            let _: (NSCoder) -> NSManagedObjectContext? = NSManagedObjectContext.init(coder:)
+            let _: any NSCoding.Type = NSManagedObjectContext.self
+        }
+        check("NSManagedObjectContext.encode(with:)") {
+            let _: (NSManagedObjectContext) -> (NSCoder) -> Void = NSManagedObjectContext.encode(with:)
+        }
         check("NSManagedObjectContext") {
             let _: NSObject = NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType)
         }
