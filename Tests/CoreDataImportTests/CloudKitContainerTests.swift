@@ -149,4 +149,39 @@ import CoreData
         #expect([NSPersistentCloudKitContainer.EventType.setup, .import, .export].map(\.rawValue) == [0, 1, 2])
         #expect(NSPersistentCloudKitContainer.eventChangedNotification.rawValue == "NSPersistentCloudKitContainerEventChangedNotification")
     }
+
+    /// Code asking for mirroring events, as sync-status views do, compiles and runs: on Linux
+    /// nothing is mirrored, so every request answers no events, whichever way it selects them.
+    @Test func eventRequestsCompileAndFindNoEventsSinceNothingIsMirrored() throws {
+        let url = storeURL()
+        defer { try? FileManager.default.removeItem(at: url.deletingLastPathComponent()) }
+        let (container, error) = container(at: url, model: Self.model())
+        #expect(error == nil)
+        let context = container.newBackgroundContext()
+        let failedExports = NSPersistentCloudKitContainerEventRequest.fetchForEvents()
+        failedExports.predicate = NSPredicate(format: "type == %d AND succeeded == NO", NSPersistentCloudKitContainer.EventType.export.rawValue)
+        #expect(failedExports.entityName == "NSCKEvent")
+        let requests = [
+            NSPersistentCloudKitContainerEventRequest.fetchEvents(after: Date.distantPast),
+            NSPersistentCloudKitContainerEventRequest.fetchEvents(after: nil as NSPersistentCloudKitContainer.Event?),
+            NSPersistentCloudKitContainerEventRequest.fetchEvents(matchingFetch: failedExports),
+        ]
+        try context.performAndWait {
+            for request in requests {
+                let result = try #require(try context.execute(request) as? NSPersistentCloudKitContainerEventResult)
+                #expect(result.resultType == .events)
+                #expect((result.result as? [NSPersistentCloudKitContainer.Event])?.isEmpty == true)
+                request.resultType = .countEvents
+                let count = try #require(try context.execute(request) as? NSPersistentCloudKitContainerEventResult)
+                #expect(count.resultType == .countEvents && count.result as? Int == 0)
+            }
+        }
+        let copy = try #require(requests[0].copy() as? NSPersistentCloudKitContainerEventRequest)
+        #expect(copy.resultType == .countEvents)
+        #expect([NSPersistentCloudKitContainerEventResult.ResultType.events, .countEvents].map(\.rawValue) == [0, 1])
+
+        // A context without a coordinator has no stores to ask.
+        let detached = NSManagedObjectContext(concurrencyType: .confinementConcurrencyType)
+        #expect(throws: NSError.self) { try detached.execute(requests[0]) }
+    }
 }

@@ -14,7 +14,9 @@ extension NSManagedObjectContext {
     /// objects are left as they were; `executeAndMergeChanges(_:into:)` also brings them up to date.
     ///
     /// An `NSAsynchronousFetchRequest` returns at once with its `NSAsynchronousFetchResult`; the
-    /// fetch runs later on this context's queue and calls the request's completion block.
+    /// fetch runs later on this context's queue and calls the request's completion block. An
+    /// `NSPersistentHistoryChangeRequest` reads persistent history; an
+    /// `NSPersistentCloudKitContainerEventRequest` answers no events, as nothing is mirrored here.
     @discardableResult
     public func execute(_ request: NSPersistentStoreRequest) throws -> NSPersistentStoreResult {
         if let asynchronous = request as? any AsynchronousFetchStarting {
@@ -23,6 +25,11 @@ extension NSManagedObjectContext {
         if let history = request as? NSPersistentHistoryChangeRequest {
             checkQueue()
             return try coordinatorOrThrow().executeHistory(history)
+        }
+        if let events = request as? NSPersistentCloudKitContainerEventRequest {
+            checkQueue()
+            _ = try coordinatorOrThrow()
+            return events.resultWithoutMirroring()
         }
         return try executeBatch(request).result
     }

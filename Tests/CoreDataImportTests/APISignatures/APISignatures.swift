@@ -30,6 +30,7 @@ enum APISignatures {
         nsPersistentStoreCoordinator, nsPersistentStoreDescription, nsPersistentStoreRequest,
         nsPersistentStoreResult, nsPropertyMapping, nsSaveChangesRequest, nsStagedMigrationManager,
         nsPersistentCloudKitContainer, nsPersistentCloudKitContainerOptions, nsPersistentCloudKitContainerEvent,
+        nsPersistentCloudKitContainerEventRequest,
     ]
 
     /// The symbols checked, in the order written.
