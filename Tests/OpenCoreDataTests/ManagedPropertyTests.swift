@@ -45,6 +45,27 @@ final class TypedTitled: NSManagedObject {
         return try TestStack(kind, model: model)
     }
 
+    /// A value `setValue(_:forKey:)` refused (and kept to report at save) no longer stands once
+    /// the property is given a value through `@Managed`, attribute or relationship alike.
+    @Test(arguments: StoreKind.allCases)
+    func aManagedSetterClearsAnEarlierRefusal(kind: StoreKind) throws {
+        let stack = try makeStack(kind)
+        let person = TypedPerson(context: stack.context)
+        person.name = "Grace"
+        person.setValue("old", forKey: "age")
+        let pet = TypedPet(context: stack.context)
+        pet.setValue("Grace", forKey: "owner")
+        let refused = #expect(throws: NSError.self) { try stack.context.save() }
+        #expect(refused?.code == 1560)
+        person.age = 85
+        pet.owner = person
+        try stack.context.save()
+        let reader = stack.newContext()
+        #expect(try stack.fetch("Person", in: reader).first?.value(forKey: "age") as? Int == 85)
+        let savedPet = try #require(try stack.fetch("Pet", in: reader).first)
+        #expect((savedPet.value(forKey: "owner") as? NSManagedObject)?.value(forKey: "name") as? String == "Grace")
+    }
+
     @Test(arguments: StoreKind.allCases)
     func typedPropertiesRoundTripThroughTheStore(kind: StoreKind) throws {
         let stack = try makeStack(kind)

@@ -116,6 +116,9 @@ import OpenCoreData
         #expect(error.userInfo[NSValidationObjectErrorKey] as? NSManagedObject === person)
         #expect(error.localizedDescription.contains("Person"))
         #expect(error.localizedDescription.contains("age"))
+        // The place is named once, with the reason the value was refused.
+        #expect(error.localizedDescription.components(separatedBy: "Validation failed for").count == 2)
+        #expect(error.localizedDescription.contains("unacceptable value"))
         #expect(try stack.storedCount("Person") == 0)
         // Setting a good value clears the problem.
         person.setValue(31, forKey: "age")

@@ -120,7 +120,7 @@ extension NSManagedObject {
         do {
             try setCheckedValue(value, of: property.description)
         } catch {
-            contents.rejectedValues[property.description.name] = (error as NSError).localizedDescription
+            contents.rejectedValues[property.description.name] = CoreDataError.validationReason(of: error, object: self, key: property.description.name)
         }
     }
 }

@@ -31,7 +31,7 @@ extension NSManagedObject {
         do {
             try setCheckedValue(value, forKey: key)
         } catch let error as CocoaError {
-            contents.rejectedValues[key] = (error as NSError).localizedDescription
+            contents.rejectedValues[key] = CoreDataError.validationReason(of: error, object: self, key: key)
         } catch {
             contents.rejectedValues[key] = "\(error)"
         }
@@ -55,7 +55,6 @@ extension NSManagedObject {
                 throw CoreDataError.validation(.managedObjectValidation, object: self, key: key, value: value,
                                                "unacceptable value: \(error.reason)")
             }
-            if !contents.rejectedValues.isEmpty { contents.rejectedValues[key] = nil }
             setPrimitive(primitive, at: attribute.attributeSlot)
         case let relationship as NSRelationshipDescription:
             try setRelationship(relationship, value)
@@ -159,6 +158,14 @@ extension NSManagedObject {
         markUpdated()
         contents.values[slot] = value
         noteChangedAttribute(slot)
+        // A value set is a value accepted: an earlier refusal of this attribute no longer stands.
+        if !contents.rejectedValues.isEmpty { clearRefusal(ofAttributeAt: slot) }
+    }
+
+    @inline(never)
+    private func clearRefusal(ofAttributeAt slot: Int) {
+        let attributes = entity.layout.attributes
+        if attributes.indices.contains(slot) { contents.rejectedValues[attributes[slot].name] = nil }
     }
 
     /// Records, for undo, the value attribute slot `slot` has before it changes.

@@ -110,6 +110,14 @@ package enum CoreDataError {
         return make(code, "Validation failed for \(place) of \(object.objectID.uriRepresentation().absoluteString): \(message)", info)
     }
 
+    /// What `error` says about `object`'s `key` without the place it names: a refusal is kept as
+    /// its reason, and reported at the next save by a validation error that names the place.
+    static func validationReason(of error: Error, object: NSManagedObject, key: String) -> String {
+        let description = (error as NSError).localizedDescription
+        let place = validation(.managedObjectValidation, object: object, key: key, "").localizedDescription
+        return description.hasPrefix(place) ? String(description.dropFirst(place.count)) : description
+    }
+
     /// One error as it is, several as `NSValidationMultipleErrorsError` with the list.
     static func combine(_ errors: [Error]) -> Error? {
         if errors.count <= 1 { return errors.first }
