@@ -8,7 +8,9 @@ import Foundation
 ///   extension; `@NSManaged func` to-many accessors get bodies over the mutable set views;
 ///   where the files declare a type of their own named `Managed` (the objc.io book's protocol),
 ///   the property wrapper is written `@CoreData.Managed`;
-/// - `#keyPath(Item.a.b)` becomes `"a.b"`;
+/// - `#keyPath(Item.a.b)` becomes `"a.b"`, and `#selector(NSString.localizedStandardCompare(_:))`
+///   in a sort descriptor `Selector("localizedStandardCompare:")` (other `#selector`s are
+///   reported);
 /// - `override`s in an extension of a class declared in one of the files move into the class
 ///   body (Swift on Linux cannot override in an extension);
 /// - a class with `validate<Key>` methods gets a `validateValue(_:forKey:)` override that calls
@@ -117,7 +119,7 @@ struct CoreDataPorter {
                 index += 1
                 continue
             }
-            output.append(Self.replacingKeyPaths(in: line))
+            output.append(replacingSelectors(in: Self.replacingKeyPaths(in: line), path: file.path, lineIndex: index))
             index += 1
         }
         return output

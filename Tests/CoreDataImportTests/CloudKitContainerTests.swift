@@ -175,6 +175,9 @@ import CoreData
                 let count = try #require(try context.execute(request) as? NSPersistentCloudKitContainerEventResult)
                 #expect(count.resultType == .countEvents && count.result as? Int == 0)
             }
+            // The coordinator answers as the context does.
+            let answer = try container.persistentStoreCoordinator.execute(requests[0], with: context)
+            #expect((answer as? NSPersistentCloudKitContainerEventResult)?.result as? Int == 0)
         }
         let copy = try #require(requests[0].copy() as? NSPersistentCloudKitContainerEventRequest)
         #expect(copy.resultType == .countEvents)

@@ -89,6 +89,20 @@ import CoreData
         #expect(looseResult.error.contains("ocd: \(loose.path):4: this looks like a validate<Key> method ocd port cannot read"))
         #expect(unported.error.contains("ocd: \(validator.path):2: validateTotal of Invoice, whose class is not in the files given, is never called on Linux: override validateValue(_:forKey:) in Invoice to call it\n"))
 
+        let observer = folder.appendingPathComponent("Observer.swift")
+        try Data("""
+            final class Observer: NSObject {
+                func start() {
+                    NotificationCenter.default.addObserver(self, selector: #selector(changed(_:)), name: .NSManagedObjectContextDidSave, object: nil)
+                }
+                let byDate = NSSortDescriptor(key: "date", ascending: false, selector: #selector(getter: NSDate.timeIntervalSinceNow))
+            }
+            """.utf8).write(to: observer)
+        let observed = try Tool.run(["port", observer.path, "--dry-run"])
+        #expect(observed.status == 1)
+        #expect(observed.error.contains("ocd: \(observer.path):3: #selector needs Objective-C, which Swift on Linux lacks"))
+        #expect(observed.error.contains("ocd: \(observer.path):5: cannot tell the Objective-C name of #selector(getter: NSDate.timeIntervalSinceNow); left as it was\n"))
+
         let unbalanced = folder.appendingPathComponent("Broken.swift")
         try Data("class Broken: NSManagedObject {\n    @NSManaged var name: String?\n".utf8).write(to: unbalanced)
         let broken = try Tool.run(["port", unbalanced.path])
@@ -205,5 +219,13 @@ import CoreData
         let sorted = try context.fetch({ let r = NSFetchRequest<Page>(entityName: "Page"); r.sortDescriptors = [Page.byNumber]; return r }())
         #expect(sorted.map(\.number) == [1, 2, 3])
         #expect(sorted[0].notebook == nil)
+
+        // The sort descriptor whose #selector port rewrote compares as the Finder does.
+        for title in ["Volume 10", "Volume 9"] { Notebook(context: context).title = title }
+        try context.save()
+        let byTitle = NSFetchRequest<Notebook>(entityName: "Notebook")
+        byTitle.sortDescriptors = [Notebook.byTitle]
+        #expect(try context.fetch(byTitle).compactMap(\.title) == ["Travel", "Volume 9", "Volume 10"])
+        #expect(Notebook.byTitle.selector == Selector("localizedStandardCompare:"))
     }
 }

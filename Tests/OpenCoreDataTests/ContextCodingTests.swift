@@ -64,6 +64,15 @@ import OpenCoreData
         unarchiver.requiresSecureCoding = false
         unarchiver.decodingFailurePolicy = .setErrorAndReturn
         #expect(NSManagedObjectContext(coder: unarchiver) == nil)
+
+        // A concurrency type or merge type that is not one is refused, not clamped to one.
+        let negative = NSKeyedArchiver(requiringSecureCoding: false)
+        NSManagedObjectContext(concurrencyType: .privateQueueConcurrencyType).encode(with: negative)
+        negative.encode(-1, forKey: "OCDContextMergeType")
+        negative.finishEncoding()
+        let refusing = try NSKeyedUnarchiver(forReadingFrom: negative.encodedData)
+        refusing.decodingFailurePolicy = .setErrorAndReturn
+        #expect(NSManagedObjectContext(coder: refusing) == nil)
     }
 
     /// `context` through `NSKeyedArchiver` and `NSKeyedUnarchiver`, as an app archives it.

@@ -218,7 +218,73 @@ import OpenCoreData
         #expect(unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey) == nil)
     }
 
+    /// A copy of a decoded relationship keeps the entities archived with it alive, as the decoded
+    /// one does.
+    @Test func aCopyOfADecodedRelationshipKeepsItsDestination() throws {
+        let model = KeyedArchiveModelEncoderTests.richModel()
+        let items = try #require(model.entitiesByName["Tag"]?.relationshipsByName["items"])
+        var decoded: NSRelationshipDescription? = try roundTrip(items, as: NSRelationshipDescription.self)
+        let copy = try #require(decoded?.copy() as? NSRelationshipDescription)
+        decoded = nil
+        #expect(copy.destinationEntity?.name == "Item")
+        #expect(copy.inverseRelationship?.name == "tags")
+    }
+
+    /// An application's subclass, written as for Apple's SDK (`required init?(coder:)` calling
+    /// `super.init(coder:)`), comes back as itself.
+    @Test func anApplicationsSubclassComesBackAsItself() throws {
+        let audited = AuditedAttribute(name: "total", type: .decimalAttributeType)
+        audited.isOptional = false
+        let decoded = try roundTrip(audited, as: AuditedAttribute.self)
+        #expect(decoded.name == "total" && decoded.attributeType == .decimalAttributeType && !decoded.isOptional)
+        #expect(decoded.decodedThroughSuper)
+    }
+
+    /// What the archive cannot name is not archived: entities sharing a name, a composite that
+    /// contains itself. A property taken out of its entity is archived as one in none.
+    @Test func whatTheArchiveCannotNameEncodesNothing() throws {
+        let first = NSEntityDescription(name: "Twin")
+        let second = NSEntityDescription(name: "Twin")
+        first.properties = [NSRelationshipDescription(name: "other", destination: second)]
+        #expect(try archivedBytes(first) == nil)
+
+        let looping = NSCompositeAttributeDescription()
+        looping.name = "looping"
+        looping.elements = [looping]
+        #expect(try archivedBytes(looping) == nil)
+
+        let entity = NSEntityDescription(name: "Note")
+        let title = NSAttributeDescription(name: "title", type: .stringAttributeType)
+        let body = NSAttributeDescription(name: "title", type: .integer64AttributeType)
+        entity.properties = [title]
+        entity.properties = [body]
+        let decoded = try roundTrip(title, as: NSAttributeDescription.self)
+        #expect(decoded.attributeType == .stringAttributeType)
+    }
+
+    /// Decoded as the root object, a description the coder does not hold makes the unarchiver
+    /// report that the class failed to decode.
+    @Test func anUnarchiverReportsADescriptionThatFailedToDecode() throws {
+        let relationship = try #require(KeyedArchiveModelEncoderTests.richModel().entitiesByName["Tag"]?.relationshipsByName["items"])
+        let data = try NSKeyedArchiver.archivedData(withRootObject: relationship, requiringSecureCoding: false)
+        let unarchiver = try unarchiver(for: data)
+        unarchiver.setClass(NSAttributeDescription.self, forClassName: NSStringFromClass(NSRelationshipDescription.self))
+        #expect(unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey) == nil)
+        #expect(unarchiver.error != nil)
+    }
+
     // MARK: Helpers
+
+    /// What `NSKeyedArchiver` writes for `description` under the description archive's keys;
+    /// nil when it wrote nothing there.
+    private func archivedBytes(_ description: NSObject & NSCoding) throws -> Data? {
+        let archiver = NSKeyedArchiver(requiringSecureCoding: false)
+        description.encode(with: archiver)
+        archiver.finishEncoding()
+        let unarchiver = try unarchiver(for: archiver.encodedData)
+        guard unarchiver.containsValue(forKey: "OCDDescriptionModelArchive") else { return nil }
+        return unarchiver.decodeObject(of: NSData.self, forKey: "OCDDescriptionModelArchive") as Data?
+    }
 
     /// `description` through `NSKeyedArchiver` and `NSKeyedUnarchiver`, as an app archives it.
     private func roundTrip<T: NSObject & NSCoding>(_ description: T, as type: T.Type) throws -> T {
@@ -236,5 +302,20 @@ import OpenCoreData
         unarchiver.requiresSecureCoding = false
         unarchiver.decodingFailurePolicy = .setErrorAndReturn
         return unarchiver
+    }
+}
+
+/// An application's own attribute class, with the initializers Apple's SDK has it write.
+final class AuditedAttribute: NSAttributeDescription, @unchecked Sendable {
+    // @unchecked Sendable: as its superclass, changed only while the model is being built.
+    private(set) var decodedThroughSuper = false
+
+    override init(name: String, type: NSAttributeType, optional: Bool = true, defaultValue: Any? = nil) {
+        super.init(name: name, type: type, optional: optional, defaultValue: defaultValue)
+    }
+
+    required init?(coder: NSCoder) {
+        super.init(coder: coder)
+        decodedThroughSuper = true
     }
 }

@@ -139,6 +139,29 @@ import OpenCoreData
         #expect(try stack.storedCount("Pet") == 0)
     }
 
+    /// A member the relationship refused (another context's object) is reported at save,
+    /// naming its place once; editing the set does not make it go away, setting the whole
+    /// value does.
+    @Test(arguments: StoreKind.allCases)
+    func aRefusedMemberStandsUntilTheRelationshipIsGivenAWholeValue(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let person = stack.insert("Person", ["name": "Ada"])
+        let rex = stack.insert("Pet", ["name": "Rex"])
+        let other = stack.newContext()
+        let elsewhere = NSEntityDescription.insertNewObject(forEntityName: "Pet", into: other)
+        let pets = person.mutableSetValue(forKey: "pets")
+        pets.add(elsewhere)
+        pets.add(rex)
+        pets.removeAllObjects()
+        let error = try #require(saveError(stack))
+        #expect(error.code == 1550)
+        #expect(error.userInfo[NSValidationKeyErrorKey] as? String == "pets")
+        #expect(error.localizedDescription.components(separatedBy: "Validation failed for").count == 2)
+        person.setValue(Set([rex]), forKey: "pets")
+        try stack.context.save()
+        #expect((person.value(forKey: "pets") as? Set<NSManagedObject>) == [rex])
+    }
+
     @Test(arguments: StoreKind.allCases)
     func anUnknownKeyIsReportedAtSaveAs1550(kind: StoreKind) throws {
         let stack = try TestStack(kind)

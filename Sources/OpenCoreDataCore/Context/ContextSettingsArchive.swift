@@ -44,17 +44,21 @@ struct ContextSettingsArchive {
         coder.encode(automaticallyMergesChangesFromParent, forKey: Keys.automaticallyMergesChangesFromParent)
     }
 
-    /// The settings `encode(into:)` wrote; nil, with the coder's error set when it collects
-    /// errors, when the coder holds none or holds a concurrency type or merge type not known.
+    /// The settings `encode(into:)` wrote; nil when the coder holds none or holds a concurrency
+    /// type or merge type not known (the coder is then marked failed, when it collects errors).
     init?(coder: NSCoder) {
         // Optional keys are asked for only when present: asking for an absent one sets the
         // coder's error, which makes every later decode fail.
         func string(_ key: String) -> String? {
             coder.containsValue(forKey: key) ? coder.decodeObject(of: NSString.self, forKey: key).map { String($0) } : nil
         }
-        guard coder.containsValue(forKey: Keys.concurrencyType), coder.containsValue(forKey: Keys.mergeType),
-              let concurrencyType = NSManagedObjectContextConcurrencyType(rawValue: UInt(clamping: coder.decodeInteger(forKey: Keys.concurrencyType))),
-              let mergeType = NSMergePolicyType(rawValue: UInt(clamping: coder.decodeInteger(forKey: Keys.mergeType))) else {
+        func rawValue(_ key: String) -> UInt? {
+            guard coder.containsValue(forKey: key) else { return nil }
+            let raw = coder.decodeInteger(forKey: key)
+            return raw >= 0 ? UInt(raw) : nil
+        }
+        guard let concurrencyType = rawValue(Keys.concurrencyType).flatMap(NSManagedObjectContextConcurrencyType.init(rawValue:)),
+              let mergeType = rawValue(Keys.mergeType).flatMap(NSMergePolicyType.init(rawValue:)) else {
             if coder.decodingFailurePolicy == .setErrorAndReturn {
                 coder.failWithError(CocoaError(.coderReadCorrupt, userInfo: [
                     NSDebugDescriptionErrorKey: "the coder holds no archived managed object context (\(Keys.concurrencyType), \(Keys.mergeType))",

@@ -347,6 +347,7 @@ extension ManagedAttributeValue {
     }
 
     public static func _setManagedValue(_ value: Self, of object: NSManagedObject, property: ManagedProperty) {
+        object.clearRefusal(of: property.description)
         object.setPrimitive(value.primitive, at: property.slot)
     }
 }
@@ -527,6 +528,7 @@ extension NSManagedObject {
 
     @usableFromInline
     func _setManagedNil(_ property: ManagedProperty) {
+        clearRefusal(of: property.description)
         if let relationship = property.relationship {
             if relationship.isToMany { replaceToMany(relationship, with: []) } else { setToOne(relationship, to: nil) }
         } else {
@@ -548,6 +550,7 @@ extension NSManagedObject: ManagedValue {
 
     public static func _setManagedValue(_ value: NSManagedObject, of object: NSManagedObject, property: ManagedProperty) {
         guard let relationship = property.relationship else { return }
+        object.clearRefusal(of: relationship)
         object.setToOne(relationship, to: value)
     }
 }
@@ -586,6 +589,7 @@ extension NSManagedObject {
     @usableFromInline
     func _setManagedToManyMembers(_ members: [NSManagedObject], _ property: ManagedProperty) {
         guard let relationship = property.relationship else { return }
+        clearRefusal(of: relationship)
         replaceToMany(relationship, with: members)
     }
 }

@@ -55,10 +55,11 @@ extension NSManagedObject {
                 throw CoreDataError.validation(.managedObjectValidation, object: self, key: key, value: value,
                                                "unacceptable value: \(error.reason)")
             }
+            clearRefusal(of: attribute)
             setPrimitive(primitive, at: attribute.attributeSlot)
         case let relationship as NSRelationshipDescription:
             try setRelationship(relationship, value)
-            if !contents.rejectedValues.isEmpty { contents.rejectedValues[key] = nil }
+            clearRefusal(of: relationship)
         default:
             break
         }
@@ -158,14 +159,14 @@ extension NSManagedObject {
         markUpdated()
         contents.values[slot] = value
         noteChangedAttribute(slot)
-        // A value set is a value accepted: an earlier refusal of this attribute no longer stands.
-        if !contents.rejectedValues.isEmpty { clearRefusal(ofAttributeAt: slot) }
     }
 
-    @inline(never)
-    private func clearRefusal(ofAttributeAt slot: Int) {
-        let attributes = entity.layout.attributes
-        if attributes.indices.contains(slot) { contents.rejectedValues[attributes[slot].name] = nil }
+    /// Forgets an earlier refusal of a value for the property `name`, now that the application
+    /// gave it a whole value (`setValue`, a `@Managed` setter): the refused value never took
+    /// effect, as Core Data would have raised instead of keeping it.
+    @inline(__always)
+    func clearRefusal(of property: NSPropertyDescription) {
+        if !contents.rejectedValues.isEmpty { contents.rejectedValues[property.name] = nil }
     }
 
     /// Records, for undo, the value attribute slot `slot` has before it changes.

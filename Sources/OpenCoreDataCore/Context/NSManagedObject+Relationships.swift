@@ -101,7 +101,6 @@ extension NSManagedObject {
 
     /// Sets a to-one relationship and keeps the inverse side in step.
     func setToOne(_ relationship: NSRelationshipDescription, to destination: NSManagedObject?) {
-        clearRefusal(of: relationship)
         let old = toOneDestination(relationship)
         guard old !== destination else { return }
         setToOneRaw(relationship, destination)
@@ -139,7 +138,6 @@ extension NSManagedObject {
 
     /// Replaces the whole membership of a to-many relationship.
     func replaceToMany(_ relationship: NSRelationshipDescription, with objects: [NSManagedObject]) {
-        clearRefusal(of: relationship)
         let current = toManyMembers(relationship).orderedMembers
         let incoming = Set(objects)
         for object in current where !incoming.contains(object) { removeFromToMany(relationship, object) }
@@ -148,11 +146,6 @@ extension NSManagedObject {
         } else {
             for object in objects { addToMany(relationship, object) }
         }
-    }
-
-    /// Forgets an earlier refusal of a value for `relationship`, now that it is given one.
-    private func clearRefusal(of relationship: NSRelationshipDescription) {
-        if !contents.rejectedValues.isEmpty { contents.rejectedValues[relationship.name] = nil }
     }
 
     /// `self` is the destination of `partner.relationship`; make `self.inverse` point back.

@@ -269,16 +269,26 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Creates a context of the given type. Attach a coordinator before using it.
     public init(concurrencyType: NSManagedObjectContextConcurrencyType) {
         self.concurrencyType = concurrencyType
+        self.queue = Self.queue(for: concurrencyType)
+        super.init()
+        markOwnQueue()
+    }
+
+    /// The queue a context of `concurrencyType` runs on: its own, the main queue, or none.
+    private static func queue(for concurrencyType: NSManagedObjectContextConcurrencyType) -> DispatchQueue? {
         switch concurrencyType {
         case .privateQueueConcurrencyType:
-            self.queue = DispatchQueue(label: "OpenCoreData.NSManagedObjectContext")
+            return DispatchQueue(label: "OpenCoreData.NSManagedObjectContext")
         case .mainQueueConcurrencyType:
-            self.queue = DispatchQueue.main
             MainQueue.mark()
+            return DispatchQueue.main
         case .confinementConcurrencyType:
-            self.queue = nil
+            return nil
         }
-        super.init()
+    }
+
+    /// Marks a private queue as this context's, so that work on it is known to be the context's.
+    private func markOwnQueue() {
         if concurrencyType == .privateQueueConcurrencyType { queue?.setSpecific(key: queueKey, value: ObjectIdentifier(self)) }
     }
 
@@ -287,8 +297,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Decodes a context that `encode(with:)` archived (`NSCoding`): a new context of the
     /// archived concurrency type with the archived settings — name, transaction author, merge
     /// policy, staleness interval, and the switches — and, like any new context, no coordinator
-    /// and no objects. Nil, with the coder's error set when it collects errors, when the coder
-    /// holds no context.
+    /// and no objects. Nil when the coder holds no context (an unarchiver then reports that the
+    /// class failed to decode).
     ///
     /// ```swift
     /// let data = try NSKeyedArchiver.archivedData(withRootObject: context, requiringSecureCoding: false)
@@ -296,9 +306,12 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Difference from Core Data: Apple does not document what a context archives; these are the
     /// settings OpenCoreData archives. A merge policy comes back as the standard policy of its
     /// merge type, even when it was an instance of an application's own subclass.
-    public required convenience init?(coder: NSCoder) {
+    public required init?(coder: NSCoder) {
         guard let settings = ContextSettingsArchive(coder: coder) else { return nil }
-        self.init(concurrencyType: settings.concurrencyType)
+        concurrencyType = settings.concurrencyType
+        queue = Self.queue(for: settings.concurrencyType)
+        super.init()
+        markOwnQueue()
         settings.apply(to: self)
     }
 

@@ -209,7 +209,7 @@ private extension NSManagedObject {
             try checkDestination(object, of: relationship)
             return true
         } catch {
-            contents.rejectedValues[relationship.name] = (error as NSError).localizedDescription
+            contents.rejectedValues[relationship.name] = CoreDataError.validationReason(of: error, object: self, key: relationship.name)
             markUpdated()
             return false
         }

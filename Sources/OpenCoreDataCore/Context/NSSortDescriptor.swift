@@ -62,6 +62,19 @@ public final class NSSortDescriptor: @unchecked Sendable, CustomStringConvertibl
         block = nil
     }
 
+    /// A sort descriptor with a named comparison, as Foundation's takes it:
+    /// `NSSortDescriptor(key: "name", ascending: true, selector: Selector("localizedStandardCompare:"))`;
+    /// nil compares with `compare:`. See `init(key:ascending:selectorName:)` for the comparisons.
+    ///
+    /// Difference from Apple: `#selector(…)` needs Objective-C, which Swift on Linux lacks;
+    /// `ocd port` writes `Selector("…")` in its place.
+    public convenience init(key: String?, ascending: Bool, selector: Selector?) {
+        self.init(key: key, ascending: ascending, selectorName: selector?.name ?? "compare:")
+    }
+
+    /// The comparison selector; nil for a descriptor that compares with a block.
+    public var selector: Selector? { selectorName.isEmpty ? nil : Selector(selectorName) }
+
     private init(key: String?, ascending: Bool, selectorName: String, block: Comparator?) {
         self.key = key
         self.ascending = ascending

@@ -8,13 +8,15 @@ import Foundation
 /// `copy()` makes one.
 ///
 /// ```swift
-/// DescriptionArchive(property: title).encode(into: coder)
+/// DescriptionArchive(property: title)?.encode(into: coder)
 /// let found = try DescriptionArchive(coder: coder).property()
 /// ```
 /// A description outside any entity (a property or index built in code and not yet added) is
-/// archived in a stand-in entity that holds a copy of it. A model the archive cannot hold (a
-/// fetched property whose predicate is a block) encodes nothing, as `NSManagedObjectModel`'s
-/// coding does, and decodes as nil.
+/// archived in a stand-in entity that holds a copy of it. What the archive cannot hold encodes
+/// nothing, as `NSManagedObjectModel`'s coding does, and decodes as nil: a fetched property
+/// whose predicate is a block, user info of values that are not property-list objects, entities
+/// without a name or sharing one (the archive keeps entities by name), a composite attribute
+/// that contains itself.
 struct DescriptionArchive {
     /// The model the description was found in (decoding) or is archived in (encoding).
     let model: NSManagedObjectModel
@@ -26,37 +28,49 @@ struct DescriptionArchive {
 
     // MARK: Encoding
 
-    /// The archive of `entity`.
-    init(entity: NSEntityDescription) {
-        let (model, copies) = Self.modelOfCopies(reaching: [entity])
-        self.init(model: model, entityName: copies.copyOf(entity)?.name ?? "", propertyPath: [], indexName: nil, elementPosition: nil)
+    /// The archive of `entity`; nil when the archive cannot name it (see `modelOfCopies`).
+    init?(entity: NSEntityDescription) {
+        guard let (model, copies) = Self.modelOfCopies(reaching: [entity]), let copy = copies.copyOf(entity), let name = copy.name else { return nil }
+        self.init(model: model, entityName: name, propertyPath: [], indexName: nil, elementPosition: nil)
     }
 
-    /// The archive of `property`, in its entity or in a stand-in entity.
-    init(property: NSPropertyDescription) {
+    /// The archive of `property`, in its entity or, when no entity holds it, in a stand-in
+    /// entity; nil for a composite attribute that contains itself.
+    init?(property: NSPropertyDescription) {
         var path = [property.name]
         var outermost = property
+        var seen: Set<ObjectIdentifier> = [ObjectIdentifier(property)]
         while let composite = outermost.containingComposite {
+            guard seen.insert(ObjectIdentifier(composite)).inserted else { return nil }
             path.insert(composite.name, at: 0)
             outermost = composite
         }
-        let entity = outermost.entity ?? Self.standInEntity(properties: [outermost])
-        let (model, copies) = Self.modelOfCopies(reaching: [entity])
-        self.init(model: model, entityName: copies.copyOf(entity)?.name ?? "", propertyPath: path, indexName: nil, elementPosition: nil)
+        // A property taken out of its entity still names it; it is archived as one in none.
+        let owner = outermost.entity.flatMap { entity in entity.properties.contains { $0 === outermost } ? entity : nil }
+        guard let entity = owner ?? Self.standInEntity(properties: [outermost]),
+              let (model, copies) = Self.modelOfCopies(reaching: [entity]), let name = copies.copyOf(entity)?.name else { return nil }
+        self.init(model: model, entityName: name, propertyPath: path, indexName: nil, elementPosition: nil)
     }
 
-    /// The archive of `index`, in its entity or in a stand-in entity with its elements' properties.
-    init(index: NSFetchIndexDescription) {
-        let entity = index.entity ?? Self.standInEntity(index: index)
-        let (model, copies) = Self.modelOfCopies(reaching: [entity])
-        self.init(model: model, entityName: copies.copyOf(entity)?.name ?? "", propertyPath: [], indexName: index.name, elementPosition: nil)
+    /// The archive of `index`, in its entity or, when no entity holds it, in a stand-in entity
+    /// with copies of its elements' properties.
+    init?(index: NSFetchIndexDescription) {
+        let owner = index.entity.flatMap { entity in entity.indexes.contains { $0 === index } ? entity : nil }
+        guard let entity = owner ?? Self.standInEntity(index: index),
+              let (model, copies) = Self.modelOfCopies(reaching: [entity]), let name = copies.copyOf(entity)?.name else { return nil }
+        self.init(model: model, entityName: name, propertyPath: [], indexName: index.name, elementPosition: nil)
     }
 
-    /// The archive of `element`, in its index or in a stand-in index.
-    init(element: NSFetchIndexElementDescription) {
-        let index = element.indexDescription ?? NSFetchIndexDescription(name: Self.standInName, elements: [element.copy() as! NSFetchIndexElementDescription])
-        let position = index.elements.firstIndex { $0 === element } ?? 0
-        let archive = DescriptionArchive(index: index)
+    /// The archive of `element`, in its index or, when no index holds it, in a stand-in index.
+    init?(element: NSFetchIndexElementDescription) {
+        let index: NSFetchIndexDescription
+        let position: Int
+        if let owner = element.indexDescription, let found = owner.elements.firstIndex(where: { $0 === element }) {
+            (index, position) = (owner, found)
+        } else {
+            (index, position) = (NSFetchIndexDescription(name: Self.standInName, elements: [element.copy() as! NSFetchIndexElementDescription]), 0)
+        }
+        guard let archive = DescriptionArchive(index: index) else { return nil }
         self.init(model: archive.model, entityName: archive.entityName, propertyPath: [], indexName: index.name, elementPosition: position)
     }
 
@@ -138,8 +152,9 @@ struct DescriptionArchive {
         return index.elements[position]
     }
 
-    /// Tells the coder why decoding failed, when it collects errors (one that raises would end
-    /// the process: Foundation on Linux has no exceptions to catch).
+    /// Marks the coder failed, with why, when it collects errors: Foundation on Linux keeps only
+    /// that it failed (its unarchiver reports that the class failed to decode). One that raises
+    /// is not told, as that would end the process (Foundation on Linux has no exceptions to catch).
     static func report(_ error: any Error, to coder: NSCoder) {
         if coder.decodingFailurePolicy == .setErrorAndReturn { coder.failWithError(error) }
     }
@@ -157,8 +172,9 @@ struct DescriptionArchive {
     /// The name of the stand-in entity and index that hold a description outside any.
     private static let standInName = "OCDArchivedDescription"
 
-    /// A model of copies of `entities` and of every entity they reach, and the copies made.
-    private static func modelOfCopies(reaching entities: [NSEntityDescription]) -> (NSManagedObjectModel, DescriptionCopies) {
+    /// A model of copies of `entities` and of every entity they reach, and the copies made; nil
+    /// when one of them has no name or two share one, as the archive keeps entities by name.
+    private static func modelOfCopies(reaching entities: [NSEntityDescription]) -> (NSManagedObjectModel, DescriptionCopies)? {
         var reached: [NSEntityDescription] = []
         var seen = Set<ObjectIdentifier>()
         var pending = entities
@@ -175,14 +191,18 @@ struct DescriptionArchive {
                 }
             }
         }
+        let names = reached.compactMap(\.name)
+        guard names.count == reached.count, Set(names).count == names.count else { return nil }
         var copies = DescriptionCopies()
         let model = NSManagedObjectModel()
         model.entities = NSManagedObjectModel.copies(of: reached, recordingIn: &copies)
         return (model, copies)
     }
 
-    /// An entity holding copies of `properties` (what a property in no entity is archived in).
-    private static func standInEntity(properties: [NSPropertyDescription]) -> NSEntityDescription {
+    /// An entity holding copies of `properties` (what a property in no entity is archived in);
+    /// nil when two of them share a name.
+    private static func standInEntity(properties: [NSPropertyDescription]) -> NSEntityDescription? {
+        guard Set(properties.map(\.name)).count == properties.count else { return nil }
         let entity = NSEntityDescription(name: standInName)
         entity.properties = properties.map { $0.copy() as! NSPropertyDescription }
         return entity
@@ -190,11 +210,14 @@ struct DescriptionArchive {
 
     /// An entity holding copies of the properties of `index`'s elements and a copy of `index`
     /// whose elements name them.
-    private static func standInEntity(index: NSFetchIndexDescription) -> NSEntityDescription {
+    private static func standInEntity(index: NSFetchIndexDescription) -> NSEntityDescription? {
         var copies = DescriptionCopies()
         var seen = Set<ObjectIdentifier>()
+        let properties = index.elements.compactMap(\.property).filter { seen.insert(ObjectIdentifier($0)).inserted }
+        // Elements of same-named properties of different entities could not be told apart.
+        guard Set(properties.map(\.name)).count == properties.count else { return nil }
         let entity = NSEntityDescription(name: standInName)
-        entity.properties = index.elements.compactMap(\.property).filter { seen.insert(ObjectIdentifier($0)).inserted }.map { property in
+        entity.properties = properties.map { property in
             let copy = property.copy() as! NSPropertyDescription
             copies.record(copy, of: property)
             return copy

@@ -47,9 +47,8 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
 
     /// Decodes an attribute that `encode(with:)` archived (`NSCoding`); see
     /// `NSPropertyDescription.init(coder:)`.
-    public required convenience init?(coder: NSCoder) {
-        self.init(name: "", type: .undefinedAttributeType)
-        guard becomeArchivedProperty(from: coder) else { return nil }
+    public required init?(coder: NSCoder) {
+        super.init(coder: coder)
     }
 
     override func emptyCopy() -> NSPropertyDescription { NSAttributeDescription(name: name, type: attributeType) }

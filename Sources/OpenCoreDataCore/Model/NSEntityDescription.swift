@@ -85,19 +85,22 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
 
     /// Decodes an entity that `encode(with:)` archived (`NSCoding`): a copy of it, as `copy()`
     /// makes one — its settings and properties, in no model and no inheritance tree, its
-    /// relationships leading to the entities archived with it. Nil, with the coder's error set
-    /// when it collects errors, when the coder holds no entity.
+    /// relationships leading to the entities archived with it, which it and its copies keep
+    /// alive. Nil when the coder holds no entity: an unarchiver then reports that the class
+    /// failed to decode — when its `decodingFailurePolicy` is `.setErrorAndReturn`, as Foundation
+    /// on Linux raises by default.
     ///
     /// ```swift
     /// let data = try NSKeyedArchiver.archivedData(withRootObject: entity, requiringSecureCoding: false)
     /// let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)
     /// unarchiver.requiresSecureCoding = false
+    /// unarchiver.decodingFailurePolicy = .setErrorAndReturn
     /// let decoded = unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey) as? NSEntityDescription
     /// ```
     /// Difference from Core Data: the archive is OpenCoreData's (see `encode(with:)`), and the
     /// decoded entity is a copy in no model, where Apple's belongs to a decoded model.
-    public required convenience init?(coder: NSCoder) {
-        self.init(name: nil)
+    public required init?(coder: NSCoder) {
+        super.init()
         do {
             let archive = try DescriptionArchive(coder: coder)
             let archived = try archive.entity()
@@ -116,9 +119,11 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// under keys of OpenCoreData's own.
     ///
     /// Difference from Core Data: Apple's archive holds the entity's own objects under Apple's
-    /// keys. An entity whose model the archive cannot hold (a fetched property with a block
-    /// predicate) encodes nothing, and decodes as nil.
-    open func encode(with coder: NSCoder) { DescriptionArchive(entity: self).encode(into: coder) }
+    /// keys. An entity the archive cannot hold (a fetched property with a block predicate, user
+    /// info that is not property-list objects, entities it reaches without a name or sharing
+    /// one) encodes nothing, and decodes as nil. The decoded entity lists its properties in the
+    /// archive's order, by name.
+    open func encode(with coder: NSCoder) { DescriptionArchive(entity: self)?.encode(into: coder) }
 
     /// The model a decoded entity was read from, kept so that its relationships' destinations
     /// (held weakly) live as long as it does.
@@ -313,6 +318,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// Gives `copy` this entity's settings and copies of its own properties, recorded in `copies`.
     func copySettings(to copy: NSEntityDescription, recordingIn copies: inout DescriptionCopies) {
         copy.name = name
+        copy.archiveModel = archiveModel
         copy.isAbstract = isAbstract
         copy.managedObjectClassName = managedObjectClassName
         copy.registeredClass = registeredClass

@@ -24,13 +24,17 @@ open class NSExpressionDescription: NSPropertyDescription, @unchecked Sendable {
     /// aggregate gives.
     public var expressionResultType: NSAttributeType = .undefinedAttributeType
 
+    public override init(name: String = "") {
+        super.init(name: name)
+    }
+
     override func emptyCopy() -> NSPropertyDescription { NSExpressionDescription(name: name) }
 
     /// Decodes an expression description that `encode(with:)` archived (`NSCoding`): its name,
-    /// expression and result type. Nil, with the coder's error set when it collects errors, when
-    /// the coder holds none.
-    public required convenience init?(coder: NSCoder) {
-        self.init(name: "")
+    /// expression and result type. Nil when the coder holds none (an unarchiver then reports
+    /// that the class failed to decode).
+    public required init?(coder: NSCoder) {
+        super.init(name: "")
         do {
             guard let name = coder.decodeObject(of: NSString.self, forKey: Keys.name) else {
                 throw KeyedArchiveError(reason: "the coder holds no archived expression description (\(Keys.name))")

@@ -55,6 +55,7 @@ open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
 
     private func copySettings(to copy: NSFetchIndexDescription, pointingAt copies: DescriptionCopies) {
         copy.name = name
+        copy.archiveModel = archiveModel
         copy.elements = elements.map { element in
             let elementCopy = element.copy() as! NSFetchIndexElementDescription
             elementCopy.property = copies.property(element.property)
@@ -66,13 +67,15 @@ open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
     // MARK: Coding
 
     /// Decodes a fetch index that `encode(with:)` archived (`NSCoding`): a copy of it, as
-    /// `copy()` makes one, whose elements name the properties archived with it. Nil, with the
-    /// coder's error set when it collects errors, when the coder holds no fetch index.
+    /// `copy()` makes one, whose elements name the properties archived with it. Nil when the
+    /// coder holds no fetch index (an unarchiver then reports that the class failed to decode).
     ///
     /// Difference from Core Data: the archive is OpenCoreData's (see `encode(with:)`), and the
     /// decoded index is in no entity.
-    public required convenience init?(coder: NSCoder) {
-        self.init(name: "", elements: nil)
+    public required init?(coder: NSCoder) {
+        name = ""
+        elements = []
+        super.init()
         do {
             let archive = try DescriptionArchive(coder: coder)
             try archive.index().copySettings(to: self, pointingAt: DescriptionCopies())
@@ -90,7 +93,7 @@ open class NSFetchIndexDescription: NSObject, @unchecked Sendable {
     ///
     /// Difference from Core Data: Apple's archive holds the index's own objects under Apple's
     /// keys. An index the archive cannot hold encodes nothing, and decodes as nil.
-    open func encode(with coder: NSCoder) { DescriptionArchive(index: self).encode(into: coder) }
+    open func encode(with coder: NSCoder) { DescriptionArchive(index: self)?.encode(into: coder) }
 
     /// The model a decoded index was read from, kept so that its properties' entity lives as
     /// long as it does.
@@ -131,6 +134,7 @@ open class NSFetchIndexElementDescription: NSObject, @unchecked Sendable {
         copy.property = property
         copy.propertyName = propertyName
         copy.isAscending = isAscending
+        copy.archiveModel = archiveModel
         return copy
     }
 
@@ -141,13 +145,14 @@ open class NSFetchIndexElementDescription: NSObject, @unchecked Sendable {
     // MARK: Coding
 
     /// Decodes an index element that `encode(with:)` archived (`NSCoding`): a copy of it, as
-    /// `copy()` makes one, of the property archived with it. Nil, with the coder's error set
-    /// when it collects errors, when the coder holds no index element.
+    /// `copy()` makes one, of the property archived with it. Nil when the coder holds no index
+    /// element (an unarchiver then reports that the class failed to decode).
     ///
     /// Difference from Core Data: the archive is OpenCoreData's (see `encode(with:)`), and the
     /// decoded element is in no index.
-    public required convenience init?(coder: NSCoder) {
-        self.init(collationType: .binary)
+    public required init?(coder: NSCoder) {
+        collationType = .binary
+        super.init()
         do {
             let archive = try DescriptionArchive(coder: coder)
             let archived = try archive.element()
@@ -167,7 +172,7 @@ open class NSFetchIndexElementDescription: NSObject, @unchecked Sendable {
     ///
     /// Difference from Core Data: Apple's archive holds the element's own objects under
     /// Apple's keys. An element the archive cannot hold encodes nothing, and decodes as nil.
-    open func encode(with coder: NSCoder) { DescriptionArchive(element: self).encode(into: coder) }
+    open func encode(with coder: NSCoder) { DescriptionArchive(element: self)?.encode(into: coder) }
 
     /// The model a decoded element was read from, kept so that its property's entity lives as
     /// long as it does.

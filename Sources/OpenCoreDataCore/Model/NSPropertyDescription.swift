@@ -101,13 +101,15 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
 
     /// Decodes a property that `encode(with:)` archived (`NSCoding`): a copy of it, as `copy()`
     /// makes one, in no entity; a relationship's destination and inverse are the entities and
-    /// relationships archived with it. Nil, with the coder's error set when it collects errors,
-    /// when the coder holds no property of this kind.
+    /// relationships archived with it, kept alive by it and by its copies. Nil when the coder
+    /// holds no property of this kind (an unarchiver then reports that the class failed to
+    /// decode).
     ///
     /// Difference from Core Data: the archive is OpenCoreData's (see `encode(with:)`), and the
     /// decoded property is in no entity.
-    public required convenience init?(coder: NSCoder) {
-        self.init(name: "")
+    public required init?(coder: NSCoder) {
+        name = ""
+        super.init()
         guard becomeArchivedProperty(from: coder) else { return nil }
     }
 
@@ -119,11 +121,13 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     /// let data = try NSKeyedArchiver.archivedData(withRootObject: title, requiringSecureCoding: false)
     /// ```
     /// Difference from Core Data: Apple's archive holds the property's own objects under
-    /// Apple's keys. A property the archive cannot hold encodes nothing, and decodes as nil.
-    open func encode(with coder: NSCoder) { DescriptionArchive(property: self).encode(into: coder) }
+    /// Apple's keys. A property the archive cannot hold (see `DescriptionArchive`: a block
+    /// predicate, user info that is not property-list objects, entities without a name or
+    /// sharing one) encodes nothing, and decodes as nil.
+    open func encode(with coder: NSCoder) { DescriptionArchive(property: self)?.encode(into: coder) }
 
-    /// Makes this description a copy of the property `coder` holds; false, with the coder's
-    /// error set, when it holds none of this description's kind.
+    /// Makes this description a copy of the property `coder` holds; false (the coder marked
+    /// failed) when it holds none of this description's kind.
     final func becomeArchivedProperty(from coder: NSCoder) -> Bool {
         do {
             let archive = try DescriptionArchive(coder: coder)
@@ -168,6 +172,7 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     /// Copies what every property has; subclasses add theirs.
     func copySettings(to copy: NSPropertyDescription) {
         copy.name = name
+        copy.archiveModel = archiveModel
         copy.isOptional = isOptional
         copy.isTransient = isTransient
         copy.isIndexed = isIndexed

@@ -74,9 +74,8 @@ open class NSRelationshipDescription: NSPropertyDescription, @unchecked Sendable
     /// Decodes a relationship that `encode(with:)` archived (`NSCoding`): its destination and
     /// inverse are the entity and relationship archived with it; see
     /// `NSPropertyDescription.init(coder:)`.
-    public required convenience init?(coder: NSCoder) {
-        self.init(name: "", toMany: true)
-        guard becomeArchivedProperty(from: coder) else { return nil }
+    public required init?(coder: NSCoder) {
+        super.init(coder: coder)
     }
 
     override func emptyCopy() -> NSPropertyDescription { NSRelationshipDescription(name: name) }

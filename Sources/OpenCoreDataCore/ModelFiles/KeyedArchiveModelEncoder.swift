@@ -212,6 +212,9 @@ struct KeyedArchiveModelEncoder {
             if let composite = attribute as? NSCompositeAttributeDescription {
                 // Under a key of OpenCoreData's own: Apple's archive of a composite is not
                 // known, and a reader that does not know the key still finds an attribute.
+                // Counted as nesting, so that a composite containing itself is refused.
+                try writer.enterNesting("the composite attribute \(composite.name)")
+                defer { writer.leaveNesting() }
                 var elements: [PropertyListValue] = []
                 for element in composite.elements {
                     let (elementClasses, elementFields) = try encodedFields(of: element)

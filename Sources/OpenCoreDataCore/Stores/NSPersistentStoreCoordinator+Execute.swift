@@ -13,9 +13,10 @@ extension NSPersistentStoreCoordinator {
     ///   stores alone: `context`'s unsaved changes are not looked at (`includesPendingChanges`
     ///   is taken as false).
     /// - A batch request (`NSBatchInsertRequest`, `NSBatchUpdateRequest`,
-    ///   `NSBatchDeleteRequest`), an `NSPersistentHistoryChangeRequest` or an
-    ///   `NSAsynchronousFetchRequest` answers what `context.execute(_:)` answers (an asynchronous
-    ///   fetch, run by the context, sees its unsaved changes).
+    ///   `NSBatchDeleteRequest`), an `NSPersistentHistoryChangeRequest`, an
+    ///   `NSPersistentCloudKitContainerEventRequest` or an `NSAsynchronousFetchRequest` answers
+    ///   what `context.execute(_:)` answers (an asynchronous fetch, run by the context, sees its
+    ///   unsaved changes).
     /// - Any other request — one of your own — goes to each store (`affectedStores`, or every
     ///   store) and answers an array of each store's answer, as Core Data's documentation says.
     ///   Only `NSIncrementalStore`s of your own take such requests; a built-in store refuses them
@@ -41,7 +42,7 @@ extension NSPersistentStoreCoordinator {
             throw CoreDataError.make(.persistentStoreUnsupportedRequestType,
                                      "An NSSaveChangesRequest is not executed through the coordinator: save the context (NSManagedObjectContext.save())")
         case is NSBatchInsertRequest, is NSBatchUpdateRequest, is NSBatchDeleteRequest, is NSPersistentHistoryChangeRequest,
-             is any AsynchronousFetchStarting:
+             is NSPersistentCloudKitContainerEventRequest, is any AsynchronousFetchStarting:
             return try context.execute(request)
         default:
             return try (request.affectedStores ?? persistentStores).map { store -> Any in

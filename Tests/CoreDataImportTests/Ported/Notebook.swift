@@ -32,4 +32,6 @@ extension Notebook {
     static func titled(_ title: String) -> NSPredicate {
         NSPredicate(format: "%K == %@", "title", title)
     }
+
+    static let byTitle = NSSortDescriptor(key: "title", ascending: true, selector: Selector("localizedStandardCompare:"))
 }
