@@ -1,33 +1,31 @@
 import Foundation
+import OpenCoreDataCore
 
 extension CoreDataPorter {
     // MARK: #selector
 
-    /// The comparisons a sort descriptor may name without their colon, for `#selector`s that
-    /// leave out the argument labels (`#selector(NSString.localizedCompare)`).
-    private static let comparisonNames: Set<String> = [
-        "compare", "caseInsensitiveCompare", "localizedCompare", "localizedCaseInsensitiveCompare", "localizedStandardCompare",
-    ]
 
-    /// `#selector(NSString.localizedStandardCompare(_:))` in a line that makes a sort descriptor
-    /// → `Selector("localizedStandardCompare:")`, which OpenCoreData's
-    /// `NSSortDescriptor(key:ascending:selector:)` takes and Apple's SDK accepts too. Any other
-    /// `#selector` (target–action, selector-based observers) needs Objective-C: it is reported
-    /// and left as it was.
+    /// `#selector(NSString.localizedStandardCompare(_:))` — a comparison a sort descriptor
+    /// names — → `Selector("localizedStandardCompare:")`, which OpenCoreData's
+    /// `NSSortDescriptor(key:ascending:selector:)` takes and Apple's SDK accepts (with a warning
+    /// to use `#selector`). Any other `#selector` (target–action, selector-based observers, a
+    /// comparison of your own) needs Objective-C: it is reported and left as it was. A
+    /// `#selector` in a comment or a string is left alone.
     mutating func replacingSelectors(in line: String, path: String, lineIndex: Int) -> String {
         guard line.contains("#selector(") else { return line }
-        guard line.contains("NSSortDescriptor") else {
-            problems.append(Problem(path: path, line: lineIndex, message:
-                "#selector needs Objective-C, which Swift on Linux lacks: use a block-based API here (a sort descriptor's comparison is ported only on the line that makes it)"))
-            return line
-        }
         var result = line
         var searchStart = result.startIndex
         while let start = result.range(of: "#selector(", range: searchStart..<result.endIndex) {
-            guard let close = Self.closingParenthesis(in: result, from: start.upperBound) else { break }
+            searchStart = start.upperBound
+            guard !Self.isInCommentOrString(result[..<start.lowerBound]) else { continue }
+            guard let close = Self.closingParenthesis(in: result, from: start.upperBound) else {
+                problems.append(Problem(path: path, line: lineIndex, message: "a #selector that goes on past this line cannot be ported; left as it was"))
+                break
+            }
             let reference = result[start.upperBound..<close].trimmingCharacters(in: .whitespaces)
-            guard let name = Self.objectiveCName(ofMethodReference: reference) else {
-                problems.append(Problem(path: path, line: lineIndex, message: "cannot tell the Objective-C name of #selector(\(reference)); left as it was"))
+            guard let name = Self.objectiveCName(ofMethodReference: reference), NSSortDescriptor.supportedSelectorNames.contains(name) else {
+                problems.append(Problem(path: path, line: lineIndex, message:
+                    "#selector(\(reference)) needs Objective-C, which Swift on Linux lacks: only the comparisons a sort descriptor names (\(NSSortDescriptor.supportedSelectorNames.sorted().joined(separator: ", "))) are ported; use a block-based API here"))
                 searchStart = result.index(after: close)
                 continue
             }
@@ -36,6 +34,19 @@ extension CoreDataPorter {
             searchStart = result.index(start.lowerBound, offsetBy: replacement.count)
         }
         return result
+    }
+
+    /// Whether what precedes a position on its line leaves it in a `//` comment or a string
+    /// literal (an odd number of unescaped quotes).
+    private static func isInCommentOrString(_ prefix: Substring) -> Bool {
+        var inString = false
+        var previous: Character = " "
+        for (offset, character) in prefix.enumerated() {
+            if character == "\"" && previous != "\\" { inString.toggle() }
+            if !inString && character == "/" && previous == "/" && offset > 0 { return true }
+            previous = character
+        }
+        return inString
     }
 
     /// The index of the parenthesis that closes the one opened just before `start`.
@@ -64,7 +75,7 @@ extension CoreDataPorter {
         let call = reference.split(separator: "(", maxSplits: 1).map(String.init)
         guard let base = call.first?.split(separator: ".").last.map(String.init), !base.isEmpty,
               base.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else { return nil }
-        guard call.count == 2 else { return comparisonNames.contains(base) ? base + ":" : nil }
+        guard call.count == 2 else { return NSSortDescriptor.supportedSelectorNames.contains(base + ":") ? base + ":" : nil }
         let labels = call[1].dropLast().split(separator: ":", omittingEmptySubsequences: false).dropLast().map {
             $0.trimmingCharacters(in: .whitespaces)
         }

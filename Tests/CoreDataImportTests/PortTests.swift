@@ -96,12 +96,19 @@ import CoreData
                     NotificationCenter.default.addObserver(self, selector: #selector(changed(_:)), name: .NSManagedObjectContextDidSave, object: nil)
                 }
                 let byDate = NSSortDescriptor(key: "date", ascending: false, selector: #selector(getter: NSDate.timeIntervalSinceNow))
+                let byLength = NSSortDescriptor(key: "name", ascending: true, selector: #selector(NSString.compareByLength(_:)))
+                // Sorted with #selector(NSString.compare(_:)) before.
+                let comparison = #selector(NSString.localizedCaseInsensitiveCompare(_:)), label = "#selector(x)"
             }
             """.utf8).write(to: observer)
         let observed = try Tool.run(["port", observer.path, "--dry-run"])
         #expect(observed.status == 1)
-        #expect(observed.error.contains("ocd: \(observer.path):3: #selector needs Objective-C, which Swift on Linux lacks"))
-        #expect(observed.error.contains("ocd: \(observer.path):5: cannot tell the Objective-C name of #selector(getter: NSDate.timeIntervalSinceNow); left as it was\n"))
+        #expect(observed.error.contains("ocd: \(observer.path):3: #selector(changed(_:)) needs Objective-C, which Swift on Linux lacks"))
+        #expect(observed.error.contains("ocd: \(observer.path):5: #selector(getter: NSDate.timeIntervalSinceNow) needs Objective-C"))
+        #expect(observed.error.contains("ocd: \(observer.path):6: #selector(NSString.compareByLength(_:)) needs Objective-C"))
+        // A comparison is ported wherever it is named; comments and strings are left alone.
+        #expect(!observed.error.contains("\(observer.path):7:") && !observed.error.contains("\(observer.path):8:"))
+        #expect(observed.output.contains("+    let comparison = Selector(\"localizedCaseInsensitiveCompare:\"), label = \"#selector(x)\"\n"))
 
         let unbalanced = folder.appendingPathComponent("Broken.swift")
         try Data("class Broken: NSManagedObject {\n    @NSManaged var name: String?\n".utf8).write(to: unbalanced)

@@ -66,6 +66,28 @@ final class TypedTitled: NSManagedObject {
         #expect((savedPet.value(forKey: "owner") as? NSManagedObject)?.value(forKey: "name") as? String == "Grace")
     }
 
+    /// An object of another context is refused by a `@Managed` relationship as by `setValue`:
+    /// the property keeps its value and the next save fails naming it (Core Data raises).
+    @Test(arguments: StoreKind.allCases)
+    func aManagedRelationshipRefusesAnObjectOfAnotherContext(kind: StoreKind) throws {
+        let stack = try makeStack(kind)
+        let other = stack.newContext()
+        let stranger = TypedPerson(context: other)
+        let pet = TypedPet(context: stack.context)
+        pet.owner = stranger
+        #expect(pet.owner == nil)
+        let refused = #expect(throws: NSError.self) { try stack.context.save() }
+        #expect(refused?.code == 1550 && refused?.userInfo[NSValidationKeyErrorKey] as? String == "owner")
+        let person = TypedPerson(context: stack.context)
+        person.name = "Grace"
+        person.pets = [pet, TypedPet(context: other)]
+        #expect(person.pets.isEmpty)
+        pet.owner = person
+        person.pets = [pet]
+        try stack.context.save()
+        #expect(person.pets == [pet])
+    }
+
     @Test(arguments: StoreKind.allCases)
     func typedPropertiesRoundTripThroughTheStore(kind: StoreKind) throws {
         let stack = try makeStack(kind)

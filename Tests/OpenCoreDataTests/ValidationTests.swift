@@ -126,6 +126,33 @@ import OpenCoreData
         #expect(try stack.fetch("Person", in: stack.newContext()).first?.value(forKey: "age") as? Int == 31)
     }
 
+    /// A refusal is reported by the next save even when nothing else changed the object since
+    /// it was saved; a set of objects with a member that is no object is refused whole.
+    @Test(arguments: StoreKind.allCases)
+    func aRefusalOnASavedObjectFailsTheNextSave(kind: StoreKind) throws {
+        let stack = try TestStack(kind)
+        let person = stack.insert("Person", ["name": "Ada", "age": 30])
+        let club = stack.insert("Club", ["name": "Chess"])
+        try stack.context.save()
+        person.setValue("old", forKey: "age")
+        #expect(saveError(stack)?.code == 1550)
+        person.setValue(30, forKey: "age")
+        try stack.context.save()
+
+        club.setValue(NSSet(array: [person, "Grace"]), forKey: "members")
+        let mixed = try #require(saveError(stack))
+        #expect(mixed.userInfo[NSValidationKeyErrorKey] as? String == "members")
+        #expect((club.value(forKey: "members") as? Set<NSManagedObject>)?.isEmpty == true)
+        club.setValue(NSSet(array: [person]), forKey: "members")
+        try stack.context.save()
+
+        // setPrimitiveValue refuses as setValue does, and a good value clears it.
+        person.setPrimitiveValue("tall", forKey: "height")
+        #expect(saveError(stack)?.code == 1550)
+        person.setPrimitiveValue(1.8, forKey: "height")
+        try stack.context.save()
+    }
+
     @Test(arguments: StoreKind.allCases)
     func aNonObjectForAToOneIsReportedAtSaveAs1550(kind: StoreKind) throws {
         let stack = try TestStack(kind)

@@ -5,12 +5,15 @@
 /// let byName = NSSortDescriptor(key: "name", ascending: true, selector: Selector("localizedStandardCompare:"))
 /// ```
 /// Swift on Linux has no Objective-C runtime, so `#selector(…)` does not compile there;
-/// `ocd port` rewrites `#selector(NSString.localizedStandardCompare(_:))` in a sort descriptor
-/// into `Selector("localizedStandardCompare:")`, which Apple's SDK also accepts.
+/// `ocd port` rewrites `#selector(NSString.localizedStandardCompare(_:))` into
+/// `Selector("localizedStandardCompare:")`, which Apple's SDK also accepts (warning that
+/// `#selector` is preferred). Where another imported module declares a `Selector` too, write
+/// `CoreData.Selector`.
 ///
 /// Difference from Apple: a plain value holding the name, declared only where the Objective-C
 /// runtime's `Selector` does not exist; nothing is looked up by it but the comparisons
 /// `NSSortDescriptor` knows.
+#if !canImport(ObjectiveC)
 public struct Selector: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
     /// The method's name, with a colon for each argument (`compare:`).
     public let name: String
@@ -21,3 +24,4 @@ public struct Selector: Hashable, Sendable, ExpressibleByStringLiteral, CustomSt
 
     public var description: String { name }
 }
+#endif

@@ -120,7 +120,7 @@ extension NSManagedObject {
         do {
             try setCheckedValue(value, of: property.description)
         } catch {
-            contents.rejectedValues[property.description.name] = CoreDataError.validationReason(of: error, object: self, key: property.description.name)
+            refuse(CoreDataError.validationReason(of: error, object: self, key: property.description.name), forKey: property.description.name)
         }
     }
 }

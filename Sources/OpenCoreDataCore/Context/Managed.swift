@@ -347,7 +347,7 @@ extension ManagedAttributeValue {
     }
 
     public static func _setManagedValue(_ value: Self, of object: NSManagedObject, property: ManagedProperty) {
-        object.clearRefusal(of: property.description)
+        object.clearRefusal(of: property)
         object.setPrimitive(value.primitive, at: property.slot)
     }
 }
@@ -526,9 +526,32 @@ extension NSManagedObject {
         return .value
     }
 
+    /// Forgets an earlier refusal of a value for `property` (see `clearRefusal(of:)` taking a
+    /// description). The description is read only when there is a refusal: reading it makes a
+    /// strong reference, a retain and a release on every set.
+    @inline(__always)
+    func clearRefusal(of property: ManagedProperty) {
+        if !contents.rejectedValues.isEmpty { contents.rejectedValues[property.description.name] = nil }
+    }
+
+    /// Whether `destination` may be set through a `@Managed` property of `relationship`: its
+    /// class is the property's type, so what is left to check is its context. One of another
+    /// context is refused as `setValue(_:forKey:)` refuses it (Core Data raises): the property
+    /// keeps its value and the next save fails naming it.
+    @inline(__always)
+    func acceptsManagedDestination(_ destination: NSManagedObject, of relationship: NSRelationshipDescription) -> Bool {
+        guard let own = context, let other = destination.context, other !== own else { return true }
+        do {
+            try checkDestination(destination, of: relationship)
+        } catch {
+            refuse(CoreDataError.validationReason(of: error, object: self, key: relationship.name), forKey: relationship.name)
+        }
+        return false
+    }
+
     @usableFromInline
     func _setManagedNil(_ property: ManagedProperty) {
-        clearRefusal(of: property.description)
+        clearRefusal(of: property)
         if let relationship = property.relationship {
             if relationship.isToMany { replaceToMany(relationship, with: []) } else { setToOne(relationship, to: nil) }
         } else {
@@ -549,7 +572,7 @@ extension NSManagedObject: ManagedValue {
     }
 
     public static func _setManagedValue(_ value: NSManagedObject, of object: NSManagedObject, property: ManagedProperty) {
-        guard let relationship = property.relationship else { return }
+        guard let relationship = property.relationship, object.acceptsManagedDestination(value, of: relationship) else { return }
         object.clearRefusal(of: relationship)
         object.setToOne(relationship, to: value)
     }
@@ -588,7 +611,8 @@ extension NSManagedObject {
     /// Replaces the members of the to-many relationship `property`.
     @usableFromInline
     func _setManagedToManyMembers(_ members: [NSManagedObject], _ property: ManagedProperty) {
-        guard let relationship = property.relationship else { return }
+        guard let relationship = property.relationship,
+              members.allSatisfy({ acceptsManagedDestination($0, of: relationship) }) else { return }
         clearRefusal(of: relationship)
         replaceToMany(relationship, with: members)
     }

@@ -96,11 +96,11 @@ extension NSManagedObject {
     }
 
     /// Runs `body` with change tracking off, as Core Data does around `awakeFromFetch`.
-    func withTrackingSuspended(_ body: () -> Void) {
+    func withTrackingSuspended<T>(_ body: () throws -> T) rethrows -> T {
         let wasSuspended = contents.state.contains(.trackingSuspended)
         contents.state.insert(.trackingSuspended)
-        body()
-        if !wasSuspended { contents.state.remove(.trackingSuspended) }
+        defer { if !wasSuspended { contents.state.remove(.trackingSuspended) } }
+        return try body()
     }
 
     /// Turns the object back into a fault, dropping its values (and, unless `keepingChanges`, its

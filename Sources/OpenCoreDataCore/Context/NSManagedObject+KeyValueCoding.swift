@@ -31,9 +31,9 @@ extension NSManagedObject {
         do {
             try setCheckedValue(value, forKey: key)
         } catch let error as CocoaError {
-            contents.rejectedValues[key] = CoreDataError.validationReason(of: error, object: self, key: key)
+            refuse(CoreDataError.validationReason(of: error, object: self, key: key), forKey: key)
         } catch {
-            contents.rejectedValues[key] = "\(error)"
+            refuse("\(error)", forKey: key)
         }
     }
 
@@ -59,7 +59,6 @@ extension NSManagedObject {
             setPrimitive(primitive, at: attribute.attributeSlot)
         case let relationship as NSRelationshipDescription:
             try setRelationship(relationship, value)
-            clearRefusal(of: relationship)
         default:
             break
         }
@@ -108,23 +107,36 @@ extension NSManagedObject {
     /// in `awakeFromInsert` and `willSave`, as in Core Data.
     public func setPrimitiveValue(_ value: Any?, forKey key: String) {
         guard let property = entity.layout.propertiesByName[key] else {
-            contents.rejectedValues[key] = unknownKeyError(key).localizedDescription
+            refuse(unknownKeyError(key).localizedDescription, forKey: key)
             return
         }
         willAccess()
         switch property {
         case let attribute as NSAttributeDescription:
             guard let primitive = try? PrimitiveValue(value, for: attribute) else {
-                contents.rejectedValues[key] = "unacceptable value \(value ?? "nil") for \(attribute.attributeType.modelName)"
+                refuse("unacceptable value \(value ?? "nil") for \(attribute.attributeType.modelName)", forKey: key)
                 return
             }
+            clearRefusal(of: attribute)
             contents.values[attribute.attributeSlot] = primitive
             noteChangedAttribute(attribute.attributeSlot)
         case let relationship as NSRelationshipDescription:
-            withTrackingSuspended { try? setRelationship(relationship, value) }
+            do {
+                try withTrackingSuspended { try setRelationship(relationship, value) }
+            } catch {
+                refuse(CoreDataError.validationReason(of: error, object: self, key: key), forKey: key)
+            }
         default:
             break
         }
+    }
+
+    /// Records that a value for `key` was refused, to fail the next validation or save with
+    /// `reason` (Core Data raises at the call), and marks the object changed so that the next
+    /// save looks at it.
+    func refuse(_ reason: String, forKey key: String) {
+        contents.rejectedValues[key] = reason
+        markUpdated()
     }
 
     // Core Data's change-notification brackets. OpenCoreData has no key-value observing, so they
@@ -161,8 +173,8 @@ extension NSManagedObject {
         noteChangedAttribute(slot)
     }
 
-    /// Forgets an earlier refusal of a value for the property `name`, now that the application
-    /// gave it a whole value (`setValue`, a `@Managed` setter): the refused value never took
+    /// Forgets an earlier refusal of a value for `property`, now that the application gave it a
+    /// whole value (`setValue`, a `@Managed` setter): the refused value never took
     /// effect, as Core Data would have raised instead of keeping it.
     @inline(__always)
     func clearRefusal(of property: NSPropertyDescription) {
@@ -260,6 +272,8 @@ extension NSManagedObject {
             }
             let destination = value as? NSManagedObject
             try checkDestination(destination, of: relationship)
+            // Before the set: a to-many that cannot be loaded records that while it is set.
+            clearRefusal(of: relationship)
             setToOne(relationship, to: destination)
             return
         }
@@ -268,14 +282,25 @@ extension NSManagedObject {
         case nil, is NSNull: objects = []
         case let set as Set<NSManagedObject>: objects = Array(set)
         case let array as [NSManagedObject]: objects = array
-        case let ordered as NSOrderedSet: objects = ordered.array.compactMap { $0 as? NSManagedObject }
-        case let set as NSSet: objects = set.allObjects.compactMap { $0 as? NSManagedObject }
+        case let ordered as NSOrderedSet: objects = try managedMembers(ordered.array, of: relationship, value: value)
+        case let set as NSSet: objects = try managedMembers(set.allObjects, of: relationship, value: value)
         default:
             throw CoreDataError.validation(.managedObjectValidation, object: self, key: relationship.name, value: value,
                                            "expected a set of objects, got \(type(of: value!))")
         }
         for object in objects { try checkDestination(object, of: relationship) }
+        clearRefusal(of: relationship)
         replaceToMany(relationship, with: objects)
+    }
+
+    /// `members` as managed objects; a member of another kind refuses the whole value, as the
+    /// set proxy refuses it.
+    private func managedMembers(_ members: [Any], of relationship: NSRelationshipDescription, value: Any?) throws -> [NSManagedObject] {
+        guard let stranger = members.first(where: { !($0 is NSManagedObject) }) else {
+            return members.map { $0 as! NSManagedObject }
+        }
+        throw CoreDataError.validation(.managedObjectValidation, object: self, key: relationship.name, value: value,
+                                       "a \(type(of: stranger)) can't be a member of the relationship, which holds \(relationship.destinationEntity?.name ?? "?") objects")
     }
 
     func checkDestination(_ object: NSManagedObject?, of relationship: NSRelationshipDescription) throws {

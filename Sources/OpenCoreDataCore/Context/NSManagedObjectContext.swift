@@ -297,8 +297,8 @@ open class NSManagedObjectContext: NSObject, @unchecked Sendable {
     /// Decodes a context that `encode(with:)` archived (`NSCoding`): a new context of the
     /// archived concurrency type with the archived settings — name, transaction author, merge
     /// policy, staleness interval, and the switches — and, like any new context, no coordinator
-    /// and no objects. Nil when the coder holds no context (an unarchiver then reports that the
-    /// class failed to decode).
+    /// and no objects. Nil when the coder holds no context, or a concurrency type or merge type
+    /// that is not one (an unarchiver then reports that the class failed to decode).
     ///
     /// ```swift
     /// let data = try NSKeyedArchiver.archivedData(withRootObject: context, requiringSecureCoding: false)

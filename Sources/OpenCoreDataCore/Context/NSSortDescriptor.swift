@@ -89,7 +89,7 @@ public final class NSSortDescriptor: @unchecked Sendable, CustomStringConvertibl
     }
 
     /// The comparison selectors fetches can sort by.
-    static let supportedSelectorNames: Set<String> = [
+    package static let supportedSelectorNames: Set<String> = [
         "compare:", "caseInsensitiveCompare:", "localizedCompare:", "localizedCaseInsensitiveCompare:",
         "localizedStandardCompare:",
     ]

@@ -15,8 +15,8 @@ import Foundation
 /// archived in a stand-in entity that holds a copy of it. What the archive cannot hold encodes
 /// nothing, as `NSManagedObjectModel`'s coding does, and decodes as nil: a fetched property
 /// whose predicate is a block, user info of values that are not property-list objects, entities
-/// without a name or sharing one (the archive keeps entities by name), a composite attribute
-/// that contains itself.
+/// without a name or sharing one (the archive keeps entities by name), an index sharing its
+/// name with another of its entity, a composite attribute that contains itself.
 struct DescriptionArchive {
     /// The model the description was found in (decoding) or is archived in (encoding).
     let model: NSManagedObjectModel
@@ -56,6 +56,8 @@ struct DescriptionArchive {
     /// with copies of its elements' properties.
     init?(index: NSFetchIndexDescription) {
         let owner = index.entity.flatMap { entity in entity.indexes.contains { $0 === index } ? entity : nil }
+        // Indexes are found by name: one whose name another index of its entity shares cannot be.
+        if let owner, owner.indexes.filter({ $0.name == index.name }).count > 1 { return nil }
         guard let entity = owner ?? Self.standInEntity(index: index),
               let (model, copies) = Self.modelOfCopies(reaching: [entity]), let name = copies.copyOf(entity)?.name else { return nil }
         self.init(model: model, entityName: name, propertyPath: [], indexName: index.name, elementPosition: nil)

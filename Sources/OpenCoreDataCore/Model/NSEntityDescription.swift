@@ -121,7 +121,7 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// Difference from Core Data: Apple's archive holds the entity's own objects under Apple's
     /// keys. An entity the archive cannot hold (a fetched property with a block predicate, user
     /// info that is not property-list objects, entities it reaches without a name or sharing
-    /// one) encodes nothing, and decodes as nil. The decoded entity lists its properties in the
+    /// one, a composite attribute that contains itself) encodes nothing, and decodes as nil. The decoded entity lists its properties in the
     /// archive's order, by name.
     open func encode(with coder: NSCoder) { DescriptionArchive(entity: self)?.encode(into: coder) }
 
@@ -136,6 +136,9 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
         get { ownProperties }
         set {
             checkEditable("properties")
+            for property in ownProperties where property.entity === self && !newValue.contains(where: { $0 === property }) {
+                property.entity = nil
+            }
             ownProperties = newValue
             for property in newValue { property.entity = self }
         }

@@ -40,7 +40,11 @@ open class NSExpressionDescription: NSPropertyDescription, @unchecked Sendable {
                 throw KeyedArchiveError(reason: "the coder holds no archived expression description (\(Keys.name))")
             }
             self.name = String(name)
-            expressionResultType = NSAttributeType(rawValue: UInt(clamping: coder.decodeInteger(forKey: Keys.resultType))) ?? .undefinedAttributeType
+            let rawType = coder.decodeInteger(forKey: Keys.resultType)
+            guard rawType >= 0, let resultType = NSAttributeType(rawValue: UInt(rawType)) else {
+                throw KeyedArchiveError(reason: "the archived expression description's result type \(rawType) is not an attribute type")
+            }
+            expressionResultType = resultType
             if coder.containsValue(forKey: Keys.expression), let archived = coder.decodeObject(of: NSData.self, forKey: Keys.expression) {
                 let archive = try KeyedArchive(data: Data(archived))
                 var decoder = KeyedArchivePredicateDecoder()

@@ -123,7 +123,8 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     /// Difference from Core Data: Apple's archive holds the property's own objects under
     /// Apple's keys. A property the archive cannot hold (see `DescriptionArchive`: a block
     /// predicate, user info that is not property-list objects, entities without a name or
-    /// sharing one) encodes nothing, and decodes as nil.
+    /// sharing one, a composite attribute that contains itself) encodes nothing, and decodes as
+    /// nil.
     open func encode(with coder: NSCoder) { DescriptionArchive(property: self)?.encode(into: coder) }
 
     /// Makes this description a copy of the property `coder` holds; false (the coder marked
