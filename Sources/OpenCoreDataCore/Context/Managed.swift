@@ -540,7 +540,13 @@ extension NSManagedObject {
     /// keeps its value and the next save fails naming it.
     @inline(__always)
     func acceptsManagedDestination(_ destination: NSManagedObject, of relationship: NSRelationshipDescription) -> Bool {
-        guard let own = context, let other = destination.context, other !== own else { return true }
+        if !destination.belongsToAnotherContext(than: self) { return true }
+        return refuseManagedDestination(destination, of: relationship)
+    }
+
+    /// Records the refusal of `destination`, of another context; false.
+    @inline(never)
+    private func refuseManagedDestination(_ destination: NSManagedObject, of relationship: NSRelationshipDescription) -> Bool {
         do {
             try checkDestination(destination, of: relationship)
         } catch {
