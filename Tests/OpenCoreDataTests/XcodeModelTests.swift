@@ -160,6 +160,29 @@ import OpenCoreData
 
     // MARK: Values
 
+    /// The settings of Apple's platform services are read and kept, and copied, though nothing
+    /// on Linux acts on them; they leave the version hash as it is.
+    @Test func spotlightAndCloudSettingsAreReadAndKept() throws {
+        func model(flags: String) throws -> NSManagedObjectModel {
+            try Self.load("""
+            <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+            <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+                <entity name="Note">
+                    <attribute name="title" optional="YES" attributeType="String" \(flags)/>
+                </entity>
+            </model>
+            """)
+        }
+        let flagged = try model(flags: #"spotlightIndexingEnabled="YES" allowsCloudEncryption="YES" storedInTruthFile="YES""#)
+        let title = try #require(flagged.entitiesByName["Note"]?.attributesByName["title"])
+        #expect(title.isIndexedBySpotlight && title.allowsCloudEncryption && title.storedInExternalRecord)
+        let copy = try #require(title.copy() as? NSAttributeDescription)
+        #expect(copy.isIndexedBySpotlight && copy.allowsCloudEncryption && copy.storedInExternalRecord)
+        let plain = try #require(try model(flags: "").entitiesByName["Note"]?.attributesByName["title"])
+        #expect(!plain.isIndexedBySpotlight && !plain.allowsCloudEncryption && !plain.storedInExternalRecord)
+        #expect(flagged.entityVersionHashesByName == (try model(flags: "")).entityVersionHashesByName)
+    }
+
     @Test func defaultsBoundsAndFlagsAreRead() throws {
         let xml = """
         <?xml version="1.0" encoding="UTF-8" standalone="yes"?>

@@ -34,6 +34,12 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
     public var maxValue: Any? { didSet { checkEditable("maxValue") } }
     /// A regular expression a string value must match as a whole. Checked at save (code 1680).
     public var regularExpression: String? { didSet { checkEditable("regularExpression") } }
+    /// Whether CloudKit mirroring stores the value encrypted (Xcode's "Allows Cloud Encryption").
+    ///
+    /// Difference from Apple: Linux has no CloudKit and nothing is mirrored, so the setting is
+    /// kept — read from Xcode models and copied — with no effect; compiled model archives leave
+    /// it out.
+    public var allowsCloudEncryption: Bool = false { didSet { checkEditable("allowsCloudEncryption") } }
 
     /// An attribute named `name` of type `type`.
     public init(name: String, type: NSAttributeType, optional: Bool = true, defaultValue: Any? = nil) {
@@ -66,6 +72,7 @@ open class NSAttributeDescription: NSPropertyDescription, @unchecked Sendable {
         copy.minValue = minValue
         copy.maxValue = maxValue
         copy.regularExpression = regularExpression
+        copy.allowsCloudEncryption = allowsCloudEncryption
     }
 
     /// The minimum, maximum and pattern as predicates, each with the code its failure reports.

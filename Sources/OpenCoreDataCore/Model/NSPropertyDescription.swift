@@ -28,6 +28,22 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
     public var versionHashModifier: String? = nil { didSet { checkEditable("versionHashModifier") } }
     /// The name this property had in an earlier model version (for migration).
     public var renamingIdentifier: String? = nil { didSet { checkEditable("renamingIdentifier") } }
+    /// Whether Core Spotlight indexes the property's values (Xcode's "Index in Spotlight").
+    ///
+    /// Difference from Apple: Linux has no Core Spotlight, so the setting is kept — read from
+    /// Xcode models and copied — and nothing is indexed; compiled model archives leave it out.
+    public var isIndexedBySpotlight: Bool = false { didSet { checkEditable("isIndexedBySpotlight") } }
+    /// Whether the property was kept in the external record files of Spotlight importers on
+    /// macOS (Xcode's "Store in External Record File"). Deprecated by Apple.
+    ///
+    /// Difference from Apple: kept — read from Xcode models and copied — with no effect, as
+    /// external records are macOS only; compiled model archives leave it out.
+    @available(*, deprecated, message: "Spotlight external records are deprecated")
+    public var isStoredInExternalRecord: Bool {
+        get { storedInExternalRecord }
+        set { storedInExternalRecord = newValue }
+    }
+    var storedInExternalRecord = false { didSet { checkEditable("isStoredInExternalRecord") } }
 
     /// Rules set with `setValidationPredicates(_:withValidationWarnings:)`: predicates a value
     /// must satisfy at save, each with the warning its failure reports.
@@ -180,6 +196,8 @@ open class NSPropertyDescription: NSObject, @unchecked Sendable {
         copy.userInfo = userInfo
         copy.versionHashModifier = versionHashModifier
         copy.renamingIdentifier = renamingIdentifier
+        copy.isIndexedBySpotlight = isIndexedBySpotlight
+        copy.storedInExternalRecord = storedInExternalRecord
         copy.customValidationRules = customValidationRules
     }
 

@@ -154,6 +154,7 @@ struct XcodeModelDecoder {
         try decodeCommonProperty(node, into: attribute)
         attribute.allowsExternalBinaryDataStorage = node.flag("allowsExternalBinaryDataStorage")
         attribute.preservesValueInHistoryOnDeletion = node.flag("preserveAfterDeletion")
+        attribute.allowsCloudEncryption = node.flag("allowsCloudEncryption")
         attribute.valueTransformerName = node["valueTransformerName"]
         attribute.attributeValueClassName = node["customClassName"]
         attribute.usesScalarValueType = node["usesScalarValueType"].map { $0 == "YES" }
@@ -382,6 +383,8 @@ struct XcodeModelDecoder {
         property.isOptional = node.flag("optional")
         property.isTransient = node.flag("transient")
         property.isIndexed = node.flag("indexed")
+        property.isIndexedBySpotlight = node.flag("spotlightIndexingEnabled")
+        property.storedInExternalRecord = node.flag("storedInTruthFile")
         property.versionHashModifier = node["versionHashModifier"]
         property.renamingIdentifier = node["elementID"] ?? node["renamingIdentifier"]
         property.userInfo = try decodeUserInfo(of: node)

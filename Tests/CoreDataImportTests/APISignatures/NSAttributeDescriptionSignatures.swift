@@ -3,6 +3,9 @@ import CoreData
 
 extension APISignatures {
     static func nsAttributeDescription(_ check: inout Checks) {
+        check("NSAttributeDescription.allowsCloudEncryption") {
+            let _: ReferenceWritableKeyPath<NSAttributeDescription, Bool> = \.allowsCloudEncryption
+        }
         check("NSAttributeType") {
             let type: NSAttributeType = .stringAttributeType
             let _: UInt = type.rawValue

@@ -3,6 +3,15 @@ import CoreData
 
 extension APISignatures {
     static func nsPropertyDescription(_ check: inout Checks) {
+        check("NSPropertyDescription.isIndexedBySpotlight") {
+            let _: ReferenceWritableKeyPath<NSPropertyDescription, Bool> = \.isIndexedBySpotlight
+        }
+        check("NSPropertyDescription.isStoredInExternalRecord") {
+            // Deprecated, as Apple's: checked in a deprecated function, which may use it silently.
+            @available(*, deprecated) func signature() {
+                let _: ReferenceWritableKeyPath<NSPropertyDescription, Bool> = \.isStoredInExternalRecord
+            }
+        }
         check("NSPropertyDescription.init(coder:)") {
             let _: (NSCoder) -> NSPropertyDescription? = NSPropertyDescription.init(coder:)
             let _: any NSCoding.Type = NSPropertyDescription.self
