@@ -531,7 +531,7 @@ extension NSManagedObject {
     /// strong reference, a retain and a release on every set.
     @inline(__always)
     func clearRefusal(of property: ManagedProperty) {
-        if !contents.rejectedValues.isEmpty { contents.rejectedValues[property.description.name] = nil }
+        if !contents.rejectedValues.isEmpty { clearRefusal(of: property.description) }
     }
 
     /// Whether `destination` may be set through a `@Managed` property of `relationship`: its

@@ -47,8 +47,8 @@ struct DescriptionArchive {
         }
         // A property taken out of its entity still names it; it is archived as one in none.
         let owner = outermost.entity.flatMap { entity in entity.properties.contains { $0 === outermost } ? entity : nil }
-        guard let entity = owner ?? Self.standInEntity(properties: [outermost]),
-              let (model, copies) = Self.modelOfCopies(reaching: [entity]), let name = copies.copyOf(entity)?.name else { return nil }
+        let entity = owner ?? Self.standInEntity(holding: outermost)
+        guard let (model, copies) = Self.modelOfCopies(reaching: [entity]), let name = copies.copyOf(entity)?.name else { return nil }
         self.init(model: model, entityName: name, propertyPath: path, indexName: nil, elementPosition: nil)
     }
 
@@ -201,12 +201,10 @@ struct DescriptionArchive {
         return (model, copies)
     }
 
-    /// An entity holding copies of `properties` (what a property in no entity is archived in);
-    /// nil when two of them share a name.
-    private static func standInEntity(properties: [NSPropertyDescription]) -> NSEntityDescription? {
-        guard Set(properties.map(\.name)).count == properties.count else { return nil }
+    /// An entity holding a copy of `property`: what a property in no entity is archived in.
+    private static func standInEntity(holding property: NSPropertyDescription) -> NSEntityDescription {
         let entity = NSEntityDescription(name: standInName)
-        entity.properties = properties.map { $0.copy() as! NSPropertyDescription }
+        entity.properties = [property.copy() as! NSPropertyDescription]
         return entity
     }
 

@@ -121,8 +121,8 @@ open class NSEntityDescription: NSObject, @unchecked Sendable {
     /// Difference from Core Data: Apple's archive holds the entity's own objects under Apple's
     /// keys. An entity the archive cannot hold (a fetched property with a block predicate, user
     /// info that is not property-list objects, entities it reaches without a name or sharing
-    /// one, a composite attribute that contains itself) encodes nothing, and decodes as nil. The decoded entity lists its properties in the
-    /// archive's order, by name.
+    /// one, a composite attribute that contains itself) encodes nothing, and decodes as nil.
+    /// The decoded entity lists its properties in the archive's order, by name.
     open func encode(with coder: NSCoder) { DescriptionArchive(entity: self)?.encode(into: coder) }
 
     /// The model a decoded entity was read from, kept so that its relationships' destinations

@@ -131,11 +131,16 @@ open class NSFetchIndexElementDescription: NSObject, @unchecked Sendable {
     /// an `NSFetchIndexElementDescription`.
     open func copy(with zone: NSZone? = nil) -> Any {
         let copy = NSFetchIndexElementDescription(collationType: collationType)
+        copySettings(to: copy)
+        return copy
+    }
+
+    private func copySettings(to copy: NSFetchIndexElementDescription) {
         copy.property = property
         copy.propertyName = propertyName
+        copy.collationType = collationType
         copy.isAscending = isAscending
         copy.archiveModel = archiveModel
-        return copy
     }
 
     private init(collationType: CollationType) {
@@ -155,11 +160,7 @@ open class NSFetchIndexElementDescription: NSObject, @unchecked Sendable {
         super.init()
         do {
             let archive = try DescriptionArchive(coder: coder)
-            let archived = try archive.element()
-            property = archived.property
-            propertyName = archived.propertyName
-            collationType = archived.collationType
-            isAscending = archived.isAscending
+            try archive.element().copySettings(to: self)
             archiveModel = archive.model
         } catch {
             DescriptionArchive.report(error, to: coder)
